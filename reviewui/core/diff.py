@@ -1,0 +1,358 @@
+"""The typed diff model: files, hunks and lines of merge-base..head.
+
+The file list comes from `git diff --raw` and `--numstat` (cheap: no patch
+text), so a screen can show a 400-file branch at once. Each file's patch is
+parsed with unidiff only when something asks for its hunks, either from one
+up-front `git diff` (headless commands, `preload()`) or per file on demand
+(the UI). Content is decoded as UTF-8; anything else is decoded with
+replacement and the file is marked `non_utf8`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterator, Literal
+
+import unidiff
+
+from reviewui.core.git import run_git
+from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
+
+Status = Literal["added", "deleted", "modified", "renamed"]
+LineKind = Literal["context", "added", "removed"]
+
+_DIFF_ARGS = ("--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index")
+_STATUS = {"A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "added"}
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One line of a hunk."""
+
+    kind: LineKind
+    """`context`, `added` or `removed`."""
+    text: str
+    """The line's content without its end-of-line characters."""
+    old_no: int | None
+    """Line number on the base side (None for added lines)."""
+    new_no: int | None
+    """Line number on the branch side (None for removed lines)."""
+    no_newline: bool = False
+    """The file ends on this line without a newline."""
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One hunk of one file's change."""
+
+    file: str
+    """Path of the file (branch side; base side for deletions)."""
+    index: int
+    """0-based position of the hunk within its file."""
+    header: str
+    """The range header, e.g. `@@ -4,6 +4,8 @@`."""
+    section: str
+    """The function/section context git prints after the header, if any."""
+    old_start: int
+    """First base-side line."""
+    old_len: int
+    """Number of base-side lines."""
+    new_start: int
+    """First branch-side line."""
+    new_len: int
+    """Number of branch-side lines."""
+    lines: tuple[DiffLine, ...]
+    """The hunk's lines in order."""
+    text: str
+    """The hunk as it appears in the diff, header line included."""
+
+    @property
+    def added(self) -> int:
+        """Number of added lines."""
+        return sum(1 for ln in self.lines if ln.kind == "added")
+
+    @property
+    def removed(self) -> int:
+        """Number of removed lines."""
+        return sum(1 for ln in self.lines if ln.kind == "removed")
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """(file, index): how the rest of reviewui names a hunk."""
+        return (self.file, self.index)
+
+
+@dataclass(frozen=True, eq=False)
+class FileDiff:
+    """One changed file, its hunks parsed on first use."""
+
+    path: str
+    """Branch-side path (base-side for deletions)."""
+    old_path: str | None
+    """Base-side path when renamed or copied, else None."""
+    status: Status
+    """`added`, `deleted`, `modified` or `renamed`."""
+    role: Role
+    """`test`, `source` or `other`."""
+    binary: bool
+    """True when git treats the content as binary."""
+    added: int
+    """Added line count (0 for binary)."""
+    removed: int
+    """Removed line count (0 for binary)."""
+    old_mode: str | None
+    """Base-side file mode (None when added)."""
+    new_mode: str | None
+    """Branch-side file mode (None when deleted)."""
+    old_blob: str | None
+    """Base-side blob SHA (None when added)."""
+    new_blob: str | None
+    """Branch-side blob SHA (None when deleted)."""
+    _diff: "Diff" = field(repr=False, compare=False)
+
+    @property
+    def mode_changed(self) -> bool:
+        """True when the file mode differs between base and branch."""
+        return bool(self.old_mode and self.new_mode and self.old_mode != self.new_mode)
+
+    @property
+    def display_status(self) -> str:
+        """Status with mode changes folded in (`modified` becomes `mode`)."""
+        if self.status == "modified" and self.mode_changed and not (self.added or self.removed):
+            return "mode"
+        return self.status
+
+    @cached_property
+    def raw_patch(self) -> bytes:
+        """This file's patch exactly as git printed it."""
+        return self._diff.patch_bytes(self)
+
+    @cached_property
+    def non_utf8(self) -> bool:
+        """True when the patch text is not valid UTF-8 (shown with replacement)."""
+        try:
+            self.raw_patch.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return False
+
+    @cached_property
+    def hunks(self) -> tuple[Hunk, ...]:
+        """The file's hunks, parsed on first access."""
+        if self.binary or not self.raw_patch:
+            return ()
+        return parse_hunks(self.path, self.raw_patch.decode("utf-8", "replace"))
+
+    def sizes(self) -> tuple[int | None, int | None]:
+        """(base size, branch size) in bytes, for showing binary files."""
+        return self._diff.blob_size(self.old_blob), self._diff.blob_size(self.new_blob)
+
+
+class Diff:
+    """Every changed file of base..head, hunks loaded lazily and thread-safely."""
+
+    def __init__(self, repo_dir: str, base: str, head: str, files: list[FileDiff] | None = None) -> None:
+        self.repo_dir = repo_dir
+        self.base = base
+        self.head = head
+        self.files: tuple[FileDiff, ...] = tuple(files or ())
+        self._patches: dict[str, bytes] | None = None
+        self._lock = threading.Lock()
+        self._sizes: dict[str, int | None] = {}
+
+    @property
+    def added(self) -> int:
+        """Total added lines."""
+        return sum(f.added for f in self.files)
+
+    @property
+    def removed(self) -> int:
+        """Total removed lines."""
+        return sum(f.removed for f in self.files)
+
+    def __iter__(self) -> Iterator[FileDiff]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def file(self, path: str) -> FileDiff | None:
+        """The changed file at `path` (branch side or old path), or None."""
+        for f in self.files:
+            if f.path == path or f.old_path == path:
+                return f
+        return None
+
+    def hunks(self, roles: tuple[Role, ...] = ("source", "test", "other")) -> list[Hunk]:
+        """All hunks of files with one of `roles`, in file order."""
+        return [h for f in self.files if f.role in roles for h in f.hunks]
+
+    def hunk(self, path: str, index: int) -> Hunk | None:
+        """The hunk `index` of the file at `path`, or None."""
+        f = self.file(path)
+        if f is None or not 0 <= index < len(f.hunks):
+            return None
+        return f.hunks[index]
+
+    def preload(self) -> None:
+        """Fetch every file's patch with a single git call (for headless use)."""
+        with self._lock:
+            if self._patches is None:
+                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head)
+                self._patches = _split_patches(out, self.files)
+
+    def patch_bytes(self, f: FileDiff) -> bytes:
+        """The raw patch of one file: from the preloaded diff, else its own git call."""
+        with self._lock:
+            if self._patches is not None:
+                return self._patches.get(f.path, b"")
+        paths = [p for p in (f.old_path, f.path) if p]
+        out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths)
+        chunks = _split_patches(out, [f])
+        return chunks.get(f.path, b"")
+
+    def blob_size(self, blob: str | None) -> int | None:
+        """Size in bytes of a blob, or None for no blob."""
+        if not blob or set(blob) == {"0"}:
+            return None
+        if blob not in self._sizes:
+            out = run_git(self.repo_dir, "cat-file", "-s", blob, check=False).strip()
+            self._sizes[blob] = int(out) if out.isdigit() else None
+        return self._sizes[blob]
+
+
+def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] = DEFAULT_TEST_GLOBS) -> Diff:
+    """List the files changed between `base` and `head`, without parsing patches.
+
+    Raises ReviewError when git fails (e.g. an unknown revision).
+    """
+    diff = Diff(str(repo_dir), base, head)
+    raw = run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head)
+    num = run_git(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head)
+    counts = _parse_numstat(num)
+    files: list[FileDiff] = []
+    for rec in _parse_raw(raw):
+        old_mode, new_mode, old_blob, new_blob, code, old_path, path = rec
+        status = _STATUS.get(code[0], "modified")
+        added, removed, binary = counts.get(path, (0, 0, False))
+        files.append(
+            FileDiff(
+                path=path,
+                old_path=old_path if status == "renamed" else None,
+                status=status,  # type: ignore[arg-type]
+                role=classify(path, test_globs),
+                binary=binary,
+                added=added,
+                removed=removed,
+                old_mode=None if status == "added" else old_mode,
+                new_mode=None if status == "deleted" else new_mode,
+                old_blob=None if status == "added" else old_blob,
+                new_blob=None if status == "deleted" else new_blob,
+                _diff=diff,
+            )
+        )
+    diff.files = tuple(files)
+    return diff
+
+
+def parse_hunks(path: str, patch_text: str) -> tuple[Hunk, ...]:
+    """Parse one file's patch text into Hunks (unidiff does the parsing)."""
+    try:
+        patch = unidiff.PatchSet(patch_text)
+    except unidiff.UnidiffParseError:
+        return ()
+    hunks: list[Hunk] = []
+    for pf in patch:
+        for i, h in enumerate(pf):
+            lines: list[DiffLine] = []
+            for ln in h:
+                if ln.line_type == "\\":
+                    if lines:
+                        lines[-1] = DiffLine(lines[-1].kind, lines[-1].text, lines[-1].old_no, lines[-1].new_no, True)
+                    continue
+                kind: LineKind = (
+                    "added" if ln.is_added else "removed" if ln.is_removed else "context"
+                )
+                lines.append(DiffLine(kind, ln.value.rstrip("\r\n"), ln.source_line_no, ln.target_line_no))
+            header = f"@@ -{h.source_start},{h.source_length} +{h.target_start},{h.target_length} @@"
+            hunks.append(
+                Hunk(
+                    file=path,
+                    index=i,
+                    header=header,
+                    section=(h.section_header or "").strip(),
+                    old_start=h.source_start,
+                    old_len=h.source_length,
+                    new_start=h.target_start,
+                    new_len=h.target_length,
+                    lines=tuple(lines),
+                    text=str(h),
+                )
+            )
+    return tuple(hunks)
+
+
+def _decode_path(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
+def _parse_raw(raw: bytes) -> Iterator[tuple[str, str, str, str, str, str | None, str]]:
+    """Yield (old_mode, new_mode, old_blob, new_blob, status, old_path, path) from `--raw -z`."""
+    parts = raw.split(b"\0")
+    i = 0
+    while i < len(parts) and parts[i]:
+        meta = parts[i].decode().lstrip(":").split()
+        old_mode, new_mode, old_blob, new_blob, code = meta[:5]
+        if code[0] in "RC":
+            old_path, path = _decode_path(parts[i + 1]), _decode_path(parts[i + 2])
+            i += 3
+        else:
+            old_path, path = None, _decode_path(parts[i + 1])
+            i += 2
+        yield old_mode, new_mode, old_blob, new_blob, code, old_path, path
+
+
+def _parse_numstat(num: bytes) -> dict[str, tuple[int, int, bool]]:
+    """Map path -> (added, removed, binary) from `--numstat -z`."""
+    out: dict[str, tuple[int, int, bool]] = {}
+    parts = num.split(b"\0")
+    i = 0
+    while i < len(parts) and parts[i]:
+        fields = parts[i].split(b"\t")
+        a, r = fields[0], fields[1]
+        if len(fields) >= 3 and fields[2]:
+            path = _decode_path(fields[2])
+            i += 1
+        else:  # rename: the two paths follow as their own records
+            path = _decode_path(parts[i + 2])
+            i += 3
+        binary = a == b"-"
+        out[path] = (0 if binary else int(a), 0 if binary else int(r), binary)
+    return out
+
+
+def _split_patches(out: bytes, files: "list[FileDiff] | tuple[FileDiff, ...]") -> dict[str, bytes]:
+    """Split a multi-file `git diff` into per-file chunks, matched to `files` in order.
+
+    git prints files in the same order as `--raw`, and a `diff --git` line can
+    only start a line in the header (content lines carry a +/-/space prefix).
+    """
+    chunks: list[bytes] = []
+    start = 0 if out.startswith(b"diff --git ") else -1
+    pos = 0
+    while True:
+        nxt = out.find(b"\ndiff --git ", pos)
+        if nxt < 0:
+            break
+        if start >= 0:
+            chunks.append(out[start : nxt + 1])
+        start = nxt + 1
+        pos = nxt + 1
+    if start >= 0:
+        chunks.append(out[start:])
+    result: dict[str, bytes] = {}
+    for f, chunk in zip(files, chunks):
+        result[f.path] = chunk
+    return result

@@ -1,0 +1,96 @@
+"""Every git call reviewui makes goes through here.
+
+GitPython's `Repo` opens the repository and its `git` command object runs
+plumbing; failures become ReviewError with git's own first line of complaint.
+Read-only helpers never touch the reviewer's working tree, index or refs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import git as gitpython
+
+from reviewui.core.errors import ReviewError
+
+
+def open_repo(path: str | Path) -> gitpython.Repo:
+    """Open the git repository containing `path`.
+
+    Raises ReviewError when `path` does not exist, is not inside a git
+    repository, or is a bare repository (reviewui needs a working tree).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ReviewError(f"no such directory: {p}")
+    try:
+        repo = gitpython.Repo(p, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as e:
+        raise ReviewError(f"not a git repository: {p}") from e
+    if repo.bare:
+        raise ReviewError(f"bare repository (no working tree): {p}")
+    return repo
+
+
+def run_git(
+    cwd: str | Path,
+    *args: str,
+    input: bytes | None = None,
+    check: bool = True,
+) -> bytes:
+    """Run `git args...` in `cwd` and return its raw stdout.
+
+    Raises ReviewError (with git's first stderr line) when git exits non-zero
+    and `check` is true.
+    """
+    proc = subprocess.run(
+        ["git", "-c", "core.quotepath=false", *args],
+        cwd=str(cwd),
+        input=input,
+        capture_output=True,
+        env=_git_env(),
+    )
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        first = msg[0] if msg else f"git {' '.join(args)} failed"
+        raise ReviewError(f"git {args[0]}: {first}")
+    return proc.stdout
+
+
+def git_text(cwd: str | Path, *args: str, check: bool = True) -> str:
+    """Run git and return stdout decoded as UTF-8 (with replacement), stripped."""
+    return run_git(cwd, *args, check=check).decode("utf-8", "replace").strip()
+
+
+def rev_parse(cwd: str | Path, ref: str) -> str | None:
+    """Return the commit SHA `ref` names, or None when it names no commit."""
+    out = run_git(cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    sha = out.decode().strip()
+    return sha or None
+
+
+def show_file(cwd: str | Path, rev: str, path: str) -> bytes | None:
+    """Return the bytes of `path` at commit `rev`, or None when it is absent there."""
+    proc = subprocess.run(
+        ["git", "cat-file", "blob", f"{rev}:{path}"],
+        cwd=str(cwd),
+        capture_output=True,
+        env=_git_env(),
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def list_files(cwd: str | Path, rev: str) -> list[str]:
+    """Return every file path in the tree of commit `rev`."""
+    out = run_git(cwd, "ls-tree", "-r", "-z", "--name-only", rev)
+    return [p.decode("utf-8", "replace") for p in out.split(b"\0") if p]
+
+
+def _git_env() -> dict[str, str]:
+    # Never let git open an editor or pager, whatever the user's config says.
+    import os
+
+    env = dict(os.environ)
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat", GIT_EDITOR="true", LC_ALL="C")
+    return env

@@ -1,0 +1,60 @@
+"""Classify changed files as `test`, `source` or `other`.
+
+Tests follow pytest's conventions by default (test_*.py, *_test.py,
+conftest.py, anything under a tests/ or test/ folder); source is any file
+with a programming-language extension; everything else (docs, data,
+config, binaries) is `other`. The globs can be replaced per repository.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
+from typing import Iterable, Literal
+
+Role = Literal["test", "source", "other"]
+
+DEFAULT_TEST_GLOBS: tuple[str, ...] = (
+    "test_*.py",
+    "*_test.py",
+    "conftest.py",
+    "tests/**",
+    "test/**",
+)
+
+SOURCE_SUFFIXES: frozenset[str] = frozenset(
+    ".py .pyi .pyx .js .jsx .mjs .cjs .ts .tsx .go .rs .c .h .cc .cpp .hpp .cxx .java .kt .kts "
+    ".scala .rb .php .swift .m .mm .cs .fs .ex .exs .erl .hs .ml .lua .pl .pm .r .jl .dart "
+    ".sh .bash .zsh .sql .vue .svelte .clj .groovy .nim .zig".split()
+)
+
+
+def _match(path: str, pattern: str) -> bool:
+    """True when `path` matches `pattern`.
+
+    A pattern without a slash matches the file name at any depth; `dir/**`
+    matches anything below a folder called `dir` at any depth.
+    """
+    p = PurePosixPath(path)
+    if pattern.endswith("/**"):
+        folder = pattern[:-3]
+        if "/" not in folder:
+            return folder in p.parts[:-1]
+        return path.startswith(folder + "/") or f"/{folder}/" in f"/{path}"
+    if "/" not in pattern:
+        return fnmatchcase(p.name, pattern)
+    return fnmatchcase(path, pattern)
+
+
+def is_test_path(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> bool:
+    """True when `path` is a test file under the given globs."""
+    return any(_match(path, g) for g in test_globs)
+
+
+def classify(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> Role:
+    """Return the role of `path`: `test`, `source` or `other`."""
+    if is_test_path(path, test_globs):
+        return "test"
+    if PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES:
+        return "source"
+    return "other"

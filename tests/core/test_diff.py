@@ -1,0 +1,116 @@
+"""The diff model on a real repository with every awkward shape of change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.diff import load_diff
+from reviewui.core.target import resolve_target
+from tests.awkward import LONG_LINE, MARKUP, awkward_repo
+
+
+@pytest.fixture(scope="module")
+def diff(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("awk")
+    awkward_repo(root)
+    t = resolve_target(root, "agent/work")
+    return load_diff(str(root), t.base, t.head)
+
+
+def by_path(diff, path):
+    f = diff.file(path)
+    assert f is not None, f"{path} missing from {[x.path for x in diff.files]}"
+    return f
+
+
+def test_statuses_and_roles(diff) -> None:
+    assert by_path(diff, "pkg/new_name.py").status == "renamed"
+    assert by_path(diff, "pkg/new_name.py").old_path == "pkg/old_name.py"
+    assert by_path(diff, "pkg/gone.py").status == "deleted"
+    assert by_path(diff, "docs/empty.txt").status == "added"
+    assert by_path(diff, "pkg/calc.py").status == "modified"
+    assert by_path(diff, "pkg/calc.py").role == "source"
+    assert by_path(diff, "tests/test_calc.py").role == "test"
+    assert by_path(diff, "docs/crlf.txt").role == "other"
+
+
+def test_rename_hunk_is_only_the_changed_line(diff) -> None:
+    f = by_path(diff, "pkg/new_name.py")
+    assert (f.added, f.removed) == (1, 1)
+    assert [ln.text for ln in f.hunks[0].lines if ln.kind == "added"] == ["VALUE = 2"]
+
+
+def test_mode_change(diff) -> None:
+    f = by_path(diff, "tools/run.sh")
+    assert f.mode_changed and f.display_status == "mode"
+    assert (f.old_mode, f.new_mode) == ("100644", "100755")
+    assert f.hunks == ()
+
+
+def test_binary_has_sizes_and_no_hunks(diff) -> None:
+    f = by_path(diff, "data/logo.bin")
+    assert f.binary and f.hunks == ()
+    assert f.sizes() == (1024, 2048)
+
+
+def test_deleted_file_lines_are_removed(diff) -> None:
+    f = by_path(diff, "pkg/gone.py")
+    assert f.removed == 2
+    assert all(ln.kind == "removed" for ln in f.hunks[0].lines)
+
+
+def test_empty_file(diff) -> None:
+    f = by_path(diff, "docs/empty.txt")
+    assert (f.added, f.removed, f.hunks) == (0, 0, ())
+
+
+def test_crlf_lines_have_no_carriage_return(diff) -> None:
+    f = by_path(diff, "docs/crlf.txt")
+    texts = [ln.text for ln in f.hunks[0].lines]
+    assert "2" in texts and not any("\r" in t for t in texts)
+
+
+def test_non_utf8_is_decoded_with_replacement_and_marked(diff) -> None:
+    f = by_path(diff, "docs/latin1.txt")
+    assert f.non_utf8
+    added = [ln.text for ln in f.hunks[0].lines if ln.kind == "added"]
+    assert added == ["caf\ufffd cr\ufffdme"]
+    assert not by_path(diff, "pkg/calc.py").non_utf8
+
+
+def test_long_line_kept_whole(diff) -> None:
+    f = by_path(diff, "pkg/long.py")
+    assert f.hunks[0].lines[0].text == LONG_LINE.rstrip("\n")
+
+
+def test_non_ascii_path_with_space(diff) -> None:
+    f = by_path(diff, "dir with space/naïve ü.py")
+    assert f.hunks[0].lines[0].text == "S = 'ü'"
+
+
+def test_markup_is_kept_verbatim(diff) -> None:
+    f = by_path(diff, "pkg/markup.py")
+    assert [ln.text for ln in f.hunks[0].lines] == MARKUP.splitlines()
+
+
+def test_hunk_numbers_and_header(diff) -> None:
+    h = by_path(diff, "pkg/calc.py").hunks[0]
+    assert h.header == "@@ -1,4 +1,6 @@"
+    assert (h.old_start, h.old_len, h.new_start, h.new_len) == (1, 4, 1, 6)
+    assert h.text.startswith("@@ -1,4 +1,6 @@")
+    guard = [ln for ln in h.lines if ln.kind == "added"]
+    assert [ln.new_no for ln in guard] == [2, 3]
+
+
+def test_preload_matches_lazy(tmp_path: Path) -> None:
+    awkward_repo(tmp_path)
+    t = resolve_target(tmp_path, "agent/work")
+    lazy = load_diff(str(tmp_path), t.base, t.head)
+    eager = load_diff(str(tmp_path), t.base, t.head)
+    eager.preload()
+    assert [f.path for f in lazy] == [f.path for f in eager]
+    for a, b in zip(lazy, eager):
+        assert a.raw_patch == b.raw_patch, a.path
+        assert a.hunks == b.hunks
