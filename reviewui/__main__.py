@@ -1,0 +1,5 @@
+"""`python -m reviewui` runs the CLI."""
+
+from reviewui.cli import main
+
+raise SystemExit(main())

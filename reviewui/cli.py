@@ -1,0 +1,244 @@
+"""Command line: arguments -> settings -> a ReviewSession -> the app or a headless command.
+
+`reviewui [BRANCH]` opens the review app; every UI action has a headless
+twin as a subcommand. A ReviewError anywhere becomes one line on stderr and
+exit code 2; tracebacks are only for bugs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from reviewui import __version__
+from reviewui.core.errors import ReviewError
+from reviewui.core.session import ReviewSession, RunOptions
+
+COMMANDS = ("open", "demo", "bite", "fixtures", "transcript", "probe", "verdict", "log", "notes", "check")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"reviewui: {message}\n")
+        raise SystemExit(2)
+
+
+def _target_args(p: argparse.ArgumentParser, branch: bool = True) -> None:
+    if branch:
+        p.add_argument("branch", nargs="?", help="branch to review (default: the checked-out branch)")
+    p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
+    p.add_argument("--repo", metavar="DIR", default=None, help="repository (default: current directory)")
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--test-cmd", metavar="CMD", help="test command (default: python -m pytest)")
+    p.add_argument("--all-tests", action="store_true", help="run the whole suite, not only changed test files")
+    p.add_argument("--jobs", type=_positive_int, metavar="N", help="parallel workers (default: cores)")
+    p.add_argument("--timeout", type=_positive_float, metavar="S", help="time limit per run in seconds")
+
+
+def _transcript_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--transcript", metavar="FILE", help="the agent's transcript")
+    p.add_argument("--transcript-format", metavar="FMT", help="force the transcript format")
+
+
+def _positive_int(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {s}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {s}")
+    return n
+
+
+def _positive_float(s: str) -> float:
+    try:
+        n = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {s}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {s}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, subcommands included."""
+    parser = _Parser(prog="reviewui", description="Review a coding agent's git branch with evidence.")
+    parser.add_argument("--version", action="version", version=f"reviewui {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("open", help="open the review app (the default command)")
+    _open_args(p)
+
+    p = sub.add_parser("demo", help="build the sample repos and open the first")
+    p.add_argument("name", nargs="?", help="sample to open (default: the first)")
+    p.add_argument("--dir", metavar="DIR", help="where to build (default: a temp dir)")
+    p.add_argument("--no-open", action="store_true", help="only build and print where")
+    p.add_argument("--theme", metavar="NAME")
+
+    p = sub.add_parser("bite", help="bite-check the branch's source hunks")
+    _target_args(p)
+    _run_args(p)
+    p.add_argument("--hunk", metavar="FILE[:INDEX]", help="check only this file's hunks, or one hunk")
+    p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
+
+    p = sub.add_parser("fixtures", help="show what the branch's tests are made of")
+    _target_args(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("transcript", help="read an agent transcript")
+    p.add_argument("file")
+    p.add_argument("--transcript-format", metavar="FMT", help="force the transcript format")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("probe", help="run a probe test on the branch and its base")
+    _target_args(p)
+    _run_args(p)
+    p.add_argument("--file", metavar="PROBE.py", help="the probe test file")
+    p.add_argument("--hunk", metavar="FILE:INDEX", help="also run with this hunk reverted")
+    p.add_argument("--export", metavar="PATH", help="write the probe as a regression test to PATH")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("verdict", help="record approve/reject in git notes")
+    p.add_argument("words", nargs="+", metavar="[BRANCH] approve|reject")
+    p.add_argument("--reason", default="", metavar="TEXT")
+    p.add_argument("--base", metavar="REF")
+    p.add_argument("--repo", metavar="DIR")
+    p.add_argument("--with-bites", action="store_true", help="run the bite sweep first and attach it")
+    _run_args(p)
+
+    p = sub.add_parser("log", help="list the verdicts recorded for a branch")
+    p.add_argument("branch", nargs="?")
+    p.add_argument("--repo", metavar="DIR")
+    p.add_argument("--base", metavar="REF")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("notes", help="sync verdict notes with a remote")
+    p.add_argument("action", choices=("pull", "push"))
+    p.add_argument("remote", nargs="?", default="origin")
+    p.add_argument("--repo", metavar="DIR")
+
+    p = sub.add_parser("check", help="the merge-path gate: static findings, exit 1 on errors")
+    _target_args(p)
+    _transcript_args(p)
+    task = p.add_mutually_exclusive_group()
+    task.add_argument("--task", metavar="TEXT")
+    task.add_argument("--task-file", metavar="FILE")
+    p.add_argument("--bite", action="store_true", help="run the bite sweep and add its findings")
+    _run_args(p)
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    return parser
+
+
+def _open_args(p: argparse.ArgumentParser) -> None:
+    _target_args(p)
+    _transcript_args(p)
+    _run_args(p)
+    p.add_argument("--file", metavar="PATH", help="open at this file")
+    p.add_argument("--theme", metavar="NAME", help="colour theme (remembered)")
+    task = p.add_mutually_exclusive_group()
+    task.add_argument("--task", metavar="TEXT")
+    task.add_argument("--task-file", metavar="FILE")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run reviewui with `argv` (default sys.argv[1:]) and return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list = ["open", *args_list]
+    args = build_parser().parse_args(args_list)
+    handler: Callable[[argparse.Namespace], int] = HANDLERS[args.command]
+    try:
+        return handler(args)
+    except ReviewError as e:
+        sys.stderr.write(f"reviewui: {e}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("reviewui: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed: nothing more to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(
+        test_cmd=getattr(args, "test_cmd", None),
+        all_tests=getattr(args, "all_tests", False),
+        jobs=getattr(args, "jobs", None),
+        timeout=getattr(args, "timeout", None),
+    )
+
+
+def _session(args: argparse.Namespace, branch: str | None = None) -> ReviewSession:
+    return ReviewSession.open(
+        getattr(args, "repo", None),
+        branch if branch is not None else getattr(args, "branch", None),
+        getattr(args, "base", None),
+        transcript=getattr(args, "transcript", None),
+        transcript_format=getattr(args, "transcript_format", None),
+        task=getattr(args, "task", None),
+        task_file=getattr(args, "task_file", None),
+        run=_run_options(args),
+    )
+
+
+def emit(data: Any) -> None:
+    """Print JSON to stdout (UTF-8, stable key order as built)."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    """Open the review app on the branch."""
+    session = _session(args)
+    if args.file and session.diff.file(args.file) is None and not session.target.is_empty:
+        raise ReviewError(f"not a changed file: {args.file}")
+    from reviewui.ui.app import run_app
+
+    run_app(session, initial_file=args.file, theme=args.theme)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Build the sample repos; open the chosen (or first) one."""
+    import tempfile
+
+    from reviewui.demo import build_all, sample_names
+
+    dest = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="reviewui-demo-"))
+    if args.name and args.name not in sample_names():
+        raise ReviewError(f"unknown sample: {args.name} (choose from {', '.join(sample_names())})")
+    built = build_all(dest)
+    chosen = next((b for b in built if b.name == args.name), built[0]) if built else None
+    for b in built:
+        print(f"{b.name}: {b.repo_dir}  (branch {b.branch})")
+    if chosen is None or args.no_open:
+        return 0
+    session = ReviewSession.open(chosen.repo_dir, chosen.branch)
+    from reviewui.ui.app import run_app
+
+    run_app(session, theme=args.theme)
+    return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "open": cmd_open,
+    "demo": cmd_demo,
+}
+
+
+def _register_headless() -> None:
+    from reviewui import headless
+
+    HANDLERS.update(headless.HANDLERS)
+
+
+_register_headless()

@@ -1,0 +1,164 @@
+"""ReviewSession: the one object the UI and the headless commands are handed.
+
+It pins the target and settings, lists the diff, and computes the slower
+evidence (fixtures, transcript, findings) on first request and caches it,
+so the UI can ask for each from a worker thread and the CLI in sequence.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reviewui.core.config import Settings
+from reviewui.core.diff import Diff, load_diff
+from reviewui.core.errors import ReviewError
+from reviewui.core.target import Target, resolve_target
+
+if TYPE_CHECKING:
+    from reviewui.core.fixtures import FixtureReport
+    from reviewui.core.transcript import Transcript
+
+
+@dataclass
+class RunOptions:
+    """How tests are run for bite-checks and probes (from flags and config)."""
+
+    test_cmd: str | None = None
+    """Overrides Settings.test_command when given."""
+    all_tests: bool = False
+    """Run the whole suite instead of the branch's changed test files."""
+    jobs: int | None = None
+    """Parallel workers for sweeps; None means the number of cores."""
+    timeout: float | None = None
+    """Per-run time limit in seconds; None means derived from the baseline."""
+
+
+@dataclass
+class ReviewSession:
+    """A branch under review and everything learned about it so far."""
+
+    target: Target
+    settings: Settings
+    diff: Diff
+    transcript_path: Path | None = None
+    transcript_format: str | None = None
+    task: str | None = None
+    run: RunOptions = field(default_factory=RunOptions)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def open(
+        cls,
+        repo: str | Path | None = None,
+        branch: str | None = None,
+        base: str | None = None,
+        *,
+        transcript: str | Path | None = None,
+        transcript_format: str | None = None,
+        task: str | None = None,
+        task_file: str | Path | None = None,
+        run: RunOptions | None = None,
+    ) -> "ReviewSession":
+        """Resolve the target, read the repo's settings and list the diff.
+
+        Raises ReviewError for anything the user can fix (bad repo, branch,
+        base, config, or an unreadable task file).
+        """
+        target = resolve_target(repo, branch, base)
+        settings = Settings.from_repo(target.repo_dir)
+        diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
+        tpath = Path(transcript) if transcript else _find_transcript(target.repo_dir, settings)
+        if tpath is not None and not tpath.exists():
+            raise ReviewError(f"no such transcript: {tpath}")
+        if task_file is not None:
+            try:
+                task = Path(task_file).read_text(encoding="utf-8", errors="replace")
+            except OSError as e:
+                raise ReviewError(f"cannot read task file: {task_file}") from e
+        elif task is None:
+            default_task = target.repo_dir / ".reviewui" / "task.md"
+            if default_task.is_file():
+                task = default_task.read_text(encoding="utf-8", errors="replace")
+        return cls(
+            target=target,
+            settings=settings,
+            diff=diff,
+            transcript_path=tpath,
+            transcript_format=transcript_format,
+            task=task,
+            run=run or RunOptions(),
+        )
+
+    @property
+    def test_command(self) -> str:
+        """The test command in force (flag, then config, then default)."""
+        return self.run.test_cmd or self.settings.test_command
+
+    def _cached(self, key: str, make: Any) -> Any:
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        value = make()
+        with self._lock:
+            return self._cache.setdefault(key, value)
+
+    def transcript(self) -> "Transcript | None":
+        """The agent's transcript, loaded once; None when there is none.
+
+        Raises ReviewError when the file cannot be read as any known format.
+        """
+        if self.transcript_path is None:
+            return None
+        from reviewui.core.transcript import load_transcript
+
+        return self._cached(
+            "transcript", lambda: load_transcript(self.transcript_path, self.transcript_format)
+        )
+
+    def fixtures(self) -> "FixtureReport":
+        """The anatomy of the branch's tests and the symbol exercise map."""
+        from reviewui.core.fixtures import analyze
+
+        paths = [f.path for f in self.diff.files if f.status != "deleted"]
+        t = self.target
+        return self._cached(
+            "fixtures", lambda: analyze(t.repo_dir, t.base, t.head, paths, self.settings.test_globs)
+        )
+
+    def task_text(self) -> str | None:
+        """The task: given explicitly, else the transcript's first user turn."""
+        if self.task:
+            return self.task
+        tr = self.transcript()
+        return tr.task_text() if tr is not None else None
+
+    def findings(self, bite: Any = None) -> list[Any]:
+        """The static findings (and bite-based ones when a BiteReport is given)."""
+        from reviewui.core.findings import compute_findings
+
+        def make() -> list[Any]:
+            return compute_findings(
+                self.target,
+                self.diff,
+                self.settings,
+                transcript=self.transcript(),
+                task=self.task_text(),
+                bite=bite,
+                fixtures=self.fixtures(),
+            )
+
+        if bite is not None:
+            return make()
+        return self._cached("findings", make)
+
+
+def _find_transcript(repo_dir: Path, settings: Settings) -> Path | None:
+    for rel in settings.transcript_paths:
+        p = repo_dir / rel
+        if p.is_file():
+            return p
+    return None

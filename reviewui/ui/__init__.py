@@ -1,0 +1,1 @@
+"""The Textual layer of reviewui: the app, its screens and widgets."""

@@ -1,0 +1,96 @@
+"""ReviewApp: the Textual application, handed a ReviewSession by `make_app`.
+
+The CLI and the tests build the app the same way, through `make_app`.
+Themes come from theme files; the chosen one is remembered in the user's
+config dir. The command palette offers every action of the current screen.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from reviewui.core.config import load_user_prefs, save_user_pref
+from reviewui.core.errors import ReviewError
+from reviewui.core.session import ReviewSession
+from reviewui.ui.screens.help import binding_rows
+from reviewui.ui.themes import load_themes
+
+DEFAULT_THEME = "reviewui-dark"
+
+
+class ReviewApp(App[None]):
+    """The review app for one branch."""
+
+    TITLE = "reviewui"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", tooltip="Quit reviewui"),
+        Binding("tab", "app.focus_next", "Next pane", show=False, tooltip="Move focus to the next pane"),
+    ]
+
+    def __init__(self, session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.initial_file = initial_file
+        self._requested_theme = theme
+        themes, self.theme_problems = load_themes()
+        for t in themes:
+            self.register_theme(t)
+
+    def on_mount(self) -> None:
+        wanted = self._requested_theme or load_user_prefs().get("theme") or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            if self._requested_theme:
+                self.notify(f"unknown theme {wanted!r}; using {DEFAULT_THEME}", severity="warning")
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+        for problem in self.theme_problems:
+            self.notify(f"theme not loaded: {problem}", severity="warning")
+        self.push_screen(self._first_screen())
+
+    def _first_screen(self) -> Screen:
+        from reviewui.ui.screens.no_changes import NoChangesScreen
+        from reviewui.ui.screens.review import ReviewScreen
+
+        if self.session.target.is_empty or not self.session.diff.files:
+            return NoChangesScreen(self.session)
+        return ReviewScreen(self.session, self.initial_file)
+
+    def watch_theme(self, theme: str) -> None:
+        if self.is_mounted and self._requested_theme != theme:
+            save_user_pref("theme", theme)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for node in (screen, *screen.query("*")):
+            for binding in getattr(node, "BINDINGS", []):
+                if isinstance(binding, Binding) and binding.description and binding.action not in ("quit",):
+                    action = binding.action
+                    target = node
+                    yield SystemCommand(
+                        binding.description,
+                        binding.tooltip or binding.description,
+                        lambda a=action, n=target: self.call_later(n.run_action, a),
+                    )
+
+    def key_rows(self) -> list[tuple[str, str]]:
+        """(key, description) of every binding on the current screen (for tests and help)."""
+        return binding_rows(self.screen)
+
+
+def make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> ReviewApp:
+    """Build the app for `session` (the one factory the CLI and tests share)."""
+    return ReviewApp(session, initial_file=initial_file, theme=theme)
+
+
+def run_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
+    """Run the app in the terminal until the reviewer quits.
+
+    Raises ReviewError when the theme file the user named cannot be used.
+    """
+    if theme is not None and not theme.strip():
+        raise ReviewError("--theme needs a name")
+    make_app(session, initial_file, theme).run()

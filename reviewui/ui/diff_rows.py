@@ -1,0 +1,150 @@
+"""Turn one file's hunks into the rows a diff view draws, unified or side by side.
+
+Rows are plain data (no styling); the view styles them when a row scrolls
+into sight. Each row knows its hunk, so cursor, badges and actions can
+name the hunk under the cursor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from reviewui.core.diff import DiffLine, FileDiff, Hunk
+from reviewui.core.worddiff import Span, changed_spans, pair_changes
+
+RowKind = Literal["hunk", "context", "added", "removed", "note", "split"]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a side-by-side row."""
+
+    kind: Literal["context", "added", "removed", "empty"]
+    no: int | None
+    text: str
+    spans: tuple[Span, ...] = ()
+    line: int = -1
+    """Index of the source DiffLine within its hunk (for highlighting)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One drawn line of the diff view."""
+
+    kind: RowKind
+    hunk: int | None
+    """Index of the hunk this row belongs to (None for file notes)."""
+    text: str = ""
+    old_no: int | None = None
+    new_no: int | None = None
+    spans: tuple[Span, ...] = ()
+    line: int = -1
+    """Index of the DiffLine within its hunk, -1 for headers and notes."""
+    left: Side | None = None
+    right: Side | None = None
+
+
+_CONTROL = {c: 0x2400 + c for c in range(0x20) if c != 0x09}
+_CONTROL[0x7F] = 0x2421
+_CONTROL.update({c: 0xFFFD for c in range(0x80, 0xA0)})
+
+
+def display_text(text: str) -> str:
+    """Text safe to draw: tabs expanded, control characters shown as symbols.
+
+    An ESC byte in agent-written content must never reach the terminal, and
+    markup-looking text is drawn through Text objects, never parsed.
+    """
+    return text.expandtabs(4).translate(_CONTROL)
+
+
+def file_notes(f: FileDiff) -> list[str]:
+    """The lines that describe a file which has no (or not only) text hunks."""
+    notes: list[str] = []
+    if f.status == "renamed":
+        notes.append(f"renamed from {f.old_path}")
+    if f.mode_changed:
+        notes.append(f"mode changed {f.old_mode} → {f.new_mode}")
+    if f.binary:
+        old, new = f.sizes()
+        notes.append(f"binary file: {_size(old)} → {_size(new)}")
+    elif f.non_utf8:
+        notes.append("not UTF-8: shown with replacement characters (�)")
+    if not f.binary and not f.hunks:
+        if f.status == "added":
+            notes.append("empty file added")
+        elif f.status == "deleted":
+            notes.append("empty file deleted")
+        elif not f.mode_changed and f.status != "renamed":
+            notes.append("no textual change")
+    return notes
+
+
+def _size(n: int | None) -> str:
+    return "absent" if n is None else f"{n:,} bytes"
+
+
+def _line_spans(lines: Sequence[DiffLine]) -> dict[int, tuple[Span, ...]]:
+    spans: dict[int, tuple[Span, ...]] = {}
+    for r, a in pair_changes([ln.kind for ln in lines]):
+        found = changed_spans(display_text(lines[r].text), display_text(lines[a].text))
+        if found:
+            spans[r], spans[a] = tuple(found[0]), tuple(found[1])
+    return spans
+
+
+def unified_rows(f: FileDiff) -> list[Row]:
+    """Rows for the unified view: notes, then each hunk's header and lines."""
+    rows = [Row("note", None, text=display_text(n)) for n in file_notes(f)]
+    for h in f.hunks:
+        rows.append(Row("hunk", h.index, text=display_text(_hunk_title(h))))
+        spans = _line_spans(h.lines)
+        for i, ln in enumerate(h.lines):
+            rows.append(Row(ln.kind, h.index, display_text(ln.text), ln.old_no, ln.new_no, spans.get(i, ()), i))
+    return rows
+
+
+def split_rows(f: FileDiff) -> list[Row]:
+    """Rows for the side-by-side view: removed lines left, added lines right."""
+    rows = [Row("note", None, text=display_text(n)) for n in file_notes(f)]
+    for h in f.hunks:
+        rows.append(Row("hunk", h.index, text=display_text(_hunk_title(h))))
+        spans = _line_spans(h.lines)
+        lines = h.lines
+        i = 0
+        while i < len(lines):
+            ln = lines[i]
+            if ln.kind == "context":
+                text = display_text(ln.text)
+                side = Side("context", ln.old_no, text, (), i)
+                rows.append(
+                    Row("split", h.index, text, ln.old_no, ln.new_no, line=i, left=side,
+                        right=Side("context", ln.new_no, text, (), i))
+                )
+                i += 1
+                continue
+            removed: list[int] = []
+            while i < len(lines) and lines[i].kind == "removed":
+                removed.append(i)
+                i += 1
+            added: list[int] = []
+            while i < len(lines) and lines[i].kind == "added":
+                added.append(i)
+                i += 1
+            for k in range(max(len(removed), len(added))):
+                left = _side(lines, removed[k], "removed", spans) if k < len(removed) else Side("empty", None, "")
+                right = _side(lines, added[k], "added", spans) if k < len(added) else Side("empty", None, "")
+                first = removed[k] if k < len(removed) else added[k]
+                rows.append(Row("split", h.index, line=first, left=left, right=right,
+                                old_no=left.no, new_no=right.no))
+    return rows
+
+
+def _side(lines: Sequence[DiffLine], i: int, kind: Literal["added", "removed"], spans: dict) -> Side:
+    ln = lines[i]
+    return Side(kind, ln.old_no if kind == "removed" else ln.new_no, display_text(ln.text), spans.get(i, ()), i)
+
+
+def _hunk_title(h: Hunk) -> str:
+    return f"{h.header} {h.section}".rstrip()

@@ -1,0 +1,86 @@
+"""Syntax highlighting of diff lines with pygments, as Rich Text (never markup).
+
+Each hunk side (old: context+removed, new: context+added) is lexed as one
+text so multi-line strings and comments colour correctly, then split back
+into lines. Results are cached per (file, hunk, side).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pygments.lexer import Lexer
+from pygments.lexers import TextLexer, get_lexer_for_filename
+from pygments.styles import get_style_by_name
+from pygments.token import Token, _TokenType
+from pygments.util import ClassNotFound
+from rich.style import Style
+from rich.text import Text
+
+from reviewui.core.diff import Hunk
+from reviewui.ui.diff_rows import display_text
+
+MAX_HIGHLIGHT_CHARS = 200_000
+
+
+@lru_cache(maxsize=256)
+def lexer_for(path: str) -> Lexer:
+    """The pygments lexer for a file name (plain text when unknown)."""
+    try:
+        return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return TextLexer(stripnl=False, ensurenl=False)
+
+
+@lru_cache(maxsize=4096)
+def _token_style(style_name: str, ttype: _TokenType) -> Style:
+    style = get_style_by_name(style_name)
+    s = style.style_for_token(ttype)
+    return Style(
+        color=f"#{s['color']}" if s["color"] else None,
+        bold=s["bold"] or None,
+        italic=s["italic"] or None,
+    )
+
+
+def highlight_lines(path: str, texts: list[str], style_name: str) -> list[Text]:
+    """Highlight consecutive lines of one file as Text objects, one per line."""
+    joined = "\n".join(texts)
+    if len(joined) > MAX_HIGHLIGHT_CHARS:
+        return [Text(t) for t in texts]
+    out: list[Text] = [Text()]
+    for ttype, value in lexer_for(path).get_tokens(joined):
+        style = _token_style(style_name, ttype) if ttype is not Token.Text else None
+        parts = value.split("\n")
+        for k, part in enumerate(parts):
+            if k:
+                out.append(Text())
+            if part:
+                out[-1].append(part, style)
+    while len(out) < len(texts):
+        out.append(Text())
+    return out[: len(texts)]
+
+
+class HunkHighlighter:
+    """Highlighted Text for every line of a hunk, keyed by line index."""
+
+    def __init__(self, path: str, style_name: str) -> None:
+        self.path = path
+        self.style_name = style_name
+        self._cache: dict[int, dict[int, Text]] = {}
+
+    def line(self, hunk: Hunk, i: int) -> Text:
+        """The highlighted text of line `i` of `hunk` (a fresh copy)."""
+        if hunk.index not in self._cache:
+            self._cache[hunk.index] = self._highlight(hunk)
+        return self._cache[hunk.index][i].copy()
+
+    def _highlight(self, hunk: Hunk) -> dict[int, Text]:
+        result: dict[int, Text] = {}
+        for kinds in (("context", "removed"), ("context", "added")):
+            idx = [i for i, ln in enumerate(hunk.lines) if ln.kind in kinds]
+            texts = [display_text(hunk.lines[i].text) for i in idx]
+            for i, t in zip(idx, highlight_lines(self.path, texts, self.style_name)):
+                result.setdefault(i, t)
+        return result

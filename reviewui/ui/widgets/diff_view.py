@@ -1,0 +1,340 @@
+"""DiffView: one file's diff, drawn line by line only where it is visible.
+
+A Line API widget: rows are computed when a file is shown (cheap), and a
+row is highlighted and styled only when it scrolls into sight, so a file
+of any size opens at once. A cursor row names the hunk under it; badges
+(bite verdicts, reviewed marks, findings) are set on it from outside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from reviewui.core.diff import FileDiff, Hunk
+from reviewui.ui.diff_rows import Row, Side, split_rows, unified_rows
+from reviewui.ui.highlight import HunkHighlighter
+
+GUTTER = 13  # "12345 12345 +" plus a space
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A short label drawn on a hunk header: text and a component class suffix."""
+
+    text: str
+    tone: str  # good | bad | warn | info
+
+
+class DiffView(ScrollView, can_focus=True):
+    """The diff of the selected file, with a cursor row and hunk badges."""
+
+    BINDINGS = [
+        Binding("j,down", "cursor_down", "Down", show=False),
+        Binding("k,up", "cursor_up", "Up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("home", "cursor_home", "Top", show=False),
+        Binding("end", "cursor_end", "Bottom", show=False),
+    ]
+
+    COMPONENT_CLASSES = {
+        "diff--added",
+        "diff--removed",
+        "diff--word-added",
+        "diff--word-removed",
+        "diff--hunk",
+        "diff--note",
+        "diff--lineno",
+        "diff--cursor",
+        "diff--empty",
+        "diff--badge-good",
+        "diff--badge-bad",
+        "diff--badge-warn",
+        "diff--badge-info",
+    }
+
+    DEFAULT_CSS = """
+    DiffView { background: $surface; }
+    DiffView > .diff--added { background: $success 18%; }
+    DiffView > .diff--removed { background: $error 18%; }
+    DiffView > .diff--word-added { background: $success 45%; }
+    DiffView > .diff--word-removed { background: $error 45%; }
+    DiffView > .diff--hunk { background: $panel; color: $accent; text-style: bold; }
+    DiffView > .diff--note { color: $warning; text-style: italic; }
+    DiffView > .diff--lineno { color: $text-muted; }
+    DiffView > .diff--cursor { background: $primary 35%; }
+    DiffView > .diff--empty { background: $panel 50%; }
+    DiffView > .diff--badge-good { background: $success; color: $text; text-style: bold; }
+    DiffView > .diff--badge-bad { background: $error; color: $text; text-style: bold; }
+    DiffView > .diff--badge-warn { background: $warning; color: $background; text-style: bold; }
+    DiffView > .diff--badge-info { background: $boost; color: $text-muted; }
+    """
+
+    split: reactive[bool] = reactive(False)
+    cursor: reactive[int] = reactive(0)
+
+    class HunkChanged(Message):
+        """The hunk under the cursor changed (None: no hunk)."""
+
+        def __init__(self, path: str | None, index: int | None) -> None:
+            super().__init__()
+            self.path = path
+            self.index = index
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.file: FileDiff | None = None
+        self.rows: list[Row] = []
+        self.badges: dict[int, list[Badge]] = {}
+        self._highlighter: HunkHighlighter | None = None
+        self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
+        self._last_hunk: tuple[str | None, int | None] = (None, None)
+
+    # --- showing a file ----------------------------------------------------
+
+    def show_file(self, f: FileDiff | None, hunk: int | None = None) -> None:
+        """Show `f` with the cursor on hunk `hunk` (default: the first)."""
+        self.file = f
+        self._highlighter = HunkHighlighter(f.path, self._syntax_style()) if f else None
+        self._rebuild()
+        target = self.hunk_row(hunk if hunk is not None else 0)
+        self.cursor = target if target is not None else 0
+        self.scroll_to(0, max(0, self.cursor - 2), animate=False, immediate=True)
+        self._announce()
+
+    def set_badges(self, badges: dict[int, list[Badge]]) -> None:
+        """Replace the badges drawn on hunk headers of the shown file."""
+        self.badges = badges
+        self._strips.clear()
+        self.refresh()
+
+    def _rebuild(self) -> None:
+        f = self.file
+        self.rows = [] if f is None else (split_rows(f) if self.split else unified_rows(f))
+        self._strips.clear()
+        longest = max((len(r.text) for r in self.rows), default=0)
+        self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
+        self.refresh()
+
+    def watch_split(self) -> None:
+        hunk = self.current_hunk_index
+        self._rebuild()
+        row = self.hunk_row(hunk) if hunk is not None else None
+        self.cursor = row if row is not None else 0
+        self.scroll_to(0, max(0, self.cursor - 2), animate=False, immediate=True)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        if self.file is not None:
+            self._highlighter = HunkHighlighter(self.file.path, self._syntax_style())
+        self._strips.clear()
+        self.refresh()
+
+    def _syntax_style(self) -> str:
+        try:
+            theme = self.app.current_theme
+        except Exception:  # not mounted yet: any sensible default
+            return "monokai"
+        return theme.variables.get("syntax-theme", "monokai" if theme.dark else "friendly")
+
+    # --- cursor and hunks --------------------------------------------------
+
+    @property
+    def current_hunk_index(self) -> int | None:
+        """Index of the hunk under the cursor, or None."""
+        if not self.rows:
+            return None
+        row = self.rows[min(self.cursor, len(self.rows) - 1)]
+        if row.hunk is None:
+            return 0 if self.file is not None and self.file.hunks else None
+        return row.hunk
+
+    @property
+    def current_hunk(self) -> Hunk | None:
+        """The hunk under the cursor, or None."""
+        i = self.current_hunk_index
+        if self.file is None or i is None or i >= len(self.file.hunks):
+            return None
+        return self.file.hunks[i]
+
+    @property
+    def current_line(self) -> int | None:
+        """Branch-side (else base-side) line number under the cursor."""
+        if not self.rows:
+            return None
+        row = self.rows[self.cursor]
+        return row.new_no or row.old_no
+
+    def hunk_row(self, index: int) -> int | None:
+        """Row of the header of hunk `index`, or None."""
+        for y, row in enumerate(self.rows):
+            if row.kind == "hunk" and row.hunk == index:
+                return y
+        return None
+
+    def goto_hunk(self, index: int) -> bool:
+        """Put the cursor on hunk `index`'s header; False when there is none."""
+        y = self.hunk_row(index)
+        if y is None:
+            return False
+        self.cursor = y
+        self.scroll_to(0, max(0, y - 2), animate=False, immediate=True)
+        return True
+
+    def step_hunk(self, direction: int) -> bool:
+        """Move to the next (1) or previous (-1) hunk in this file; False at the edge."""
+        current = self.current_hunk_index
+        on_header = bool(self.rows) and self.rows[self.cursor].kind == "hunk"
+        if current is None:
+            return False
+        if direction < 0 and not on_header:
+            return self.goto_hunk(current)
+        return self.goto_hunk(current + direction)
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_lines(old - int(self.scroll_offset.y))
+        self.refresh_lines(new - int(self.scroll_offset.y))
+        self._announce()
+
+    def _announce(self) -> None:
+        key = (self.file.path if self.file else None, self.current_hunk_index)
+        if key != self._last_hunk:
+            self._last_hunk = key
+            self.post_message(self.HunkChanged(*key))
+
+    def _follow(self) -> None:
+        height = self.scrollable_content_region.height or 1
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+        self._follow()
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+        self._follow()
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.scrollable_content_region.height - 1)
+        self._follow()
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+        self._follow()
+
+    def action_cursor_home(self) -> None:
+        self.cursor = 0
+        self._follow()
+
+    def action_cursor_end(self) -> None:
+        self.cursor = len(self.rows) - 1
+        self._follow()
+
+    # --- drawing -------------------------------------------------------------
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"diff--{name}")
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = int(scroll_y) + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if index >= len(self.rows):
+            return Strip.blank(width, base)
+        key = (index, width, int(scroll_x), self.split)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_row(self.rows[index], width, int(scroll_x))
+            self._strips[key] = strip
+        if index == self.cursor:
+            cursor = self._style("cursor")
+            strip = Strip([Segment(s.text, (s.style or Style()) + cursor) for s in strip], strip.cell_length)
+        return strip
+
+    def _render_row(self, row: Row, width: int, scroll_x: int) -> Strip:
+        base = self.rich_style
+        if row.kind == "note":
+            text = Text("  " + row.text, style=self._style("note"))
+            return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, base).crop(0, width)
+        if row.kind == "hunk":
+            return self._render_header(row, width)
+        if row.kind == "split":
+            half = max(1, (width - 1) // 2)
+            left = self._render_side(row.hunk, row.left, half, scroll_x)
+            right = self._render_side(row.hunk, row.right, width - half - 1, scroll_x)
+            sep = Strip([Segment("│", self._style("lineno"))], 1)
+            return Strip.join([left, sep, right])
+        return self._render_unified(row, width, scroll_x)
+
+    def _render_header(self, row: Row, width: int) -> Strip:
+        style = self._style("hunk")
+        text = Text(" " + row.text + " ", style=style)
+        for badge in self.badges.get(row.hunk or 0, []):
+            text.append(" ")
+            text.append(f" {badge.text} ", self._style(f"badge-{badge.tone}"))
+        text.truncate(width)
+        return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style)
+
+    def _code(self, hunk_index: int | None, line: int, fallback: str, spans: tuple, kind: str) -> Text:
+        text: Text
+        if self.file is not None and self._highlighter is not None and hunk_index is not None and line >= 0:
+            text = self._highlighter.line(self.file.hunks[hunk_index], line)
+        else:
+            text = Text(fallback)
+        if spans:
+            word = self._style("word-added" if kind == "added" else "word-removed")
+            for start, end in spans:
+                text.stylize(word, start, end)
+        return text
+
+    def _render_unified(self, row: Row, width: int, scroll_x: int) -> Strip:
+        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(row.kind, self.rich_style)
+        lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
+        sign = {"added": "+", "removed": "-"}.get(row.kind, " ")
+        gutter = f"{_no(row.old_no)} {_no(row.new_no)} {sign} "
+        code = self._code(row.hunk, row.line, row.text, row.spans, row.kind)
+        code_strip = Strip(code.render(self.app.console), code.cell_len)
+        code_width = max(0, width - GUTTER)
+        code_strip = code_strip.crop_extend(scroll_x, scroll_x + code_width, None)
+        segs = [Segment(gutter, lineno)] + [
+            Segment(s.text, bg + s.style if s.style else bg) for s in code_strip
+        ]
+        return Strip(segs).extend_cell_length(width, bg).crop(0, width)
+
+    def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
+        if side is None or side.kind == "empty":
+            return Strip.blank(width, self._style("empty"))
+        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(side.kind, self.rich_style)
+        lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
+        sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
+        gutter = f"{_no(side.no)}{sign}"
+        code = self._code(hunk, side.line, side.text, side.spans, side.kind)
+        code_strip = Strip(code.render(self.app.console), code.cell_len)
+        code_strip = code_strip.crop_extend(scroll_x, scroll_x + max(0, width - len(gutter)), None)
+        segs = [Segment(gutter, lineno)] + [Segment(s.text, bg + s.style if s.style else bg) for s in code_strip]
+        return Strip(segs).extend_cell_length(width, bg).crop(0, width)
+
+
+def _no(n: int | None) -> str:
+    return f"{n:>5}" if n is not None else "     "

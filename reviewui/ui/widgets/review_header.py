@@ -1,0 +1,54 @@
+"""ReviewHeader: what is under review, at a glance.
+
+Repo, branch, base and head short SHAs, commit count, files and +/−
+totals, review progress and the latest verdict; all drawn as literal text.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from reviewui.core.session import ReviewSession
+
+
+class ReviewHeader(Static):
+    """One line of facts about the review."""
+
+    DEFAULT_CSS = """
+    ReviewHeader { height: 1; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    progress: reactive[tuple[int, int]] = reactive((0, 0))
+    verdict: reactive[str] = reactive("")
+    status: reactive[str] = reactive("")
+
+    def __init__(self, session: ReviewSession, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.session = session
+
+    def render(self) -> Content:
+        t = self.session.target
+        d = self.session.diff
+        parts: list[str | tuple[str, str]] = [
+            (t.repo_dir.name, "bold"),
+            "  ",
+            (t.branch, "bold $accent"),
+            f"  {t.base_ref}@{t.base[:7]}..{t.head[:7]}",
+            f"  {t.commits} commit{'s' if t.commits != 1 else ''}",
+            f"  {len(d.files)} files ",
+            (f"+{d.added}", "$success"),
+            ("/", "$text-muted"),
+            (f"−{d.removed}", "$error"),
+        ]
+        done, total = self.progress
+        if total:
+            parts.append((f"  reviewed {done}/{total} hunks", "$text-muted"))
+        if self.verdict:
+            parts.append("  ")
+            tone = "$success" if self.verdict.startswith("approve") else "$error"
+            parts.append((self.verdict, f"bold {tone}"))
+        if self.status:
+            parts.append(("  " + self.status, "$warning"))
+        return Content.assemble(*parts)
