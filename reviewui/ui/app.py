@@ -39,14 +39,15 @@ class ReviewApp(App[None]):
         themes, self.theme_problems = load_themes()
         for t in themes:
             self.register_theme(t)
+        wanted = theme or load_user_prefs().get("theme") or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            if theme:
+                self.theme_problems.append(f"unknown theme {wanted!r}; using {DEFAULT_THEME}")
+            wanted = DEFAULT_THEME
+        # Set before mounting: changing theme after the first paint restyles every widget.
+        self.theme = wanted
 
     def on_mount(self) -> None:
-        wanted = self._requested_theme or load_user_prefs().get("theme") or DEFAULT_THEME
-        if wanted not in self.available_themes:
-            if self._requested_theme:
-                self.notify(f"unknown theme {wanted!r}; using {DEFAULT_THEME}", severity="warning")
-            wanted = DEFAULT_THEME
-        self.theme = wanted
         for problem in self.theme_problems:
             self.notify(f"theme not loaded: {problem}", severity="warning")
         self.push_screen(self._first_screen())

@@ -23,9 +23,10 @@ class Side:
     kind: Literal["context", "added", "removed", "empty"]
     no: int | None
     text: str
-    spans: tuple[Span, ...] = ()
     line: int = -1
     """Index of the source DiffLine within its hunk (for highlighting)."""
+    partner: int = -1
+    """Index of the paired changed line (for word-level spans), -1 when none."""
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,10 @@ class Row:
     text: str = ""
     old_no: int | None = None
     new_no: int | None = None
-    spans: tuple[Span, ...] = ()
     line: int = -1
     """Index of the DiffLine within its hunk, -1 for headers and notes."""
+    partner: int = -1
+    """Index of the paired changed line (for word-level spans), -1 when none."""
     left: Side | None = None
     right: Side | None = None
 
@@ -85,13 +87,23 @@ def _size(n: int | None) -> str:
     return "absent" if n is None else f"{n:,} bytes"
 
 
-def _line_spans(lines: Sequence[DiffLine]) -> dict[int, tuple[Span, ...]]:
-    spans: dict[int, tuple[Span, ...]] = {}
+def partners(lines: Sequence[DiffLine]) -> dict[int, int]:
+    """Map each paired removed/added line index to its partner's index."""
+    out: dict[int, int] = {}
     for r, a in pair_changes([ln.kind for ln in lines]):
-        found = changed_spans(display_text(lines[r].text), display_text(lines[a].text))
-        if found:
-            spans[r], spans[a] = tuple(found[0]), tuple(found[1])
-    return spans
+        out[r], out[a] = a, r
+    return out
+
+
+def line_spans(lines: Sequence[DiffLine], i: int, partner: int) -> tuple[Span, ...]:
+    """Word-level changed spans of line `i` against its partner (empty when unrelated)."""
+    if partner < 0:
+        return ()
+    a, b = (i, partner) if lines[i].kind == "removed" else (partner, i)
+    found = changed_spans(display_text(lines[a].text), display_text(lines[b].text))
+    if not found:
+        return ()
+    return tuple(found[0] if lines[i].kind == "removed" else found[1])
 
 
 def unified_rows(f: FileDiff) -> list[Row]:
@@ -99,9 +111,9 @@ def unified_rows(f: FileDiff) -> list[Row]:
     rows = [Row("note", None, text=display_text(n)) for n in file_notes(f)]
     for h in f.hunks:
         rows.append(Row("hunk", h.index, text=display_text(_hunk_title(h))))
-        spans = _line_spans(h.lines)
+        pairs = partners(h.lines)
         for i, ln in enumerate(h.lines):
-            rows.append(Row(ln.kind, h.index, display_text(ln.text), ln.old_no, ln.new_no, spans.get(i, ()), i))
+            rows.append(Row(ln.kind, h.index, display_text(ln.text), ln.old_no, ln.new_no, i, pairs.get(i, -1)))
     return rows
 
 
@@ -110,17 +122,17 @@ def split_rows(f: FileDiff) -> list[Row]:
     rows = [Row("note", None, text=display_text(n)) for n in file_notes(f)]
     for h in f.hunks:
         rows.append(Row("hunk", h.index, text=display_text(_hunk_title(h))))
-        spans = _line_spans(h.lines)
+        pairs = partners(h.lines)
         lines = h.lines
         i = 0
         while i < len(lines):
             ln = lines[i]
             if ln.kind == "context":
                 text = display_text(ln.text)
-                side = Side("context", ln.old_no, text, (), i)
+                side = Side("context", ln.old_no, text, i)
                 rows.append(
                     Row("split", h.index, text, ln.old_no, ln.new_no, line=i, left=side,
-                        right=Side("context", ln.new_no, text, (), i))
+                        right=Side("context", ln.new_no, text, i))
                 )
                 i += 1
                 continue
@@ -133,17 +145,17 @@ def split_rows(f: FileDiff) -> list[Row]:
                 added.append(i)
                 i += 1
             for k in range(max(len(removed), len(added))):
-                left = _side(lines, removed[k], "removed", spans) if k < len(removed) else Side("empty", None, "")
-                right = _side(lines, added[k], "added", spans) if k < len(added) else Side("empty", None, "")
+                left = _side(lines, removed[k], "removed", pairs) if k < len(removed) else Side("empty", None, "")
+                right = _side(lines, added[k], "added", pairs) if k < len(added) else Side("empty", None, "")
                 first = removed[k] if k < len(removed) else added[k]
                 rows.append(Row("split", h.index, line=first, left=left, right=right,
                                 old_no=left.no, new_no=right.no))
     return rows
 
 
-def _side(lines: Sequence[DiffLine], i: int, kind: Literal["added", "removed"], spans: dict) -> Side:
+def _side(lines: Sequence[DiffLine], i: int, kind: Literal["added", "removed"], pairs: dict[int, int]) -> Side:
     ln = lines[i]
-    return Side(kind, ln.old_no if kind == "removed" else ln.new_no, display_text(ln.text), spans.get(i, ()), i)
+    return Side(kind, ln.old_no if kind == "removed" else ln.new_no, display_text(ln.text), i, pairs.get(i, -1))
 
 
 def _hunk_title(h: Hunk) -> str:

@@ -62,25 +62,43 @@ def highlight_lines(path: str, texts: list[str], style_name: str) -> list[Text]:
     return out[: len(texts)]
 
 
+BLOCK = 48  # lines lexed together: enough context for most strings, cheap enough per screen
+
+
 class HunkHighlighter:
-    """Highlighted Text for every line of a hunk, keyed by line index."""
+    """Highlighted Text for lines of hunks, lexed a block at a time on demand.
+
+    Each hunk side (old: context+removed, new: context+added) is cut into
+    blocks of BLOCK lines; a block is lexed the first time one of its lines
+    is drawn, so a 10,000-line hunk costs only what is on screen.
+    """
 
     def __init__(self, path: str, style_name: str) -> None:
         self.path = path
         self.style_name = style_name
-        self._cache: dict[int, dict[int, Text]] = {}
+        self._sides: dict[tuple[int, str], list[int]] = {}
+        self._lines: dict[tuple[int, int], Text] = {}
 
     def line(self, hunk: Hunk, i: int) -> Text:
         """The highlighted text of line `i` of `hunk` (a fresh copy)."""
-        if hunk.index not in self._cache:
-            self._cache[hunk.index] = self._highlight(hunk)
-        return self._cache[hunk.index][i].copy()
+        key = (hunk.index, i)
+        if key not in self._lines:
+            self._lex_block(hunk, i)
+        return self._lines[key].copy()
 
-    def _highlight(self, hunk: Hunk) -> dict[int, Text]:
-        result: dict[int, Text] = {}
-        for kinds in (("context", "removed"), ("context", "added")):
-            idx = [i for i, ln in enumerate(hunk.lines) if ln.kind in kinds]
-            texts = [display_text(hunk.lines[i].text) for i in idx]
-            for i, t in zip(idx, highlight_lines(self.path, texts, self.style_name)):
-                result.setdefault(i, t)
-        return result
+    def _side(self, hunk: Hunk, side: str) -> list[int]:
+        k = (hunk.index, side)
+        if k not in self._sides:
+            kinds = ("context", "removed") if side == "old" else ("context", "added")
+            self._sides[k] = [j for j, ln in enumerate(hunk.lines) if ln.kind in kinds]
+        return self._sides[k]
+
+    def _lex_block(self, hunk: Hunk, i: int) -> None:
+        side = "old" if hunk.lines[i].kind == "removed" else "new"
+        idx = self._side(hunk, side)
+        pos = idx.index(i)
+        start = pos - pos % BLOCK
+        block = idx[start : start + BLOCK]
+        texts = [display_text(hunk.lines[j].text) for j in block]
+        for j, t in zip(block, highlight_lines(self.path, texts, self.style_name)):
+            self._lines.setdefault((hunk.index, j), t)

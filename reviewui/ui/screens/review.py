@@ -7,7 +7,7 @@ the cursor). Slow work is started here in workers; see reviewui/ui/workers.
 
 from __future__ import annotations
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -68,6 +68,12 @@ class ReviewScreen(Screen[None]):
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
         self.diff_view.focus()
+        self._preload_diff()
+
+    @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
+    def _preload_diff(self) -> None:
+        """Fetch every patch in one git call after the first paint, so later files open from memory."""
+        self.session.diff.preload()
 
     # --- file selection ------------------------------------------------------
 
@@ -76,21 +82,19 @@ class ReviewScreen(Screen[None]):
         path = event.option.id
         view = self.diff_view
         if path and (view.file is None or view.file.path != path):
-            view.show_file(self.session.diff.file(path), self._pending_hunk)
-        self._pending_hunk = None
-
-    _pending_hunk: int | None = None
+            view.show_file(self.session.diff.file(path))
 
     def show(self, path: str, hunk: int | None = None) -> None:
-        """Show file `path` with the cursor on hunk `hunk`."""
+        """Show file `path` with the cursor on hunk `hunk` (the list follows)."""
         view = self.diff_view
-        if view.file is not None and view.file.path == path:
-            if hunk is not None:
-                view.goto_hunk(hunk)
-            return
-        self._pending_hunk = hunk
-        if not self.file_list.select_path(path):
-            self._pending_hunk = None
+        if view.file is None or view.file.path != path:
+            f = self.session.diff.file(path)
+            if f is None:
+                return
+            view.show_file(f, hunk)
+            self.file_list.select_path(f.path)
+        elif hunk is not None:
+            view.goto_hunk(hunk)
 
     # --- actions -----------------------------------------------------------
 
@@ -120,10 +124,14 @@ class ReviewScreen(Screen[None]):
         self.notify("No more hunks", timeout=2)
 
     def action_next_file(self) -> None:
-        self.file_list.step(1)
+        path = self.file_list.step(1)
+        if path:
+            self.show(path)
 
     def action_prev_file(self) -> None:
-        self.file_list.step(-1)
+        path = self.file_list.step(-1)
+        if path:
+            self.show(path)
 
     def action_toggle_split(self) -> None:
         self.diff_view.split = not self.diff_view.split

@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
-from reviewui.ui.diff_rows import Row, Side, split_rows, unified_rows
+from reviewui.ui.diff_rows import Row, Side, line_spans, split_rows, unified_rows
 from reviewui.ui.highlight import HunkHighlighter
 
 GUTTER = 13  # "12345 12345 +" plus a space
@@ -100,6 +100,7 @@ class DiffView(ScrollView, can_focus=True):
         self._highlighter: HunkHighlighter | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
         self._last_hunk: tuple[str | None, int | None] = (None, None)
+        self._styles: dict[str, Style] = {}
 
     # --- showing a file ----------------------------------------------------
 
@@ -137,10 +138,17 @@ class DiffView(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
 
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
     def _theme_changed(self) -> None:
         if self.file is not None:
             self._highlighter = HunkHighlighter(self.file.path, self._syntax_style())
         self._strips.clear()
+        self._styles.clear()
         self.refresh()
 
     def _syntax_style(self) -> str:
@@ -253,13 +261,22 @@ class DiffView(ScrollView, can_focus=True):
     # --- drawing -------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"diff--{name}")
+        # Component styles only change with the theme or CSS: cache them between draws.
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"diff--{name}")
+        return style
+
+    def notify_style_update(self) -> None:
+        self._styles.clear()
+        self._strips.clear()
+        super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = int(scroll_y) + y
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        width = self._content_width()
+        base = self._base_style()
         if index >= len(self.rows):
             return Strip.blank(width, base)
         key = (index, width, int(scroll_x), self.split)
@@ -267,13 +284,30 @@ class DiffView(ScrollView, can_focus=True):
         if strip is None:
             strip = self._render_row(self.rows[index], width, int(scroll_x))
             self._strips[key] = strip
-        if index == self.cursor:
+        if index == self.cursor and self.has_focus_within:
             cursor = self._style("cursor")
             strip = Strip([Segment(s.text, (s.style or Style()) + cursor) for s in strip], strip.cell_length)
         return strip
 
+    def _content_width(self) -> int:
+        # scrollable_content_region walks styles each call; it only changes with the size
+        key = (self.size, self.show_vertical_scrollbar)
+        if self._width_key != key:
+            self._width_key = key
+            self._width = self.scrollable_content_region.width
+        return self._width
+
+    _width_key: tuple = ()
+    _width: int = 0
+
+    def _base_style(self) -> Style:
+        style = self._styles.get("")
+        if style is None:
+            style = self._styles[""] = self.rich_style
+        return style
+
     def _render_row(self, row: Row, width: int, scroll_x: int) -> Strip:
-        base = self.rich_style
+        base = self._base_style()
         if row.kind == "note":
             text = Text("  " + row.text, style=self._style("note"))
             return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, base).crop(0, width)
@@ -296,10 +330,13 @@ class DiffView(ScrollView, can_focus=True):
         text.truncate(width)
         return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style)
 
-    def _code(self, hunk_index: int | None, line: int, fallback: str, spans: tuple, kind: str) -> Text:
+    def _code(self, hunk_index: int | None, line: int, fallback: str, partner: int, kind: str) -> Text:
         text: Text
+        spans: tuple = ()
         if self.file is not None and self._highlighter is not None and hunk_index is not None and line >= 0:
-            text = self._highlighter.line(self.file.hunks[hunk_index], line)
+            hunk = self.file.hunks[hunk_index]
+            text = self._highlighter.line(hunk, line)
+            spans = line_spans(hunk.lines, line, partner)
         else:
             text = Text(fallback)
         if spans:
@@ -309,31 +346,41 @@ class DiffView(ScrollView, can_focus=True):
         return text
 
     def _render_unified(self, row: Row, width: int, scroll_x: int) -> Strip:
-        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(row.kind, self.rich_style)
-        lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
+        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(row.kind, self._base_style())
         sign = {"added": "+", "removed": "-"}.get(row.kind, " ")
         gutter = f"{_no(row.old_no)} {_no(row.new_no)} {sign} "
-        code = self._code(row.hunk, row.line, row.text, row.spans, row.kind)
-        code_strip = Strip(code.render(self.app.console), code.cell_len)
-        code_width = max(0, width - GUTTER)
-        code_strip = code_strip.crop_extend(scroll_x, scroll_x + code_width, None)
-        segs = [Segment(gutter, lineno)] + [
-            Segment(s.text, bg + s.style if s.style else bg) for s in code_strip
-        ]
-        return Strip(segs).extend_cell_length(width, bg).crop(0, width)
+        code = self._code(row.hunk, row.line, row.text, row.partner, row.kind)
+        return self._assemble(gutter, code, bg, width, scroll_x)
 
     def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
         if side is None or side.kind == "empty":
             return Strip.blank(width, self._style("empty"))
-        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(side.kind, self.rich_style)
-        lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
+        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(side.kind, self._base_style())
         sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
-        gutter = f"{_no(side.no)}{sign}"
-        code = self._code(hunk, side.line, side.text, side.spans, side.kind)
-        code_strip = Strip(code.render(self.app.console), code.cell_len)
-        code_strip = code_strip.crop_extend(scroll_x, scroll_x + max(0, width - len(gutter)), None)
-        segs = [Segment(gutter, lineno)] + [Segment(s.text, bg + s.style if s.style else bg) for s in code_strip]
-        return Strip(segs).extend_cell_length(width, bg).crop(0, width)
+        code = self._code(hunk, side.line, side.text, side.partner, side.kind)
+        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x)
+
+    def _assemble(self, gutter: str, code: Text, bg: Style, width: int, scroll_x: int) -> Strip:
+        """One Strip: gutter, then the code scrolled by `scroll_x`, padded to `width`.
+
+        Built as a single segment list: a Strip per step would cost more than
+        the highlighting itself on a screenful of rows.
+        """
+        lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
+        room = max(0, width - len(gutter))
+        if scroll_x or code.cell_len > room:
+            code = code[scroll_x:] if scroll_x < len(code) else Text()
+            code.truncate(room)
+        segments = [Segment(gutter[:width], lineno)]
+        used = min(len(gutter), width)
+        for seg in code.render(self.app.console):
+            if not seg.text:
+                continue
+            segments.append(Segment(seg.text, bg + seg.style if seg.style else bg))
+            used += seg.cell_length
+        if used < width:
+            segments.append(Segment(" " * (width - used), bg))
+        return Strip(segments, width)
 
 
 def _no(n: int | None) -> str:

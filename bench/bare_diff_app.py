@@ -1,0 +1,27 @@
+"""The floor for "open a diff": a bare Textual app that runs `git diff` and shows its first screen."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+
+class BareDiff(App[None]):
+    def __init__(self, repo: str, rev_range: str) -> None:
+        super().__init__()
+        self.repo = repo
+        self.rev_range = rev_range
+
+    def compose(self) -> ComposeResult:
+        out = subprocess.run(
+            ["git", "diff", self.rev_range], cwd=self.repo, capture_output=True, check=True
+        ).stdout.decode("utf-8", "replace")
+        # Only the first screenful is ever drawn; a bare viewer needs no more.
+        yield Static("\n".join(out.splitlines()[:60]), markup=False)
+
+
+if __name__ == "__main__":
+    BareDiff(sys.argv[1], sys.argv[2]).run()

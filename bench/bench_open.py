@@ -1,0 +1,83 @@
+"""Open a 400-file / 40k-line branch to the first rendered screen, headless; and the next-hunk key.
+
+Compares reviewui with a bare Textual app that runs `git diff` and shows
+its first screen (bench/bare_diff_app.py). Prints medians and the ratio.
+Targets: first screen <= 0.5 s and <= 1.5x the floor; next-hunk <= 16 ms median.
+Run: python bench/bench_open.py [--reps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bare_diff_app import BareDiff  # noqa: E402
+from bench.genrepo import big_branch  # noqa: E402
+
+SIZE = (160, 48)
+
+
+async def open_reviewui(repo: Path) -> tuple[float, list[float]]:
+    from reviewui.core.session import ReviewSession
+    from reviewui.ui.app import make_app
+
+    t0 = time.perf_counter()
+    session = ReviewSession.open(repo, "agent/big")
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first = time.perf_counter() - t0
+        keys: list[float] = []
+        screen = app.screen
+        view = screen.diff_view
+        await pilot.pause()
+        for _ in range(40):
+            # The key's own cost: the action plus drawing every visible row of the new position
+            # (pilot.press adds fixed idle waits of its own, so it is not timed here).
+            k0 = time.perf_counter()
+            screen.action_next_hunk()
+            for y in range(view.size.height):
+                view.render_line(y)
+            keys.append(time.perf_counter() - k0)
+            await pilot.pause()
+    return first, keys
+
+
+async def open_bare(repo: Path) -> float:
+    t0 = time.perf_counter()
+    app = BareDiff(str(repo), "main..agent/big")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        repo = big_branch(Path(d) / "big")
+        ours: list[float] = []
+        bare: list[float] = []
+        keys: list[float] = []
+        for _ in range(args.reps):
+            bare.append(asyncio.run(open_bare(repo)))
+            first, k = asyncio.run(open_reviewui(repo))
+            ours.append(first)
+            keys.extend(k)
+        mo, mb = statistics.median(ours), statistics.median(bare)
+        mk = statistics.median(keys) * 1000
+        print(f"open 400 files/40k lines: reviewui {mo:.3f}s  bare textual+git diff {mb:.3f}s  ratio {mo / mb:.2f}x"
+              f"  (target <= 0.5 s and <= 1.5x: {'met' if mo <= 0.5 and mo / mb <= 1.5 else 'NOT met'})")
+        print(f"next-hunk key (action + draw visible rows): median {mk:.1f} ms  (target <= 16 ms: {'met' if mk <= 16 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
