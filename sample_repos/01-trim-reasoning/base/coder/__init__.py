@@ -1,0 +1,1 @@
+"""A small agentic coder loop."""

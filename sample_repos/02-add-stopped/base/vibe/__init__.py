@@ -1,0 +1,1 @@
+"""A coding-agent harness."""

@@ -1,0 +1,1 @@
+"""Export ledger entries as CSV."""
