@@ -6,6 +6,118 @@ the core, prints text or JSON, and returns the exit code.
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+import sys
+from typing import Any, Callable
+
+from reviewui.cli import _session, emit
+from reviewui.core.errors import ReviewError
+from reviewui.core.session import ReviewSession
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {}
+
+
+def handler(name: str) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
+    """Register a function as the handler of subcommand `name`."""
+
+    def register(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        HANDLERS[name] = fn
+        return fn
+
+    return register
+
+
+def out(text: str) -> None:
+    """Print text, ending with one newline."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+# --- verdicts -----------------------------------------------------------------
+
+
+def verdict_evidence(session: ReviewSession, bite_report: Any = None) -> dict[str, Any]:
+    """What a verdict carries: bites, kept probes, comments and findings (Review.new keywords)."""
+    from reviewui.core.notes import BiteRecord, FindingRecord
+    from reviewui.core.state import ReviewState
+
+    state = ReviewState.load(session.target.repo_dir, session.target.branch)
+    bites = ()
+    if bite_report is not None:
+        bites = tuple(
+            BiteRecord(r.file, r.header, r.verdict, tuple(r.failing_tests)) for r in bite_report.results
+        )
+    findings = tuple(FindingRecord(f.kind, f.message) for f in session.findings(bite_report))
+    return {
+        "bites": bites,
+        "probes": tuple(state.probe_records()),
+        "comments": tuple(state.comment_records()),
+        "findings": findings,
+    }
+
+
+@handler("verdict")
+def cmd_verdict(args: argparse.Namespace) -> int:
+    """Record approve/reject on the branch head in git notes."""
+    from reviewui.core.notes import VERDICTS, Review, record_review
+
+    words = list(args.words)
+    if len(words) > 2 or words[-1] not in VERDICTS:
+        raise ReviewError("usage: reviewui verdict [BRANCH] approve|reject [--reason TEXT]")
+    verdict = words[-1]
+    args.branch = words[0] if len(words) == 2 else None
+    session = _session(args)
+    report = _run_bite(session) if args.with_bites else None
+    t = session.target
+    review = Review.new(
+        verdict, args.reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
+        **verdict_evidence(session, report),
+    )
+    record_review(t.repo_dir, review, session.settings.notes_ref)
+    out(f"recorded {verdict} on {t.branch} @ {t.head[:7]} ({review.id})")
+    return 0
+
+
+@handler("log")
+def cmd_log(args: argparse.Namespace) -> int:
+    """List the verdicts recorded for the branch, with whether each still applies."""
+    from reviewui.core.notes import log_json, render_log_text
+
+    session = _session(args)
+    t = session.target
+    ref = session.settings.notes_ref
+    if args.format == "json":
+        emit(log_json(t.repo_dir, t.branch, t.base, t.head, ref))
+    else:
+        out(render_log_text(t.repo_dir, t.branch, t.base, t.head, ref))
+    return 0
+
+
+@handler("notes")
+def cmd_notes(args: argparse.Namespace) -> int:
+    """Pull (fetch and merge by review id) or push the verdict notes."""
+    from pathlib import Path
+
+    from reviewui.core.config import Settings
+    from reviewui.core.git import open_repo
+    from reviewui.core.notes_sync import pull_notes, push_notes
+
+    repo = open_repo(args.repo or Path.cwd())
+    root = Path(repo.working_tree_dir or ".")
+    ref = Settings.from_repo(root).notes_ref
+    if args.action == "pull":
+        added = pull_notes(root, args.remote, ref)
+        out(f"pulled {added} review{'s' if added != 1 else ''} from {args.remote}")
+    else:
+        push_notes(root, args.remote, ref)
+        out(f"pushed {ref} to {args.remote}")
+    return 0
+
+
+def _run_bite(session: ReviewSession) -> Any:
+    from reviewui.core.bite import run_bite
+
+    r = session.run
+    session.diff.preload()
+    return run_bite(
+        session.target, session.diff, session.settings,
+        all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
+    )

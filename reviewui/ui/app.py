@@ -16,6 +16,7 @@ from textual.screen import Screen
 from reviewui.core.config import load_user_prefs, save_user_pref
 from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
+from reviewui.ui.bindings import key_actions
 from reviewui.ui.screens.help import binding_rows
 from reviewui.ui.themes import load_themes
 
@@ -66,16 +67,14 @@ class ReviewApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for node in (screen, *screen.query("*")):
-            for binding in getattr(node, "BINDINGS", []):
-                if isinstance(binding, Binding) and binding.description and binding.action not in ("quit",):
-                    action = binding.action
-                    target = node
-                    yield SystemCommand(
-                        binding.description,
-                        binding.tooltip or binding.description,
-                        lambda a=action, n=target: self.call_later(n.run_action, a),
-                    )
+        for k in key_actions(screen):
+            if k.action == "quit":
+                continue  # Textual's own system commands already offer quitting
+            yield SystemCommand(
+                f"{k.description} ({k.keys})",
+                k.help,
+                lambda a=k.action, n=k.node: self.call_later(n.run_action, a),
+            )
 
     def key_rows(self) -> list[tuple[str, str]]:
         """(key, description) of every binding on the current screen (for tests and help)."""

@@ -9,27 +9,12 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from reviewui.ui.bindings import key_actions
+
 
 def binding_rows(screen: Screen) -> list[tuple[str, str]]:
-    """(key, description) for every binding reachable on `screen`, deduplicated."""
-    seen: set[str] = set()
-    rows: list[tuple[str, str]] = []
-    nodes = [screen.app, screen, *screen.query("*")]
-    for node in nodes:
-        if not type(node).__module__.startswith("reviewui."):
-            continue  # Textual's own widgets' keys (scrolling, selecting) are not ours to list
-        for binding in getattr(node, "BINDINGS", []):
-            if not isinstance(binding, Binding):
-                continue
-            if binding.action in seen or not binding.description:
-                continue
-            seen.add(binding.action)
-            keys = binding.key_display or ", ".join(
-                screen.app.get_key_display(Binding(k.strip(), "")) for k in binding.key.split(",")
-            )
-            keys = keys.replace("question_mark", "?")
-            rows.append((keys, binding.tooltip or binding.description))
-    return rows
+    """(key, what it does) for every binding reachable on `screen`."""
+    return [(k.keys, k.help) for k in key_actions(screen)]
 
 
 class HelpScreen(ModalScreen[None]):

@@ -7,20 +7,30 @@ the cursor). Slow work is started here in workers; see reviewui/ui/workers.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
+from textual.content import Content
 from textual.widgets import Footer, OptionList, Static
 
 from reviewui.core.session import ReviewSession
-from reviewui.ui.widgets.diff_view import DiffView
+from reviewui.ui.messages import DiffLoaded
+from reviewui.ui.screens.review_verdicts import VerdictActions
+from reviewui.ui.widgets.diff_view import Badge, DiffView
 from reviewui.ui.widgets.file_list import FileList
 from reviewui.ui.widgets.review_header import ReviewHeader
 
 
-class ReviewScreen(Screen[None]):
+BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
+             "timeout": "warn", "error": "bad", "skipped": "info"}
+BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
+              "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
+
+
+class ReviewScreen(VerdictActions):
     """The main review screen."""
 
     CSS_PATH = "review.tcss"
@@ -38,6 +48,9 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.initial_file = initial_file
+        self.findings: list[Any] = []
+        self.bites: dict[tuple[str, int], Any] = {}
+        self.diff_loaded = False
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(self.session, id="header")
@@ -68,12 +81,91 @@ class ReviewScreen(Screen[None]):
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
         self.diff_view.focus()
+        self.load_state()
+        self.evidence_changed(None)
+        self.show_last_verdict()
         self._preload_diff()
 
     @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
     def _preload_diff(self) -> None:
-        """Fetch every patch in one git call after the first paint, so later files open from memory."""
+        """After the first paint: fetch every patch in one git call and parse every file."""
         self.session.diff.preload()
+        for f in self.session.diff.files:
+            f.hunks  # noqa: B018 - parse now, off the UI thread
+        self.post_message(DiffLoaded())
+
+    @on(DiffLoaded)
+    def _diff_loaded(self) -> None:
+        self.diff_loaded = True
+        self.state.drop_stale(self.all_hunks())
+        self.refresh_progress()
+        for f in self.session.diff.files:
+            self.evidence_changed(f.path)
+
+    # --- evidence shown on hunks and files -----------------------------------
+
+    def bite_results(self) -> list[Any]:
+        """Bite verdicts so far, in diff order."""
+        return list(self.bites.values())
+
+    def current_findings(self) -> list[Any]:
+        """The findings computed so far."""
+        return self.findings
+
+    def hunk_badges(self, path: str) -> dict[int, list[Badge]]:
+        """Badges for each hunk of file `path`: bite verdict, reviewed, findings, comments."""
+        f = self.session.diff.file(path)
+        if f is None:
+            return {}
+        badges: dict[int, list[Badge]] = {}
+        comments = self.state.comments(f.path)
+        for h in f.hunks:
+            row: list[Badge] = []
+            result = self.bites.get((f.path, h.index))
+            if result is not None:
+                row.append(Badge(result.verdict, BITE_TONE.get(result.verdict, "info")))
+            if self.is_reviewed(h):
+                row.append(Badge("✓ reviewed", "good"))
+            found = [x for x in self.findings if x.file == f.path and x.line and h.new_start <= x.line < h.new_start + max(h.new_len, 1)]
+            if found:
+                worst = "bad" if any(x.severity == "error" for x in found) else "warn"
+                row.append(Badge(f"{len(found)} finding{'s' if len(found) > 1 else ''}", worst))
+            n = sum(1 for c in comments if c.header == h.header)
+            if n:
+                row.append(Badge(f"{n} comment{'s' if n > 1 else ''}", "info"))
+            badges[h.index] = row
+        return badges
+
+    def evidence_changed(self, path: str | None) -> None:
+        """Redraw what is known about file `path` (None: the file shown) on the list and the diff."""
+        view = self.diff_view
+        path = path or (view.file.path if view.file else None)
+        if path is None:
+            return
+        if view.file is not None and view.file.path == path:
+            view.set_badges(self.hunk_badges(path))
+        self.file_list.set_summary(path, self.file_summary(path))
+
+    def file_summary(self, path: str) -> Content | None:
+        """A short line of evidence for the file list."""
+        f = self.session.diff.file(path)
+        if f is None:
+            return None
+        parts: list[str | tuple[str, str]] = []
+        verdicts = [r.verdict for (p, _), r in self.bites.items() if p == path]
+        for verdict in ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped"):
+            n = verdicts.count(verdict)
+            if n:
+                parts.append((f"{n} {verdict} ", BITE_STYLE.get(verdict, "$text-muted")))
+        found = [x for x in self.findings if x.file == path]
+        if found:
+            tone = "$error" if any(x.severity == "error" for x in found) else "$warning"
+            parts.append((f"⚑{len(found)} ", tone))
+        if self.diff_loaded and f.hunks:
+            done = sum(1 for h in f.hunks if self.is_reviewed(h))
+            if done:
+                parts.append((f"✓{done}/{len(f.hunks)}", "$success"))
+        return Content.assemble(*parts) if parts else None
 
     # --- file selection ------------------------------------------------------
 
@@ -83,6 +175,7 @@ class ReviewScreen(Screen[None]):
         view = self.diff_view
         if path and (view.file is None or view.file.path != path):
             view.show_file(self.session.diff.file(path))
+            view.set_badges(self.hunk_badges(path))
 
     def show(self, path: str, hunk: int | None = None) -> None:
         """Show file `path` with the cursor on hunk `hunk` (the list follows)."""
@@ -92,6 +185,7 @@ class ReviewScreen(Screen[None]):
             if f is None:
                 return
             view.show_file(f, hunk)
+            view.set_badges(self.hunk_badges(f.path))
             self.file_list.select_path(f.path)
         elif hunk is not None:
             view.goto_hunk(hunk)
@@ -143,6 +237,4 @@ class ReviewScreen(Screen[None]):
 
     def set_status(self, text: str) -> None:
         """Show a line in the status bar (progress of long work, results)."""
-        from textual.content import Content
-
         self.query_one("#status", Static).update(Content(text))

@@ -1,0 +1,44 @@
+"""TextPromptModal: one line of text from the reviewer (a hunk comment, say)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+
+class TextPromptModal(ModalScreen[str | None]):
+    """Ask for one line; enter returns it, escape returns None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    DEFAULT_CSS = """
+    TextPromptModal { align: center middle; }
+    TextPromptModal > Vertical {
+        width: 90; max-width: 95%; height: auto; padding: 1 2;
+        background: $panel; border: round $accent;
+    }
+    TextPromptModal #prompt-title { text-style: bold; margin-bottom: 1; }
+    """
+
+    def __init__(self, title: str, placeholder: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content(self.title_text), id="prompt-title")
+            yield Input(placeholder=self.placeholder, id="prompt-input")
+
+    @on(Input.Submitted, "#prompt-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        self.dismiss(text or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,65 @@
+"""User errors: one line on stderr, exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.clirun import run_cli
+from tests.gitrepo import RepoBuilder, make_repo
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, cwd=cwd)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    make_repo(tmp_path / "r", {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    return tmp_path / "r"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("nope",), "reviewui: unknown branch: nope"),
+        (("agent/work", "--base", "nope"), "reviewui: unknown base: nope"),
+        (("agent/work", "--file", "missing.py"), "reviewui: not a changed file: missing.py"),
+        (("check", "agent/work", "--jobs", "0"), "reviewui: argument --jobs: must be at least 1: 0"),
+        (("open", "agent/work", "--transcript", "missing.jsonl"), "reviewui: no such transcript: missing.jsonl"),
+    ],
+)
+def test_user_errors_are_one_line(repo: Path, args: tuple[str, ...], message: str) -> None:
+    proc = run(*args, cwd=repo)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == message
+    assert "Traceback" not in proc.stderr
+
+
+def test_not_a_repo(tmp_path: Path) -> None:
+    proc = run(cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"reviewui: not a git repository: {tmp_path}"
+
+
+def test_bare_repo(tmp_path: Path, repo: Path) -> None:
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(tmp_path / "b.git")], check=True)
+    proc = run("--repo", str(tmp_path / "b.git"), cwd=tmp_path)
+    assert proc.returncode == 2 and "bare repository" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_empty_repo(tmp_path: Path) -> None:
+    RepoBuilder(tmp_path / "e")
+    proc = run(cwd=tmp_path / "e")
+    assert proc.returncode == 2 and proc.stderr.strip() == f"reviewui: repository has no commits yet: {tmp_path / 'e'}"
+
+
+def test_bad_config_is_one_line(repo: Path) -> None:
+    (repo / ".reviewui.toml").write_text("test-command = [\n")
+    proc = run("agent/work", "--file", "a.py", cwd=repo)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("reviewui: config: .reviewui.toml is not valid TOML")
+    assert len(proc.stderr.strip().splitlines()) == 1

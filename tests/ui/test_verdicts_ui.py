@@ -1,0 +1,91 @@
+"""Marks, comments and verdicts from the keyboard; the note read back with plain git."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+
+from reviewui.core.session import ReviewSession
+from reviewui.ui.app import make_app
+from reviewui.ui.screens.review import ReviewScreen
+from reviewui.ui.screens.verdict import VerdictModal
+from reviewui.ui.widgets.review_header import ReviewHeader
+
+SIZE = (140, 40)
+
+
+def note(session: ReviewSession) -> dict:
+    t = session.target
+    text = subprocess.run(
+        ["git", "notes", "--ref=reviewui", "show", t.head], cwd=t.repo_dir, capture_output=True, text=True, check=True
+    ).stdout
+    return tomllib.loads(text)
+
+
+async def test_reject_with_reason_is_written_to_notes(awkward_session: ReviewSession) -> None:
+    before = subprocess.run(["git", "status", "--porcelain"], cwd=awkward_session.target.repo_dir,
+                            capture_output=True, text=True).stdout
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        await pilot.press("enter")  # empty reason: refused for a reject
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        await pilot.press(*"fixture dodges the bug")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        assert app.screen.query_one(ReviewHeader).verdict.startswith("rejected by Test Reviewer")
+    reviews = note(awkward_session)["review"]
+    assert [(r["verdict"], r["reason"]) for r in reviews] == [("reject", "fixture dodges the bug")]
+    assert reviews[0]["head"] == awkward_session.target.head
+    after = subprocess.run(["git", "status", "--porcelain"], cwd=awkward_session.target.repo_dir,
+                           capture_output=True, text=True).stdout
+    assert after == before
+
+
+async def test_escape_cancels_the_verdict(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+    proc = subprocess.run(["git", "notes", "--ref=reviewui", "list"], cwd=awkward_session.target.repo_dir,
+                          capture_output=True, text=True)
+    assert proc.stdout.strip() == ""
+
+
+async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session, initial_file="pkg/calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        header = screen.query_one(ReviewHeader)
+        total = header.progress[1]
+        assert total > 1 and header.progress[0] == 0
+        await pilot.press("space")
+        await pilot.pause()
+        assert header.progress == (1, total)
+        assert [b.text for b in screen.diff_view.badges[0]] == ["✓ reviewed"]
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press(*"why None?", "enter")
+        await pilot.pause()
+        await pilot.press("a", "enter")
+        await pilot.pause()
+    review = note(awkward_session)["review"][0]
+    assert review["verdict"] == "approve"
+    assert [(c["file"], c["text"]) for c in review["comment"]] == [("pkg/calc.py", "why None?")]
+
+    # marks persist across restarts
+    app2 = make_app(ReviewSession.open(awkward_session.target.repo_dir, "agent/work"), initial_file="pkg/calc.py")
+    async with app2.run_test(size=SIZE) as pilot:
+        await app2.workers.wait_for_complete()
+        await pilot.pause()
+        assert app2.screen.query_one(ReviewHeader).progress == (1, total)
