@@ -1,0 +1,322 @@
+"""Coverage-guided selection: which selected tests execute which changed lines.
+
+The baseline of a `<python> -m pytest` command is run as
+`<python> -m coverage run --rcfile=<generated> -m pytest ...`, measuring only
+the changed Python files. A tiny pytest plugin (put on PYTHONPATH, loaded via
+PYTEST_PLUGINS, never written into the scratch) switches coverage's dynamic
+context to `<node id>|setup`, `|call` and `|teardown` around every test, so
+the data says exactly which test ran which line. Lines run outside any test
+(imports at collection time: module constants, `def` lines) carry the empty
+context and count as executed by every selected test.
+
+A hunk is then:
+- `uncovered` when no executable changed line (or, for removed lines, no
+  statement next to the removal point) was executed at all;
+- run against only the tests whose *call* phase executed it;
+- run against every selected test when fixture setup/teardown, import time
+  or a subprocess executed it (a shared fixture can feed many tests).
+
+Evidence is never invented: when the reviewer's `python` lacks coverage,
+when the plugin did not see every test run in-process (pytest-xdist), or
+when the data cannot be read, no map is made and every hunk runs all
+selected tests. Non-Python files always run all selected tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Sequence
+
+from reviewui.core.diff import DiffLine, Hunk
+
+PLUGIN_MODULE = "reviewui_covctx"
+
+PLUGIN_SOURCE = '''"""reviewui: label coverage data with the pytest node id and phase of each test."""
+import os
+import pytest
+
+_seen = []
+
+
+def _switch(label):
+    import coverage
+    cov = coverage.Coverage.current()
+    if cov is not None:
+        cov.switch_context(label)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    _seen.append(item.nodeid)
+    _switch(item.nodeid + "|setup")
+    yield
+    _switch("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    _switch(item.nodeid + "|call")
+    yield
+    _switch("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    _switch(item.nodeid + "|teardown")
+    yield
+    _switch("")
+
+
+def pytest_sessionfinish(session):
+    path = os.environ.get("REVIEWUI_COV_SEEN")
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\\n".join(_seen))
+'''
+
+
+@dataclass(frozen=True)
+class CoverageSupport:
+    """What the reviewer's Python offers for coverage."""
+
+    version: str
+    """coverage.py version found there."""
+    core: str
+    """`ctrace` when the C tracer imports, else `pytrace` (both support contexts)."""
+
+    @property
+    def has_subprocess_patch(self) -> bool:
+        """True when `[run] patch = subprocess` exists (coverage 7.10+)."""
+        try:
+            major, minor = (int(x) for x in self.version.split(".")[:2])
+        except ValueError:
+            return False
+        return (major, minor) >= (7, 10)
+
+
+@functools.lru_cache(maxsize=16)
+def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
+    """Return coverage support of the `python` found on `path_env`, or None when absent."""
+    exe = shutil.which(python, path=path_env)
+    if exe is None:
+        return None
+    code = (
+        "import coverage\n"
+        "try:\n from coverage.tracer import CTracer; core='ctrace'\n"
+        "except Exception:\n core='pytrace'\n"
+        "print(coverage.__version__, core)\n"
+    )
+    try:
+        proc = subprocess.run(
+            [exe, "-c", code], capture_output=True, timeout=60, env={**os.environ, "PATH": path_env}
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    parts = proc.stdout.decode("utf-8", "replace").split()
+    if proc.returncode != 0 or len(parts) != 2:
+        return None
+    return CoverageSupport(version=parts[0], core=parts[1])
+
+
+def coverage_argv(argv: Sequence[str], rcfile: Path) -> list[str] | None:
+    """Turn `<python> -m pytest ARGS` into `<python> -m coverage run ... -m pytest ARGS`.
+
+    Returns None for any other shape of command (no coverage guidance then).
+    """
+    if len(argv) < 3 or list(argv[1:3]) != ["-m", "pytest"]:
+        return None
+    if not os.path.basename(argv[0]).startswith("python"):
+        return None
+    return [argv[0], "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest", *argv[3:]]
+
+
+def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport) -> dict[str, str]:
+    """Write the rcfile and plugin into `work`; return the extra environment for the run."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
+    include = "\n".join(f"    {scratch / f}" for f in files)
+    lines = [
+        "[run]",
+        f"data_file = {work / '.coverage'}",
+        "parallel = true",
+        f"core = {support.core}",
+        "disable_warnings = no-data-collected, module-not-imported, couldnt-parse, no-ctracer",
+        "include =",
+        include,
+    ]
+    if support.has_subprocess_patch:
+        lines.append("patch = subprocess")
+    (work / "rcfile").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p]
+    pythonpath = [str(work), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    return {
+        "PYTEST_PLUGINS": ",".join([*plugins, PLUGIN_MODULE]),
+        "PYTHONPATH": os.pathsep.join(pythonpath),
+        "REVIEWUI_COV_SEEN": str(work / "seen.txt"),
+        "COVERAGE_CORE": support.core,
+    }
+
+
+Choice = Literal["uncovered", "tests", "all"]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which tests a hunk's revert has to run."""
+
+    choice: Choice
+    """`uncovered` (run nothing), `tests` (only `tests`) or `all` (every selected test)."""
+    tests: tuple[str, ...] = ()
+    """Node ids whose call phase executed the hunk (when `choice` is `tests`)."""
+    reason: str = ""
+    """Why, in a few words (shown with `uncovered`)."""
+
+
+class CoverageMap:
+    """Per file, per line: the contexts (test phases) that executed it."""
+
+    def __init__(self, lines: dict[str, dict[int, frozenset[str]]], seen: frozenset[str]) -> None:
+        self.lines = lines
+        """Repo-relative path -> line -> contexts (`""` means outside any test)."""
+        self.seen = seen
+        """Node ids the plugin saw run in-process."""
+
+    def select(self, hunk: Hunk, head_text: str | None) -> Selection:
+        """Decide which tests must run for `hunk` (see the module docstring)."""
+        if not hunk.file.endswith(".py") or head_text is None:
+            return Selection("all", reason="not a Python file")
+        spans = statement_spans(head_text)
+        if spans is None:
+            return Selection("all", reason="file does not parse")
+        executed = self.lines.get(hunk.file, {})
+        targets = _target_spans(hunk, spans)
+        if not targets:
+            return Selection("uncovered", reason="the hunk changes no executable line")
+        contexts: set[str] = set()
+        for lo, hi in targets:
+            for n in range(lo, hi + 1):
+                contexts |= executed.get(n, frozenset())
+        if not contexts:
+            return Selection("uncovered", reason="no selected test executes the changed lines")
+        tests: set[str] = set()
+        for ctx in contexts:
+            node, _, phase = ctx.rpartition("|")
+            if phase != "call" or not node:
+                return Selection("all", reason="executed outside a test body (import, fixture or subprocess)")
+            tests.add(node)
+        return Selection("tests", tuple(sorted(tests)))
+
+
+def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence[str]) -> CoverageMap | None:
+    """Read the baseline's coverage data; None when it is missing or cannot be trusted.
+
+    `expected` are the node ids JUnit says ran: if the plugin did not see
+    every one of them in-process (pytest-xdist, a plugin that reruns in a
+    subprocess), the data is incomplete and no map is returned.
+    """
+    try:
+        seen = frozenset(l for l in (work / "seen.txt").read_text(encoding="utf-8").splitlines() if l)
+    except OSError:
+        return None
+    if not set(expected) <= seen:
+        return None
+    try:
+        from coverage import CoverageData
+    except ImportError:  # pragma: no cover - coverage is a dependency of reviewui
+        return None
+    by_abs = {str((scratch / f).resolve()): f for f in files}
+    lines: dict[str, dict[int, frozenset[str]]] = {}
+    try:
+        for data_file in sorted(work.glob(".coverage*")):
+            data = CoverageData(basename=str(data_file))
+            data.read()
+            for measured in data.measured_files():
+                rel = by_abs.get(str(Path(measured).resolve()))
+                if rel is None:
+                    continue
+                dest = lines.setdefault(rel, {})
+                for n, ctxs in data.contexts_by_lineno(measured).items():
+                    dest[n] = dest.get(n, frozenset()) | frozenset(ctxs)
+    except Exception:  # a corrupt or foreign-version data file: no guidance rather than wrong guidance
+        return None
+    return CoverageMap(lines, seen)
+
+
+def statement_spans(source: str) -> list[tuple[int, int]] | None:
+    """Line spans of every statement (compound statements: their header only); None on SyntaxError."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    spans: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.stmt, ast.excepthandler)):
+            continue
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.AST):
+            end = max(start, body[0].lineno - 1)
+        else:
+            end = node.end_lineno or node.lineno
+        spans.append((start, end))
+    return spans
+
+
+def _innermost(line: int, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    best: tuple[int, int] | None = None
+    for lo, hi in spans:
+        if lo <= line <= hi and (best is None or hi - lo < best[1] - best[0]):
+            best = (lo, hi)
+    return best
+
+
+def _nearest(line: int, spans: list[tuple[int, int]], step: int, limit: int) -> tuple[int, int] | None:
+    n = line
+    while 1 <= n <= limit:
+        found = _innermost(n, spans)
+        if found:
+            return found
+        n += step
+    return None
+
+
+def _target_spans(hunk: Hunk, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Statement spans whose execution stands for the hunk's changed lines.
+
+    Each run of changed lines is represented by its executable added lines;
+    a run with none (a pure removal, or code replaced by comments) by the
+    statements just before and after the removal point.
+    """
+    limit = max((hi for _, hi in spans), default=0)
+    out: list[tuple[int, int]] = []
+    last_new = hunk.new_start - 1 if hunk.new_len else hunk.new_start
+    block: list[DiffLine] = []
+    before = last_new
+
+    def close() -> None:
+        if not block:
+            return
+        found = [s for s in (_innermost(ln.new_no, spans) for ln in block if ln.new_no is not None) if s]
+        if not found and any(ln.kind == "removed" for ln in block):
+            around = (_nearest(before, spans, -1, limit), _nearest(before + 1, spans, 1, limit))
+            found = [s for s in around if s]
+        out.extend(found)
+        block.clear()
+
+    for ln in hunk.lines:
+        if ln.kind == "context":
+            close()
+        else:
+            if not block:
+                before = last_new
+            block.append(ln)
+        if ln.new_no is not None:
+            last_new = ln.new_no
+    close()
+    return out

@@ -1,0 +1,272 @@
+"""Run a test command on untrusted code: scrubbed env, own process group, time limit, capped output.
+
+`run_tests(cwd, command, test_paths, timeout)` is the one entry point. For a
+pytest command (the command contains "pytest") it appends
+`--junitxml=<tmp> -p no:cacheprovider -o junit_family=xunit1 -q` and the
+test paths, and reads per-test outcomes from the JUnit report; any other
+command is run as given and only its exit code is read (the test paths are
+offered to it in the REVIEWUI_TEST_PATHS environment variable, one per line).
+
+Safety, because agent-written tests may hang, flood, leak or fork:
+- the environment comes from `sandbox_env.scrubbed_env` (no secrets, HOME in
+  a temp dir that is removed afterwards, PYTHONDONTWRITEBYTECODE=1);
+- the command runs in its own session/process group, which is killed whole
+  with SIGKILL on timeout or when `cancel` is set, and also after a normal
+  exit (so forked grandchildren do not outlive the run);
+- output (stdout and stderr merged) is read incrementally and only the first
+  and last `OUTPUT_CAP` bytes are kept;
+- where `unshare -rn` works the command runs without network.
+
+Example (a probe test in a scratch worktree)::
+
+    with WorktreePool(repo, 1) as pool, pool.acquire() as s:
+        s.checkout(head)
+        s.add_file("tests/test_probe.py", PROBE)
+        res = run_tests(s.path, "python -m pytest", ["tests/test_probe.py"], timeout=30)
+        [(t.id, t.outcome, t.message) for t in res.tests]
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from reviewui.core.errors import ReviewError
+from reviewui.core.junit import JUnitError, TestOutcome, parse_junit
+from reviewui.core.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
+
+OUTPUT_CAP = 64 * 1024
+"""Bytes of output kept from the start and from the end of a run."""
+
+PYTEST_EXTRA = ("-p", "no:cacheprovider", "-o", "junit_family=xunit1", "-o", "junit_logging=no", "-q")
+"""Arguments added to every pytest run (plus --junitxml and --rootdir)."""
+
+_POLL = 0.05
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run of the test command did."""
+
+    command: tuple[str, ...]
+    """The argv actually executed (after the network prefix)."""
+    returncode: int | None
+    """Exit code; None when the run was killed (timeout or cancel)."""
+    seconds: float
+    """Wall-clock duration."""
+    timed_out: bool = False
+    """True when the run exceeded its time limit and was killed."""
+    cancelled: bool = False
+    """True when the cancel flag stopped the run."""
+    output: str = ""
+    """Head and tail of stdout+stderr, decoded with replacement."""
+    output_bytes: int = 0
+    """Total bytes the command wrote (most of it may have been dropped)."""
+    pytest: bool = False
+    """True when the command was treated as pytest (JUnit outcomes available)."""
+    tests: tuple[TestOutcome, ...] = ()
+    """Per-test outcomes from JUnit (pytest only)."""
+    junit_error: str | None = None
+    """Why no JUnit outcomes could be read (pytest only), else None."""
+    extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    """Free-form facts for callers (unused by the runner itself)."""
+
+    @property
+    def failing(self) -> tuple[TestOutcome, ...]:
+        """Tests that failed or errored (collection errors included)."""
+        return tuple(t for t in self.tests if t.outcome in ("failed", "error"))
+
+    @property
+    def killed(self) -> bool:
+        """True when the run did not finish on its own."""
+        return self.timed_out or self.cancelled
+
+
+def is_pytest_command(command: str | Sequence[str]) -> bool:
+    """True when the command runs pytest (so JUnit results can be asked for)."""
+    text = command if isinstance(command, str) else " ".join(command)
+    return "pytest" in text
+
+
+def split_command(command: str) -> list[str]:
+    """Split a command line like a POSIX shell would (no expansion). Raises ReviewError."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise ReviewError(f"cannot parse test command {command!r}: {e}") from e
+    if not argv:
+        raise ReviewError("the test command is empty")
+    return argv
+
+
+def run_tests(
+    cwd: str | Path,
+    command: str | Sequence[str],
+    test_paths: Sequence[str] = (),
+    timeout: float | None = 300.0,
+    *,
+    env_allow: Sequence[str] = (),
+    extra_env: Mapping[str, str] | None = None,
+    cancel: threading.Event | None = None,
+    network: bool = False,
+    output_cap: int = OUTPUT_CAP,
+    argv_prefix: Sequence[str] = (),
+) -> RunResult:
+    """Run the test command in `cwd` and return what happened.
+
+    `argv_prefix` is put before the command's argv after pytest arguments are
+    added (reviewui uses it for coverage). `network=True` skips the
+    no-network namespace. Raises ReviewError when the command cannot be
+    parsed or started (e.g. not on PATH).
+    """
+    argv = split_command(command) if isinstance(command, str) else list(command)
+    pytest_mode = is_pytest_command(argv)
+    work = Path(tempfile.mkdtemp(prefix="reviewui-run-"))
+    try:
+        home = work / "home"
+        home.mkdir()
+        junit = work / "junit.xml"
+        extra = {SCRATCH_MARKER: str(Path(cwd).resolve())}
+        if pytest_mode:
+            argv = [*argv, f"--junitxml={junit}", "--rootdir=.", *PYTEST_EXTRA, *test_paths]
+        else:
+            extra["REVIEWUI_TEST_PATHS"] = "\n".join(test_paths)
+        if extra_env:
+            extra.update(extra_env)
+        env = scrubbed_env(str(home), allow=env_allow, extra=extra)
+        if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
+            raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
+        full = [*([] if network else network_isolation_prefix()), *argv_prefix, *argv]
+        rc, seconds, timed_out, cancelled, out, total = _execute(full, cwd, env, timeout, cancel, output_cap)
+        tests: tuple[TestOutcome, ...] = ()
+        junit_error = None
+        if pytest_mode and not (timed_out or cancelled):
+            try:
+                tests = tuple(parse_junit(junit))
+            except JUnitError as e:
+                junit_error = str(e)
+        return RunResult(
+            command=tuple(full),
+            returncode=rc,
+            seconds=seconds,
+            timed_out=timed_out,
+            cancelled=cancelled,
+            output=out,
+            output_bytes=total,
+            pytest=pytest_mode,
+            tests=tests,
+            junit_error=junit_error,
+        )
+    finally:
+        _rmtree(work)
+
+
+def _execute(
+    argv: list[str],
+    cwd: str | Path,
+    env: dict[str, str],
+    timeout: float | None,
+    cancel: threading.Event | None,
+    cap: int,
+) -> tuple[int | None, float, bool, bool, str, int]:
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=str(cwd),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as e:
+        raise ReviewError(f"cannot start test command {argv[0]!r}: {e.strerror or e}") from e
+    buf = _CappedBuffer(cap)
+    reader = threading.Thread(target=buf.drain, args=(proc.stdout,), daemon=True)
+    reader.start()
+    deadline = None if timeout is None else start + timeout
+    timed_out = cancelled = False
+    while True:
+        try:
+            proc.wait(timeout=_POLL)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        if cancel is not None and cancel.is_set():
+            cancelled = True
+        elif deadline is not None and time.monotonic() > deadline:
+            timed_out = True
+        if cancelled or timed_out:
+            kill_group(proc.pid)
+            proc.wait()
+            break
+    seconds = time.monotonic() - start
+    # The leader is gone; anything it forked into its group goes with it.
+    kill_group(proc.pid)
+    reader.join(timeout=2.0)
+    # A process that escaped the group (setsid) may still hold the pipe; then
+    # the reader stays blocked and the fd is left open rather than closed
+    # under it (a reused fd number would be read by the wrong owner).
+    if proc.stdout is not None and not reader.is_alive():
+        try:
+            proc.stdout.close()
+        except OSError:
+            pass
+    rc = None if (timed_out or cancelled) else proc.returncode
+    return rc, seconds, timed_out, cancelled, buf.text(), buf.total
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process in group `pgid`; a group that is already gone is fine."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _CappedBuffer:
+    """Keeps the first and last `cap` bytes of a stream, counting the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def drain(self, stream) -> None:  # type: ignore[no-untyped-def]
+        fd = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.total += len(chunk)
+            room = self.cap - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self.tail += chunk
+                if len(self.tail) > self.cap:
+                    del self.tail[: len(self.tail) - self.cap]
+
+    def text(self) -> str:
+        dropped = self.total - len(self.head) - len(self.tail)
+        middle = f"\n[… {dropped} bytes of output dropped …]\n".encode() if dropped > 0 else b""
+        return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace")
+
+
+def _rmtree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

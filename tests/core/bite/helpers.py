@@ -1,0 +1,72 @@
+"""Shared builders for bite-check tests: small real repos and a PATH whose `python` is this venv's."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.config import Settings
+from reviewui.core.diff import load_diff
+from reviewui.core.target import resolve_target
+from tests.gitrepo import RepoBuilder, make_repo
+
+VENV_BIN = str(Path(sys.executable).parent)
+
+
+def use_venv_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `python` on PATH the interpreter running these tests (it has pytest and coverage)."""
+    monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+
+
+def load(root: Path, branch: str = "agent/work"):
+    """(target, diff) for `branch` of the repo at `root`."""
+    t = resolve_target(root, branch)
+    return t, load_diff(str(root), t.base, t.head)
+
+
+def settings(**kw) -> Settings:
+    return Settings(**kw)
+
+
+# A base where every source file exists; the branch changes each in one hunk.
+BASE = {
+    "pkg/__init__.py": "",
+    "pkg/guard.py": "def clamp(x, lo, hi):\n    return x\n",
+    "pkg/log.py": "def label(x):\n    return 'x'\n",
+    "pkg/branchy.py": "def pick(mode):\n    if mode == 'slow':\n        return 's'\n    return 'd'\n",
+    "pkg/names.py": "VALUE = 1\n",
+    "README.md": "demo\n",
+}
+
+BRANCH = {
+    # bites: the test checks the guard
+    "pkg/guard.py": "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    return x\n",
+    # toothless: a test calls label() but never looks at the result
+    "pkg/log.py": "def label(x):\n    return 'value=' + str(x)\n",
+    # uncovered: no test takes the new branch
+    "pkg/branchy.py": (
+        "def pick(mode):\n    if mode == 'slow':\n        return 's'\n"
+        "    if mode == 'fast':\n        return 'f'\n    return 'd'\n"
+    ),
+    # broken: a test imports the name this hunk adds
+    "pkg/names.py": "VALUE = 1\n\n\ndef helper():\n    return 1\n",
+    "tests/__init__.py": "",
+    "tests/test_feature.py": (
+        "from pkg.guard import clamp\n"
+        "from pkg.log import label\n"
+        "from pkg.branchy import pick\n\n\n"
+        "def test_clamp():\n    assert clamp(-5, 0, 10) == 0\n\n\n"
+        "def test_label_runs():\n    label(3)\n\n\n"
+        "def test_pick():\n    assert pick('slow') == 's'\n"
+    ),
+    "tests/test_names.py": "from pkg.names import helper\n\n\ndef test_helper():\n    assert helper() == 1\n",
+    "README.md": "demo\nmore\n",
+}
+
+
+def feature_repo(root: Path) -> RepoBuilder:
+    """The four-verdict repo: guard bites, label toothless, pick uncovered, helper broken."""
+    return make_repo(root, BASE, BRANCH)

@@ -1,0 +1,123 @@
+"""Bite-checks where the evidence could lie: red baseline, hangs, other commands, untrustworthy commands."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.bite import run_bite
+from reviewui.core.config import Settings
+from reviewui.core.errors import ReviewError
+from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, feature_repo, load, use_venv_python
+from tests.gitrepo import make_repo
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _venv(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_venv_python(monkeypatch)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def loop_repo(root: Path, pidfile: Path):
+    """A hunk whose revert makes the code loop forever; the test records its pid and a grandchild's."""
+    base = {"pkg/__init__.py": "", "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n    return i\n"}
+    branch = {
+        "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n        if i >= n:\n            break\n    return i\n",
+        "tests/test_loop.py": (
+            "import os, subprocess\nfrom pkg.loop import count\n\n\n"
+            "def test_count():\n"
+            "    child = subprocess.Popen(['sleep', '300'])\n"
+            f"    with open({str(pidfile)!r}, 'a') as f:\n"
+            "        f.write(f'{os.getpid()} {child.pid}\\n')\n"
+            "    assert count(3) == 3\n"
+        ),
+    }
+    return make_repo(root, base, branch)
+
+
+def test_red_baseline_skips_every_hunk(tmp_path: Path) -> None:
+    branch = dict(BRANCH)
+    branch["tests/test_feature.py"] = BRANCH["tests/test_feature.py"] + "\n\ndef test_red():\n    assert 1 == 2\n"
+    rb = make_repo(tmp_path / "r", BASE, branch)
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=1)
+    assert rep.baseline.status == "red"
+    assert rep.baseline.failing_tests == ("tests/test_feature.py::test_red",)
+    assert "assert 1 == 2" in rep.baseline.messages["tests/test_feature.py::test_red"]
+    assert {r.verdict for r in rep.results} == {"skipped"} and len(rep.results) == 4
+    assert rep.to_json(t)["baseline"]["failing_tests"] == ["tests/test_feature.py::test_red"]
+
+
+def test_hang_is_a_timeout_and_leaves_no_process(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    rb = loop_repo(tmp_path / "r", pidfile)
+    before = rb.snapshot()
+    t, d = load(rb.root)
+    start = time.monotonic()
+    rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
+    assert time.monotonic() - start < 40
+    assert [r.verdict for r in rep.results] == ["timeout"]
+    pids = [int(p) for line in pidfile.read_text().splitlines() for p in line.split()]
+    assert len(pids) == 4  # baseline run + reverted run, each: pytest and its grandchild
+    deadline = time.monotonic() + 5
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in pids if alive(p)]
+    assert rb.snapshot() == before
+
+
+def test_non_pytest_command_is_graded_by_exit_code(tmp_path: Path) -> None:
+    rb = feature_repo(tmp_path / "r")
+    t, d = load(rb.root)
+    cmd = "sh -c 'python -c \"from pkg.guard import clamp; import pkg.log; assert clamp(-5, 0, 10) == 0\"'"
+    rep = run_bite(t, d, Settings(), test_cmd=cmd, hunks=[("pkg/guard.py", 0), ("pkg/log.py", 0)], jobs=2)
+    assert rep.baseline.status == "green" and not rep.baseline.coverage_guided
+    got = {r.file: r for r in rep.results}
+    assert got["pkg/guard.py"].verdict == "bites" and "exit code 1" in got["pkg/guard.py"].reason
+    assert got["pkg/log.py"].verdict == "toothless"
+    assert rep.test_command == cmd
+
+
+def test_command_that_always_exits_zero_is_refused(tmp_path: Path) -> None:
+    rb = feature_repo(tmp_path / "r")
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match="cannot be trusted"):
+        run_bite(t, d, Settings(), test_cmd="sh -c 'python -m pytest \"$@\"; exit 0' sh")
+    with pytest.raises(ReviewError, match="cannot be trusted"):
+        run_bite(t, d, Settings(test_command="true"))
+
+
+def test_without_coverage_in_the_python_nothing_is_called_uncovered(tmp_path: Path, monkeypatch) -> None:
+    # A `python` first on PATH whose coverage import fails, as in a project venv without coverage.
+    fake = tmp_path / "bin"
+    nocov = tmp_path / "nocov" / "coverage"
+    nocov.mkdir(parents=True)
+    (nocov / "__init__.py").write_text("raise ImportError('no coverage here')\n")
+    fake.mkdir()
+    (fake / "python").write_text(
+        f"#!/bin/sh\nPYTHONPATH={nocov.parent}${{PYTHONPATH:+:$PYTHONPATH}} exec {VENV_BIN}/python \"$@\"\n"
+    )
+    (fake / "python").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    rb = feature_repo(tmp_path / "r")
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), hunks=[("pkg/branchy.py", 0)], jobs=1)
+    assert not rep.baseline.coverage_guided
+    [r] = rep.results
+    assert r.verdict == "toothless"  # really run, with every selected test
+    assert r.tests_run == ("tests/test_feature.py", "tests/test_names.py")

@@ -1,0 +1,66 @@
+"""Scratch worktree slots: locking, recovery of broken or abandoned scratches, pruning only our own."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.worktree import WorktreePool, scratch_root
+from tests.gitrepo import make_repo
+
+
+@pytest.fixture()
+def repo(tmp_path: Path):
+    return make_repo(tmp_path / "repo", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+
+
+def test_two_pools_never_share_a_slot(repo) -> None:
+    with WorktreePool(repo.root, 1) as p1, WorktreePool(repo.root, 1) as p2:
+        assert p1.scratches[0].path != p2.scratches[0].path
+    with WorktreePool(repo.root, 1) as p3:  # released: slot 0 is free again
+        assert p3.scratches[0].path.name == "0"
+
+
+def test_broken_scratch_is_replaced(repo) -> None:
+    before = repo.snapshot()
+    with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
+        s.checkout("agent/work")
+        path = s.path
+    # Someone wiped the scratch and left junk in its place.
+    shutil.rmtree(path)
+    path.mkdir()
+    (path / "junk.txt").write_text("x")
+    (path / ".git").write_text("gitdir: /nonexistent\n")
+    with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
+        s.checkout("agent/work")
+        assert (s.path / "a.py").read_text() == "x = 2\n" and not (s.path / "junk.txt").exists()
+    listed = repo.git("worktree", "list", "--porcelain")
+    assert listed.count("worktree ") == 2 and "prunable" not in listed
+    assert repo.snapshot() == before
+
+
+def test_abandoned_lock_is_taken_over(repo) -> None:
+    root = scratch_root(repo.root)
+    root.mkdir(parents=True)
+    (root / "0.lock").write_text("999999999")  # a pid that cannot be alive, no flock held
+    with WorktreePool(repo.root, 1) as pool:
+        assert pool.scratches[0].slot == 0
+        assert (root / "0.lock").read_text() != "999999999"
+    assert (root / "0.lock").read_text() == ""
+
+
+def test_only_our_stale_registrations_are_pruned(repo, tmp_path: Path) -> None:
+    mine = tmp_path / "users-own-worktree"
+    repo.git("worktree", "add", "--detach", str(mine), "main")
+    shutil.rmtree(mine)  # e.g. on an unmounted drive: git would call it prunable
+    with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
+        s.checkout("main")
+        ours = s.path
+    shutil.rmtree(ours)
+    with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
+        s.checkout("main")
+    listed = repo.git("worktree", "list", "--porcelain")
+    assert str(mine) in listed  # the reviewer's own registration survives
+    assert listed.count("prunable") == 1
