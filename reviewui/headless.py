@@ -121,3 +121,36 @@ def _run_bite(session: ReviewSession) -> Any:
         session.target, session.diff, session.settings,
         all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
     )
+
+
+# --- bite-checks --------------------------------------------------------------
+
+
+@handler("bite")
+def cmd_bite(args: argparse.Namespace) -> int:
+    """Bite-check the branch's source hunks; exit 0 only when every hunk bites."""
+    from reviewui.core.bite import parse_hunk_spec, run_bite
+
+    session = _session(args)
+    session.diff.preload()
+    hunks = parse_hunk_spec(args.hunk, session.diff) if args.hunk else None
+    r = session.run
+
+    def progress(done: int, total: int) -> None:
+        if args.format == "text" and sys.stderr.isatty():
+            sys.stderr.write(f"\rbite-check {done}/{total}")
+            sys.stderr.flush()
+
+    report = run_bite(
+        session.target, session.diff, session.settings, hunks=hunks,
+        all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=progress,
+    )
+    if args.format == "json":
+        emit(report.to_json(session.target))
+    elif args.format == "stryker":
+        emit(report.to_stryker(session.target))
+    else:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")
+        out(report.render_text(session.target))
+    return report.exit_code

@@ -18,9 +18,11 @@ from textual.widgets import Footer, OptionList, Static
 
 from reviewui.core.session import ReviewSession
 from reviewui.ui.messages import DiffLoaded
+from reviewui.ui.screens.review_bites import BiteActions
 from reviewui.ui.screens.review_verdicts import VerdictActions
 from reviewui.ui.widgets.diff_view import Badge, DiffView
 from reviewui.ui.widgets.file_list import FileList
+from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 
 
@@ -30,7 +32,7 @@ BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning
               "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
 
 
-class ReviewScreen(VerdictActions):
+class ReviewScreen(BiteActions, VerdictActions):
     """The main review screen."""
 
     CSS_PATH = "review.tcss"
@@ -59,6 +61,7 @@ class ReviewScreen(VerdictActions):
                 yield FileList(self.session.diff, id="files")
             with Vertical(id="main"):
                 yield DiffView(id="diff")
+                yield ResultsPanel(id="results", classes="-hidden")
         yield Static("", id="status")
         yield Footer()
 
@@ -82,6 +85,7 @@ class ReviewScreen(VerdictActions):
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
         self.diff_view.focus()
         self.load_state()
+        self.init_bites()
         self.evidence_changed(None)
         self.show_last_verdict()
         self._preload_diff()
@@ -101,6 +105,11 @@ class ReviewScreen(VerdictActions):
         self.refresh_progress()
         for f in self.session.diff.files:
             self.evidence_changed(f.path)
+
+    @on(DiffView.HunkChanged)
+    def _hunk_changed(self, event: DiffView.HunkChanged) -> None:
+        """The cursor moved onto another hunk: panes that follow it catch up."""
+        self._show_result()
 
     # --- evidence shown on hunks and files -----------------------------------
 

@@ -1,0 +1,77 @@
+"""`toothless-hunk`, `broken-hunk` and `baseline-red`, from a bite sweep.
+
+The sweep reverts one source hunk at a time and reruns the tests: a hunk
+whose revert leaves every test passing is not tested by anything, and a
+branch whose own suite is not green has nothing to bite with.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from reviewui.core.findings.model import Finding, finding
+
+_HEADER = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+TOOTHLESS = ("toothless", "uncovered")
+UNGRADED = ("broken", "timeout", "error")
+
+
+def bite_findings(bite: Any) -> list[Finding]:
+    """Return findings from a BiteReport-like object (`.baseline`, `.results`)."""
+    if bite is None:
+        return []
+    out: list[Finding] = []
+    baseline = getattr(bite, "baseline", None)
+    status = getattr(baseline, "status", "green")
+    if baseline is not None and status != "green":
+        failing = tuple(getattr(baseline, "failing_tests", ()) or ())
+        reason = str(getattr(baseline, "reason", "") or "")
+        what = {
+            "red": f"{len(failing)} test(s) fail at the branch head",
+            "broken": "the test run is broken at the branch head (nothing could be collected or run)",
+            "timeout": "the test run timed out at the branch head",
+        }.get(status, f"the baseline is {status}")
+        out.append(
+            finding(
+                "baseline-red",
+                f"the branch's suite is not green: {what}" + (f" ({reason})" if reason else ""),
+                evidence="\n".join(failing[:20]),
+            )
+        )
+    for r in getattr(bite, "results", ()) or ():
+        verdict = getattr(r, "verdict", "")
+        line = _new_start(getattr(r, "header", ""))
+        header = getattr(r, "header", "")
+        reason = str(getattr(r, "reason", "") or "")
+        if verdict in TOOTHLESS:
+            detail = "no test covers it" if verdict == "uncovered" else "every test still passes"
+            out.append(
+                finding(
+                    "toothless-hunk",
+                    f"reverting hunk {r.index + 1} of {r.file} {header}: {detail}",
+                    file=r.file,
+                    line=line,
+                    evidence=str(getattr(r, "text", "") or header)[:2000],
+                )
+            )
+        elif verdict in UNGRADED:
+            out.append(
+                finding(
+                    "broken-hunk",
+                    f"reverting hunk {r.index + 1} of {r.file} {header} could not be graded ({verdict})"
+                    + (f": {reason}" if reason else ""),
+                    file=r.file,
+                    line=line,
+                    evidence=str(getattr(r, "text", "") or header)[:2000],
+                )
+            )
+    return out
+
+
+def _new_start(header: str) -> int | None:
+    m = _HEADER.search(header or "")
+    if not m:
+        return None
+    start = int(m.group(1))
+    return start if start > 0 else 1

@@ -1,0 +1,121 @@
+"""Run every finding rule over a branch and return the findings in order.
+
+Each rule runs on its own: one that crashes on an input nobody foresaw is
+logged and yields no finding instead of taking the whole gate down (tests
+call the rules directly, so this never hides a bug there). A ReviewError is
+a problem the user can fix and is passed on. Per-kind severity overrides
+from the settings are applied last.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any, Callable
+
+from reviewui.core.errors import ReviewError
+from reviewui.core.findings.bite_rules import bite_findings
+from reviewui.core.findings.calls import test_mentions_only, uncalled_function
+from reviewui.core.findings.change_shape import no_change, test_only_change
+from reviewui.core.findings.duplicates import duplicate_function
+from reviewui.core.findings.model import KINDS, Finding, sort_key
+from reviewui.core.findings.refs import RefIndex
+from reviewui.core.findings.source import TreeSource
+from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
+from reviewui.core.findings.tests_additive import tests_not_additive
+from reviewui.core.findings.transcript_rules import undeclared_write
+from reviewui.core.roles import DEFAULT_TEST_GLOBS
+
+log = logging.getLogger(__name__)
+
+
+def compute_findings(
+    target: Any,
+    diff: Any,
+    settings: Any,
+    *,
+    transcript: Any = None,
+    task: str | None = None,
+    bite: Any = None,
+    fixtures: Any = None,
+) -> list[Finding]:
+    """Return every finding for the branch, sorted by severity, then file and line.
+
+    `target` is a Target, `diff` a Diff of target.base..target.head and
+    `settings` a Settings. `task` is the task text (else the transcript's
+    first user turn is used); `transcript`, `bite` (a BiteReport) and
+    `fixtures` (a FixtureReport, computed here when None) are optional.
+    Raises ReviewError when git fails in a way the user must fix.
+    """
+    globs = tuple(getattr(settings, "test_globs", None) or DEFAULT_TEST_GLOBS)
+    head = TreeSource(str(target.repo_dir), target.head)
+    lazy: dict[str, Any] = {}
+
+    def symbols() -> list[Any]:
+        if "symbols" not in lazy:
+            from reviewui.core.fixtures import changed_symbols
+
+            paths = [f.path for f in diff.files if f.status != "deleted" and f.path.endswith(".py")]
+            lazy["symbols"] = changed_symbols(target.repo_dir, target.base, target.head, paths) if paths else []
+        return lazy["symbols"]
+
+    def fixture_report() -> Any:
+        if fixtures is not None:
+            return fixtures
+        if "fixtures" not in lazy:
+            from reviewui.core.fixtures import analyze
+
+            paths = [f.path for f in diff.files if f.status != "deleted"]
+            lazy["fixtures"] = analyze(target.repo_dir, target.base, target.head, paths, globs)
+        return lazy["fixtures"]
+
+    task_text = load_task_text(task, None, transcript)
+    index = RefIndex(head)
+    rules: list[tuple[str, Callable[[], list[Finding]]]] = [
+        ("no-change", lambda: no_change(target, diff)),
+        ("test-only-change", lambda: test_only_change(diff)),
+        ("tests-not-additive", lambda: tests_not_additive(target, diff, settings)),
+        ("task-identifier-missing", lambda: task_identifier_missing(target, diff, task_text, head)),
+        ("uncalled-function", lambda: uncalled_function(symbols(), index, globs)),
+        ("test-mentions-only", lambda: test_mentions_only(fixture_report()) if _has_python(diff) else []),
+        ("duplicate-function", lambda: duplicate_function(symbols(), head, globs)),
+        ("undeclared-write", lambda: undeclared_write(target, diff, transcript)),
+        ("bite", lambda: bite_findings(bite)),
+    ]
+    found: list[Finding] = []
+    for name, rule in rules:
+        found += run_rule(name, rule)
+    found += run_rule("claimed-done-without-change", lambda: claimed_done_without_change(transcript, found))
+    return sorted(apply_severity(found, getattr(settings, "severity", None) or {}), key=sort_key)
+
+
+def _has_python(diff: Any) -> bool:
+    return any(f.path.endswith(".py") and f.status != "deleted" for f in diff.files)
+
+
+def run_rule(name: str, rule: Callable[[], list[Finding]]) -> list[Finding]:
+    """Run one rule; a crash becomes a log record and no findings. ReviewError propagates."""
+    try:
+        return list(rule())
+    except ReviewError:
+        raise
+    except Exception:  # noqa: BLE001 - one rule's bug must not take the gate down
+        log.exception("finding rule %s failed; it reports nothing for this branch", name)
+        return []
+
+
+def apply_severity(findings: list[Finding], overrides: dict[str, str]) -> list[Finding]:
+    """Apply per-kind severity overrides to findings raised at their kind's default severity.
+
+    A finding a rule deliberately raised below its default (the `info`
+    notes of `uncalled-function` and `undeclared-write`) keeps its severity,
+    so raising a kind to `error` never turns a note into a gate failure.
+    """
+    out: list[Finding] = []
+    for f in findings:
+        new = overrides.get(f.kind)
+        default = KINDS[f.kind].severity if f.kind in KINDS else None
+        if new in ("error", "warning", "info") and f.severity == default:
+            f = replace(f, severity=new)  # type: ignore[arg-type]
+        out.append(f)
+    return out

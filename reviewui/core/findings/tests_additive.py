@@ -1,0 +1,416 @@
+"""`tests-not-additive`: the test tree may only grow.
+
+In a test file that exists at the base, removing or renaming a test,
+changing or removing a check or a parametrize case, or adding a skip/xfail
+to an existing test is how a suite is made green without making the code
+right. Python files are compared by syntax tree (reformatting and reworded
+assert messages are not changes); other test files (and Python that does
+not parse) fall back to reading the diff lines. Test configuration lives in
+`test_config.py`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from typing import Any, Iterable
+
+from reviewui.core.findings.change_shape import is_snapshot_path
+from reviewui.core.findings.model import Finding, finding
+from reviewui.core.findings.pyast import Def, Item, TestFile, analyze_test_file
+from reviewui.core.findings.source import file_text, parse
+from reviewui.core.findings.test_config import collected_by_name, config_loosened
+
+KIND = "tests-not-additive"
+MAX_SHOWN = 100
+"""Longest code text quoted in a message before it is cut."""
+
+_COMMENT = re.compile(r"^\s*(#(?!\[)|//|/\*|\*|--|;)")
+_CHECK = re.compile(
+    r"(?i:assert\w*\s*[(!\s])|\bexpect\s*\(|\.should\b|\.to[A-Z]\w*\s*\(|\bt\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\("
+    r"|\brequire\.\w+\s*\(|\bEXPECT_[A-Z_]+\s*\(|\bverify\s*\("
+)
+_TESTDEF = re.compile(
+    r"^\s*(async\s+)?(def|fn|func|function)\s+[Tt]est\w*|^\s*#\[(\w+::)?test\]|^\s*@Test\b"
+    r"|^\s*(it|test|describe)\s*\(\s*['\"`]"
+)
+_SKIP = re.compile(
+    r"#\[ignore\b|\bxit\s*\(|\bxdescribe\s*\(|\b(it|test|describe)\.(skip|todo)\s*\(|@Disabled\b|@Ignore\b"
+    r"|\bt\.Skip\w*\s*\(|pytest\.mark\.(skip|xfail)|\bunittest\.skip|\bpytest\.(skip|xfail)\s*\(|\bskipTest\s*\("
+    r"|@(skip|xfail)\b"
+)
+
+
+def tests_not_additive(target: Any, diff: Any, settings: Any) -> list[Finding]:
+    """Return every way the branch changes existing tests or loosens test configuration."""
+    out: list[Finding] = []
+    for f in diff.files:
+        if f.status == "added" or f.binary:
+            continue
+        if f.role == "test" or (f.role == "other" and is_snapshot_path(f.path)):
+            out += test_file_findings(target, f, settings)
+    out += config_loosened(target, diff, settings)
+    return out
+
+
+def test_file_findings(target: Any, f: Any, settings: Any) -> list[Finding]:
+    """Return the findings for one changed test file that exists at the base."""
+    repo, base, head = str(target.repo_dir), target.base, target.head
+    old_path = f.old_path or f.path
+    if is_snapshot_path(f.path) and not f.path.endswith(".py"):
+        return _snapshot(f)
+    old_text = file_text(repo, base, old_path)
+    if old_text is None:
+        return []
+    new_text = None if f.status == "deleted" else file_text(repo, head, f.path)
+    out: list[Finding] = []
+    if f.status == "renamed" and f.path.endswith(".py"):
+        out += _renamed_out_of_collection(target, f, old_path, settings)
+    if f.path.endswith(".py"):
+        old_tree = parse(old_text, old_path)
+        new_tree = None if new_text is None else parse(new_text, f.path)
+        if old_tree is not None and f.status == "deleted":
+            return out + _deleted_python(f.path, analyze_test_file(old_tree))
+        if old_tree is not None and new_tree is not None:
+            return out + compare_python(f.path, old_text, new_text or "", old_tree, new_tree)
+    if f.status == "deleted":
+        return out + _deleted_lines(f.path, old_text)
+    return out + compare_lines(f)
+
+
+# --- Python: compare syntax trees -----------------------------------------
+
+
+def compare_python(path: str, old_text: str, new_text: str, old_tree: ast.Module, new_tree: ast.Module) -> list[Finding]:
+    """Compare the base and branch versions of a parsed test file."""
+    old, new = analyze_test_file(old_tree), analyze_test_file(new_tree)
+    old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
+    out: list[Finding] = []
+    gone = [q for q in old.defs if q not in new.defs]
+    fresh = [q for q in new.defs if q not in old.defs]
+    handled: set[str] = set()
+    for q in gone:
+        if any(q.startswith(h + ".") for h in handled):
+            continue
+        d = old.defs[q]
+        if not d.is_test and not d.checks and not _has_tests(old, q):
+            continue
+        twin = _renamed_to(d, [new.defs[n] for n in fresh if new.defs[n].kind == d.kind], new)
+        what = _what(d, old)
+        if twin is not None:
+            fresh.remove(twin.qual)
+            out.append(
+                finding(
+                    KIND,
+                    f"existing {what} renamed: {q} → {twin.qual}",
+                    file=path,
+                    line=twin.line,
+                    symbol=q,
+                    evidence=f"- {d.line}: {_line(old_lines, d.line)}\n+ {twin.line}: {_line(new_lines, twin.line)}",
+                )
+            )
+        elif d.is_test or _has_tests(old, q):
+            out.append(
+                finding(
+                    KIND,
+                    f"existing {what} removed: {q}",
+                    file=path,
+                    line=_nearest_line(new, q),
+                    symbol=q,
+                    evidence=f"- {d.line}: {_line(old_lines, d.line)}",
+                )
+            )
+        else:
+            shown = "; ".join(_short(c.text) for c in d.checks[:3])
+            out.append(
+                finding(
+                    KIND,
+                    f"helper {q} removed with its {len(d.checks)} check(s): {shown}",
+                    file=path,
+                    line=_nearest_line(new, q),
+                    symbol=q,
+                    evidence=_evidence(old_lines, d.checks, "-"),
+                )
+            )
+        handled.add(q)
+    for q, d in old.defs.items():
+        if q in new.defs:
+            out += _compare_def(path, d, new.defs[q], old_lines, new_lines)
+    added_module_skips = _added(old.module_skips, new.module_skips)
+    for it in added_module_skips:
+        out.append(
+            finding(
+                KIND,
+                f"skip/xfail added for the whole module: {_short(it.text)}",
+                file=path,
+                line=it.line,
+                evidence=_evidence(new_lines, [it], "+"),
+            )
+        )
+    return out
+
+
+def _compare_def(path: str, old: Def, new: Def, old_lines: list[str], new_lines: list[str]) -> list[Finding]:
+    out: list[Finding] = []
+    for before, after in _pair(_missing(old.checks, new.checks), _added(old.checks, new.checks)):
+        out.append(_changed(path, old.qual, "check", before, after, new.line, old_lines, new_lines))
+    for names, cases in old.params.items():
+        new_cases = new.params.get(names, [])
+        for before, after in _pair(_missing(cases, new_cases), _added(cases, new_cases)):
+            out.append(_changed(path, old.qual, f"parametrize case ({names})", before, after, new.line, old_lines, new_lines))
+    if old.is_test or old.kind == "class":
+        for it in _added(old.skips, new.skips):
+            out.append(
+                finding(
+                    KIND,
+                    f"skip/xfail added to existing test {old.qual}: {_short(it.text)}",
+                    file=path,
+                    line=it.line,
+                    symbol=old.qual,
+                    evidence=_evidence(new_lines, [it], "+"),
+                )
+            )
+    return out
+
+
+def _changed(
+    path: str, qual: str, what: str, before: Item, after: Item | None, fallback_line: int,
+    old_lines: list[str], new_lines: list[str],
+) -> Finding:
+    if after is None:
+        return finding(
+            KIND,
+            f"existing {what} removed in {qual}: {_short(before.text)}",
+            file=path,
+            line=fallback_line,
+            symbol=qual,
+            evidence=_evidence(old_lines, [before], "-"),
+        )
+    return finding(
+        KIND,
+        f"existing {what} changed in {qual}: {_short(before.text)} → {_short(after.text)}",
+        file=path,
+        line=after.line,
+        symbol=qual,
+        evidence=_evidence(old_lines, [before], "-") + "\n" + _evidence(new_lines, [after], "+"),
+    )
+
+
+def _missing(old: list[Item], new: list[Item]) -> list[Item]:
+    """Items of `old` with no equal item left in `new` (a multiset difference, in order)."""
+    left = Counter(i.text for i in new)
+    out: list[Item] = []
+    for i in old:
+        if left[i.text] > 0:
+            left[i.text] -= 1
+        else:
+            out.append(i)
+    return out
+
+
+def _added(old: list[Item], new: list[Item]) -> list[Item]:
+    return _missing(new, old)
+
+
+def _pair(missing: list[Item], added: list[Item]) -> Iterable[tuple[Item, Item | None]]:
+    """Pair each vanished item with the added item that most likely replaced it (in order)."""
+    for i, before in enumerate(missing):
+        yield before, added[i] if i < len(added) else None
+
+
+def _renamed_to(d: Def, candidates: list[Def], new: TestFile) -> Def | None:
+    """The added definition with exactly the same body as `d`, if any."""
+    shape = d.shape
+    return next((c for c in candidates if c.shape == shape), None)
+
+
+def _has_tests(tf: TestFile, qual: str) -> bool:
+    return any(q.startswith(qual + ".") and d.is_test for q, d in tf.defs.items())
+
+
+def _what(d: Def, tf: TestFile) -> str:
+    if d.kind == "class":
+        n = sum(1 for q, x in tf.defs.items() if q.startswith(d.qual + ".") and x.is_test)
+        return f"test class ({n} test{'s' if n != 1 else ''})"
+    return "test"
+
+
+def _nearest_line(tf: TestFile, qual: str) -> int | None:
+    """Where a removed definition used to live on the branch side: its class, if that remains."""
+    parent = qual.rsplit(".", 1)[0] if "." in qual else None
+    if parent and parent in tf.defs:
+        return tf.defs[parent].line
+    return None
+
+
+def _deleted_python(path: str, tf: TestFile) -> list[Finding]:
+    tests = [q for q, d in tf.defs.items() if d.is_test and d.kind == "function"]
+    checks = sum(len(d.checks) for d in tf.defs.values())
+    if not tests and not checks:
+        return []
+    shown = ", ".join(tests[:5]) + (f" (+{len(tests) - 5} more)" if len(tests) > 5 else "")
+    return [
+        finding(
+            KIND,
+            f"existing test file deleted with {len(tests)} test(s): {shown or f'{checks} check(s)'}",
+            file=path,
+            evidence="\n".join(f"- {tf.defs[q].line}: def {q.rsplit('.', 1)[-1]}" for q in tests[:20]),
+        )
+    ]
+
+
+def _renamed_out_of_collection(target: Any, f: Any, old_path: str, settings: Any) -> list[Finding]:
+    was = collected_by_name(target, target.base, old_path)
+    now = collected_by_name(target, target.head, f.path)
+    if was and not now:
+        return [
+            finding(
+                KIND,
+                f"test file renamed so pytest no longer collects it: {old_path} → {f.path}",
+                file=f.path,
+                evidence=f"- {old_path}\n+ {f.path}",
+            )
+        ]
+    return []
+
+
+# --- other languages, or Python that does not parse: read the diff -------
+
+
+def compare_lines(f: Any) -> list[Finding]:
+    """Return findings from the diff lines of a test file that cannot be parsed as Python."""
+    out: list[Finding] = []
+    added_texts = Counter(ln.text.strip() for h in f.hunks for ln in h.lines if ln.kind == "added")
+    removed_texts = Counter(ln.text.strip() for h in f.hunks for ln in h.lines if ln.kind == "removed")
+    for h in f.hunks:
+        removed = [ln for ln in h.lines if ln.kind == "removed" and not _COMMENT.match(ln.text)]
+        added = [ln for ln in h.lines if ln.kind == "added" and not _COMMENT.match(ln.text)]
+        for pattern, what in ((_TESTDEF, "test"), (_CHECK, "check")):
+            gone = [ln for ln in removed if pattern.search(ln.text) and added_texts[ln.text.strip()] == 0]
+            if what == "check":
+                gone = [ln for ln in gone if not _TESTDEF.search(ln.text)]
+            new = [ln for ln in added if pattern.search(ln.text) and removed_texts[ln.text.strip()] == 0]
+            for i, before in enumerate(gone):
+                after = new[i] if i < len(new) and what == "check" else None
+                if after is None:
+                    out.append(
+                        finding(
+                            KIND,
+                            f"existing {what} removed: {_short(before.text.strip())}",
+                            file=f.path,
+                            line=_new_line_near(h, before),
+                            evidence=f"- {before.old_no}: {before.text.strip()}",
+                        )
+                    )
+                else:
+                    out.append(
+                        finding(
+                            KIND,
+                            f"existing {what} changed: {_short(before.text.strip())} → {_short(after.text.strip())}",
+                            file=f.path,
+                            line=after.new_no,
+                            evidence=f"- {before.old_no}: {before.text.strip()}\n+ {after.new_no}: {after.text.strip()}",
+                        )
+                    )
+        out += _added_skips(f.path, h)
+    return out
+
+
+def _added_skips(path: str, h: Any) -> list[Finding]:
+    """Skip markers added right above existing (context) lines, i.e. onto an existing test."""
+    out: list[Finding] = []
+    lines = list(h.lines)
+    for i, ln in enumerate(lines):
+        if ln.kind != "added" or not _SKIP.search(ln.text) or _COMMENT.match(ln.text):
+            continue
+        rest = [x for x in lines[i + 1 :] if x.kind != "removed"]
+        onto_existing = rest and rest[0].kind == "context"
+        inside_existing = _inside_existing_test(lines[:i])
+        if onto_existing or inside_existing:
+            out.append(
+                finding(
+                    KIND,
+                    f"skip added to an existing test: {_short(ln.text.strip())}",
+                    file=path,
+                    line=ln.new_no,
+                    evidence=f"+ {ln.new_no}: {ln.text.strip()}",
+                )
+            )
+    return out
+
+
+def _inside_existing_test(before: list[Any]) -> bool:
+    """True when the nearest test definition above (within the hunk) is an unchanged line."""
+    for ln in reversed(before):
+        if _TESTDEF.search(ln.text):
+            return ln.kind == "context"
+    return False
+
+
+def _deleted_lines(path: str, old_text: str) -> list[Finding]:
+    lines = old_text.splitlines()
+    tests = [(i + 1, ln.strip()) for i, ln in enumerate(lines) if _TESTDEF.search(ln)]
+    if not tests:
+        return []
+    return [
+        finding(
+            KIND,
+            f"existing test file deleted with {len(tests)} test(s)",
+            file=path,
+            evidence="\n".join(f"- {n}: {t}" for n, t in tests[:20]),
+        )
+    ]
+
+
+def _snapshot(f: Any) -> list[Finding]:
+    if f.status != "deleted" and f.removed == 0:
+        return []
+    what = "deleted" if f.status == "deleted" else f"changed ({f.removed} line(s) removed)"
+    first = next((ln for h in f.hunks for ln in h.lines if ln.kind == "removed"), None)
+    evidence = f"- {first.old_no}: {first.text}" if first is not None else ""
+    return [
+        finding(
+            KIND,
+            f"existing snapshot/golden file {what}",
+            file=f.path,
+            line=None if f.status == "deleted" or not f.hunks else f.hunks[0].new_start or None,
+            evidence=evidence,
+        )
+    ]
+
+
+# --- text helpers ---------------------------------------------------------
+
+
+def _new_line_near(h: Any, ln: Any) -> int | None:
+    """The branch-side line where a removed line used to be."""
+    last = None
+    for x in h.lines:
+        if x is ln:
+            break
+        if x.new_no is not None:
+            last = x.new_no
+    return (last + 1) if last is not None else (h.new_start or None)
+
+
+def _line(lines: list[str], n: int) -> str:
+    return lines[n - 1].strip() if 0 < n <= len(lines) else ""
+
+
+def _evidence(lines: list[str], items: list[Item], sign: str) -> str:
+    out: list[str] = []
+    for it in items:
+        span = range(it.line, min(it.end_line, it.line + 4) + 1)
+        out += [f"{sign} {n}: {_line(lines, n)}" for n in span]
+    return "\n".join(out)
+
+
+def _short(text: str) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= MAX_SHOWN else one[: MAX_SHOWN - 1] + "…"
+
+
+# pytest would collect these names from any test module that imports them.
+tests_not_additive.__test__ = False  # type: ignore[attr-defined]
+test_file_findings.__test__ = False  # type: ignore[attr-defined]

@@ -1,0 +1,206 @@
+"""Loader for Claude Code session JSONL (`~/.claude/projects/<cwd>/<session>.jsonl`).
+
+Claude Code writes one line per content block, so the lines that share a
+`message.id` are one model response and one turn; each of them repeats the
+response's usage, which is counted once. `stop_reason` is always null in
+these files: truncation shows up as a synthetic `max_output_tokens` API-error
+line instead. A tool's result line carries `toolUseResult`, whose
+`structuredPatch` / `originalFile` say exactly what an Edit or Write did.
+Progress, snapshots, queue operations, meta lines and sidechains are not turns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
+from reviewui.core.transcript.model import COMPACTION, FileEdit
+from reviewui.core.transcript.normalize import content_text, norm_stop
+from reviewui.core.transcript.patches import render_structured_patch
+from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.tools import interpret_call
+
+_TRUNCATION_ERRORS = ("max_output_tokens", "max_tokens")
+
+
+def load(path: Path, counter: LineCounter) -> Run:
+    """Read a Claude Code session file into drafts (malformed lines counted in `counter`)."""
+    run = Run()
+    cur: Draft | None = None  # the assistant draft lines are being grouped into
+    responses: dict[Any, Draft] = {}  # message id → its turn (tool results can interleave its lines)
+    for lineno, d in iter_jsonl(path, counter):
+        t = d.get("type")
+        if t == "assistant" or t == "user":
+            if type(d.get("message")) is not dict:
+                counter.skipped += 1  # a turn line without its message: malformed
+                continue
+            if d.get("isSidechain"):
+                continue
+            try:
+                if t == "assistant":
+                    cur = _assistant(run, cur, d, lineno, responses)
+                elif not d.get("isMeta"):
+                    _user(run, d, lineno)
+                    cur = None
+            except SHAPE_ERRORS:
+                counter.skipped += 1
+                continue
+            if run.cwd is None:
+                _set_cwd(run, d)
+        elif t == "system" and d.get("subtype") == "compact_boundary":
+            try:
+                _boundary(run, d, lineno)
+            except SHAPE_ERRORS:
+                counter.skipped += 1
+            cur = None
+    return run
+
+
+def _set_cwd(run: Run, d: dict[str, Any]) -> None:
+    cwd = d.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        run.cwd = cwd
+
+
+def _boundary(run: Run, d: dict[str, Any], lineno: int) -> None:
+    dr = run.new("system", lineno)
+    meta = d.get("compactMetadata")
+    dr.add_text(content_text(d.get("content")) or "compacted")
+    if isinstance(meta, dict) and meta.get("preTokens"):
+        dr.add_text(f"(context was {meta.get('preTokens')} tokens, trigger {meta.get('trigger')})")
+    dr.flags.add(COMPACTION)
+
+
+def _assistant(run: Run, cur: Draft | None, d: dict[str, Any], lineno: int, responses: dict[Any, Draft]) -> Draft:
+    msg = d["message"]
+    if d.get("isApiErrorMessage") or msg.get("model") == "<synthetic>":
+        return _api_error(run, cur, d, msg, lineno)
+    mid = msg.get("id") or d.get("requestId") or d.get("uuid")
+    if cur is not None and cur.key == mid and mid is not None:
+        pass  # the next line of the response in progress: the common case
+    elif mid is not None and mid in responses:
+        cur = responses[mid]
+    else:
+        cur = run.new("assistant", lineno, key=mid)
+        # What shapes Claude Code's system prompt that the file records: model, cwd, CLI version.
+        cur.prompt_key = (msg.get("model"), d.get("cwd"), d.get("version"))
+        if mid is not None:
+            responses[mid] = cur
+    cur.last_uuid = d.get("uuid")
+    content = msg.get("content")
+    if isinstance(content, str):
+        cur.add_text(content)
+    elif isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            bt = block.get("type")
+            if bt == "text":
+                text = block.get("text")
+                if type(text) is str and text:
+                    cur.texts.append(text)
+            elif bt == "thinking":
+                th = block.get("thinking")
+                cur.add_reasoning(th if type(th) is str else None)
+            elif bt == "redacted_thinking":
+                cur.add_reasoning(None, present=True)
+            elif bt in ("tool_use", "server_tool_use"):
+                name = block.get("name") if isinstance(block.get("name"), str) else "tool"
+                call, edits = interpret_call(name, block.get("input"), block.get("id"))
+                run.add_call(cur, call, edits)
+    raw = msg.get("usage")
+    if type(raw) is dict:
+        # Every line of a response repeats its usage; output_tokens is a streaming snapshot
+        # that only grows, so keep the largest (normalized once, at finalize).
+        out = raw.get("output_tokens")
+        out = out if type(out) is int else 0
+        if out >= cur.raw_output:
+            cur.raw_usage, cur.raw_output = raw, out
+    reason = msg.get("stop_reason")  # null in every Claude Code version since 1.0.10
+    if reason:
+        cur.stop = norm_stop(reason) or cur.stop
+    return cur
+
+
+def _api_error(run: Run, cur: Draft | None, d: dict[str, Any], msg: dict[str, Any], lineno: int) -> Draft:
+    error = d.get("error") if isinstance(d.get("error"), str) else ""
+    text = content_text(msg.get("content"))
+    truncated = error in _TRUNCATION_ERRORS or ("output token maximum" in text)
+    stop = "max_tokens" if truncated else "error"
+    parent = d.get("parentUuid")
+    if truncated and cur is not None and run.last is cur and not cur.calls and parent == cur.last_uuid:
+        # The response that ran out of tokens was partly written (its thinking, say):
+        # that response is the truncated turn.
+        cur.stop = stop
+        return cur
+    dr = run.new("assistant", lineno, key=None)
+    dr.add_text(text)
+    dr.stop = stop
+    return dr
+
+
+def _user(run: Run, d: dict[str, Any], lineno: int) -> None:
+    content = d["message"].get("content")
+    if d.get("isCompactSummary"):
+        dr = run.new("system", lineno)
+        dr.add_text(content_text(content))
+        dr.flags.add(COMPACTION)
+        return
+    if type(content) is not list:
+        run.new("user", lineno).add_text(content_text(content))
+        return
+    results = [b for b in content if type(b) is dict and b.get("type") == "tool_result"]
+    if not results:
+        run.new("user", lineno).add_text(content_text(content))
+        return
+    dr = run.new("tool", lineno)
+    extra = d.get("toolUseResult")
+    for b in results:
+        body = b.get("content")
+        dr.add_text(body if type(body) is str else content_text(body))
+        call_id = b.get("tool_use_id")
+        found = run.result(dr, call_id)
+        if b.get("is_error"):
+            dr.is_error = True
+            run.call_failed(call_id)
+        elif type(extra) is dict and len(results) == 1:
+            if found is not None:
+                if found[1].kind == "write":
+                    _enrich_write(run, call_id, extra)
+            elif "structuredPatch" in extra:
+                _orphan_patch(run, dr, call_id, extra)
+
+
+def _enrich_write(run: Run, call_id: Any, extra: dict[str, Any]) -> None:
+    """A Write's result says whether it created the file or replaced one, and what that held."""
+    edits = run.edits_of(call_id)
+    if not edits:
+        return
+    patch = render_structured_patch(extra.get("structuredPatch"))
+    original = extra.get("originalFile")
+    created = extra.get("type") == "create" or ("originalFile" in extra and original is None)
+    out: list[FileEdit] = []
+    for e in edits:
+        if e.operation != "write":
+            out.append(e)
+        elif created:
+            out.append(FileEdit(e.path, "create", None, e.new, patch, False, e.call_id))
+        else:
+            old = original if isinstance(original, str) else None
+            out.append(FileEdit(e.path, "write", old, e.new, patch, True, e.call_id))
+    run.replace_edits(call_id, out)
+
+
+def _orphan_patch(run: Run, dr: Draft, call_id: Any, extra: dict[str, Any]) -> None:
+    """An edit whose call is outside the file (an excerpt): its result alone says what changed."""
+    path = extra.get("filePath")
+    if not isinstance(path, str):
+        return
+    patch = render_structured_patch(extra.get("structuredPatch"))
+    cid = call_id if isinstance(call_id, str) else None
+    content = extra.get("content")
+    if extra.get("type") == "create" and isinstance(content, str):
+        dr.edits.append(FileEdit(path, "create", None, content, patch, False, cid))
+    elif patch is not None:
+        dr.edits.append(FileEdit(path, "patch", None, None, patch, True, cid))

@@ -1,0 +1,325 @@
+"""Turning drafts into Turns: the flags that make a turn worth a reviewer's look.
+
+Each flag is a fact read off the transcript, never a judgement of the code:
+the turn stopped at the token limit; its reasoning went back into later
+requests; it edited lines of a test that existed before, right after a test
+run came back red; it claimed to be done; its prompt prefix changed or the
+provider's cache stopped hitting. Everything is computed in one pass over the
+drafts, in order, because several flags depend on what came before.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Hashable, Iterable, cast
+
+from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
+from reviewui.core.transcript.builder import Draft, Run
+from reviewui.core.transcript.model import (
+    CACHE_MISS,
+    CLAIMS_DONE,
+    EDITS_EXISTING_TEST,
+    EDITS_TEST_AFTER_FAILURE,
+    FLAGS,
+    NO_USAGE,
+    PROMPT_CHANGED,
+    REASONING_ONLY,
+    REASONING_RESENT,
+    Role,
+    Stop,
+    TOOL_ERROR,
+    TOUCH_DECLARED,
+    TRUNCATED,
+    WRITES_TESTS,
+    Transcript,
+    Turn,
+    Usage,
+)
+from reviewui.core.transcript.normalize import usage_from
+from reviewui.core.transcript.patches import modifies_existing_lines
+
+_CLAIM = re.compile(
+    r"\baction:\s*done\b"
+    r"|\b(?:is|are|was|were|'s|’s)\s+already\s+(?:correct|fixed|implemented|done|in place|present|handled"
+    r"|working|supported|complete|covered|tested)\b"
+    r"|\balready\s+(?:works|exists|has\s+(?:a\s+|the\s+)?tests?\b)"
+    r"|\b(?:task|work|implementation|fix|change|changes)\s+(?:is|are|has been|have been)\s+(?:now\s+)?"
+    r"(?:complete|completed|done|finished)\b"
+    r"|\bi(?:'ve|’ve| have)\s+(?:now\s+)?(?:successfully\s+)?(?:completed|finished)\s+the\s+task\b",
+    re.IGNORECASE,
+)
+_TOUCH = re.compile(r"^[ \t>*\-]*TOUCH:[ \t]*`?([^\s`]+)`?[ \t]*$", re.MULTILINE)
+# (substring that must be present, pattern): one alternation would be several times slower.
+_FAIL = (
+    ("fail", re.compile(r"[1-9]\d* (?:failed|failing|failures?)\b")),
+    ("error", re.compile(r"(?<![\w.])[1-9]\d* errors?\b")),
+    ("FAIL", re.compile(r"^(?:FAILED|--- FAIL|FAIL)\b|test result: FAILED|FAILURES!", re.MULTILINE)),
+)
+_PASS = (
+    ("passed", re.compile(r"\d+ passed\b|All tests passed")),
+    ("ok", re.compile(r"test result: ok\b|^ok\s+\S", re.MULTILINE)),
+    ("OK", re.compile(r"^OK\b", re.MULTILINE)),
+    ("0 failures", re.compile(r"(?<!\d)0 failures\b")),
+)
+_CLAIM_WINDOW = 20_000
+_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic"}
+"""Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
+_VERDICT_WINDOW = 3_000  # test runners print their verdict at the end
+
+
+def claims_done_text(text: str) -> bool:
+    """True when `text` reads as a claim that the work is done ("Action: done", "already correct" …)."""
+    window = text[-_CLAIM_WINDOW:] if len(text) > _CLAIM_WINDOW else text
+    # Substring checks first: the regex is far slower and most turns claim nothing.
+    if not (
+        "done" in window or "Done" in window or "DONE" in window or "lready" in window or "omplete" in window
+        or "inished" in window
+    ):
+        return False
+    return bool(_CLAIM.search(window))
+
+
+def touch_paths(text: str) -> list[str]:
+    """Return the paths of `TOUCH: <path>` lines in `text`, in order."""
+    if "TOUCH:" not in text:
+        return []
+    return _TOUCH.findall(text)
+
+
+def test_verdict(output: str) -> str | None:
+    """Read a tool output's test summary: `fail`, `pass`, or None when it shows no test run."""
+    tail = output[-_VERDICT_WINDOW:]
+    if any(hint in tail and pat.search(tail) for hint, pat in _FAIL):
+        return "fail"
+    if any(hint in tail and pat.search(tail) for hint, pat in _PASS):
+        return "pass"
+    return None
+
+
+class _Files:
+    """What the run has shown about files: which it created, which existed before it."""
+
+    def __init__(self, cwd: str | None, test_globs: Iterable[str]) -> None:
+        self.cwd = cwd.rstrip("/") + "/" if cwd else None
+        self.globs = tuple(test_globs)
+        self.created: set[str] = set()
+        self.existing: set[str] = set()
+        self._test_cache: dict[str, bool] = {}
+
+    def norm(self, path: str) -> str:
+        if self.cwd and path.startswith(self.cwd):
+            path = path[len(self.cwd) :]
+        while path.startswith("./"):
+            path = path[2:]
+        return path
+
+    def is_test(self, key: str) -> bool:
+        hit = self._test_cache.get(key)
+        if hit is None:
+            hit = self._test_cache[key] = is_test_path(key, self.globs)
+        return hit
+
+    def observe(self, d: Draft) -> tuple[bool, bool]:
+        """Update the file knowledge with turn `d`; return (writes tests, modifies an existing test)."""
+        writes = modifies = False
+        for c in d.calls:
+            if c.kind == "read":
+                for p in c.paths:
+                    k = self.norm(p)
+                    if k not in self.created:
+                        self.existing.add(k)
+            elif c.kind in ("edit", "write") and any(self.is_test(self.norm(p)) for p in c.paths):
+                writes = True
+        for e in d.edits:
+            k = self.norm(e.path)
+            test = self.is_test(k)
+            writes = writes or test
+            if e.operation == "create" or (e.operation == "write" and e.existed is False):
+                self.created.add(k)
+                continue
+            if e.operation == "write" and e.existed is None and k not in self.existing:
+                self.created.add(k)  # a whole-file write to a file never seen before: a new file
+                continue
+            before = k not in self.created
+            if test and before:
+                m = modifies_existing_lines(e)
+                if m is None:
+                    m = e.existed is True or k in self.existing
+                modifies = modifies or m
+            if e.operation == "delete":
+                self.created.discard(k)
+            elif before:
+                self.existing.add(k)
+        return writes, modifies
+
+
+class _Verdicts:
+    """The test verdicts of tool outputs so far, read lazily.
+
+    Only an edit to an existing test asks what the latest test run said, so
+    outputs are scanned (newest first) only then, and each at most once.
+    """
+
+    def __init__(self) -> None:
+        self.outputs: list[str] = []
+        self._scanned = 0
+        self._latest: str | None = None
+
+    def latest(self) -> str | None:
+        """The verdict of the most recent output that shows a test run, or None."""
+        for j in range(len(self.outputs) - 1, self._scanned - 1, -1):
+            v = test_verdict(self.outputs[j])
+            if v is not None:
+                self._latest = v
+                break
+        self._scanned = len(self.outputs)
+        return self._latest
+
+
+def _cache_dropped(prev: Usage, cur: Usage) -> bool:
+    if prev.cached <= 0 or prev.input <= 0 or cur.input <= 0:
+        return False
+    if cur.input < prev.input // 2:
+        return False  # the context was reset (compaction, new session): a miss is expected
+    share_drop = prev.cached / prev.input - cur.cached / cur.input
+    return cur.cached < prev.cached * 0.8 and share_drop >= 0.2
+
+
+def _infer_stop(d: Draft, text: str) -> str:
+    if d.role != "assistant":
+        return "unknown"
+    if d.calls:
+        return "tool_use"
+    if text.strip():
+        return "end"
+    return "unknown"
+
+
+def finalize(
+    run: Run,
+    fmt: str,
+    source: str,
+    skipped: int,
+    test_globs: Iterable[str] = DEFAULT_TEST_GLOBS,
+) -> Transcript:
+    """Freeze the run's drafts into a Transcript, computing every turn's flags."""
+    drafts = run.drafts
+    n = len(drafts)
+    later_assistant = [False] * n
+    next_role: list[str | None] = [None] * n
+    seen_assistant = False
+    nxt: str | None = None
+    for i in range(n - 1, -1, -1):
+        later_assistant[i] = seen_assistant
+        next_role[i] = nxt
+        role = drafts[i].role
+        if role == "assistant":
+            seen_assistant = True
+        if role != "system":
+            nxt = role
+
+    files = _Files(run.cwd, test_globs)
+    verdicts = _Verdicts()
+    by_shape = fmt in _FINAL_BY_SHAPE
+    prev_usage: Usage | None = None
+    prev_key: Hashable | None = None
+    make = Turn.from_parts
+    turns: list[Turn] = []
+    for i, d in enumerate(drafts):
+        texts = d.texts
+        text = texts[0] if len(texts) == 1 else "\n".join(texts)
+        role = d.role
+        bits = _mask(d.flags) if d.flags else 0
+        touch: list[str] = []
+        usage = d.usage
+        if usage is None and d.raw_usage is not None:
+            usage = usage_from(d.raw_usage)
+        stop = d.stop or _infer_stop(d, text)
+        calls = d.calls
+        if role == "assistant":
+            if stop == "max_tokens" or stop == "context_window":
+                bits |= _BIT[TRUNCATED]
+            if d.has_reasoning:
+                if not calls and not text.strip():
+                    bits |= _BIT[REASONING_ONLY]
+                if (calls or bits & _BIT[TRUNCATED]) and later_assistant[i]:
+                    bits |= _BIT[REASONING_RESENT]
+            if _claims_done(d, text, stop, next_role[i], by_shape):
+                bits |= _BIT[CLAIMS_DONE]
+            if usage is not None and usage.input > 0:
+                if prev_usage is not None and _cache_dropped(prev_usage, usage):
+                    bits |= _BIT[CACHE_MISS]
+                prev_usage = usage
+            if d.prompt_key is not None:
+                if prev_key is not None and d.prompt_key != prev_key:
+                    bits |= _BIT[PROMPT_CHANGED]
+                prev_key = d.prompt_key
+            if "TOUCH:" in text:
+                touch = touch_paths(text)
+                if touch:
+                    bits |= _BIT[TOUCH_DECLARED]
+        elif role == "tool":
+            if d.is_error or d.exit_code not in (None, 0):
+                bits |= _BIT[TOOL_ERROR]
+            if d.result_kind in (None, "shell", "other"):
+                verdicts.outputs.append(text)
+        edits = d.edits
+        if calls or edits:
+            writes, modifies = files.observe(d)
+            if writes:
+                bits |= _BIT[WRITES_TESTS]
+            if modifies:
+                bits |= _BIT[EDITS_EXISTING_TEST]
+                if verdicts.latest() == "fail":
+                    bits |= _BIT[EDITS_TEST_AFTER_FAILURE]
+        turns.append(
+            make(
+                i + 1,
+                cast(Role, role),
+                text,
+                "\n".join(d.reasoning) if d.reasoning else "",
+                d.reasoning_size,
+                tuple(calls) if calls else (),
+                tuple(edits) if edits else (),
+                cast(Stop, stop),
+                usage or NO_USAGE,
+                _flag_names(bits) if bits else (),
+                tuple(dict.fromkeys(e.path for e in edits)) if edits else (),
+                tuple(touch) if touch else (),
+                d.line,
+            )
+        )
+    return Transcript(fmt, tuple(turns), skipped, source, run.cwd)
+
+
+_BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
+_NAMES: dict[int, tuple[str, ...]] = {}
+
+
+def _mask(names: Iterable[str]) -> int:
+    bits = 0
+    for n in names:
+        bits |= _BIT[n]
+    return bits
+
+
+def _flag_names(bits: int) -> tuple[str, ...]:
+    """The flag names of a bit set, in FLAGS order (cached: few combinations occur)."""
+    names = _NAMES.get(bits)
+    if names is None:
+        names = _NAMES[bits] = tuple(n for n in FLAGS if bits & _BIT[n])
+    return names
+
+
+def _claims_done(d: Draft, text: str, stop: str, next_role: str | None, by_shape: bool) -> bool:
+    if stop == "max_tokens" or stop == "context_window" or stop == "error":
+        return False
+    if d.final:
+        return True
+    for c in d.calls:
+        if c.kind == "finish":
+            return True
+    if text and claims_done_text(text):
+        return True
+    # A final answer: text and no tool call, and the agent hands control back.
+    return by_shape and not d.calls and bool(text.strip()) and next_role in (None, "user")

@@ -1,0 +1,136 @@
+"""Which turn wrote which hunk: matching diff hunks to transcript edits by path and content.
+
+A hunk is linked to every turn whose edits put one of the hunk's added lines
+into that file (or took out one of its removed lines, for a hunk that only
+removes). Paths match by suffix, because agents write absolute paths
+(`/home/u/repo/src/a.py`) while the diff is repo-relative (`src/a.py`).
+Lines too common to identify anything (`}`, `pass`, blank) do not count on
+their own. Edits whose content the transcript does not record (`sed -i`)
+link only to hunks of their file that no content match claimed. Hunks are
+duck-typed: anything with `file`, `index` and `lines` (each with `kind` and
+`text`) works, so this module does not import the diff model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from reviewui.core.transcript.model import Transcript
+from reviewui.core.transcript.patches import changed_lines
+
+HunkKey = tuple[str, int]
+
+_TRIVIAL = frozenset(
+    "pass else: else end return break continue try: finally: except: } { ); ), ]; }; */ /* */ "
+    "endif fi done esac then do begin default: @end".split()
+)
+
+
+@dataclass(frozen=True)
+class HunkLinks:
+    """The hunk ↔ turn links of one transcript and one diff."""
+
+    by_hunk: dict[HunkKey, tuple[int, ...]] = field(default_factory=dict)
+    """(file, hunk index) → turn indexes that produced or touched the hunk's lines."""
+    by_turn: dict[int, tuple[HunkKey, ...]] = field(default_factory=dict)
+    """Turn index → the (file, hunk index) pairs it produced, in diff order."""
+
+    def turns_for(self, file: str, index: int) -> list[int]:
+        """Return the turns that wrote hunk `index` of `file`; [] means "not in transcript"."""
+        return list(self.by_hunk.get((file, index), ()))
+
+    def hunks_for(self, turn_index: int) -> list[HunkKey]:
+        """Return the (file, hunk index) pairs turn `turn_index` produced, in diff order."""
+        return list(self.by_turn.get(turn_index, ()))
+
+    def files_for(self, turn_index: int) -> list[str]:
+        """Return the diff files turn `turn_index` produced hunks in, in diff order."""
+        return list(dict.fromkeys(f for f, _ in self.by_turn.get(turn_index, ())))
+
+
+def significant(line: str) -> bool:
+    """True when a (stripped) line is distinctive enough to identify who wrote it."""
+    return len(line) >= 4 and line not in _TRIVIAL and any(c.isalnum() for c in line)
+
+
+def norm_path(path: str) -> str:
+    """Normalize a path for suffix matching (forward slashes, no leading `./`)."""
+    p = path.replace("\\", "/").strip()
+    while p.startswith("./"):
+        p = p[2:]
+    return p
+
+
+def paths_match(transcript_path: str, diff_path: str) -> bool:
+    """True when two paths name the same file, one possibly a longer (absolute) form of the other."""
+    a, b = norm_path(transcript_path), norm_path(diff_path)
+    if not a or not b:
+        return False
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+@dataclass
+class _EditLines:
+    turn: int
+    path: str
+    added: set[str]
+    removed: set[str]
+    contentless: bool
+
+
+def _edit_index(transcript: Transcript) -> dict[str, list[_EditLines]]:
+    """Edits grouped by file name, with the stripped lines each adds and removes."""
+    out: dict[str, list[_EditLines]] = {}
+    for t in transcript.turns:
+        for e in t.edits:
+            added, removed = changed_lines(e)
+            entry = _EditLines(
+                t.index,
+                e.path,
+                {s for s in (ln.strip() for ln in added) if s},
+                {s for s in (ln.strip() for ln in removed) if s},
+                e.operation in ("shell", "delete") or not (added or removed),
+            )
+            out.setdefault(norm_path(e.path).rsplit("/", 1)[-1], []).append(entry)
+    return out
+
+
+def _matches(entry: _EditLines, added: list[str], removed: list[str]) -> bool:
+    sig_added = [a for a in added if significant(a)]
+    if sig_added:
+        return any(a in entry.added for a in sig_added)
+    if added and all(a in entry.added for a in added):
+        return True
+    sig_removed = [r for r in removed if significant(r)]
+    if sig_removed:
+        return any(r in entry.removed for r in sig_removed)
+    return bool(removed) and all(r in entry.removed for r in removed)
+
+
+def link_hunks(transcript: Transcript, hunks: Iterable[Any]) -> HunkLinks:
+    """Link each hunk to the turns whose edits produced or touched its lines.
+
+    `hunks` are `reviewui.core.diff.Hunk`-shaped objects (attributes `file`,
+    `index`, `lines`; each line has `kind` in added/removed/context and `text`).
+    """
+    index = _edit_index(transcript)
+    by_hunk: dict[HunkKey, tuple[int, ...]] = {}
+    by_turn: dict[int, list[HunkKey]] = {}
+    for h in hunks:
+        key: HunkKey = (h.file, h.index)
+        candidates = [
+            e for e in index.get(norm_path(h.file).rsplit("/", 1)[-1], ()) if paths_match(e.path, h.file)
+        ]
+        if not candidates:
+            by_hunk[key] = ()
+            continue
+        added = [s for s in (ln.text.strip() for ln in h.lines if ln.kind == "added") if s]
+        removed = [s for s in (ln.text.strip() for ln in h.lines if ln.kind == "removed") if s]
+        turns = sorted({e.turn for e in candidates if not e.contentless and _matches(e, added, removed)})
+        if not turns:
+            turns = sorted({e.turn for e in candidates if e.contentless})
+        by_hunk[key] = tuple(turns)
+        for t in turns:
+            by_turn.setdefault(t, []).append(key)
+    return HunkLinks(by_hunk, {t: tuple(v) for t, v in by_turn.items()})

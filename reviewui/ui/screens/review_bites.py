@@ -1,0 +1,166 @@
+"""The review screen's bite side: `b` checks the hunk under the cursor, `B` sweeps them all.
+
+A mixin of ReviewScreen. The run happens in a thread worker that calls the
+core and reports with messages; results stream onto the hunks as they come.
+`escape` cancels (running test process groups are killed).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from reviewui.core.bite import BiteCache, checkable_hunks, run_bite
+from reviewui.core.errors import ReviewError
+from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
+from reviewui.ui.screens.matrix import MatrixScreen
+from reviewui.ui.widgets.results_panel import ResultsPanel
+
+if TYPE_CHECKING:
+    from reviewui.core.session import ReviewSession
+    from reviewui.ui.widgets.diff_view import DiffView
+
+
+class BiteActions(Screen[None]):
+    """Bite-check keys, the worker, and the results panel."""
+
+    BINDINGS = [
+        Binding("b", "bite", "Bite", tooltip="Bite-check the hunk under the cursor: revert it, rerun the tests"),
+        Binding("B", "sweep", "Sweep", tooltip="Bite-check every source hunk (in parallel)"),
+        Binding("escape", "cancel_bite", "Cancel", tooltip="Cancel the running bite-check"),
+        Binding("m", "matrix", "Matrix", tooltip="Which test bit which hunk"),
+        Binding("r", "toggle_results", "Results", tooltip="Show or hide the results panel"),
+    ]
+
+    biting: reactive[bool] = reactive(False, bindings=True)
+
+    session: "ReviewSession"
+    diff_view: "DiffView"
+    bites: dict[tuple[str, int], Any]
+
+    def init_bites(self) -> None:
+        """Set up the per-session bite state (call from on_mount)."""
+        self._bite_cache = BiteCache()
+        self._cancel = threading.Event()
+        self.baseline: Any = None
+        self.baseline_tests: list[str] = []
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("bite", "sweep"):
+            return not self.biting
+        if action == "cancel_bite":
+            return self.biting
+        return True
+
+    def action_bite(self) -> None:
+        h = self.diff_view.current_hunk
+        if h is None:
+            self.notify("No hunk under the cursor", severity="warning")
+            return
+        checkable = {(h2.file, h2.index) for _, h2 in checkable_hunks(self.session.diff)}
+        if (h.file, h.index) not in checkable:
+            self.notify("Test hunks are the evidence and are never reverted; pick a source hunk",
+                        severity="warning")
+            return
+        self._start([(h.file, h.index)])
+
+    def action_sweep(self) -> None:
+        hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.diff)]
+        if not hunks:
+            self.notify("No source hunks to bite-check", severity="warning")
+            return
+        self._start(hunks)
+
+    def _start(self, hunks: list[tuple[str, int]]) -> None:
+        self.biting = True
+        self._cancel = threading.Event()
+        self.set_status(f"bite-check: baseline run of the selected tests… (escape cancels)")
+        self._bite_worker(hunks, self._cancel)
+
+    @work(thread=True, exclusive=True, group="bite", exit_on_error=False)
+    def _bite_worker(self, hunks: list[tuple[str, int]], cancel: threading.Event) -> None:
+        """Run the bite-check off the UI thread; report with messages only."""
+        r = self.session.run
+        try:
+            report = run_bite(
+                self.session.target, self.session.diff, self.session.settings,
+                hunks=hunks, all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
+                on_result=lambda res: self.post_message(BiteResult(res)),
+                on_progress=lambda done, total: self.post_message(BiteProgress(done, total)),
+                cancel=cancel, cache=self._bite_cache,
+            )
+        except ReviewError as e:
+            self.post_message(BiteFinished(None, str(e)))
+            return
+        except Exception as e:  # a bug, but the reviewer must hear of it and the UI must live
+            self.post_message(BiteFinished(None, f"bite-check failed: {type(e).__name__}: {e}"))
+            raise
+        self.post_message(BiteFinished(report))
+
+    def action_cancel_bite(self) -> None:
+        self._cancel.set()
+        self.set_status("bite-check: cancelling…")
+
+    @on(BiteResult)
+    def _bite_result(self, message: BiteResult) -> None:
+        res = message.result
+        self.bites[(res.file, res.index)] = res
+        self.evidence_changed(res.file)
+        self._show_result()
+
+    @on(BiteProgress)
+    def _bite_progress(self, message: BiteProgress) -> None:
+        self.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
+
+    @on(BiteFinished)
+    def _bite_finished(self, message: BiteFinished) -> None:
+        self.biting = False
+        if message.report is None:
+            self.set_status(f"bite-check stopped: {message.error}")
+            self.notify(message.error or "bite-check failed", severity="error")
+            return
+        report = message.report
+        self.baseline = report.baseline
+        for t in report.baseline.tests:
+            if t not in self.baseline_tests:
+                self.baseline_tests.append(t)
+        for res in report.results:
+            self.bites[(res.file, res.index)] = res
+            self.evidence_changed(res.file)
+        counts = ", ".join(f"{n} {v}" for v, n in report.summary().items() if n)
+        if report.baseline.status != "green":
+            self.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
+        else:
+            self.set_status(f"bite-check done: {counts or 'no hunks'}")
+        self._show_result()
+
+    def _show_result(self) -> None:
+        panel = self.query_one(ResultsPanel)
+        h = self.diff_view.current_hunk
+        result = self.bites.get((h.file, h.index)) if h is not None else None
+        panel.show_result(result, self.baseline)
+        if result is not None or self.baseline is not None:
+            panel.remove_class("-hidden")
+
+    def action_toggle_results(self) -> None:
+        self.query_one(ResultsPanel).toggle_class("-hidden")
+
+    def action_matrix(self) -> None:
+        keys = sorted(self.bites, key=lambda k: (k[0], k[1]))
+        hunks = [(f"{p}:{i}", f"{p}:{i} {self.bites[(p, i)].verdict}") for p, i in keys]
+        bit = {(f"{p}:{i}", t) for (p, i) in keys for t in self.bites[(p, i)].failing_tests
+               if self.bites[(p, i)].verdict == "bites"}
+        tests = list(self.baseline_tests)
+        self.app.push_screen(MatrixScreen(hunks, tests, bit))
+
+    # Provided by ReviewScreen.
+    def set_status(self, text: str) -> None:
+        raise NotImplementedError
+
+    def evidence_changed(self, path: str | None) -> None:
+        raise NotImplementedError

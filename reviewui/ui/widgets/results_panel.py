@@ -1,0 +1,61 @@
+"""ResultsPanel: the bite-check evidence for the hunk under the cursor.
+
+Verdict and reason, each failing test with its first failure line, and
+the tail of the run's output, drawn as literal text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+TONE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
+        "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
+OUTPUT_TAIL = 40
+
+
+class ResultsPanel(VerticalScroll):
+    """Shows one HunkResult (or a hint when there is none)."""
+
+    DEFAULT_CSS = """
+    ResultsPanel { height: 12; border-top: solid $panel-lighten-2; padding: 0 1; }
+    ResultsPanel.-hidden { display: none; }
+    """
+
+    def compose(self):  # type: ignore[override]
+        yield Static("", id="results-text")
+
+    def show_result(self, result: Any | None, baseline: Any | None = None) -> None:
+        """Show `result` (a HunkResult) or, without one, the baseline when it is red."""
+        lines: list[Content] = []
+        if result is None:
+            if baseline is not None and baseline.status != "green":
+                lines.append(Content.assemble(("baseline ", "bold"), (baseline.status, "bold $error"),
+                                              f"  {baseline.reason}"))
+                lines.extend(Content(f"  {t}") for t in baseline.failing_tests)
+            else:
+                lines.append(Content.assemble(("No bite-check for this hunk yet: b checks it, B sweeps every hunk.",
+                                               "$text-muted")))
+        else:
+            lines.append(Content.assemble(
+                (result.verdict.upper(), f"bold {TONE.get(result.verdict, '$text')}"),
+                f"  {result.file} {result.header}  {result.seconds:.2f}s",
+            ))
+            if result.reason:
+                lines.append(Content("  " + result.reason))
+            for test in result.failing_tests:
+                lines.append(Content.assemble(("  ✗ ", "$error"), test))
+                message = result.messages.get(test, "")
+                if message:
+                    lines.append(Content.assemble(("      " + message.splitlines()[0], "$text-muted")))
+            if result.tests_run and result.verdict == "toothless":
+                lines.append(Content.assemble(("  still passing with the hunk reverted: ", "$warning"),
+                                              ", ".join(result.tests_run)))
+            tail = result.output.splitlines()[-OUTPUT_TAIL:]
+            if tail:
+                lines.append(Content.assemble(("\noutput (tail)", "bold $text-muted")))
+                lines.extend(Content("  " + ln) for ln in tail)
+        self.query_one("#results-text", Static).update(Content("\n").join(lines))

@@ -1,0 +1,98 @@
+"""`b` and `B` from the keyboard on a real repo: badges, results panel, matrix."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.session import ReviewSession, RunOptions
+from reviewui.ui.app import make_app
+from reviewui.ui.screens.matrix import MatrixScreen
+from reviewui.ui.widgets.results_panel import ResultsPanel
+from tests.gitrepo import make_repo
+
+pytestmark = pytest.mark.slow
+SIZE = (140, 40)
+
+FILLER = "".join(f"C{i} = {i}\n" for i in range(8))
+BASE = {
+    "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['.']\n",
+    "calc.py": "def clamp(x):\n    return x\n\n\n" + FILLER + "\n\ndef double(x):\n    return x * 2\n" + FILLER + "\n\ndef unused(x):\n    return x\n",
+    "tests/test_base.py": "def test_nothing():\n    assert True\n",
+}
+BRANCH = {
+    "calc.py": (
+        "def clamp(x):\n    if x < 0:\n        return 0\n    return x\n\n\n" + FILLER + "\n\n"
+        "def double(x):\n    y = x * 2\n    return y\n" + FILLER + "\n\n"
+        "def unused(x):\n    return x + 1\n"
+    ),
+    "tests/test_calc.py": (
+        "from calc import clamp, double\n\n\n"
+        "def test_clamp():\n    assert clamp(-1) == 0\n\n\n"
+        "def test_double():\n    double(2)\n"
+    ),
+}
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> ReviewSession:
+    make_repo(tmp_path / "r", BASE, BRANCH)
+    # The interpreter running these tests has coverage installed; PATH's python may not.
+    return ReviewSession.open(tmp_path / "r", "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+
+
+def panel_text(app) -> str:
+    from textual.widgets import Static
+
+    return str(app.screen.query_one(ResultsPanel).query_one("#results-text", Static).render())
+
+
+async def test_b_bites_current_hunk_and_shows_evidence(session: ReviewSession) -> None:
+    app = make_app(session, initial_file="calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        view = screen.diff_view
+        hunk = view.current_hunk
+        assert hunk is not None and "if x < 0" in hunk.text
+        await pilot.press("b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        result = screen.bites[("calc.py", hunk.index)]
+        assert result.verdict == "bites"
+        assert [b.text for b in view.badges[hunk.index]][0] == "bites"
+        text = panel_text(app)
+        assert "BITES" in text and "tests/test_calc.py::test_clamp" in text
+        assert "bites" in screen.file_list.summaries["calc.py"].plain
+
+
+async def test_sweep_streams_every_hunk_and_matrix_names_decorative(session: ReviewSession) -> None:
+    app = make_app(session, initial_file="calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("B")
+        assert screen.biting
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not screen.biting
+        verdicts = sorted(r.verdict for r in screen.bites.values())
+        f = session.diff.file("calc.py")
+        assert len(screen.bites) == len(f.hunks)
+        assert verdicts == ["bites", "toothless", "uncovered"]
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, MatrixScreen)
+        from textual.widgets import Static
+
+        decorative = str(app.screen.query_one("#decorative", Static).render())
+        assert "tests/test_calc.py::test_double" in decorative
+        assert "test_clamp" not in decorative
+
+
+async def test_b_on_a_test_hunk_is_refused(session: ReviewSession) -> None:
+    app = make_app(session, initial_file="tests/test_calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.screen.bites == {} and not app.screen.biting
