@@ -88,10 +88,20 @@ def _is_config(path: str) -> bool:
 
 
 def _index_tree(path: str, tree: ast.Module, refs: dict[str, list[Ref]], classes: dict[str, list[list[str]]]) -> None:
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    # One walk collects everything; names are classified once every call site is known.
+    called: set[int] = set()
     aliases: dict[str, str] = {}
+    uses: list[ast.AST] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            if not isinstance(node.ctx, ast.Store):
+                uses.append(node)
+        elif isinstance(node, ast.Call):
+            called.add(id(node.func))
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and len(node.value) <= 200 and _STRING_NAME.match(node.value):
+                uses.append(node)
+        elif isinstance(node, ast.ImportFrom):
             for a in node.names:
                 if a.name != "*":
                     refs.setdefault(a.name, []).append(Ref(path, node.lineno, "import"))
@@ -99,22 +109,16 @@ def _index_tree(path: str, tree: ast.Module, refs: dict[str, list[Ref]], classes
                         aliases[a.asname] = a.name
         elif isinstance(node, ast.ClassDef):
             classes.setdefault(node.name, []).append([_base_name(b) for b in node.bases])
-    for node in ast.walk(tree):
-        name: str | None = None
-        how: How = "ref"
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
-            name = node.id
-        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
-            name = node.attr
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= 200:
-            if _STRING_NAME.match(node.value):
-                # "foo", "pkg.mod.foo", "pkg.mod:foo" all name foo
-                name = re.split(r"[.:]", node.value)[-1]
-                how = "string"
+    for node in uses:
+        how: How
+        if isinstance(node, ast.Constant):
+            # "foo", "pkg.mod.foo", "pkg.mod:foo" all name foo
+            name, how = re.split(r"[.:]", node.value)[-1], "string"
+        else:
+            name = node.id if isinstance(node, ast.Name) else node.attr  # type: ignore[attr-defined]
+            how = "call" if id(node) in called else "ref"
         if not name:
             continue
-        if how == "ref" and id(node) in called:
-            how = "call"
         line = getattr(node, "lineno", 0)
         refs.setdefault(name, []).append(Ref(path, line, how))
         if name in aliases:

@@ -99,8 +99,10 @@ def run_rule(name: str, rule: Callable[[], list[Finding]]) -> list[Finding]:
         return list(rule())
     except ReviewError:
         raise
-    except Exception:  # noqa: BLE001 - one rule's bug must not take the gate down
-        log.exception("finding rule %s failed; it reports nothing for this branch", name)
+    except Exception as e:  # noqa: BLE001 - one rule's bug must not take the gate down
+        # One line on stderr for the user; the traceback only when debugging.
+        log.warning("finding rule %s failed (%s: %s); it reports nothing for this branch", name, type(e).__name__, e)
+        log.debug("traceback of the failed rule %s", name, exc_info=True)
         return []
 
 

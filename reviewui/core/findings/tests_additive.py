@@ -5,14 +5,13 @@ changing or removing a check or a parametrize case, or adding a skip/xfail
 to an existing test is how a suite is made green without making the code
 right. Python files are compared by syntax tree (reformatting and reworded
 assert messages are not changes); other test files (and Python that does
-not parse) fall back to reading the diff lines. Test configuration lives in
-`test_config.py`.
+not parse) fall back to reading the diff lines (`tests_lines.py`). Test
+configuration lives in `suite_config.py`.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 from typing import Any, Iterable
 
@@ -20,26 +19,12 @@ from reviewui.core.findings.change_shape import is_snapshot_path
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.pyast import Def, Item, TestFile, analyze_test_file
 from reviewui.core.findings.source import file_text, parse
-from reviewui.core.findings.test_config import collected_by_name, config_loosened
+from reviewui.core.findings.suite_config import collected_by_name, config_loosened
+from reviewui.core.findings.tests_lines import compare_lines, deleted_lines, snapshot_changed
 
 KIND = "tests-not-additive"
 MAX_SHOWN = 100
 """Longest code text quoted in a message before it is cut."""
-
-_COMMENT = re.compile(r"^\s*(#(?!\[)|//|/\*|\*|--|;)")
-_CHECK = re.compile(
-    r"(?i:assert\w*\s*[(!\s])|\bexpect\s*\(|\.should\b|\.to[A-Z]\w*\s*\(|\bt\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\("
-    r"|\brequire\.\w+\s*\(|\bEXPECT_[A-Z_]+\s*\(|\bverify\s*\("
-)
-_TESTDEF = re.compile(
-    r"^\s*(async\s+)?(def|fn|func|function)\s+[Tt]est\w*|^\s*#\[(\w+::)?test\]|^\s*@Test\b"
-    r"|^\s*(it|test|describe)\s*\(\s*['\"`]"
-)
-_SKIP = re.compile(
-    r"#\[ignore\b|\bxit\s*\(|\bxdescribe\s*\(|\b(it|test|describe)\.(skip|todo)\s*\(|@Disabled\b|@Ignore\b"
-    r"|\bt\.Skip\w*\s*\(|pytest\.mark\.(skip|xfail)|\bunittest\.skip|\bpytest\.(skip|xfail)\s*\(|\bskipTest\s*\("
-    r"|@(skip|xfail)\b"
-)
 
 
 def tests_not_additive(target: Any, diff: Any, settings: Any) -> list[Finding]:
@@ -59,7 +44,7 @@ def test_file_findings(target: Any, f: Any, settings: Any) -> list[Finding]:
     repo, base, head = str(target.repo_dir), target.base, target.head
     old_path = f.old_path or f.path
     if is_snapshot_path(f.path) and not f.path.endswith(".py"):
-        return _snapshot(f)
+        return snapshot_changed(f)
     old_text = file_text(repo, base, old_path)
     if old_text is None:
         return []
@@ -75,7 +60,7 @@ def test_file_findings(target: Any, f: Any, settings: Any) -> list[Finding]:
         if old_tree is not None and new_tree is not None:
             return out + compare_python(f.path, old_text, new_text or "", old_tree, new_tree)
     if f.status == "deleted":
-        return out + _deleted_lines(f.path, old_text)
+        return out + deleted_lines(f.path, old_text)
     return out + compare_lines(f)
 
 
@@ -96,7 +81,7 @@ def compare_python(path: str, old_text: str, new_text: str, old_tree: ast.Module
         d = old.defs[q]
         if not d.is_test and not d.checks and not _has_tests(old, q):
             continue
-        twin = _renamed_to(d, [new.defs[n] for n in fresh if new.defs[n].kind == d.kind], new)
+        twin = _renamed_to(d, [new.defs[n] for n in fresh if new.defs[n].kind == d.kind])
         what = _what(d, old)
         if twin is not None:
             fresh.remove(twin.qual)
@@ -219,7 +204,7 @@ def _pair(missing: list[Item], added: list[Item]) -> Iterable[tuple[Item, Item |
         yield before, added[i] if i < len(added) else None
 
 
-def _renamed_to(d: Def, candidates: list[Def], new: TestFile) -> Def | None:
+def _renamed_to(d: Def, candidates: list[Def]) -> Def | None:
     """The added definition with exactly the same body as `d`, if any."""
     shape = d.shape
     return next((c for c in candidates if c.shape == shape), None)
@@ -275,123 +260,7 @@ def _renamed_out_of_collection(target: Any, f: Any, old_path: str, settings: Any
     return []
 
 
-# --- other languages, or Python that does not parse: read the diff -------
-
-
-def compare_lines(f: Any) -> list[Finding]:
-    """Return findings from the diff lines of a test file that cannot be parsed as Python."""
-    out: list[Finding] = []
-    added_texts = Counter(ln.text.strip() for h in f.hunks for ln in h.lines if ln.kind == "added")
-    removed_texts = Counter(ln.text.strip() for h in f.hunks for ln in h.lines if ln.kind == "removed")
-    for h in f.hunks:
-        removed = [ln for ln in h.lines if ln.kind == "removed" and not _COMMENT.match(ln.text)]
-        added = [ln for ln in h.lines if ln.kind == "added" and not _COMMENT.match(ln.text)]
-        for pattern, what in ((_TESTDEF, "test"), (_CHECK, "check")):
-            gone = [ln for ln in removed if pattern.search(ln.text) and added_texts[ln.text.strip()] == 0]
-            if what == "check":
-                gone = [ln for ln in gone if not _TESTDEF.search(ln.text)]
-            new = [ln for ln in added if pattern.search(ln.text) and removed_texts[ln.text.strip()] == 0]
-            for i, before in enumerate(gone):
-                after = new[i] if i < len(new) and what == "check" else None
-                if after is None:
-                    out.append(
-                        finding(
-                            KIND,
-                            f"existing {what} removed: {_short(before.text.strip())}",
-                            file=f.path,
-                            line=_new_line_near(h, before),
-                            evidence=f"- {before.old_no}: {before.text.strip()}",
-                        )
-                    )
-                else:
-                    out.append(
-                        finding(
-                            KIND,
-                            f"existing {what} changed: {_short(before.text.strip())} → {_short(after.text.strip())}",
-                            file=f.path,
-                            line=after.new_no,
-                            evidence=f"- {before.old_no}: {before.text.strip()}\n+ {after.new_no}: {after.text.strip()}",
-                        )
-                    )
-        out += _added_skips(f.path, h)
-    return out
-
-
-def _added_skips(path: str, h: Any) -> list[Finding]:
-    """Skip markers added right above existing (context) lines, i.e. onto an existing test."""
-    out: list[Finding] = []
-    lines = list(h.lines)
-    for i, ln in enumerate(lines):
-        if ln.kind != "added" or not _SKIP.search(ln.text) or _COMMENT.match(ln.text):
-            continue
-        rest = [x for x in lines[i + 1 :] if x.kind != "removed"]
-        onto_existing = rest and rest[0].kind == "context"
-        inside_existing = _inside_existing_test(lines[:i])
-        if onto_existing or inside_existing:
-            out.append(
-                finding(
-                    KIND,
-                    f"skip added to an existing test: {_short(ln.text.strip())}",
-                    file=path,
-                    line=ln.new_no,
-                    evidence=f"+ {ln.new_no}: {ln.text.strip()}",
-                )
-            )
-    return out
-
-
-def _inside_existing_test(before: list[Any]) -> bool:
-    """True when the nearest test definition above (within the hunk) is an unchanged line."""
-    for ln in reversed(before):
-        if _TESTDEF.search(ln.text):
-            return ln.kind == "context"
-    return False
-
-
-def _deleted_lines(path: str, old_text: str) -> list[Finding]:
-    lines = old_text.splitlines()
-    tests = [(i + 1, ln.strip()) for i, ln in enumerate(lines) if _TESTDEF.search(ln)]
-    if not tests:
-        return []
-    return [
-        finding(
-            KIND,
-            f"existing test file deleted with {len(tests)} test(s)",
-            file=path,
-            evidence="\n".join(f"- {n}: {t}" for n, t in tests[:20]),
-        )
-    ]
-
-
-def _snapshot(f: Any) -> list[Finding]:
-    if f.status != "deleted" and f.removed == 0:
-        return []
-    what = "deleted" if f.status == "deleted" else f"changed ({f.removed} line(s) removed)"
-    first = next((ln for h in f.hunks for ln in h.lines if ln.kind == "removed"), None)
-    evidence = f"- {first.old_no}: {first.text}" if first is not None else ""
-    return [
-        finding(
-            KIND,
-            f"existing snapshot/golden file {what}",
-            file=f.path,
-            line=None if f.status == "deleted" or not f.hunks else f.hunks[0].new_start or None,
-            evidence=evidence,
-        )
-    ]
-
-
 # --- text helpers ---------------------------------------------------------
-
-
-def _new_line_near(h: Any, ln: Any) -> int | None:
-    """The branch-side line where a removed line used to be."""
-    last = None
-    for x in h.lines:
-        if x is ln:
-            break
-        if x.new_no is not None:
-            last = x.new_no
-    return (last + 1) if last is not None else (h.new_start or None)
 
 
 def _line(lines: list[str], n: int) -> str:

@@ -17,6 +17,7 @@ import shlex
 import tomllib
 from collections import Counter
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -24,7 +25,7 @@ from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.pyast import call_name, unparse, walk_toplevel
 from reviewui.core.findings.source import file_text, parse
 from reviewui.core.git import list_files
-from reviewui.core.roles import is_test_path
+from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 
 KIND = "tests-not-additive"
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
@@ -173,7 +174,7 @@ def compare_options(
     ):
         old_p, new_p = before.get(key, list(default)), after.get(key, list(default))
         dropped = [p for p in old_p if p not in new_p]
-        if False:
+        if dropped and (key != "python_files" or _files_dropped(target, settings, old_p, new_p)):
             add(key, f"test collection narrowed: {key} drops {', '.join(dropped)}", f"- {key} = {' '.join(old_p)}\n+ {key} = {' '.join(new_p)}")
     new_dirs = [d for d in after.get("norecursedirs", []) if d not in before.get("norecursedirs", [])]
     hidden = _hidden_by_norecurse(target, settings, new_dirs, folder)
@@ -188,9 +189,14 @@ def compare_options(
 
 
 def _base_tests(target: Any, settings: Any) -> list[str]:
-    globs = getattr(settings, "test_globs", None)
-    files = list_files(str(target.repo_dir), target.base)
-    return [p for p in files if p.endswith(".py") and (is_test_path(p, globs) if globs else is_test_path(p))]
+    globs = tuple(getattr(settings, "test_globs", None) or DEFAULT_TEST_GLOBS)
+    return list(_python_tests_at(str(target.repo_dir), target.base, globs))
+
+
+@lru_cache(maxsize=8)
+def _python_tests_at(repo_dir: str, rev: str, globs: tuple[str, ...]) -> tuple[str, ...]:
+    # A commit's tree never changes, so (repo, sha) is a safe cache key.
+    return tuple(p for p in list_files(repo_dir, rev) if p.endswith(".py") and is_test_path(p, globs))
 
 
 def _covered(path: str, testpaths: list[str], folder: str) -> bool:
