@@ -154,3 +154,20 @@ def cmd_bite(args: argparse.Namespace) -> int:
             sys.stderr.write("\r\x1b[K")
         out(report.render_text(session.target))
     return report.exit_code
+
+
+# --- the gate -----------------------------------------------------------------
+
+
+@handler("check")
+def cmd_check(args: argparse.Namespace) -> int:
+    """Static findings (and bite findings with --bite); exit 1 when any is an error."""
+    from reviewui import __version__
+    from reviewui.core.findings import exit_code, render
+
+    session = _session(args)
+    session.diff.preload()
+    report = _run_bite(session) if args.bite and not session.target.is_empty else None
+    findings = session.findings(report)
+    out(render(args.format, session.target, session.diff, findings, __version__))
+    return exit_code(findings)

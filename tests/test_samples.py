@@ -42,3 +42,40 @@ def test_agent_branch_new_function_is_broken_not_a_bite(samples: dict[str, Path]
     data = json.loads(proc.stdout)
     assert [h["verdict"] for h in data["hunks"]] == ["broken"]
     assert "clear_truncated_reasoning" in data["hunks"][0]["reason"]
+
+
+def check_kinds(repo: Path, branch: str) -> tuple[int, list[tuple[str, str, str | None]]]:
+    proc = run_cli("check", branch, "--format", "json", cwd=repo)
+    data = json.loads(proc.stdout)
+    assert set(data) == {"repo", "branch", "base", "head", "files", "findings", "summary"}
+    return proc.returncode, sorted((f["kind"], f["severity"], f["file"]) for f in data["findings"])
+
+
+def test_sample_2_findings_are_the_story(samples: dict[str, Path]) -> None:
+    code, found = check_kinds(samples["02-add-stopped"], "agent/add-stopped")
+    assert code == 1
+    assert found == [
+        ("claimed-done-without-change", "error", None),
+        ("duplicate-function", "warning", "scripts/bench.py"),
+        ("task-identifier-missing", "error", None),
+        ("test-mentions-only", "warning", "scripts/bench.py"),
+        ("uncalled-function", "warning", "scripts/bench.py"),
+    ]
+
+
+def test_sample_3_findings_are_the_story(samples: dict[str, Path]) -> None:
+    code, found = check_kinds(samples["03-null-guard"], "agent/null-guard")
+    assert code == 1
+    assert found == [
+        ("tests-not-additive", "error", "tests/test_writer.py"),
+        ("tests-not-additive", "error", "tests/test_writer.py"),
+        ("tests-not-additive", "error", "tests/test_writer.py"),
+        ("undeclared-write", "warning", "ledger/defaults.py"),
+    ]
+
+
+def test_sample_1_passes_the_gate_but_not_the_probe(samples: dict[str, Path]) -> None:
+    # The gate cannot see a dodging fixture: that is what the fixtures pane and probes are for.
+    code, found = check_kinds(samples["01-trim-reasoning"], "agent/trim-reasoning")
+    assert code == 0
+    assert all(sev != "error" for _, sev, _ in found)

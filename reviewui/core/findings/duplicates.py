@@ -8,7 +8,10 @@ bodies are duplicates when both their whole token sequences and the
 sequences of outside names they use are at least SIMILARITY_THRESHOLD alike
 (difflib ratio), so two functions of the same shape that call different
 APIs are not copies. Bodies of fewer than MIN_TOKENS tokens are too small to
-call copies.
+call near-copies; an exact copy (same normalized tokens, outside names
+included) counts from MIN_TOKENS_EXACT, about a two-statement function, since
+re-implementing a short existing check under a new name is the very shape
+this rule is for.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 SIMILARITY_THRESHOLD = 0.9
 """Ratio of matching normalized AST tokens at or above which two bodies are duplicates."""
 MIN_TOKENS = 25
-"""Bodies shorter than this (about a three-line function) are never reported."""
+"""Bodies shorter than this (about a three-line function) are not reported as near-copies."""
+MIN_TOKENS_EXACT = 12
+"""Bodies shorter than this are never reported, even when identical (`return x` is everywhere)."""
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -112,7 +117,7 @@ def existing_functions(source: TreeSource, exclude: set[tuple[str, int]], test_g
             if (path, node.lineno) in exclude:
                 continue
             tokens = normalize(node)
-            if len(tokens) < MIN_TOKENS:
+            if len(tokens) < MIN_TOKENS_EXACT:
                 continue
             sig = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else f"def {node.name}"
             out.append(Existing(qual, path, node.lineno, tokens, sig))
@@ -151,7 +156,7 @@ def duplicate_function(
         and isinstance(getattr(s, "node", None), _FUNCS) and not is_test_path(s.file, globs)
     ]
     candidates = [(s, normalize(s.node)) for s in added]
-    candidates = [(s, t) for s, t in candidates if len(t) >= MIN_TOKENS]
+    candidates = [(s, t) for s, t in candidates if len(t) >= MIN_TOKENS_EXACT]
     if not candidates:
         return []
     exclude = {(s.file, s.line) for s in symbols if getattr(s, "status", "") == "added"}
@@ -194,6 +199,8 @@ def _score(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float | None
     """
     if a == b:
         return 1.0
+    if min(len(a), len(b)) < MIN_TOKENS:
+        return None  # short bodies count only when identical
     whole = _ratio(a, b, floor)
     if whole is None:
         return None

@@ -98,3 +98,27 @@ def test_normalize_abstracts_locals_and_literals_only() -> None:
     assert "N:len" in normalize(a) and "A:items" in normalize(a) and "V" in normalize(a)
     assert similarity(normalize(a), normalize(c)) < 1.0
     assert 0 < SIMILARITY_THRESHOLD <= 1 and MIN_TOKENS > 10
+
+
+SHORT_EXISTING = '''import re
+
+
+def has_github_token(text):
+    pattern = re.compile(r"gh[pousr]_[A-Za-z0-9]{36}")
+    return pattern.search(text) is not None
+'''
+
+
+def test_short_exact_copy_under_a_new_name_fires(tmp_path: Path) -> None:
+    copy = "import re\n\n\ndef reject_tokens(prompt):\n    rx = re.compile(r'ghp_x')\n    return rx.search(prompt) is not None\n"
+    target, diff, settings = branch(tmp_path / "r", {"pkg/guards.py": SHORT_EXISTING}, {"pkg/bench.py": copy})
+    syms = changed_symbols(target.repo_dir, target.base, target.head, ["pkg/bench.py"])
+    f = only(duplicate_function(syms, TreeSource(str(target.repo_dir), target.head)))
+    assert f.symbol == "pkg.bench.reject_tokens" and "the same as existing has_github_token" in f.message
+
+
+def test_short_near_copy_is_quiet(tmp_path: Path) -> None:
+    near = "import re\n\n\ndef reject_tokens(prompt):\n    rx = re.compile(r'ghp_x')\n    return rx.match(prompt) is not None\n"
+    target, diff, settings = branch(tmp_path / "r", {"pkg/guards.py": SHORT_EXISTING}, {"pkg/bench.py": near})
+    syms = changed_symbols(target.repo_dir, target.base, target.head, ["pkg/bench.py"])
+    assert duplicate_function(syms, TreeSource(str(target.repo_dir), target.head)) == []
