@@ -23,7 +23,7 @@ class Draft:
 
     __slots__ = (
         "role", "texts", "reasoning", "reasoning_size", "has_reasoning", "calls", "edits", "stop",
-        "usage", "flags", "is_error", "exit_code", "prompt_key", "final", "line", "key", "last_uuid", "result_kind", "raw_usage", "raw_output",
+        "usage", "flags", "is_error", "exit_code", "prompt_key", "final", "line", "key", "last_uuid", "result_kind", "raw_usage",
     )
 
     def __init__(self, role: str, line: int | None = None, key: Any = None) -> None:
@@ -46,7 +46,6 @@ class Draft:
         self.last_uuid: Any = None  # Claude Code: uuid of the response's latest line
         self.result_kind: str | None = None
         self.raw_usage: Any = None  # a provider usage object, normalized at finalize
-        self.raw_output = -1  # output_tokens of raw_usage (Claude Code keeps the largest snapshot)
 
     def add_text(self, text: str | None) -> None:
         """Append visible text (ignores None and empty strings)."""
@@ -97,7 +96,7 @@ class Run:
 
     def result(self, draft: Draft, call_id: Any) -> tuple[Draft, ToolCall] | None:
         """Mark `draft` as holding the result of call `call_id`; return that call's draft and call."""
-        found = self.call(call_id)
+        found = self._calls.get(call_id) if type(call_id) is str else None
         if found is not None and draft.result_kind is None:
             draft.result_kind = found[1].kind
         return found

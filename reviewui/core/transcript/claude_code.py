@@ -16,7 +16,7 @@ from typing import Any
 
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import COMPACTION, FileEdit
-from reviewui.core.transcript.normalize import content_text, norm_stop
+from reviewui.core.transcript.normalize import content_text, norm_stop, text_size
 from reviewui.core.transcript.patches import render_structured_patch
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.tools import interpret_call
@@ -73,28 +73,27 @@ def _boundary(run: Run, d: dict[str, Any], lineno: int) -> None:
 
 
 def _assistant(run: Run, cur: Draft | None, d: dict[str, Any], lineno: int, responses: dict[Any, Draft]) -> Draft:
+    # The hot path of a 100 MB session: one call per assistant line, so every lookup counts.
     msg = d["message"]
-    if d.get("isApiErrorMessage") or msg.get("model") == "<synthetic>":
+    if d.get("isApiErrorMessage"):
         return _api_error(run, cur, d, msg, lineno)
     mid = msg.get("id") or d.get("requestId") or d.get("uuid")
-    if cur is not None and cur.key == mid and mid is not None:
-        pass  # the next line of the response in progress: the common case
-    elif mid is not None and mid in responses:
-        cur = responses[mid]
-    else:
-        cur = run.new("assistant", lineno, key=mid)
-        # What shapes Claude Code's system prompt that the file records: model, cwd, CLI version.
-        cur.prompt_key = (msg.get("model"), d.get("cwd"), d.get("version"))
-        if mid is not None:
-            responses[mid] = cur
+    if cur is None or cur.key != mid or mid is None:
+        found = responses.get(mid) if mid is not None else None
+        if found is not None:
+            cur = found
+        else:
+            if msg.get("model") == "<synthetic>":
+                return _api_error(run, cur, d, msg, lineno)
+            cur = run.new("assistant", lineno, key=mid)
+            # What shapes Claude Code's system prompt that the file records: model, cwd, CLI version.
+            cur.prompt_key = (msg.get("model"), d.get("cwd"), d.get("version"))
+            if mid is not None:
+                responses[mid] = cur
     cur.last_uuid = d.get("uuid")
     content = msg.get("content")
-    if isinstance(content, str):
-        cur.add_text(content)
-    elif isinstance(content, list):
+    if type(content) is list:
         for block in content:
-            if not isinstance(block, dict):
-                continue
             bt = block.get("type")
             if bt == "text":
                 text = block.get("text")
@@ -102,21 +101,24 @@ def _assistant(run: Run, cur: Draft | None, d: dict[str, Any], lineno: int, resp
                     cur.texts.append(text)
             elif bt == "thinking":
                 th = block.get("thinking")
-                cur.add_reasoning(th if type(th) is str else None)
-            elif bt == "redacted_thinking":
-                cur.add_reasoning(None, present=True)
-            elif bt in ("tool_use", "server_tool_use"):
-                name = block.get("name") if isinstance(block.get("name"), str) else "tool"
-                call, edits = interpret_call(name, block.get("input"), block.get("id"))
+                if type(th) is str and th:
+                    cur.reasoning.append(th)
+                    cur.reasoning_size += len(th) if th[:9] != "[REDACTED" else text_size(th)
+                cur.has_reasoning = True
+            elif bt == "tool_use" or bt == "server_tool_use":
+                name = block.get("name")
+                call, edits = interpret_call(name if type(name) is str else "tool", block.get("input"), block.get("id"))
                 run.add_call(cur, call, edits)
+            elif bt == "redacted_thinking":
+                cur.has_reasoning = True
+    elif type(content) is str and content:
+        cur.texts.append(content)
     raw = msg.get("usage")
-    if type(raw) is dict:
-        # Every line of a response repeats its usage; output_tokens is a streaming snapshot
-        # that only grows, so keep the largest (normalized once, at finalize).
-        out = raw.get("output_tokens")
-        out = out if type(out) is int else 0
-        if out >= cur.raw_output:
-            cur.raw_usage, cur.raw_output = raw, out
+    if raw:
+        # Every line of a response repeats its usage and output_tokens is a streaming
+        # snapshot that only grows: the latest line's is the response's (normalized once,
+        # at finalize).
+        cur.raw_usage = raw
     reason = msg.get("stop_reason")  # null in every Claude Code version since 1.0.10
     if reason:
         cur.stop = norm_stop(reason) or cur.stop
@@ -142,6 +144,11 @@ def _api_error(run: Run, cur: Draft | None, d: dict[str, Any], msg: dict[str, An
 
 def _user(run: Run, d: dict[str, Any], lineno: int) -> None:
     content = d["message"].get("content")
+    if type(content) is list and len(content) == 1:
+        b = content[0]
+        if type(b) is dict and b.get("type") == "tool_result":
+            _one_result(run, d, b, lineno)  # the common case: one line per tool result
+            return
     if d.get("isCompactSummary"):
         dr = run.new("system", lineno)
         dr.add_text(content_text(content))
@@ -170,6 +177,29 @@ def _user(run: Run, d: dict[str, Any], lineno: int) -> None:
                     _enrich_write(run, call_id, extra)
             elif "structuredPatch" in extra:
                 _orphan_patch(run, dr, call_id, extra)
+
+
+def _one_result(run: Run, d: dict[str, Any], b: dict[str, Any], lineno: int) -> None:
+    dr = run.new("tool", lineno)
+    body = b.get("content")
+    if type(body) is str:
+        if body:
+            dr.texts.append(body)
+    else:
+        dr.add_text(content_text(body))
+    call_id = b.get("tool_use_id")
+    found = run.result(dr, call_id)
+    if b.get("is_error"):
+        dr.is_error = True
+        run.call_failed(call_id)
+        return
+    extra = d.get("toolUseResult")
+    if type(extra) is dict:
+        if found is not None:
+            if found[1].kind == "write":
+                _enrich_write(run, call_id, extra)
+        elif "structuredPatch" in extra:
+            _orphan_patch(run, dr, call_id, extra)
 
 
 def _enrich_write(run: Run, call_id: Any, extra: dict[str, Any]) -> None:

@@ -84,12 +84,11 @@ def detect(path: Path) -> tuple[str, Any]:
         fmt = from_document(doc, path.name)
         if fmt is not None:
             return fmt, doc
-    else:
-        # JSONL (a malformed first line is just a skipped line).
-        objects = [first_obj] + [_parse(t) for t in texts[1:]]
-        fmt = _from_objects([o for o in objects if isinstance(o, dict)])
-        if fmt is not None:
-            return fmt, None
+    # JSONL (a malformed first line is just a skipped line).
+    objects = [first_obj] + [_parse(t) for t in texts[1:]]
+    fmt = _from_objects([o for o in objects if isinstance(o, dict)])
+    if fmt is not None:
+        return fmt, None
     raise ReviewError(f"cannot tell the format of transcript {path.name}; pass --transcript-format")
 
 
@@ -112,8 +111,9 @@ def document_or_none(path: Path) -> Any:
 
 
 def _parse(raw: bytes) -> Any:
+    # Decoded as the loaders decode: an invalid byte costs a character, not the line.
     try:
-        return json.loads(raw)
+        return json.loads(raw.decode("utf-8", "replace"))
     except ValueError:
         return None
 

@@ -11,7 +11,7 @@ drafts, in order, because several flags depend on what came before.
 from __future__ import annotations
 
 import re
-from typing import Hashable, Iterable, cast
+from typing import Hashable, Iterable
 
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 from reviewui.core.transcript.builder import Draft, Run
@@ -25,8 +25,6 @@ from reviewui.core.transcript.model import (
     PROMPT_CHANGED,
     REASONING_ONLY,
     REASONING_RESENT,
-    Role,
-    Stop,
     TOOL_ERROR,
     TOUCH_DECLARED,
     TRUNCATED,
@@ -86,7 +84,7 @@ def touch_paths(text: str) -> list[str]:
     return _TOUCH.findall(text)
 
 
-def test_verdict(output: str) -> str | None:
+def read_verdict(output: str) -> str | None:
     """Read a tool output's test summary: `fail`, `pass`, or None when it shows no test run."""
     tail = output[-_VERDICT_WINDOW:]
     if any(hint in tail and pat.search(tail) for hint, pat in _FAIL):
@@ -168,7 +166,7 @@ class _Verdicts:
     def latest(self) -> str | None:
         """The verdict of the most recent output that shows a test run, or None."""
         for j in range(len(self.outputs) - 1, self._scanned - 1, -1):
-            v = test_verdict(self.outputs[j])
+            v = read_verdict(self.outputs[j])
             if v is not None:
                 self._latest = v
                 break
@@ -183,16 +181,6 @@ def _cache_dropped(prev: Usage, cur: Usage) -> bool:
         return False  # the context was reset (compaction, new session): a miss is expected
     share_drop = prev.cached / prev.input - cur.cached / cur.input
     return cur.cached < prev.cached * 0.8 and share_drop >= 0.2
-
-
-def _infer_stop(d: Draft, text: str) -> str:
-    if d.role != "assistant":
-        return "unknown"
-    if d.calls:
-        return "tool_use"
-    if text.strip():
-        return "end"
-    return "unknown"
 
 
 def finalize(
@@ -225,66 +213,93 @@ def finalize(
     prev_key: Hashable | None = None
     make = Turn.from_parts
     turns: list[Turn] = []
+    append = turns.append
     for i, d in enumerate(drafts):
         texts = d.texts
-        text = texts[0] if len(texts) == 1 else "\n".join(texts)
+        text = (texts[0] if len(texts) == 1 else "\n".join(texts)) if texts else ""
         role = d.role
+        calls = d.calls
+        edits = d.edits
         bits = _mask(d.flags) if d.flags else 0
-        touch: list[str] = []
+        reasoning = ("\n".join(d.reasoning) if len(d.reasoning) > 1 else d.reasoning[0]) if d.reasoning else ""
+        if role != "assistant" and not calls and not edits:
+            # User, system and tool turns: a short path (they are half of a long session).
+            if role == "tool":
+                if d.is_error or (d.exit_code is not None and d.exit_code != 0):
+                    bits |= _TOOL_ERROR
+                kind = d.result_kind
+                if kind is None or kind == "shell" or kind == "other":
+                    verdicts.outputs.append(text)
+            append(
+                make(
+                    i + 1, role, text, reasoning, d.reasoning_size, (), (), d.stop or "unknown",
+                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line,
+                )
+            )
+            continue
         usage = d.usage
         if usage is None and d.raw_usage is not None:
             usage = usage_from(d.raw_usage)
-        stop = d.stop or _infer_stop(d, text)
-        calls = d.calls
+        stop = d.stop
+        blank = not text or text.isspace()
+        if stop is None:
+            stop = "unknown" if role != "assistant" else "tool_use" if calls else "unknown" if blank else "end"
+        touch: list[str] = []
         if role == "assistant":
             if stop == "max_tokens" or stop == "context_window":
-                bits |= _BIT[TRUNCATED]
+                bits |= _TRUNCATED
             if d.has_reasoning:
-                if not calls and not text.strip():
-                    bits |= _BIT[REASONING_ONLY]
-                if (calls or bits & _BIT[TRUNCATED]) and later_assistant[i]:
-                    bits |= _BIT[REASONING_RESENT]
-            if _claims_done(d, text, stop, next_role[i], by_shape):
-                bits |= _BIT[CLAIMS_DONE]
+                if not calls and blank:
+                    bits |= _REASONING_ONLY
+                if (calls or bits & _TRUNCATED) and later_assistant[i]:
+                    bits |= _REASONING_RESENT
+            if _claims_done(d, text, blank, stop, next_role[i], by_shape):
+                bits |= _CLAIMS_DONE
             if usage is not None and usage.input > 0:
                 if prev_usage is not None and _cache_dropped(prev_usage, usage):
-                    bits |= _BIT[CACHE_MISS]
+                    bits |= _CACHE_MISS
                 prev_usage = usage
-            if d.prompt_key is not None:
-                if prev_key is not None and d.prompt_key != prev_key:
-                    bits |= _BIT[PROMPT_CHANGED]
-                prev_key = d.prompt_key
+            key = d.prompt_key
+            if key is not None:
+                if prev_key is not None and key != prev_key:
+                    bits |= _PROMPT_CHANGED
+                prev_key = key
             if "TOUCH:" in text:
                 touch = touch_paths(text)
                 if touch:
-                    bits |= _BIT[TOUCH_DECLARED]
+                    bits |= _TOUCH_DECLARED
         elif role == "tool":
-            if d.is_error or d.exit_code not in (None, 0):
-                bits |= _BIT[TOOL_ERROR]
+            if d.is_error or (d.exit_code is not None and d.exit_code != 0):
+                bits |= _TOOL_ERROR
             if d.result_kind in (None, "shell", "other"):
                 verdicts.outputs.append(text)
-        edits = d.edits
-        if calls or edits:
+        if edits or (calls and not all(c.kind == "shell" or c.kind == "other" for c in calls)):
             writes, modifies = files.observe(d)
             if writes:
-                bits |= _BIT[WRITES_TESTS]
+                bits |= _WRITES_TESTS
             if modifies:
-                bits |= _BIT[EDITS_EXISTING_TEST]
+                bits |= _EDITS_EXISTING_TEST
                 if verdicts.latest() == "fail":
-                    bits |= _BIT[EDITS_TEST_AFTER_FAILURE]
-        turns.append(
+                    bits |= _EDITS_TEST_AFTER_FAILURE
+        if not edits:
+            written: tuple[str, ...] = ()
+        elif len(edits) == 1:
+            written = (edits[0].path,)
+        else:
+            written = tuple(dict.fromkeys(e.path for e in edits))
+        append(
             make(
                 i + 1,
-                cast(Role, role),
+                role,
                 text,
-                "\n".join(d.reasoning) if d.reasoning else "",
+                reasoning,
                 d.reasoning_size,
-                tuple(calls) if calls else (),
-                tuple(edits) if edits else (),
-                cast(Stop, stop),
+                tuple(calls),
+                tuple(edits),
+                stop,
                 usage or NO_USAGE,
                 _flag_names(bits) if bits else (),
-                tuple(dict.fromkeys(e.path for e in edits)) if edits else (),
+                written,
                 tuple(touch) if touch else (),
                 d.line,
             )
@@ -294,6 +309,11 @@ def finalize(
 
 _BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
 _NAMES: dict[int, tuple[str, ...]] = {}
+_TRUNCATED, _REASONING_ONLY, _REASONING_RESENT = _BIT[TRUNCATED], _BIT[REASONING_ONLY], _BIT[REASONING_RESENT]
+_WRITES_TESTS, _EDITS_EXISTING_TEST = _BIT[WRITES_TESTS], _BIT[EDITS_EXISTING_TEST]
+_EDITS_TEST_AFTER_FAILURE, _CLAIMS_DONE = _BIT[EDITS_TEST_AFTER_FAILURE], _BIT[CLAIMS_DONE]
+_CACHE_MISS, _PROMPT_CHANGED, _TOOL_ERROR = _BIT[CACHE_MISS], _BIT[PROMPT_CHANGED], _BIT[TOOL_ERROR]
+_TOUCH_DECLARED = _BIT[TOUCH_DECLARED]
 
 
 def _mask(names: Iterable[str]) -> int:
@@ -311,7 +331,7 @@ def _flag_names(bits: int) -> tuple[str, ...]:
     return names
 
 
-def _claims_done(d: Draft, text: str, stop: str, next_role: str | None, by_shape: bool) -> bool:
+def _claims_done(d: Draft, text: str, blank: bool, stop: str, next_role: str | None, by_shape: bool) -> bool:
     if stop == "max_tokens" or stop == "context_window" or stop == "error":
         return False
     if d.final:
@@ -319,7 +339,9 @@ def _claims_done(d: Draft, text: str, stop: str, next_role: str | None, by_shape
     for c in d.calls:
         if c.kind == "finish":
             return True
-    if text and claims_done_text(text):
+    if blank:
+        return False
+    if claims_done_text(text):
         return True
     # A final answer: text and no tool call, and the agent hands control back.
-    return by_shape and not d.calls and bool(text.strip()) and next_role in (None, "user")
+    return by_shape and not d.calls and (next_role is None or next_role == "user")

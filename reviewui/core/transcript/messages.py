@@ -41,6 +41,8 @@ class _State:
 def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
     """Read a parsed JSON document (array or object holding `messages`) into drafts."""
     st = _State(fmt)
+    if isinstance(doc, dict) and "messages" not in doc and ("role" in doc or "choices" in doc):
+        doc = [doc]  # a one-line JSONL file: one message
     if isinstance(doc, dict):
         system = doc.get("system")
         if system:

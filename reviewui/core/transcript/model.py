@@ -166,13 +166,13 @@ class Turn:
     def from_parts(
         cls,
         index: int,
-        role: Role,
+        role: str,
         text: str,
         reasoning: str,
         reasoning_chars: int,
         tool_calls: tuple[ToolCall, ...],
         edits: tuple[FileEdit, ...],
-        stop: Stop,
+        stop: str,
         usage: Usage,
         flags: tuple[str, ...],
         files_written: tuple[str, ...],
@@ -183,14 +183,24 @@ class Turn:
 
         A frozen dataclass's `__init__` sets each field through
         `object.__setattr__`, which is a measurable share of loading a
-        100 MB session; loaders build turns here instead.
+        100 MB session; loaders build turns here instead. `role` and `stop`
+        must already be values of Role and Stop (the caller guarantees it).
         """
         t = object.__new__(cls)
-        t.__dict__.update(
-            index=index, role=role, text=text, reasoning=reasoning, reasoning_chars=reasoning_chars,
-            tool_calls=tool_calls, edits=edits, stop=stop, usage=usage, flags=flags,
-            files_written=files_written, touch_paths=touch_paths, line=line,
-        )
+        d = t.__dict__
+        d["index"] = index
+        d["role"] = role
+        d["text"] = text
+        d["reasoning"] = reasoning
+        d["reasoning_chars"] = reasoning_chars
+        d["tool_calls"] = tool_calls
+        d["edits"] = edits
+        d["stop"] = stop
+        d["usage"] = usage
+        d["flags"] = flags
+        d["files_written"] = files_written
+        d["touch_paths"] = touch_paths
+        d["line"] = line
         return t
 
     def has(self, flag: str) -> bool:

@@ -118,7 +118,7 @@ def test_short_exact_copy_under_a_new_name_fires(tmp_path: Path) -> None:
 
 
 def test_short_near_copy_is_quiet(tmp_path: Path) -> None:
-    near = "import re\n\n\ndef reject_tokens(prompt):\n    rx = re.compile(r'ghp_x')\n    return rx.match(prompt) is not None\n"
+    near = "import re\n\n\ndef reject_tokens(prompt):\n    rx = re.compile(r'ghp_x')\n    return rx.search(prompt) is None\n"
     target, diff, settings = branch(tmp_path / "r", {"pkg/guards.py": SHORT_EXISTING}, {"pkg/bench.py": near})
     syms = changed_symbols(target.repo_dir, target.base, target.head, ["pkg/bench.py"])
     assert duplicate_function(syms, TreeSource(str(target.repo_dir), target.head)) == []
