@@ -17,11 +17,13 @@ from textual.content import Content
 from textual.widgets import Footer, OptionList, Static
 
 from reviewui.core.session import ReviewSession
-from reviewui.ui.messages import DiffLoaded
+from reviewui.ui.messages import DiffLoaded, FixturesReady, WorkFailed
 from reviewui.ui.screens.review_bites import BiteActions
+from reviewui.ui.screens.review_findings import FindingsActions
 from reviewui.ui.screens.review_verdicts import VerdictActions
 from reviewui.ui.widgets.diff_view import Badge, DiffView
 from reviewui.ui.widgets.file_list import FileList
+from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 
@@ -32,7 +34,7 @@ BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning
               "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
 
 
-class ReviewScreen(BiteActions, VerdictActions):
+class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
     """The main review screen."""
 
     CSS_PATH = "review.tcss"
@@ -43,6 +45,7 @@ class ReviewScreen(BiteActions, VerdictActions):
         Binding("right_square_bracket", "next_file", "Next file", key_display="]"),
         Binding("left_square_bracket", "prev_file", "Prev file", key_display="["),
         Binding("s", "toggle_split", "Side-by-side", tooltip="Toggle unified / side-by-side"),
+        Binding("f", "toggle_fixtures", "Fixtures", tooltip="Show what the tests near the cursor are made of"),
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
@@ -53,6 +56,7 @@ class ReviewScreen(BiteActions, VerdictActions):
         self.findings: list[Any] = []
         self.bites: dict[tuple[str, int], Any] = {}
         self.diff_loaded = False
+        self.fixture_report: Any = None
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(self.session, id="header")
@@ -62,6 +66,7 @@ class ReviewScreen(BiteActions, VerdictActions):
             with Vertical(id="main"):
                 yield DiffView(id="diff")
                 yield ResultsPanel(id="results", classes="-hidden")
+            yield FixturesPane(id="fixtures", classes="-hidden")
         yield Static("", id="status")
         yield Footer()
 
@@ -89,6 +94,7 @@ class ReviewScreen(BiteActions, VerdictActions):
         self.evidence_changed(None)
         self.show_last_verdict()
         self._preload_diff()
+        self.compute_findings()
 
     @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
     def _preload_diff(self) -> None:
@@ -110,6 +116,39 @@ class ReviewScreen(BiteActions, VerdictActions):
     def _hunk_changed(self, event: DiffView.HunkChanged) -> None:
         """The cursor moved onto another hunk: panes that follow it catch up."""
         self._show_result()
+        self._follow_fixtures()
+
+    def action_toggle_fixtures(self) -> None:
+        pane = self.query_one(FixturesPane)
+        pane.toggle_class("-hidden")
+        if not pane.has_class("-hidden"):
+            if self.fixture_report is None:
+                self.compute_fixtures()
+            self._follow_fixtures()
+
+    def _follow_fixtures(self) -> None:
+        pane = self.query_one(FixturesPane)
+        if pane.has_class("-hidden"):
+            return
+        view = self.diff_view
+        pane.show(self.fixture_report, view.current_hunk, view.file.role if view.file else "")
+
+    @work(thread=True, exclusive=True, group="fixtures", exit_on_error=False)
+    def compute_fixtures(self) -> None:
+        """Analyse the branch's tests off the UI thread."""
+        from reviewui.core.errors import ReviewError
+
+        try:
+            report = self.session.fixtures()
+        except ReviewError as e:
+            self.post_message(WorkFailed("fixtures", str(e)))
+            return
+        self.post_message(FixturesReady(report))
+
+    @on(FixturesReady)
+    def _fixtures_ready(self, message: FixturesReady) -> None:
+        self.fixture_report = message.report
+        self._follow_fixtures()
 
     # --- evidence shown on hunks and files -----------------------------------
 
@@ -198,6 +237,20 @@ class ReviewScreen(BiteActions, VerdictActions):
             self.file_list.select_path(f.path)
         elif hunk is not None:
             view.goto_hunk(hunk)
+
+    def jump_to(self, path: str, line: int | None) -> None:
+        """Show `path` with the cursor on the hunk holding branch-side `line` (or the first)."""
+        f = self.session.diff.file(path)
+        if f is None:
+            self.notify(f"{path} is not changed on this branch", severity="warning")
+            return
+        index = 0
+        if line:
+            for h in f.hunks:
+                if h.new_start <= line < h.new_start + max(h.new_len, 1):
+                    index = h.index
+                    break
+        self.show(path, index)
 
     # --- actions -----------------------------------------------------------
 

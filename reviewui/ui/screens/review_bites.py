@@ -132,6 +132,7 @@ class BiteActions(Screen[None]):
         for res in report.results:
             self.bites[(res.file, res.index)] = res
             self.evidence_changed(res.file)
+        self.compute_findings(report)  # toothless-hunk / baseline-red join the findings
         counts = ", ".join(f"{n} {v}" for v, n in report.summary().items() if n)
         if report.baseline.status != "green":
             self.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
@@ -158,9 +159,7 @@ class BiteActions(Screen[None]):
         tests = list(self.baseline_tests)
         self.app.push_screen(MatrixScreen(hunks, tests, bit))
 
-    # Provided by ReviewScreen.
-    def set_status(self, text: str) -> None:
-        raise NotImplementedError
-
-    def evidence_changed(self, path: str | None) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
+        def set_status(self, text: str) -> None: ...
+        def evidence_changed(self, path: str | None) -> None: ...
+        def compute_findings(self, bite_report: Any = None) -> Any: ...

@@ -1,0 +1,85 @@
+"""FindingsScreen: every finding by severity; enter jumps to its place in the diff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+SEVERITY_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$text-muted"}
+ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
+    """Findings listed error first; dismisses with (file, line) to jump there, or None."""
+
+    BINDINGS = [Binding("escape,F,q", "close", "Close")]
+
+    DEFAULT_CSS = """
+    FindingsScreen { align: center middle; }
+    FindingsScreen > Vertical {
+        width: 95%; height: 85%; padding: 1 2; background: $panel; border: round $accent;
+    }
+    FindingsScreen OptionList { height: 1fr; }
+    FindingsScreen #evidence { height: auto; max-height: 12; margin-top: 1; color: $text-muted; }
+    """
+
+    def __init__(self, findings: list[Any], computing: bool = False) -> None:
+        super().__init__()
+        self.findings = sorted(findings, key=lambda f: (ORDER.get(f.severity, 3), f.file or "", f.line or 0))
+        self.computing = computing
+
+    def compose(self) -> ComposeResult:
+        counts = {s: sum(1 for f in self.findings if f.severity == s) for s in ORDER}
+        title = Content.assemble(
+            ("Findings  ", "bold $accent"),
+            (f"{counts['error']} error  ", SEVERITY_STYLE["error"]),
+            (f"{counts['warning']} warning  ", SEVERITY_STYLE["warning"]),
+            (f"{counts['info']} info", SEVERITY_STYLE["info"]),
+            ("   (still computing…)" if self.computing else "", "$text-muted"),
+        )
+        with Vertical():
+            yield Static(title)
+            options = [
+                Option(
+                    Content.assemble(
+                        (f"{f.severity:<8}", SEVERITY_STYLE.get(f.severity, "")),
+                        (f"{f.kind:<28}", "bold"),
+                        f"{f.file or '(branch)'}{':' + str(f.line) if f.line else ''}  ",
+                        f.message,
+                    ),
+                    id=str(i),
+                )
+                for i, f in enumerate(self.findings)
+            ]
+            if not options:
+                options = [Option(Content("No findings."), disabled=True)]
+            yield OptionList(*options, id="findings-list")
+            yield Static("", id="evidence")
+
+    @on(OptionList.OptionHighlighted, "#findings-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is None:
+            return
+        f = self.findings[int(event.option.id)]
+        self.query_one("#evidence", Static).update(Content(f.evidence or ""))
+
+    @on(OptionList.OptionSelected, "#findings-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is None:
+            return
+        f = self.findings[int(event.option.id)]
+        if f.file:
+            self.dismiss((f.file, f.line))
+        else:
+            self.notify("This finding is about the whole branch, not one place", timeout=3)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

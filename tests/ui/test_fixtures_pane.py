@@ -1,0 +1,79 @@
+"""The fixtures pane beside the first sample's hunks: the dodging fixture is in plain sight."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from reviewui.core.session import ReviewSession
+from reviewui.demo import build_sample
+from reviewui.ui.app import make_app
+from reviewui.ui.widgets.fixtures_pane import FixturesPane
+
+SIZE = (200, 50)
+
+
+@pytest.fixture
+def sample1(tmp_path: Path) -> ReviewSession:
+    built = build_sample("01-trim-reasoning", tmp_path)
+    return ReviewSession.open(built.repo_dir, "agent/trim-reasoning")
+
+
+def pane_lines(app) -> list[str]:
+    lines = app.screen.query_one(FixturesPane).query_one("#fixture-lines", OptionList)
+    return [o.prompt.plain for o in lines.options]
+
+
+async def open_pane(app, pilot) -> None:
+    await pilot.press("f")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_test_hunk_shows_the_continuation_without_reasoning(sample1: ReviewSession) -> None:
+    app = make_app(sample1, initial_file="tests/test_trim_reasoning.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        lines = pane_lines(app)
+        text = "\n".join(lines)
+        assert "tests/test_trim_reasoning.py::test_clears_reasoning_of_the_truncated_turn  added" in text
+        # the data the test builds: the continuation carries a tool call and no reasoning
+        continuation = [ln for ln in lines if 'Message("assistant", tool_calls=' in ln]
+        assert continuation and "reasoning" not in continuation[0]
+        assert any("assert cleared == 1" in ln for ln in lines)
+
+
+async def test_source_hunk_lists_the_tests_that_call_it_and_expands(sample1: ReviewSession) -> None:
+    app = make_app(sample1, initial_file="coder/history.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        lines = pane_lines(app)
+        assert any("coder.history.clear_truncated_reasoning" in ln for ln in lines)
+        tid = "tests/test_trim_reasoning.py::test_clears_reasoning_of_the_truncated_turn"
+        assert any(ln.strip() == f"▸ {tid}" for ln in lines)
+        pane = app.screen.query_one(FixturesPane)
+        option_list = pane.query_one("#fixture-lines", OptionList)
+        option_list.highlighted = option_list.get_option_index(f"t:{tid}")
+        option_list.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        lines = pane_lines(app)
+        assert any(ln.strip() == f"▾ {tid}" for ln in lines)
+        assert any("assert messages[1].reasoning ==" in ln for ln in lines)
+
+
+async def test_pane_follows_the_cursor_and_f_hides_it(sample1: ReviewSession) -> None:
+    app = make_app(sample1, initial_file="coder/history.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        title = str(app.screen.query_one("#fixtures-title", Static).render())
+        assert title.startswith("Tests exercising this hunk")
+        app.screen.diff_view.focus()
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        title = str(app.screen.query_one("#fixtures-title", Static).render())
+        assert title.startswith("Tests in this hunk")
+        await pilot.press("f")
+        assert app.screen.query_one(FixturesPane).has_class("-hidden")
