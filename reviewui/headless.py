@@ -171,3 +171,46 @@ def cmd_check(args: argparse.Namespace) -> int:
     findings = session.findings(report)
     out(render(args.format, session.target, session.diff, findings, __version__))
     return exit_code(findings)
+
+
+# --- probes -------------------------------------------------------------------
+
+
+@handler("probe")
+def cmd_probe(args: argparse.Namespace) -> int:
+    """Run a probe test on the branch and its base (and a reverted hunk); or export it."""
+    from pathlib import Path
+
+    from reviewui.core.probe import check_probe_syntax, export_probe, run_probe
+
+    if not args.file:
+        raise ReviewError("probe needs --file PROBE.py")
+    try:
+        code = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReviewError(f"cannot read probe file: {args.file}") from e
+    check_probe_syntax(code)
+    if args.export:
+        path = export_probe(code, args.export)
+        out(f"exported the probe as a regression test: {path}")
+        return 0
+    session = _session(args)
+    hunk = _one_hunk(args.hunk, session) if args.hunk else None
+    report = run_probe(session, code, name=Path(args.file).name, hunk=hunk)
+    if args.format == "json":
+        emit(report.to_json())
+    else:
+        out(report.render_text())
+    return 0
+
+
+def _one_hunk(spec: str, session: ReviewSession) -> tuple[str, int]:
+    path, sep, index = spec.rpartition(":")
+    if not sep or not index.isdigit():
+        raise ReviewError(f"--hunk takes FILE:INDEX, got {spec!r}")
+    f = session.diff.file(path)
+    if f is None:
+        raise ReviewError(f"{path} is not changed on this branch")
+    if not 0 <= int(index) < len(f.hunks):
+        raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
+    return (f.path, int(index))

@@ -79,3 +79,50 @@ def test_sample_1_passes_the_gate_but_not_the_probe(samples: dict[str, Path]) ->
     code, found = check_kinds(samples["01-trim-reasoning"], "agent/trim-reasoning")
     assert code == 0
     assert all(sev != "error" for _, sev, _ in found)
+
+
+STORY_PROBE = '''from coder.history import NUDGE, Message, ToolCall, clear_truncated_reasoning
+
+
+def test_probe_continuation_keeps_its_reasoning():
+    tx = [
+        Message("assistant", reasoning="wasted truncated thought"),
+        Message("user", NUDGE),
+        Message("assistant", reasoning="short thought", tool_calls=[ToolCall("1", "run")]),
+    ]
+    clear_truncated_reasoning(tx)
+    assert tx[0].reasoning == ""
+    assert tx[2].reasoning == "short thought"
+'''
+
+
+@pytest.mark.slow
+def test_probe_command_on_the_story(samples: dict[str, Path], tmp_path: Path) -> None:
+    probe = tmp_path / "probe_story.py"
+    probe.write_text(STORY_PROBE)
+    repo = samples["01-trim-reasoning"]
+    proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"probe", "branch", "base", "reverted"}
+    assert (data["branch"]["status"], data["base"]["status"], data["reverted"]) == ("failed", "error", None)
+    proc = run_cli("probe", "fix/trim-reasoning", "--base", "agent/trim-reasoning", "--file", str(probe),
+                   "--hunk", "coder/history.py:0", "--test-cmd", PY, "--format", "json", cwd=repo)
+    data = json.loads(proc.stdout)
+    assert (data["branch"]["status"], data["base"]["status"]) == ("passed", "failed")
+    assert data["reverted"]["status"] == "failed"
+    assert data["reverted"]["hunk"] == {"file": "coder/history.py", "index": 0}
+
+
+def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("def test_x(:\n    pass\n")
+    repo = samples["01-trim-reasoning"]
+    proc = run_cli("probe", "agent/trim-reasoning", "--file", str(bad), cwd=repo)
+    assert proc.returncode == 2 and proc.stderr.startswith("reviewui: probe line 1:")
+    good = tmp_path / "good.py"
+    good.write_text(STORY_PROBE)
+    proc = run_cli("probe", "agent/trim-reasoning", "--file", str(good), "--hunk", "coder/history.py:9", cwd=repo)
+    assert proc.returncode == 2 and "has no hunk 9" in proc.stderr
+    proc = run_cli("probe", "agent/trim-reasoning", cwd=repo)
+    assert proc.returncode == 2 and "--file" in proc.stderr

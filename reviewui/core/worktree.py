@@ -160,15 +160,31 @@ class Scratch:
             shutil.rmtree(self.path, ignore_errors=True)
         if self.path.exists():
             return
-        prune_ours(self.common_dir, self.path.parent)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        _git_plain(self.repo_dir, "worktree", "add", "--detach", "-f", "-q", str(self.path), rev)
+        # `git worktree add` is not safe to run twice at once in one repository
+        # (it reads the other entries under .git/worktrees while one is half
+        # written), so creations are serialised across threads and processes.
+        with _repo_lock(self.path.parent / "create.lock"):
+            prune_ours(self.common_dir, self.path.parent)
+            _git_plain(self.repo_dir, "worktree", "add", "--detach", "-f", "-q", str(self.path), rev)
         if not self._is_valid():
             raise ReviewError(f"git created a scratch worktree that does not check out: {self.path}")
 
     def _git(self, *args: str) -> str:
         assert self._admin is not None
         return _git_plain(self.path, f"--git-dir={self._admin}", f"--work-tree={self.path}", *args)
+
+
+@contextlib.contextmanager
+def _repo_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on `path` (blocking) for the duration."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 class WorktreePool:

@@ -45,6 +45,7 @@ class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
         Binding("right_square_bracket", "next_file", "Next file", key_display="]"),
         Binding("left_square_bracket", "prev_file", "Prev file", key_display="["),
         Binding("s", "toggle_split", "Side-by-side", tooltip="Toggle unified / side-by-side"),
+        Binding("e", "probe", "Probe", tooltip="Write a probe test for this hunk; run it on branch and base"),
         Binding("f", "toggle_fixtures", "Fixtures", tooltip="Show what the tests near the cursor are made of"),
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
@@ -117,6 +118,14 @@ class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
         """The cursor moved onto another hunk: panes that follow it catch up."""
         self._show_result()
         self._follow_fixtures()
+
+    def action_probe(self) -> None:
+        from reviewui.ui.screens.probe import ProbeScreen
+
+        def back(_: object = None) -> None:
+            self.evidence_changed(None)  # kept probes change what a verdict would record
+
+        self.app.push_screen(ProbeScreen(self.session, self.diff_view.current_hunk, self.state), back)
 
     def action_toggle_fixtures(self) -> None:
         pane = self.query_one(FixturesPane)
