@@ -214,3 +214,22 @@ def _one_hunk(spec: str, session: ReviewSession) -> tuple[str, int]:
     if not 0 <= int(index) < len(f.hunks):
         raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
     return (f.path, int(index))
+
+
+# --- fixtures -----------------------------------------------------------------
+
+
+@handler("fixtures")
+def cmd_fixtures(args: argparse.Namespace) -> int:
+    """Show what the branch's added or changed tests are made of."""
+    from reviewui.core.fixtures import render_text
+
+    session = _session(args)
+    report = session.fixtures()
+    if args.format == "json":
+        emit(report.to_json())
+    else:
+        out(render_text(report))
+    for err in report.errors:
+        sys.stderr.write(f"reviewui: {err.path}:{err.line}: cannot analyse: {err.message}\n")
+    return 0

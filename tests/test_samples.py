@@ -126,3 +126,14 @@ def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Pat
     assert proc.returncode == 2 and "has no hunk 9" in proc.stderr
     proc = run_cli("probe", "agent/trim-reasoning", cwd=repo)
     assert proc.returncode == 2 and "--file" in proc.stderr
+
+
+def test_fixtures_command_json(samples: dict[str, Path]) -> None:
+    proc = run_cli("fixtures", "agent/add-stopped", "--format", "json", cwd=samples["02-add-stopped"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"tests", "symbols"}
+    [sym] = [s for s in data["symbols"] if s["name"].endswith("reject_github_tokens_in_prompt")]
+    # the story's test file imports the new function and never calls it
+    assert sym["tests_calling"] == [] and sym["tests_importing_only"]
+    assert sym["test_named_after"] is False
