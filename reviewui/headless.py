@@ -233,3 +233,21 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     for err in report.errors:
         sys.stderr.write(f"reviewui: {err.path}:{err.line}: cannot analyse: {err.message}\n")
     return 0
+
+
+# --- transcripts --------------------------------------------------------------
+
+
+@handler("transcript")
+def cmd_transcript(args: argparse.Namespace) -> int:
+    """Read an agent transcript: turns, flags and usage, as text or the contract JSON."""
+    from reviewui.core.transcript import load_transcript, render_text
+
+    t = load_transcript(args.file, args.transcript_format)
+    if args.format == "json":
+        emit(t.to_json())
+    else:
+        out(render_text(t))
+    if t.skipped_lines:
+        sys.stderr.write(f"reviewui: skipped {t.skipped_lines} malformed line(s)\n")
+    return 0

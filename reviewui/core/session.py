@@ -116,7 +116,8 @@ class ReviewSession:
         from reviewui.core.transcript import load_transcript
 
         return self._cached(
-            "transcript", lambda: load_transcript(self.transcript_path, self.transcript_format)
+            "transcript",
+            lambda: load_transcript(self.transcript_path, self.transcript_format, test_globs=self.settings.test_globs),
         )
 
     def fixtures(self) -> "FixtureReport":

@@ -253,10 +253,19 @@ def _match_key(text: str) -> str:
 
 
 def _classify_user_messages(st: _State) -> None:
-    """Codex sends instructions and environment context as `user` messages: make those `system`."""
+    """Codex sends instructions and environment context as `user` messages: make those `system`.
+
+    Known context wrappers are recognised by their first characters. Beyond
+    that, when the rollout also logged what the person typed (`user_message`
+    events), a user message matching none of those is context too; unless
+    nothing matches at all, which means the two disagree in form and the
+    test proves nothing.
+    """
+    keys = {id(dr): _match_key("\n".join(dr.texts)) for dr in st.user_drafts}
+    by_event = bool(st.user_msgs) and any(k in st.user_msgs for k in keys.values())
     for dr in st.user_drafts:
         text = "\n".join(dr.texts).lstrip()
         if text.startswith(_CONTEXT_PREFIXES):
             dr.role = "system"
-        elif st.user_msgs and _match_key(text) not in st.user_msgs:
+        elif by_event and keys[id(dr)] not in st.user_msgs:
             dr.role = "system"

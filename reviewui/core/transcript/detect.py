@@ -126,8 +126,12 @@ def _load_whole(path: Path) -> Any:
 
 
 def _event_folder(path: Path) -> bool:
+    """True when `path` (or its `events/`) holds OpenHands event files (`event-*.json` or `<n>.json`)."""
     events = path / "events" if (path / "events").is_dir() else path
-    return any(p.suffix == ".json" for p in events.iterdir()) if events.is_dir() else False
+    try:
+        return any(p.suffix == ".json" and (p.name.startswith("event-") or p.stem.isdigit()) for p in events.iterdir())
+    except OSError:
+        return False
 
 
 def _from_objects(objects: list[dict[str, Any]]) -> str | None:

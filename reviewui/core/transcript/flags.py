@@ -64,6 +64,29 @@ _FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic"}
 """Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
 _VERDICT_WINDOW = 3_000  # test runners print their verdict at the end
 
+_BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
+_NAMES: dict[int, tuple[str, ...]] = {}
+_TRUNCATED, _REASONING_ONLY, _REASONING_RESENT = _BIT[TRUNCATED], _BIT[REASONING_ONLY], _BIT[REASONING_RESENT]
+_WRITES_TESTS, _EDITS_EXISTING_TEST = _BIT[WRITES_TESTS], _BIT[EDITS_EXISTING_TEST]
+_EDITS_TEST_AFTER_FAILURE, _CLAIMS_DONE = _BIT[EDITS_TEST_AFTER_FAILURE], _BIT[CLAIMS_DONE]
+_CACHE_MISS, _PROMPT_CHANGED, _TOOL_ERROR = _BIT[CACHE_MISS], _BIT[PROMPT_CHANGED], _BIT[TOOL_ERROR]
+_TOUCH_DECLARED = _BIT[TOUCH_DECLARED]
+
+
+def _mask(names: Iterable[str]) -> int:
+    bits = 0
+    for n in names:
+        bits |= _BIT[n]
+    return bits
+
+
+def _flag_names(bits: int) -> tuple[str, ...]:
+    """The flag names of a bit set, in FLAGS order (cached: few combinations occur)."""
+    names = _NAMES.get(bits)
+    if names is None:
+        names = _NAMES[bits] = tuple(n for n in FLAGS if bits & _BIT[n])
+    return names
+
 
 def claims_done_text(text: str) -> bool:
     """True when `text` reads as a claim that the work is done ("Action: done", "already correct" …)."""
@@ -105,6 +128,7 @@ class _Files:
         self._test_cache: dict[str, bool] = {}
 
     def norm(self, path: str) -> str:
+        """The path relative to the agent's cwd when it is under it, without a leading `./`."""
         if self.cwd and path.startswith(self.cwd):
             path = path[len(self.cwd) :]
         while path.startswith("./"):
@@ -112,6 +136,7 @@ class _Files:
         return path
 
     def is_test(self, key: str) -> bool:
+        """True when the (normalized) path is a test under the run's test globs."""
         hit = self._test_cache.get(key)
         if hit is None:
             hit = self._test_cache[key] = is_test_path(key, self.globs)
@@ -183,6 +208,38 @@ def _cache_dropped(prev: Usage, cur: Usage) -> bool:
     return cur.cached < prev.cached * 0.8 and share_drop >= 0.2
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def _volatile_head(text: str) -> tuple[str, str] | None:
+    """(first line, first line with numbers masked) when the prompt starts with a line carrying numbers."""
+    first = text.lstrip().split("\n", 1)[0][:300]
+    if not first or not _DIGITS.search(first):
+        return None
+    return first, _DIGITS.sub("#", first)
+
+
+def _never_cached(prev: Usage, cur: Usage) -> bool:
+    # The prefix was sent again (input grew) and none of it came from the cache.
+    return cur.cached == 0 and prev.input >= 1024 and cur.input >= prev.input
+
+
+def _claims_done(d: Draft, text: str, blank: bool, stop: str, next_role: str | None, by_shape: bool) -> bool:
+    if stop == "max_tokens" or stop == "context_window" or stop == "error":
+        return False
+    if d.final:
+        return True
+    for c in d.calls:
+        if c.kind == "finish":
+            return True
+    if blank:
+        return False
+    if claims_done_text(text):
+        return True
+    # A final answer: text and no tool call, and the agent hands control back.
+    return by_shape and not d.calls and (next_role is None or next_role == "user")
+
+
 def finalize(
     run: Run,
     fmt: str,
@@ -211,6 +268,8 @@ def finalize(
     by_shape = fmt in _FINAL_BY_SHAPE
     prev_usage: Usage | None = None
     prev_key: Hashable | None = None
+    prev_head: tuple[str, str] | None = None
+    volatile_prefix = False
     make = Turn.from_parts
     turns: list[Turn] = []
     append = turns.append
@@ -230,6 +289,15 @@ def finalize(
                 kind = d.result_kind
                 if kind is None or kind == "shell" or kind == "other":
                     verdicts.outputs.append(text)
+            elif text:
+                # Per-turn metadata at the top of the prompt (`turn=7 ts=…`): the prefix
+                # changes every turn, so no provider can serve it from cache.
+                head = _volatile_head(text)
+                if head is not None:
+                    if prev_head is not None and head[1] == prev_head[1] and head[0] != prev_head[0]:
+                        bits |= _PROMPT_CHANGED
+                        volatile_prefix = True
+                    prev_head = head
             append(
                 make(
                     i + 1, role, text, reasoning, d.reasoning_size, (), (), d.stop or "unknown",
@@ -256,7 +324,9 @@ def finalize(
             if _claims_done(d, text, blank, stop, next_role[i], by_shape):
                 bits |= _CLAIMS_DONE
             if usage is not None and usage.input > 0:
-                if prev_usage is not None and _cache_dropped(prev_usage, usage):
+                if prev_usage is not None and (
+                    _cache_dropped(prev_usage, usage) or (volatile_prefix and _never_cached(prev_usage, usage))
+                ):
                     bits |= _CACHE_MISS
                 prev_usage = usage
             key = d.prompt_key
@@ -305,43 +375,3 @@ def finalize(
             )
         )
     return Transcript(fmt, tuple(turns), skipped, source, run.cwd)
-
-
-_BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
-_NAMES: dict[int, tuple[str, ...]] = {}
-_TRUNCATED, _REASONING_ONLY, _REASONING_RESENT = _BIT[TRUNCATED], _BIT[REASONING_ONLY], _BIT[REASONING_RESENT]
-_WRITES_TESTS, _EDITS_EXISTING_TEST = _BIT[WRITES_TESTS], _BIT[EDITS_EXISTING_TEST]
-_EDITS_TEST_AFTER_FAILURE, _CLAIMS_DONE = _BIT[EDITS_TEST_AFTER_FAILURE], _BIT[CLAIMS_DONE]
-_CACHE_MISS, _PROMPT_CHANGED, _TOOL_ERROR = _BIT[CACHE_MISS], _BIT[PROMPT_CHANGED], _BIT[TOOL_ERROR]
-_TOUCH_DECLARED = _BIT[TOUCH_DECLARED]
-
-
-def _mask(names: Iterable[str]) -> int:
-    bits = 0
-    for n in names:
-        bits |= _BIT[n]
-    return bits
-
-
-def _flag_names(bits: int) -> tuple[str, ...]:
-    """The flag names of a bit set, in FLAGS order (cached: few combinations occur)."""
-    names = _NAMES.get(bits)
-    if names is None:
-        names = _NAMES[bits] = tuple(n for n in FLAGS if bits & _BIT[n])
-    return names
-
-
-def _claims_done(d: Draft, text: str, blank: bool, stop: str, next_role: str | None, by_shape: bool) -> bool:
-    if stop == "max_tokens" or stop == "context_window" or stop == "error":
-        return False
-    if d.final:
-        return True
-    for c in d.calls:
-        if c.kind == "finish":
-            return True
-    if blank:
-        return False
-    if claims_done_text(text):
-        return True
-    # A final answer: text and no tool call, and the agent hands control back.
-    return by_shape and not d.calls and (next_role is None or next_role == "user")

@@ -128,6 +128,6 @@ def load_document(path: Path) -> Any:
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
         raise ReviewError(f"cannot read transcript {path}: {e}") from e
     try:
-        return json.loads(data)
+        return json.loads(data.decode("utf-8", "replace"))
     except ValueError as e:
         raise ReviewError(f"transcript {path.name} is not valid JSON: {e}") from e
