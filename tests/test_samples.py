@@ -137,3 +137,37 @@ def test_fixtures_command_json(samples: dict[str, Path]) -> None:
     # the story's test file imports the new function and never calls it
     assert sym["tests_calling"] == [] and sym["tests_importing_only"]
     assert sym["test_named_after"] is False
+
+
+@pytest.mark.parametrize(
+    "name, branch",
+    [("01-trim-reasoning", "agent/trim-reasoning"), ("02-add-stopped", "agent/add-stopped"), ("03-null-guard", "agent/null-guard")],
+)
+def test_every_hunk_links_to_the_turn_that_wrote_it(samples: dict[str, Path], name: str, branch: str) -> None:
+    from reviewui.core.session import ReviewSession
+    from reviewui.core.transcript import link_hunks
+
+    session = ReviewSession.open(samples[name], branch)
+    transcript = session.transcript()
+    assert transcript is not None
+    hunks = session.diff.hunks()
+    links = link_hunks(transcript, hunks)
+    for h in hunks:
+        turns = links.turns_for(h.file, h.index)
+        assert turns, f"{h.file}:{h.index} not linked"
+        assert any(h.file in " ".join(transcript.turns[n - 1].files_written) or
+                   any(e.path.endswith(h.file) for e in transcript.turns[n - 1].edits) for n in turns)
+        for n in turns:
+            assert (h.file, h.index) in links.hunks_for(n)
+
+
+def test_transcript_command_json(samples: dict[str, Path]) -> None:
+    path = samples["01-trim-reasoning"] / ".reviewui" / "transcript.jsonl"
+    proc = run_cli("transcript", str(path), "--format", "json", cwd=samples["01-trim-reasoning"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["format"] == "claude-code" and data["skipped_lines"] == 0
+    assert set(data["turns"][0]) == {"index", "role", "text", "reasoning_chars", "tool_calls", "files_written",
+                                      "stop", "usage", "flags"}
+    flags = {f for t in data["turns"] for f in t["flags"]}
+    assert {"truncated", "reasoning-only", "claims-done"} <= flags

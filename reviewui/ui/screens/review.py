@@ -14,18 +14,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import ContentSwitcher, Footer, OptionList, Sparkline, Static
 
 from reviewui.core.session import ReviewSession
 from reviewui.ui.messages import DiffLoaded, FixturesReady, WorkFailed
 from reviewui.ui.screens.review_bites import BiteActions
 from reviewui.ui.screens.review_findings import FindingsActions
+from reviewui.ui.screens.review_transcript import TranscriptActions
 from reviewui.ui.screens.review_verdicts import VerdictActions
 from reviewui.ui.widgets.diff_view import Badge, DiffView
 from reviewui.ui.widgets.file_list import FileList
 from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
+from reviewui.ui.widgets.transcript_view import TranscriptView
 
 
 BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
@@ -34,7 +36,7 @@ BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning
               "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
 
 
-class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
+class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActions):
     """The main review screen."""
 
     CSS_PATH = "review.tcss"
@@ -64,9 +66,15 @@ class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):
                 yield FileList(self.session.diff, id="files")
-            with Vertical(id="main"):
-                yield DiffView(id="diff")
-                yield ResultsPanel(id="results", classes="-hidden")
+            with ContentSwitcher(id="main-switch", initial="diff-pane"):
+                with Vertical(id="diff-pane"):
+                    yield DiffView(id="diff")
+                    yield ResultsPanel(id="results", classes="-hidden")
+                with Vertical(id="transcript-pane"):
+                    yield Static(Content("loading the transcript…"), id="transcript-summary")
+                    yield Sparkline([0.0], id="transcript-spark")
+                    yield Static("", id="transcript-filter")
+                    yield TranscriptView(id="transcript")
             yield FixturesPane(id="fixtures", classes="-hidden")
         yield Static("", id="status")
         yield Footer()
@@ -96,6 +104,7 @@ class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
         self.show_last_verdict()
         self._preload_diff()
         self.compute_findings()
+        self.start_transcript()
 
     @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
     def _preload_diff(self) -> None:
@@ -187,6 +196,9 @@ class ReviewScreen(BiteActions, FindingsActions, VerdictActions):
             if found:
                 worst = "bad" if any(x.severity == "error" for x in found) else "warn"
                 row.append(Badge(f"{len(found)} finding{'s' if len(found) > 1 else ''}", worst))
+            linked = self.transcript_badge(f.path, h.index)
+            if linked is not None:
+                row.append(Badge(*linked))
             n = sum(1 for c in comments if c.header == h.header)
             if n:
                 row.append(Badge(f"{n} comment{'s' if n > 1 else ''}", "info"))

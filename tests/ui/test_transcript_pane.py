@@ -1,0 +1,94 @@
+"""The transcript tab on the third sample: flags, filters, and the hunk ↔ turn jumps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import ContentSwitcher
+
+from reviewui.core.session import ReviewSession
+from reviewui.demo import build_sample
+from reviewui.ui.app import make_app
+from reviewui.ui.widgets.transcript_view import TranscriptView
+
+SIZE = (180, 45)
+
+
+@pytest.fixture
+def sample3(tmp_path: Path) -> ReviewSession:
+    built = build_sample("03-null-guard", tmp_path)
+    return ReviewSession.open(built.repo_dir, "agent/null-guard")
+
+
+async def loaded(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_t_shows_turns_and_filters_flagged(sample3: ReviewSession) -> None:
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        assert app.screen.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
+        view = app.screen.query_one(TranscriptView)
+        total = len(view.transcript.turns)
+        assert len(view.shown) == total
+        first = view.render_line(0).text
+        assert first.startswith("#1    system")
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        assert 0 < len(view.shown) < total
+        assert all(view.transcript.turns[i].flags for i in view.shown)
+        await pilot.press("l")  # first flag present
+        await pilot.pause()
+        flag = view.flag_filter
+        assert flag and all(flag in view.transcript.turns[i].flags for i in view.shown)
+        await pilot.press("end")
+        assert view.current_turn is view.transcript.turns[view.shown[-1]]
+
+
+async def test_enter_expands_a_turn_with_its_tool_calls(sample3: ReviewSession) -> None:
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        view = app.screen.query_one(TranscriptView)
+        edit_turn = next(t for t in view.transcript.turns if t.files_written)
+        view.goto_turn(edit_turn.index)
+        rows_before = len(view.rows)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(view.rows) > rows_before
+        lines = [view.render_line(y).text for y in range(view.size.height)]
+        assert any("→ str_replace_editor" in ln for ln in lines)
+
+
+async def test_g_jumps_from_hunk_to_turn_and_back(sample3: ReviewSession) -> None:
+    app = make_app(sample3, initial_file="ledger/defaults.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        screen = app.screen
+        badges = [b.text for b in screen.diff_view.badges[0]]
+        assert any(b.startswith("turn ") for b in badges)
+        await pilot.press("g")
+        await pilot.pause()
+        view = screen.query_one(TranscriptView)
+        turn = view.current_turn
+        assert turn is not None and "ledger/defaults.py" in " ".join(turn.files_written)
+        await pilot.press("g")
+        await pilot.pause()
+        assert screen.query_one("#main-switch", ContentSwitcher).current == "diff-pane"
+        assert screen.diff_view.file.path == "ledger/defaults.py"
+
+
+async def test_no_transcript_says_so(tmp_path: Path) -> None:
+    from tests.gitrepo import make_repo
+
+    make_repo(tmp_path, {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    app = make_app(ReviewSession.open(tmp_path, "agent/work"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.screen.query_one("#main-switch", ContentSwitcher).current == "diff-pane"
