@@ -112,14 +112,16 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_bite(session: ReviewSession) -> Any:
+def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None,
+              on_progress: Callable[[int, int], None] | None = None) -> Any:
+    """Run the bite-check on the analysed part of the diff (settings' `exclude` left out)."""
     from reviewui.core.bite import run_bite
 
     r = session.run
     session.diff.preload()
     return run_bite(
-        session.target, session.diff, session.settings,
-        all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
+        session.target, session.analysed_diff(), session.settings, hunks=hunks,
+        all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=on_progress,
     )
 
 
@@ -129,22 +131,18 @@ def _run_bite(session: ReviewSession) -> Any:
 @handler("bite")
 def cmd_bite(args: argparse.Namespace) -> int:
     """Bite-check the branch's source hunks; exit 0 only when every hunk bites."""
-    from reviewui.core.bite import parse_hunk_spec, run_bite
+    from reviewui.core.bite import parse_hunk_spec
 
     session = _session(args)
     session.diff.preload()
-    hunks = parse_hunk_spec(args.hunk, session.diff) if args.hunk else None
-    r = session.run
+    hunks = parse_hunk_spec(args.hunk, session.analysed_diff()) if args.hunk else None
 
     def progress(done: int, total: int) -> None:
         if args.format == "text" and sys.stderr.isatty():
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
-    report = run_bite(
-        session.target, session.diff, session.settings, hunks=hunks,
-        all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=progress,
-    )
+    report = _run_bite(session, hunks, progress)
     if args.format == "json":
         emit(report.to_json(session.target))
     elif args.format == "stryker":

@@ -45,6 +45,8 @@ class Settings:
     """Environment variable names kept even when they look like secrets."""
     timeout: float | None = None
     """Per-run time limit in seconds; None means derived from the baseline."""
+    exclude: tuple[str, ...] = ()
+    """Globs of paths left out of findings and bite-checks (vendored code, sample data)."""
 
     @classmethod
     def from_repo(cls, repo_dir: str | Path) -> "Settings":
@@ -86,6 +88,8 @@ class Settings:
             s = replace(s, severity=dict(sev))
         if "env-allow" in data:
             s = replace(s, env_allow=tuple(_str_list(data["env-allow"], "env-allow")))
+        if "exclude" in data:
+            s = replace(s, exclude=tuple(_str_list(data["exclude"], "exclude")))
         if "timeout" in data:
             t = data["timeout"]
             if not isinstance(t, (int, float)) or t <= 0:

@@ -196,8 +196,19 @@ class Diff:
             return None
         return f.hunks[index]
 
+    def subset(self, files: "list[FileDiff]") -> "Diff":
+        """A Diff of only `files` (which keep loading their patches through this one)."""
+        sub = Diff(self.repo_dir, self.base, self.head, files)
+        sub._parent = self
+        return sub
+
+    _parent: "Diff | None" = None
+
     def preload(self) -> None:
         """Fetch every file's patch with a single git call (for headless use)."""
+        if self._parent is not None:
+            self._parent.preload()  # patches are split against the full file list
+            return
         with self._lock:
             if self._patches is None:
                 out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head)
@@ -205,6 +216,8 @@ class Diff:
 
     def patch_bytes(self, f: FileDiff) -> bytes:
         """The raw patch of one file: from the preloaded diff, else its own git call."""
+        if self._parent is not None:
+            return self._parent.patch_bytes(f)
         with self._lock:
             if self._patches is not None:
                 return self._patches.get(f.path, b"")

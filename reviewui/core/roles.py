@@ -46,6 +46,11 @@ def _match(path: str, pattern: str) -> bool:
     return fnmatchcase(path, pattern)
 
 
+def matches_any(path: str, globs: Iterable[str]) -> bool:
+    """True when `path` matches one of `globs` (same rules as the test globs)."""
+    return any(_match(path, g) for g in globs)
+
+
 def is_test_path(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> bool:
     """True when `path` is a test file under the given globs."""
     return any(_match(path, g) for g in test_globs)

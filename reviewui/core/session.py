@@ -106,6 +106,18 @@ class ReviewSession:
         with self._lock:
             return self._cache.setdefault(key, value)
 
+    def analysed_diff(self) -> Diff:
+        """The diff less the files the settings exclude from analysis (findings, bite-checks)."""
+        if not self.settings.exclude:
+            return self.diff
+        from reviewui.core.roles import matches_any
+
+        def make() -> Diff:
+            keep = [f for f in self.diff.files if not matches_any(f.path, self.settings.exclude)]
+            return self.diff.subset(keep)
+
+        return self._cached("analysed_diff", make)
+
     def transcript(self) -> "Transcript | None":
         """The agent's transcript, loaded once; None when there is none.
 
@@ -124,7 +136,7 @@ class ReviewSession:
         """The anatomy of the branch's tests and the symbol exercise map."""
         from reviewui.core.fixtures import analyze
 
-        paths = [f.path for f in self.diff.files if f.status != "deleted"]
+        paths = [f.path for f in self.analysed_diff().files if f.status != "deleted"]
         t = self.target
         return self._cached(
             "fixtures", lambda: analyze(t.repo_dir, t.base, t.head, paths, self.settings.test_globs)
@@ -144,7 +156,7 @@ class ReviewSession:
         def make() -> list[Any]:
             return compute_findings(
                 self.target,
-                self.diff,
+                self.analysed_diff(),
                 self.settings,
                 transcript=self.transcript(),
                 task=self.task_text(),

@@ -12,11 +12,6 @@ from tests.gitrepo import make_repo
 SIZE = (140, 40)
 
 
-def screen_text(app) -> str:
-    """Everything currently drawn, as plain text."""
-    return _lines(app)
-
-
 def _lines(app) -> str:
     view = app.screen.query_one(DiffView)
     return "\n".join(view.render_line(y).text for y in range(view.size.height))

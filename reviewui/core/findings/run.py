@@ -48,7 +48,7 @@ def compute_findings(
     Raises ReviewError when git fails in a way the user must fix.
     """
     globs = tuple(getattr(settings, "test_globs", None) or DEFAULT_TEST_GLOBS)
-    head = TreeSource(str(target.repo_dir), target.head)
+    head = TreeSource(str(target.repo_dir), target.head, getattr(settings, "exclude", ()) or ())
     lazy: dict[str, Any] = {}
 
     def symbols() -> list[Any]:

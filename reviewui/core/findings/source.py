@@ -13,6 +13,7 @@ import warnings
 from pathlib import PurePosixPath
 from typing import Iterable
 
+from reviewui.core.roles import matches_any
 from reviewui.core.git import list_files, run_git, show_file
 
 MAX_PARSE_BYTES = 2_000_000
@@ -73,9 +74,10 @@ def file_text(repo_dir: str, rev: str, path: str) -> str | None:
 class TreeSource:
     """Every file of one commit, fetched lazily in batches and parsed at most once."""
 
-    def __init__(self, repo_dir: str, rev: str) -> None:
+    def __init__(self, repo_dir: str, rev: str, exclude: Iterable[str] = ()) -> None:
         self.repo_dir = str(repo_dir)
         self.rev = rev
+        self.exclude = tuple(exclude)
         self._paths: list[str] | None = None
         self._blobs: dict[str, bytes | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
@@ -84,7 +86,10 @@ class TreeSource:
     def paths(self) -> list[str]:
         """Every file path in the commit."""
         if self._paths is None:
-            self._paths = list_files(self.repo_dir, self.rev)
+            paths = list_files(self.repo_dir, self.rev)
+            if self.exclude:
+                paths = [p for p in paths if not matches_any(p, self.exclude)]
+            self._paths = paths
         return self._paths
 
     def python_paths(self) -> list[str]:

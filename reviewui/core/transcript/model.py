@@ -78,11 +78,6 @@ class Usage:
     reasoning: int = 0
     """Generated reasoning tokens, when the provider reports them."""
 
-    @property
-    def cached_share(self) -> float | None:
-        """The cached fraction of the input, or None when the input is unknown."""
-        return self.cached / self.input if self.input > 0 else None
-
     def to_json(self) -> dict[str, int]:
         """The contract's usage object: input, cached, output."""
         return {"input": self.input, "cached": self.cached, "output": self.output}

@@ -62,7 +62,7 @@ class BiteActions(Screen[None]):
         if h is None:
             self.notify("No hunk under the cursor", severity="warning")
             return
-        checkable = {(h2.file, h2.index) for _, h2 in checkable_hunks(self.session.diff)}
+        checkable = {(h2.file, h2.index) for _, h2 in checkable_hunks(self.session.analysed_diff())}
         if (h.file, h.index) not in checkable:
             self.notify("Test hunks are the evidence and are never reverted; pick a source hunk",
                         severity="warning")
@@ -70,7 +70,7 @@ class BiteActions(Screen[None]):
         self._start([(h.file, h.index)])
 
     def action_sweep(self) -> None:
-        hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.diff)]
+        hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.analysed_diff())]
         if not hunks:
             self.notify("No source hunks to bite-check", severity="warning")
             return
@@ -88,7 +88,7 @@ class BiteActions(Screen[None]):
         r = self.session.run
         try:
             report = run_bite(
-                self.session.target, self.session.diff, self.session.settings,
+                self.session.target, self.session.analysed_diff(), self.session.settings,
                 hunks=hunks, all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
                 on_result=lambda res: self.post_message(BiteResult(res)),
                 on_progress=lambda done, total: self.post_message(BiteProgress(done, total)),

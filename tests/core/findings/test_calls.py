@@ -174,3 +174,12 @@ def test_mentions_only_reads_the_report_duck_typed() -> None:
     S.tests_named_after = ("tests/test_m.py::test_f",)
     assert calls.test_mentions_only(R()) == []
     assert calls.test_mentions_only(None) == []
+
+
+def test_class_only_named_by_a_test_is_quiet(tmp_path: Path) -> None:
+    # isinstance/query_one/pytest.raises name a class the code under test built: not provably unexercised.
+    change = {
+        "pkg/errors.py": "class GuardError(Exception):\n    pass\n",
+        "tests/test_errors.py": "from pkg.errors import GuardError\n\n\ndef test_x():\n    assert issubclass(GuardError, Exception)\n",
+    }
+    assert mentions(tmp_path, change) == []

@@ -1,0 +1,58 @@
+"""Settings from the reviewed repo, and what `exclude` leaves out of the analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.config import Settings
+from reviewui.core.errors import ReviewError
+from reviewui.core.session import ReviewSession
+from tests.gitrepo import make_repo
+
+
+def test_pyproject_then_dotfile_wins(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.reviewui]\ntest-command = "a"\nnotes-ref = "team"\n')
+    (tmp_path / ".reviewui.toml").write_text('test-command = "b"\nexclude = ["vendor/**"]\n')
+    s = Settings.from_repo(tmp_path)
+    assert (s.test_command, s.notes_ref, s.exclude) == ("b", "refs/notes/team", ("vendor/**",))
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"test-globs": "tests/**"}, "test-globs must be a list of strings"),
+        ({"severity": {"no-change": "fatal"}}, "severity must map kinds"),
+        ({"timeout": -1}, "timeout must be a positive number"),
+        ({"exclude": [1]}, "exclude must be a list of strings"),
+        ({"test-command": ""}, "test-command must be a non-empty string"),
+    ],
+)
+def test_bad_values_are_one_line_errors(data: dict, message: str) -> None:
+    with pytest.raises(ReviewError, match=message):
+        Settings.from_mapping(data)
+
+
+def test_exclude_leaves_files_out_of_findings_but_not_the_diff(tmp_path: Path) -> None:
+    base = {"app.py": "def f():\n    return 1\n", "tests/test_app.py": "from app import f\n\n\ndef test_f():\n    assert f() == 1\n"}
+    branch = {
+        "app.py": "def f():\n    return 2\n",
+        "tests/test_app.py": "from app import f\n\n\ndef test_f():\n    assert f() == 2\n",
+        "samples/demo/tests/test_demo.py": "def test_demo():\n    assert True\n",
+        "aaa/vendored.py": "X = 1\n",
+        ".reviewui.toml": 'exclude = ["samples/**", "tests/**", "aaa/**"]\n',
+    }
+    make_repo(tmp_path, base, branch, stay="agent/work")
+    session = ReviewSession.open(tmp_path, "agent/work")
+    all_paths = [f.path for f in session.diff.files]
+    analysed = session.analysed_diff()
+    assert "samples/demo/tests/test_demo.py" in all_paths
+    assert [f.path for f in analysed.files] == [p for p in all_paths if not p.startswith(("samples/", "tests/", "aaa/"))]
+    # the edited assertion in tests/ is excluded, so tests-not-additive stays quiet
+    assert [f.kind for f in session.findings() if f.kind == "tests-not-additive"] == []
+    # a subset still loads the right patch for each of its files after a preload
+    analysed.preload()
+    app = analysed.file("app.py")
+    assert app is not None and [ln.text for ln in app.hunks[0].lines if ln.kind == "added"] == ["    return 2"]
+    assert analysed.patch_bytes(app) == session.diff.patch_bytes(app) and b"return 2" in analysed.patch_bytes(app)
