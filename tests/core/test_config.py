@@ -56,3 +56,17 @@ def test_exclude_leaves_files_out_of_findings_but_not_the_diff(tmp_path: Path) -
     app = analysed.file("app.py")
     assert app is not None and [ln.text for ln in app.hunks[0].lines if ln.kind == "added"] == ["    return 2"]
     assert analysed.patch_bytes(app) == session.diff.patch_bytes(app) and b"return 2" in analysed.patch_bytes(app)
+
+
+def test_excluded_code_is_not_a_caller_and_its_tests_are_not_analysed(tmp_path: Path) -> None:
+    branch = {
+        "app.py": "def helper():\n    return 1\n",
+        "samples/demo/use.py": "from app import helper\n\nhelper()\n",
+        "samples/demo/tests/test_use.py": "from app import helper\n\n\ndef test_h():\n    assert helper() == 1\n",
+        ".reviewui.toml": 'exclude = ["samples/**"]\n',
+    }
+    make_repo(tmp_path, {"README.md": "x\n"}, branch, stay="agent/work")
+    session = ReviewSession.open(tmp_path, "agent/work")
+    uncalled = [f for f in session.findings() if f.kind == "uncalled-function"]
+    assert [(f.symbol, f.severity) for f in uncalled] == [("app.helper", "warning")]
+    assert session.fixtures().tests == ()
