@@ -9,7 +9,6 @@ config, binaries) is `other`. The globs can be replaced per repository.
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
-from pathlib import PurePosixPath
 from typing import Iterable, Literal
 
 Role = Literal["test", "source", "other"]
@@ -35,14 +34,12 @@ def _match(path: str, pattern: str) -> bool:
     A pattern without a slash matches the file name at any depth; `dir/**`
     matches anything below a folder called `dir` at any depth.
     """
-    p = PurePosixPath(path)
+    # Plain string work: this runs for every changed file times every glob.
     if pattern.endswith("/**"):
         folder = pattern[:-3]
-        if "/" not in folder:
-            return folder in p.parts[:-1]
         return path.startswith(folder + "/") or f"/{folder}/" in f"/{path}"
     if "/" not in pattern:
-        return fnmatchcase(p.name, pattern)
+        return fnmatchcase(path.rpartition("/")[2], pattern)
     return fnmatchcase(path, pattern)
 
 
@@ -60,6 +57,8 @@ def classify(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> Role:
     """Return the role of `path`: `test`, `source` or `other`."""
     if is_test_path(path, test_globs):
         return "test"
-    if PurePosixPath(path).suffix.lower() in SOURCE_SUFFIXES:
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    if dot > 0 and name[dot:].lower() in SOURCE_SUFFIXES:
         return "source"
     return "other"

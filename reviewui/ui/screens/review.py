@@ -101,10 +101,18 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         self.load_state()
         self.init_bites()
         self.evidence_changed(None)
+        # Everything slower waits for the first paint: worker threads parsing the
+        # whole diff would otherwise hold the GIL while the first screen is drawn.
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        self.first_paint_done = True
         self.show_last_verdict()
         self._preload_diff()
         self.compute_findings()
         self.start_transcript()
+
+    first_paint_done = False
 
     @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
     def _preload_diff(self) -> None:
