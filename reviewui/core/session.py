@@ -49,6 +49,7 @@ class ReviewSession:
     run: RunOptions = field(default_factory=RunOptions)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _key_locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(
@@ -99,12 +100,20 @@ class ReviewSession:
         return self.run.test_cmd or self.settings.test_command
 
     def _cached(self, key: str, make: Any) -> Any:
+        # One lock per key: a second worker asking for the transcript while the
+        # first is loading it waits for that load instead of doing it again.
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        value = make()
-        with self._lock:
-            return self._cache.setdefault(key, value)
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._cache:
+                    return self._cache[key]
+            value = make()
+            with self._lock:
+                self._cache[key] = value
+            return value
 
     def analysed_diff(self) -> Diff:
         """The diff less the files the settings exclude from analysis (findings, bite-checks)."""

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.worker import Worker, WorkerState
 from textual.widgets import ContentSwitcher, Footer, OptionList, Sparkline, Static
 
 from reviewui.core.session import ReviewSession
@@ -108,9 +109,17 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
     def _after_first_paint(self) -> None:
         self.first_paint_done = True
         self.show_last_verdict()
+        if self.session.transcript_path is not None:
+            # The transcript first: parsing the diff and the findings would only
+            # compete with it for the GIL (and the findings need it anyway).
+            self.start_transcript()
+        else:
+            self.start_background()
+
+    def start_background(self) -> None:
+        """Parse the whole diff and compute the findings in workers."""
         self._preload_diff()
         self.compute_findings()
-        self.start_transcript()
 
     first_paint_done = False
 
@@ -129,6 +138,14 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         self.refresh_progress()
         for f in self.session.diff.files:
             self.evidence_changed(f.path)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """A worker that died of a bug still tells the reviewer, in one line."""
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}",
+                        severity="error", timeout=10)
 
     @on(DiffView.HunkChanged)
     def _hunk_changed(self, event: DiffView.HunkChanged) -> None:

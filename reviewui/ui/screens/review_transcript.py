@@ -51,9 +51,21 @@ class TranscriptActions(Screen[None]):
 
         try:
             transcript = self.session.transcript()
+        except ReviewError as e:
+            self.post_message(WorkFailed("transcript", str(e)))
+            self.app.call_from_thread(self.start_background)
+            return
+        except Exception:
+            self.app.call_from_thread(self.start_background)  # the rest of the review must still run
+            raise
+        if transcript is None:
+            return
+        # Show the turns first; linking them to hunks needs every file parsed.
+        self.post_message(TranscriptReady(transcript, None))
+        try:
             self.session.diff.preload()
             hunks = [h for f in self.session.diff.files for h in f.hunks]
-            links = link_hunks(transcript, hunks) if transcript is not None else None
+            links = link_hunks(transcript, hunks)
         except ReviewError as e:
             self.post_message(WorkFailed("transcript", str(e)))
             return
@@ -61,10 +73,13 @@ class TranscriptActions(Screen[None]):
 
     @on(TranscriptReady)
     def _transcript_ready(self, message: TranscriptReady) -> None:
-        self.transcript, self.links = message.transcript, message.links
-        t = self.transcript
-        if t is None:
+        if message.links is not None:
+            self.links = message.links
+            for f in self.session.diff.files:
+                self.evidence_changed(f.path)
             return
+        self.transcript = t = message.transcript
+        self.start_background()
         view = self.query_one(TranscriptView)
         view.set_transcript(t)
         counts: dict[str, int] = {}
@@ -80,8 +95,6 @@ class TranscriptActions(Screen[None]):
         ))
         step = max(1, len(cumulative) // SPARK_POINTS)
         self.query_one("#transcript-spark", Sparkline).data = [float(x) for x in cumulative[::step]] or [0.0]
-        for f in self.session.diff.files:
-            self.evidence_changed(f.path)
 
     def transcript_badge(self, path: str, index: int) -> tuple[str, str] | None:
         """("turn 12", tone) for a hunk, ("not in transcript", "warn"), or None without a transcript."""
@@ -147,5 +160,6 @@ class TranscriptActions(Screen[None]):
         self.query_one("#transcript-filter", Static).update(Content.assemble(("showing ", "$text-muted"), message.label))
 
     if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
+        def start_background(self) -> None: ...
         def evidence_changed(self, path: str | None) -> None: ...
         def show(self, path: str, hunk: int | None = None) -> None: ...
