@@ -42,6 +42,9 @@ def test_agent_branch_new_function_is_broken_not_a_bite(samples: dict[str, Path]
     data = json.loads(proc.stdout)
     assert [h["verdict"] for h in data["hunks"]] == ["broken"]
     assert "clear_truncated_reasoning" in data["hunks"][0]["reason"]
+    # paths read as the repo's own, not the scratch worktree's under the cache dir
+    assert "(coder/history.py)" in data["hunks"][0]["reason"]
+    assert "worktrees" not in data["hunks"][0]["reason"] + data["hunks"][0].get("output", "")
 
 
 def check_kinds(repo: Path, branch: str) -> tuple[int, list[tuple[str, str, str | None]]]:

@@ -233,9 +233,15 @@ def _check_one(
     except ReviewError as e:
         return _result(h, "error", reason=f"runner failed: {e}")
     g = grade_pytest(run, defined_names(f, h)) if pytest_mode else grade_exit_code(run)
+    # Say `coder/history.py`, not the scratch worktree's absolute path under the cache dir.
+    root = str(scratch.path).rstrip("/") + "/"
+
+    def rel(text: str) -> str:
+        return text.replace(root, "")
+
     return _result(
-        h, g.verdict, failing_tests=g.failing_tests, messages=g.messages, reason=g.reason,
-        seconds=run.seconds, output=run.output, tests_run=tests,
+        h, g.verdict, failing_tests=g.failing_tests, messages={k: rel(v) for k, v in g.messages.items()},
+        reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=tests,
     )
 
 
