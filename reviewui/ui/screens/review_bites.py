@@ -134,7 +134,9 @@ class BiteActions(Screen[None]):
             self.evidence_changed(res.file)
         self.compute_findings(report)  # toothless-hunk / baseline-red join the findings
         counts = ", ".join(f"{n} {v}" for v, n in report.summary().items() if n)
-        if report.baseline.status != "green":
+        if self._cancel.is_set():
+            self.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
+        elif report.baseline.status != "green":
             self.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
         else:
             self.set_status(f"bite-check done: {counts or 'no hunks'}")

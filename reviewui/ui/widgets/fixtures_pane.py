@@ -190,7 +190,9 @@ class FixturesPane(Vertical):
         title = self.query_one("#fixtures-title", Static)
         self._back.append(_Page(Content(str(title.render())), list(lines.options)))
         source = getattr(fx, "source", "") or "(no source: builtin or from a plugin)"
-        first = getattr(fx, "line", 0) or 1
+        # The source starts at the decorator; `line` is the `def`, `end_line` the last line.
+        end = getattr(fx, "end_line", 0) or 0
+        first = end - len(source.splitlines()) + 1 if end else (getattr(fx, "line", 0) or 1)
         options = [
             Option(Content.assemble((f"{first + i:>5} ", "$text-muted"), emphasize_literals(text, "bold $warning")),
                    disabled=True)
