@@ -13,15 +13,14 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
+from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.ui.diff_rows import Row, Side, line_spans, split_rows, unified_rows
 from reviewui.ui.highlight import HunkHighlighter
 
@@ -36,17 +35,8 @@ class Badge:
     tone: str  # good | bad | warn | info
 
 
-class DiffView(ScrollView, can_focus=True):
+class DiffView(LineCursorView):
     """The diff of the selected file, with a cursor row and hunk badges."""
-
-    BINDINGS = [
-        Binding("j,down", "cursor_down", "Down", show=False),
-        Binding("k,up", "cursor_up", "Up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home", "cursor_home", "Top", show=False),
-        Binding("end", "cursor_end", "Bottom", show=False),
-    ]
 
     COMPONENT_CLASSES = {
         "diff--added",
@@ -82,7 +72,6 @@ class DiffView(ScrollView, can_focus=True):
     """
 
     split: reactive[bool] = reactive(False)
-    cursor: reactive[int] = reactive(0)
 
     class HunkChanged(Message):
         """The hunk under the cursor changed (None: no hunk)."""
@@ -212,12 +201,8 @@ class DiffView(ScrollView, can_focus=True):
             return self.goto_hunk(current)
         return self.goto_hunk(current + direction)
 
-    def validate_cursor(self, value: int) -> int:
-        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
 
-    def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh_lines(old - int(self.scroll_offset.y))
-        self.refresh_lines(new - int(self.scroll_offset.y))
+    def cursor_moved(self) -> None:
         self._announce()
 
     def _announce(self) -> None:
@@ -226,37 +211,6 @@ class DiffView(ScrollView, can_focus=True):
             self._last_hunk = key
             self.post_message(self.HunkChanged(*key))
 
-    def _follow(self) -> None:
-        height = self.scrollable_content_region.height or 1
-        top = int(self.scroll_offset.y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-
-    def action_cursor_down(self) -> None:
-        self.cursor += 1
-        self._follow()
-
-    def action_cursor_up(self) -> None:
-        self.cursor -= 1
-        self._follow()
-
-    def action_page_down(self) -> None:
-        self.cursor += max(1, self.scrollable_content_region.height - 1)
-        self._follow()
-
-    def action_page_up(self) -> None:
-        self.cursor -= max(1, self.scrollable_content_region.height - 1)
-        self._follow()
-
-    def action_cursor_home(self) -> None:
-        self.cursor = 0
-        self._follow()
-
-    def action_cursor_end(self) -> None:
-        self.cursor = len(self.rows) - 1
-        self._follow()
 
     # --- drawing -------------------------------------------------------------
 

@@ -18,11 +18,11 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reviewui.core.transcript import FLAGS, Transcript, Turn
 from reviewui.ui.diff_rows import display_text
+from reviewui.ui.widgets.line_cursor import LineCursorView
 
 BAR = 12
 MAX_DETAIL_LINES = 400
@@ -34,16 +34,10 @@ FLAG_TONE = {
 }
 
 
-class TranscriptView(ScrollView, can_focus=True):
+class TranscriptView(LineCursorView):
     """The turns of a transcript with flags, token bars and expandable details."""
 
     BINDINGS = [
-        Binding("j,down", "cursor_down", "Down", show=False),
-        Binding("k,up", "cursor_up", "Up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home", "cursor_home", "First turn", show=False),
-        Binding("end", "cursor_end", "Last turn", show=False),
         Binding("enter", "toggle_turn", "Expand", tooltip="Expand or collapse the turn under the cursor"),
         Binding("z", "toggle_reasoning", "Reasoning", tooltip="Show or hide the turn's reasoning"),
         Binding("exclamation_mark", "toggle_flagged", "Flagged only", key_display="!",
@@ -71,7 +65,6 @@ class TranscriptView(ScrollView, can_focus=True):
     TranscriptView > .turn--flag-info { background: $boost; color: $text-muted; }
     """
 
-    cursor: reactive[int] = reactive(0)
 
     class GotoHunks(Message):
         """The reviewer asked for the hunks that turn `index` wrote."""
@@ -209,45 +202,6 @@ class TranscriptView(ScrollView, can_focus=True):
             self.notify(f"turn {index} is hidden by the filter", severity="warning")
         return False
 
-    def validate_cursor(self, value: int) -> int:
-        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        top = int(self.scroll_offset.y)
-        self.refresh_lines(old - top)
-        self.refresh_lines(new - top)
-
-    def _follow(self) -> None:
-        height = self.scrollable_content_region.height or 1
-        top = int(self.scroll_offset.y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-
-    def action_cursor_down(self) -> None:
-        self.cursor += 1
-        self._follow()
-
-    def action_cursor_up(self) -> None:
-        self.cursor -= 1
-        self._follow()
-
-    def action_page_down(self) -> None:
-        self.cursor += max(1, self.scrollable_content_region.height - 1)
-        self._follow()
-
-    def action_page_up(self) -> None:
-        self.cursor -= max(1, self.scrollable_content_region.height - 1)
-        self._follow()
-
-    def action_cursor_home(self) -> None:
-        self.cursor = 0
-        self._follow()
-
-    def action_cursor_end(self) -> None:
-        self.cursor = len(self.rows) - 1
-        self._follow()
 
     # --- actions -------------------------------------------------------------
 
