@@ -16,6 +16,11 @@ async def test_e_opens_probe_for_current_hunk_and_escape_returns(awkward_session
         screen = app.screen
         assert isinstance(screen, ProbeScreen)
         assert screen.hunk is not None and screen.hunk.file == "pkg/calc.py"
+        from textual.widgets import TextArea
+
+        editor = screen.query_one(TextArea)
+        assert editor.language == "python"  # textual[syntax] is a dependency: highlighting is on
+        assert "from pkg.calc import add" in editor.text and "def test_probe_" in editor.text
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
