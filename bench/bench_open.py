@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,20 +66,39 @@ async def open_bare(repo: Path) -> float:
         return marks[0] - t0
 
 
+def one(which: str, repo: Path) -> None:
+    """One measured open in this (fresh) process; imports are done before the clock starts."""
+    import reviewui.ui.app  # noqa: F401
+
+    if which == "bare":
+        print(json.dumps({"first": asyncio.run(open_bare(repo)), "keys": []}))
+    else:
+        first, keys = asyncio.run(open_reviewui(repo))
+        print(json.dumps({"first": first, "keys": keys}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--one", nargs=2, metavar=("WHICH", "REPO"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.one:
+        one(args.one[0], Path(args.one[1]))
+        return
     with tempfile.TemporaryDirectory() as d:
         repo = big_branch(Path(d) / "big")
         ours: list[float] = []
         bare: list[float] = []
         keys: list[float] = []
+        # Each open in a fresh process, as a reviewer starts it: garbage left by an
+        # earlier run in the same process makes the next one's timing meaningless.
         for _ in range(args.reps):
-            bare.append(asyncio.run(open_bare(repo)))
-            first, k = asyncio.run(open_reviewui(repo))
-            ours.append(first)
-            keys.extend(k)
+            for which, into in (("bare", bare), ("ours", ours)):
+                out = subprocess.run([sys.executable, __file__, "--one", which, str(repo)],
+                                     capture_output=True, text=True, check=True).stdout
+                data = json.loads(out.strip().splitlines()[-1])
+                into.append(data["first"])
+                keys.extend(data["keys"])
         mo, mb = statistics.median(ours), statistics.median(bare)
         mk = statistics.median(keys) * 1000
         print(f"open 400 files/40k lines: reviewui {mo:.3f}s  bare textual+git diff {mb:.3f}s  ratio {mo / mb:.2f}x"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pygments.lexers import PythonLexer
 from pygments.token import Comment, Literal
@@ -27,13 +28,16 @@ from textual.widgets.option_list import Option
 from reviewui.core.diff import Hunk
 from reviewui.core.fixtures import FixtureReport, TestAnatomy
 
-_LEXER = PythonLexer(stripnl=False, ensurenl=False)
+@lru_cache(maxsize=1)
+def _lexer() -> PythonLexer:
+    # Built on first use: constructing it costs ~40 ms, paid at start-up otherwise.
+    return PythonLexer(stripnl=False, ensurenl=False)
 
 
 def emphasize_literals(text: str, style: str) -> Content:
     """`text` as Content with its literal values (strings, numbers, None/True/False) styled."""
     parts: list[str | tuple[str, str]] = []
-    for ttype, value in _LEXER.get_tokens(text):
+    for ttype, value in _lexer().get_tokens(text):
         if ttype in Literal or value in ("None", "True", "False"):
             parts.append((value, style))
         elif ttype in Comment:
