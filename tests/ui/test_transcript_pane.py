@@ -63,6 +63,10 @@ async def test_enter_expands_a_turn_with_its_tool_calls(sample3: ReviewSession) 
         assert len(view.rows) > rows_before
         lines = [view.render_line(y).text for y in range(view.size.height)]
         assert any("→ str_replace_editor" in ln for ln in lines)
+        produced = app.screen.links.hunks_for(edit_turn.index)
+        assert produced
+        path, index = produced[0]
+        assert any(f"wrote: {path} hunk {index + 1}" in ln for ln in lines)
 
 
 async def test_g_jumps_from_hunk_to_turn_and_back(sample3: ReviewSession) -> None:

@@ -75,6 +75,7 @@ class TranscriptActions(Screen[None]):
     def _transcript_ready(self, message: TranscriptReady) -> None:
         if message.links is not None:
             self.links = message.links
+            self.query_one(TranscriptView).set_links(message.links)
             for f in self.session.diff.files:
                 self.evidence_changed(f.path)
             return

@@ -9,7 +9,7 @@ text search (`/`). `g` asks the screen to show the hunks a turn wrote.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -96,6 +96,8 @@ class TranscriptView(LineCursorView):
         self.flagged_only = False
         self.search: str = ""
         self._details: dict[int, list[tuple[str, str]]] = {}
+        self.links: Any = None
+        """HunkLinks (turn -> hunks it wrote), once the transcript is linked to the diff."""
         self._max_input = 1
         self._styles: dict[str, Style] = {}
 
@@ -108,6 +110,12 @@ class TranscriptView(LineCursorView):
         self.expanded.clear()
         self._details.clear()
         self._refilter()
+
+    def set_links(self, links: Any) -> None:
+        """Show, under each expanded turn, the hunks of the diff it wrote."""
+        self.links = links
+        self._details.clear()
+        self._rebuild_rows()
 
     def _passes(self, t: Turn) -> bool:
         if self.flagged_only and not t.flags:
@@ -174,6 +182,12 @@ class TranscriptView(LineCursorView):
             lines.append(("detail", f"  → {c.name} [{c.kind}] {' '.join(c.paths)}"))
         for e in t.edits:
             lines.append(("detail", f"  ✎ {e.operation} {e.path}"))
+        if self.links is not None:
+            produced = self.links.hunks_for(t.index)
+            if produced:
+                shown = ", ".join(f"{path} hunk {i + 1}" for path, i in produced[:8])
+                more = f" (+{len(produced) - 8} more)" if len(produced) > 8 else ""
+                lines.append(("muted", f"  wrote: {shown}{more}   (g shows the first)"))
         u = t.usage
         if u.input or u.output:
             lines.append(("muted", f"  usage: input {u.input:,} (cached {u.cached:,}) output {u.output:,}"
