@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from reviewui.core.fixtures.source import call_name, walk_toplevel  # noqa: F401 - one copy, shared with fixtures
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _RAISES = frozenset(
     "raises warns deprecated_call assertRaises assertRaisesRegex assertRaisesRegexp assertWarns "
@@ -80,35 +82,6 @@ class TestFile:
     """Every function and class by qualified name (first definition wins)."""
     module_skips: list[Item]
     """Module-level `pytestmark` skip/xfail marks and `pytest.skip(...)` calls."""
-
-
-def call_name(node: ast.AST) -> str:
-    """Return "a.b.c" for `a.b.c(...)` or `a.b.c`, "" when not a plain dotted chain."""
-    if isinstance(node, ast.Call):
-        node = node.func
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
-def walk_toplevel(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Yield a module or class body's statements, descending into if/try/with/for, not defs."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
-            yield from walk_toplevel(stmt.body)
-            yield from walk_toplevel(getattr(stmt, "orelse", []))
-        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-            yield from walk_toplevel(stmt.body)  # type: ignore[attr-defined]
-            for h in stmt.handlers:  # type: ignore[attr-defined]
-                yield from walk_toplevel(h.body)
-            yield from walk_toplevel(stmt.orelse)  # type: ignore[attr-defined]
-            yield from walk_toplevel(stmt.finalbody)  # type: ignore[attr-defined]
 
 
 def unparse(node: ast.AST) -> str:
