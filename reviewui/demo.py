@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib.resources
 import os
 import shutil
-import subprocess
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -24,6 +23,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.git import run_git
 
 SAMPLE_FILE = "sample.toml"
 TRANSCRIPT_NAMES: tuple[str, ...] = ("transcript.jsonl", "transcript.json")
@@ -340,27 +340,14 @@ class _Git:
         self.commits = 0
 
     def run(self, *args: str, env: dict[str, str] | None = None) -> str:
-        full_env = {
-            **os.environ,
+        sealed: dict[str, str | None] = {
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_EDITOR": "true",
-            "LC_ALL": "C",
+            "GIT_DIR": None, "GIT_WORK_TREE": None, "GIT_INDEX_FILE": None, "GIT_TEMPLATE_DIR": None,
             **(env or {}),
         }
-        for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_TEMPLATE_DIR"):
-            full_env.pop(key, None)
-        try:
-            proc = subprocess.run(
-                ["git", *args], cwd=self.repo, env=full_env, capture_output=True, check=False
-            )
-        except FileNotFoundError as e:
-            raise ReviewError("git is not installed or not on PATH; the demo needs it") from e
-        if proc.returncode != 0:
-            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ReviewError(f"building the demo: git {args[0]}: {lines[0] if lines else 'failed'}")
-        return proc.stdout.decode("utf-8", "replace").strip()
+        out = run_git(self.repo, *args, env=sealed, what="building the demo: git")
+        return out.decode("utf-8", "replace").strip()
 
     def commit(self, message: str, author: tuple[str, str]) -> None:
         """Stage everything and commit at the next fixed timestamp."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Mapping, Sequence
 
 import git as gitpython
 
@@ -38,23 +39,35 @@ def run_git(
     *args: str,
     input: bytes | None = None,
     check: bool = True,
+    env: Mapping[str, str | None] | None = None,
+    config: Sequence[str] = (),
+    what: str = "git",
 ) -> bytes:
     """Run `git args...` in `cwd` and return its raw stdout.
 
-    Raises ReviewError (with git's first stderr line) when git exits non-zero
-    and `check` is true.
+    `env` adds to (or, with None, removes from) git's environment; `config`
+    holds `name=value` settings passed as `-c`. Raises ReviewError (with
+    git's first stderr line, after `what`) when git exits non-zero and
+    `check` is true, or when git is not installed.
     """
-    proc = subprocess.run(
-        ["git", "-c", "core.quotepath=false", *args],
-        cwd=str(cwd),
-        input=input,
-        capture_output=True,
-        env=_git_env(),
-    )
+    full_env = _git_env()
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value
+    options = [x for c in ("core.quotepath=false", *config) for x in ("-c", c)]
+    try:
+        proc = subprocess.run(
+            ["git", *options, *args], cwd=str(cwd), input=input, capture_output=True, env=full_env
+        )
+    except FileNotFoundError as e:
+        raise ReviewError("git is not installed or not on PATH") from e
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        first = msg[0] if msg else f"git {' '.join(args)} failed"
-        raise ReviewError(f"git {args[0]}: {first}")
+        verb = next((a for a in args if not a.startswith("-")), "")
+        first = msg[0] if msg else "failed"
+        raise ReviewError(f"{what} {verb}: {first}")
     return proc.stdout
 
 

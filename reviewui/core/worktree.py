@@ -36,22 +36,20 @@ import queue
 import re
 import shutil
 import signal
-import subprocess
 from pathlib import Path
 from typing import Iterator
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text
+from reviewui.core.git import git_text, run_git
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.sandbox_env import SCRATCH_MARKER
 
 MAX_SCRATCHES = 64
 """Upper bound on scratch slots per repository (concurrent reviewui processes share them)."""
 
-_GIT_SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "advice.detachedHead=false",
-             "-c", "core.quotepath=false")
+_GIT_SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "advice.detachedHead=false")
 
 
 def repo_id(repo_dir: str | Path) -> str:
@@ -315,18 +313,13 @@ def prune_ours(common_dir: Path, root: Path) -> None:
 
 
 def _git_plain(cwd: Path, *args: str) -> str:
-    env = dict(os.environ)
-    # Never let discovery climb out of the scratch area into some enclosing repository.
-    env["GIT_CEILING_DIRECTORIES"] = str(Path(cwd).resolve().parent)
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        env.pop(var, None)
-    proc = subprocess.run(["git", *_GIT_SAFE, *args], cwd=str(cwd), env=env, capture_output=True)
-    if proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        verb = next((a for a in args if not a.startswith("-")), "")
-        raise ReviewError(f"git {verb}: {msg[0] if msg else 'failed'}")
-    return proc.stdout.decode("utf-8", "replace")
+    env: dict[str, str | None] = {
+        # Never let discovery climb out of the scratch area into some enclosing repository.
+        "GIT_CEILING_DIRECTORIES": str(Path(cwd).resolve().parent),
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_DIR": None, "GIT_WORK_TREE": None, "GIT_INDEX_FILE": None,
+    }
+    return run_git(cwd, *args, env=env, config=_GIT_SAFE).decode("utf-8", "replace")
 
 
 __all__ = ["RevertError", "Scratch", "WorktreePool", "kill_orphans", "prune_ours", "repo_id", "scratch_root"]
