@@ -119,3 +119,16 @@ async def test_no_changes_screen(tmp_path) -> None:
 
         msg = str(app.screen.query_one("#message", Static).render())
         assert "No changes" in msg and "no commits beyond its base" in msg
+
+
+async def test_badges_stay_visible_before_a_long_section_line(tmp_path) -> None:
+    long_def = "def " + "a_very_long_function_name_" * 6 + "(x):\n"
+    base = long_def + "".join(f"    y{i} = {i}\n" for i in range(10)) + "    return x\n"
+    make_repo(tmp_path, {"m.py": base}, {"m.py": base.replace("    return x\n", "    return x + 1\n")})
+    app = make_app(ReviewSession.open(tmp_path, "agent/work"))
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.press("space")
+        await pilot.pause()
+        header = app.screen.diff_view.render_line(0).text
+        assert header.startswith(" @@ -9,4 +9,4 @@ ")
+        assert "✓ reviewed" in header and "a_very_long" in header

@@ -21,7 +21,7 @@ from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.ui.widgets.line_cursor import LineCursorView
-from reviewui.ui.diff_rows import Row, Side, line_spans, split_rows, unified_rows
+from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows
 from reviewui.ui.highlight import HunkHighlighter
 
 GUTTER = 13  # "12345 12345 +" plus a space
@@ -277,10 +277,14 @@ class DiffView(LineCursorView):
 
     def _render_header(self, row: Row, width: int) -> Strip:
         style = self._style("hunk")
-        text = Text(" " + row.text + " ", style=style)
+        hunk = self.file.hunks[row.hunk] if self.file is not None and row.hunk is not None else None
+        # Range, then badges, then git's section line: a long section must not push the evidence off screen.
+        text = Text(" " + (hunk.header if hunk else row.text) + " ", style=style)
         for badge in self.badges.get(row.hunk or 0, []):
             text.append(" ")
             text.append(f" {badge.text} ", self._style(f"badge-{badge.tone}"))
+        if hunk is not None and hunk.section:
+            text.append("  " + display_text(hunk.section), self._style("lineno") + Style(bgcolor=style.bgcolor))
         text.truncate(width)
         return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style)
 
