@@ -18,6 +18,8 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
 from reviewui.ui.bindings import key_actions
 from reviewui.ui.screens.help import binding_rows
+from reviewui.ui.screens.no_changes import NoChangesScreen
+from reviewui.ui.screens.review import ReviewScreen
 from reviewui.ui.themes import load_themes
 
 DEFAULT_THEME = "reviewui-dark"
@@ -54,9 +56,6 @@ class ReviewApp(App[None]):
         self.push_screen(self._first_screen())
 
     def _first_screen(self) -> Screen:
-        from reviewui.ui.screens.no_changes import NoChangesScreen
-        from reviewui.ui.screens.review import ReviewScreen
-
         if self.session.target.is_empty or not self.session.diff.files:
             return NoChangesScreen(self.session)
         return ReviewScreen(self.session, self.initial_file)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_for_filename
+from pygments.lexers import TextLexer, get_lexer_by_name, get_lexer_for_filename
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
 from pygments.util import ClassNotFound
@@ -23,10 +23,27 @@ from reviewui.ui.diff_rows import display_text
 MAX_HIGHLIGHT_CHARS = 200_000
 
 
+# Common endings straight to a lexer name: pygments' filename lookup compiles a
+# pattern for every lexer it knows on first use (~150 ms), on the first paint.
+_BY_SUFFIX = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript",
+    ".tsx": "tsx", ".jsx": "jsx", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp",
+    ".cpp": "cpp", ".hpp": "cpp", ".java": "java", ".kt": "kotlin", ".rb": "ruby", ".php": "php",
+    ".sh": "bash", ".bash": "bash", ".toml": "toml", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
+    ".md": "markdown", ".html": "html", ".css": "css", ".sql": "sql", ".txt": "text", ".cfg": "ini",
+    ".ini": "ini", ".swift": "swift", ".cs": "csharp", ".lua": "lua", ".r": "r",
+}
+
+
 @lru_cache(maxsize=256)
 def lexer_for(path: str) -> Lexer:
     """The pygments lexer for a file name (plain text when unknown)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    alias = _BY_SUFFIX.get(name[dot:].lower()) if dot > 0 else None
     try:
+        if alias is not None:
+            return get_lexer_by_name(alias, stripnl=False, ensurenl=False)
         return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return TextLexer(stripnl=False, ensurenl=False)
