@@ -64,6 +64,9 @@ def display_text(text: str) -> str:
 def file_notes(f: FileDiff) -> list[str]:
     """The lines that describe a file which has no (or not only) text hunks."""
     notes: list[str] = []
+    kinds = {"120000": "a symbolic link (its content is the link target)", "160000": "a submodule (the content is the commit it points at)"}
+    if (f.new_mode or f.old_mode) in kinds:
+        notes.append(f"{f.path} is {kinds[f.new_mode or f.old_mode or '']}")
     if f.status == "renamed":
         notes.append(f"renamed from {f.old_path}")
     if f.mode_changed:

@@ -114,3 +114,23 @@ def test_preload_matches_lazy(tmp_path: Path) -> None:
     for a, b in zip(lazy, eager):
         assert a.raw_patch == b.raw_patch, a.path
         assert a.hunks == b.hunks
+
+
+def test_symlink_and_submodule_are_said_to_be_so(tmp_path: Path) -> None:
+    from reviewui.ui.diff_rows import file_notes
+    from tests.gitrepo import RepoBuilder
+
+    rb = RepoBuilder(tmp_path)
+    rb.commit({"README.md": "x\n"})
+    rb.branch("agent/work")
+    (tmp_path / "link.txt").symlink_to("README.md")
+    rb.git("update-index", "--add", "--cacheinfo", "160000,1111111111111111111111111111111111111111,vendor/lib")
+    rb.git("add", "link.txt")
+    rb.git("commit", "-qm", "link and submodule")
+    t = resolve_target(tmp_path, "agent/work", "main")
+    diff = load_diff(str(tmp_path), t.base, t.head)
+    link, sub = diff.file("link.txt"), diff.file("vendor/lib")
+    assert link is not None and sub is not None
+    assert file_notes(link)[0] == "link.txt is a symbolic link (its content is the link target)"
+    assert [ln.text for ln in link.hunks[0].lines] == ["README.md"]
+    assert file_notes(sub)[0].startswith("vendor/lib is a submodule")
