@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 from textual.widgets import ContentSwitcher, Footer, OptionList, Sparkline, Static
 
@@ -37,10 +38,12 @@ BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning
               "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
 
 
-class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActions):
-    """The main review screen."""
+class NavigationKeys(Screen[None]):
+    """The review screen's moving-around keys, first in the footer and the help.
 
-    CSS_PATH = "review.tcss"
+    Bindings are listed base class first, so this deepest base puts the keys
+    a reviewer needs most ahead of the evidence and verdict keys.
+    """
 
     BINDINGS = [
         Binding("n", "next_hunk", "Next hunk", tooltip="Next hunk, across files"),
@@ -48,9 +51,18 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         Binding("right_square_bracket", "next_file", "Next file", key_display="]"),
         Binding("left_square_bracket", "prev_file", "Prev file", key_display="["),
         Binding("s", "toggle_split", "Side-by-side", tooltip="Toggle unified / side-by-side"),
-        Binding("e", "probe", "Probe", tooltip="Write a probe test for this hunk; run it on branch and base"),
-        Binding("f", "toggle_fixtures", "Fixtures", tooltip="Show what the tests near the cursor are made of"),
         Binding("question_mark", "help", "Help", key_display="?"),
+    ]
+
+
+class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActions, NavigationKeys):
+    """The main review screen."""
+
+    CSS_PATH = "review.tcss"
+
+    BINDINGS = [
+        Binding("f", "toggle_fixtures", "Fixtures", tooltip="Show what the tests near the cursor are made of"),
+        Binding("e", "probe", "Probe", tooltip="Write a probe test for this hunk; run it on branch and base"),
     ]
 
     def __init__(self, session: ReviewSession, initial_file: str | None = None) -> None:
