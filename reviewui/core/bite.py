@@ -227,7 +227,8 @@ def _check_one(
     try:
         scratch.checkout(target.head)
         scratch.revert_hunk(f, h)
-        run = run_tests(scratch.path, argv, tests, limit, env_allow=settings.env_allow, cancel=cancel)
+        run = run_tests(scratch.path, argv, tests, limit, env_allow=settings.env_allow,
+                        network=settings.network, cancel=cancel)
     except RevertError as e:
         return _result(h, "error", reason=f"revert could not be applied: {e}")
     except ReviewError as e:
@@ -264,7 +265,8 @@ def _prepare(
                     extra = cm.prepare(work, scratch.path, py_files, support)
                     run_argv = cov_argv
             run = run_tests(scratch.path, run_argv, selected, baseline_limit,
-                            env_allow=settings.env_allow, extra_env=extra, cancel=cancel)
+                            env_allow=settings.env_allow, network=settings.network, extra_env=extra,
+                            cancel=cancel)
             baseline = _baseline(run, pytest_mode)
             cov = None
             if baseline.status == "green" and extra is not None:
@@ -312,7 +314,8 @@ def _instrument_check(
             folder = _test_folder(target, selected)
             rel = f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
             scratch.add_file(rel, INSTRUMENT_TEST)
-            run = run_tests(scratch.path, argv, [rel], limit, env_allow=settings.env_allow, cancel=cancel)
+            run = run_tests(scratch.path, argv, [rel], limit, env_allow=settings.env_allow,
+                            network=settings.network, cancel=cancel)
             node = f"{rel}::test_reviewui_instrument"
             seen = {t.id: t.outcome for t in run.tests}
             if run.killed:
@@ -329,7 +332,8 @@ def _instrument_check(
             return
         for path in files:
             scratch.add_file(path, GARBAGE)
-        run = run_tests(scratch.path, argv, selected, limit, env_allow=settings.env_allow, cancel=cancel)
+        run = run_tests(scratch.path, argv, selected, limit, env_allow=settings.env_allow,
+                        network=settings.network, cancel=cancel)
         if run.returncode == 0:
             raise ReviewError(
                 "the test command cannot be trusted: it still exits 0 with every changed source file "

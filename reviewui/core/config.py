@@ -47,6 +47,9 @@ class Settings:
     """Per-run time limit in seconds; None means derived from the baseline."""
     exclude: tuple[str, ...] = ()
     """Globs of paths left out of findings and bite-checks (vendored code, sample data)."""
+    network: bool = False
+    """Let the tests reach the network (by default they run without it where `unshare` allows,
+    which also takes away loopback: a suite that talks to localhost needs this)."""
 
     @classmethod
     def from_repo(cls, repo_dir: str | Path) -> "Settings":
@@ -88,6 +91,10 @@ class Settings:
             s = replace(s, severity=dict(sev))
         if "env-allow" in data:
             s = replace(s, env_allow=tuple(_str_list(data["env-allow"], "env-allow")))
+        if "network" in data:
+            if not isinstance(data["network"], bool):
+                raise ReviewError("config: network must be true or false")
+            s = replace(s, network=data["network"])
         if "exclude" in data:
             s = replace(s, exclude=tuple(_str_list(data["exclude"], "exclude")))
         if "timeout" in data:

@@ -263,7 +263,8 @@ def run_probe(
                 except RevertError as e:
                     return ProbeRun(place, rev, "error", (), "", f"the hunk could not be reverted: {e}", key)
             scratch.add_file(rel, code)
-            res = run_tests(scratch.path, argv, [rel], timeout, env_allow=env_allow, cancel=cancel)
+            res = run_tests(scratch.path, argv, [rel], timeout, env_allow=env_allow, cancel=cancel,
+                            network=session.settings.network)
             return grade_run(place, rev, res, key, scratch_root=str(scratch.path))
 
     with WorktreePool(target.repo_dir, len(places)) as pool:
