@@ -2,7 +2,9 @@
 
 Attributes flow down (the screen tells the diff view which file and which
 badges to show); messages flow up (the diff view reports the hunk under
-the cursor). Slow work is started here in workers; see reviewui/ui/workers.
+the cursor). Slow work runs in thread workers that report with the
+messages in reviewui/ui/messages.py. The screen's keys live in mixins by
+subject: review_bites, review_findings, review_transcript, review_verdicts.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 from textual.widgets import ContentSwitcher, Footer, OptionList, Sparkline, Static
+from textual.worker import Worker, WorkerState
 
 from reviewui.core.session import ReviewSession
 from reviewui.ui.messages import DiffLoaded, FixturesReady, WorkFailed
@@ -30,7 +32,6 @@ from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.ui.widgets.transcript_view import TranscriptView
-
 
 BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
              "timeout": "warn", "error": "bad", "skipped": "info"}
@@ -73,6 +74,8 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         self.bites: dict[tuple[str, int], Any] = {}
         self.diff_loaded = False
         self.fixture_report: Any = None
+        self.first_paint_done = False
+        """Set once the first screen is drawn (benchmarks wait for it)."""
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(self.session, id="header")
@@ -132,8 +135,6 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         """Parse the whole diff and compute the findings in workers."""
         self._preload_diff()
         self.compute_findings()
-
-    first_paint_done = False
 
     @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
     def _preload_diff(self) -> None:
