@@ -24,7 +24,9 @@ Status = Literal["added", "deleted", "modified", "renamed"]
 LineKind = Literal["context", "added", "removed"]
 
 _DIFF_ARGS = ("--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index")
-_STATUS = {"A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "added"}
+_STATUS: dict[str, Status] = {
+    "A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "added",
+}
 
 
 @dataclass(frozen=True)
@@ -248,13 +250,13 @@ def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] =
     files: list[FileDiff] = []
     for rec in _parse_raw(raw):
         old_mode, new_mode, old_blob, new_blob, code, old_path, path = rec
-        status = _STATUS.get(code[0], "modified")
+        status: Status = _STATUS.get(code[0], "modified")
         added, removed, binary = counts.get(path, (0, 0, False))
         files.append(
             FileDiff(
                 path=path,
                 old_path=old_path if status == "renamed" else None,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 role=classify(path, test_globs),
                 binary=binary,
                 added=added,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -25,7 +26,7 @@ class ResultsPanel(VerticalScroll):
     ResultsPanel.-hidden { display: none; }
     """
 
-    def compose(self):  # type: ignore[override]
+    def compose(self) -> ComposeResult:
         yield Static("", id="results-text")
 
     def show_result(self, result: Any | None, baseline: Any | None = None) -> None:
