@@ -132,3 +132,20 @@ async def test_badges_stay_visible_before_a_long_section_line(tmp_path) -> None:
         header = app.screen.diff_view.render_line(0).text
         assert header.startswith(" @@ -9,4 +9,4 @@ ")
         assert "✓ reviewed" in header and "a_very_long" in header
+
+
+async def test_long_line_scrolls_horizontally_with_the_gutter_fixed(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session, initial_file="pkg/long.py")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.screen.diff_view
+        await pilot.pause()
+        assert view.virtual_size.width > 10_000
+        row = next(y for y, r in enumerate(view.rows) if r.kind == "added")
+        start = view.render_line(row).text
+        assert start.rstrip().endswith("y") and "x = 'yyy" in start
+        view.scroll_to(x=view.max_scroll_x, animate=False, immediate=True)
+        await pilot.pause()
+        moved = view.render_line(row).text
+        assert moved.startswith("          1 + ")  # the gutter stays put
+        code = moved[len("          1 + "):].rstrip()
+        assert code.endswith("yy'") and set(code[:-1]) == {"y"}  # the end of the 10,000-character line
