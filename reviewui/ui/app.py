@@ -17,7 +17,6 @@ from reviewui.core.config import load_user_prefs, save_user_pref
 from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
 from reviewui.ui.bindings import key_actions
-from reviewui.ui.screens.help import binding_rows
 from reviewui.ui.screens.no_changes import NoChangesScreen
 from reviewui.ui.screens.review import ReviewScreen
 from reviewui.ui.themes import load_themes
@@ -74,10 +73,6 @@ class ReviewApp(App[None]):
                 k.help,
                 lambda a=k.action, n=k.node: self.call_later(n.run_action, a),
             )
-
-    def key_rows(self) -> list[tuple[str, str]]:
-        """(key, description) of every binding on the current screen (for tests and help)."""
-        return binding_rows(self.screen)
 
 
 def make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> ReviewApp:

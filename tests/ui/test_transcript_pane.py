@@ -96,3 +96,22 @@ async def test_no_transcript_says_so(tmp_path: Path) -> None:
         await pilot.press("t")
         await pilot.pause()
         assert app.screen.query_one("#main-switch", ContentSwitcher).current == "diff-pane"
+
+
+async def test_a_transcript_that_fails_to_load_does_not_stop_the_review(sample3: ReviewSession, monkeypatch) -> None:
+    def broken() -> None:
+        raise RuntimeError("loader bug")
+
+    monkeypatch.setattr(sample3, "transcript", broken)
+    monkeypatch.setattr(sample3, "findings", lambda bite=None: [])
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        for _ in range(200):  # wait_for_complete would re-raise the worker's error
+            await pilot.pause(0.02)
+            if screen.diff_loaded and screen.findings_ready:
+                break
+        assert screen.diff_loaded  # the diff was still parsed: the background work started
+        assert screen.findings_ready
+        shown = [n.message for n in app._notifications]
+        assert any("failed: RuntimeError: loader bug" in m for m in shown)

@@ -70,3 +70,15 @@ BRANCH = {
 def feature_repo(root: Path) -> RepoBuilder:
     """The four-verdict repo: guard bites, label toothless, pick uncovered, helper broken."""
     return make_repo(root, BASE, BRANCH)
+
+
+def alive(pid: int) -> bool:
+    """True while process `pid` runs (a zombie awaiting its reaper counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

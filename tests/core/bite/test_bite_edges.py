@@ -11,7 +11,7 @@ import pytest
 from reviewui.core.bite import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.errors import ReviewError
-from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, feature_repo, load, use_venv_python
+from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, alive, feature_repo, load, use_venv_python
 from tests.gitrepo import make_repo
 
 pytestmark = pytest.mark.slow
@@ -21,16 +21,6 @@ pytestmark = pytest.mark.slow
 def _venv(monkeypatch: pytest.MonkeyPatch) -> None:
     use_venv_python(monkeypatch)
 
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def loop_repo(root: Path, pidfile: Path):

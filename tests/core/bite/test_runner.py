@@ -12,7 +12,7 @@ import pytest
 from reviewui.core.errors import ReviewError
 from reviewui.core.runner import OUTPUT_CAP, run_tests
 from reviewui.core.sandbox_env import is_secret_name, scrubbed_env
-from tests.core.bite.helpers import use_venv_python
+from tests.core.bite.helpers import alive, use_venv_python
 
 pytestmark = pytest.mark.slow
 
@@ -28,17 +28,6 @@ def write(root: Path, files: dict[str, str]) -> None:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
 
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie awaiting its reaper is dead for our purpose.
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_secrets_are_not_visible_to_tests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
