@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from reviewui.core.session import ReviewSession
+from reviewui.ui.widgets.key_footer import KeyFooter
 
 
 class NoChangesScreen(Screen[None]):
@@ -40,4 +41,4 @@ class NoChangesScreen(Screen[None]):
             ),
             id="message",
         )
-        yield Footer()
+        yield KeyFooter()

@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
@@ -34,6 +34,7 @@ from reviewui.core.probe import (
 from reviewui.core.session import ReviewSession
 from reviewui.core.state import ReviewState
 from reviewui.ui.screens.text_prompt import TextPromptModal
+from reviewui.ui.widgets.key_footer import KeyFooter
 
 STATUS_STYLE = {"passed": "bold $success", "failed": "bold $error", "error": "bold $warning",
                 "timeout": "bold $warning"}
@@ -124,7 +125,7 @@ class ProbeScreen(Screen[None]):
             yield Static(Content.styled("base: not run yet", "$text-muted"), id="outcome-base", classes="outcome")
             yield Static("", id="outcome-reverted", classes="outcome -hidden")
         yield Static("", id="probe-summary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.editor.focus()

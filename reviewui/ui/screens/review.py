@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, OptionList, Sparkline, Static
+from textual.widgets import ContentSwitcher, OptionList, Sparkline, Static
 from textual.worker import Worker, WorkerState
 
 from reviewui.core.session import ReviewSession
@@ -29,6 +29,7 @@ from reviewui.ui.screens.review_verdicts import VerdictActions
 from reviewui.ui.widgets.diff_view import Badge, DiffView
 from reviewui.ui.widgets.file_list import FileList
 from reviewui.ui.widgets.fixtures_pane import FixturesPane
+from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.ui.widgets.transcript_view import TranscriptView
@@ -93,7 +94,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
                     yield TranscriptView(id="transcript")
             yield FixturesPane(id="fixtures", classes="-hidden")
         yield Static("", id="status")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def diff_view(self) -> DiffView:

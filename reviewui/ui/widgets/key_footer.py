@@ -1,0 +1,124 @@
+"""KeyFooter: the active keys of the screen, drawn as one line of text.
+
+Textual's Footer builds a widget per key (about twenty on the review
+screen) and builds them again on every focus change; on the first paint
+that was a sixth of the time to open a branch. This draws the same keys,
+in the same order and style, as one widget: keys that do not fit are left
+off (the help screen lists them all), a key is clicked like a button, and
+hovering one shows its tooltip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+
+
+@dataclass(frozen=True)
+class FooterEntry:
+    """One key as the footer shows it."""
+
+    key: str
+    display: str
+    description: str
+    enabled: bool
+    tooltip: str
+
+
+class KeyFooter(Widget):
+    """One line of the keys the focused screen offers, palette key on the right."""
+
+    ALLOW_SELECT = False
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._spans: list[tuple[int, int, FooterEntry]] = []
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        self.refresh()
+
+    def entries(self) -> tuple[list[FooterEntry], FooterEntry | None]:
+        """The shown keys in binding order (one per action), and the command palette's key."""
+        app = self.app
+        active = self.screen.active_bindings
+        seen: set[str] = set()
+        shown: list[FooterEntry] = []
+        for _, binding, enabled, tooltip in active.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            shown.append(FooterEntry(binding.key, app.get_key_display(binding), binding.description,
+                                     enabled, tooltip or binding.description))
+        palette = None
+        if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
+            _, binding, enabled, tooltip = active[app.COMMAND_PALETTE_BINDING]
+            palette = FooterEntry(binding.key, app.get_key_display(binding), binding.description,
+                                  enabled, tooltip or binding.description)
+        return shown, palette
+
+    @staticmethod
+    def _piece(entry: FooterEntry, compact: bool = False) -> Content:
+        key_style = "bold $footer-key-foreground" + ("" if entry.enabled else " dim")
+        text_style = "$footer-description-foreground" + ("" if entry.enabled else " dim")
+        if compact:
+            return Content.assemble((entry.display, key_style), (f" {entry.description} ", text_style))
+        return Content.assemble((f" {entry.display} ", key_style), (f"{entry.description} ", text_style))
+
+    def render(self) -> Content:
+        width = self.size.width
+        shown, palette = self.entries()
+        right = Content()
+        if palette is not None:
+            right = Content.assemble(("▏", "$foreground 20%"), self._piece(palette, compact=True))
+        room = width - right.cell_length
+        spans: list[tuple[int, int, FooterEntry]] = []
+        left = Content()
+        for entry in shown:
+            piece = self._piece(entry)
+            if left.cell_length + piece.cell_length > room:
+                break  # whole keys only; the help screen lists every key
+            spans.append((left.cell_length, left.cell_length + piece.cell_length, entry))
+            left += piece
+        if palette is not None:
+            start = max(room, left.cell_length)
+            spans.append((start + 1, start + right.cell_length, palette))
+        self._spans = spans
+        return left.pad_right(max(0, room - left.cell_length)) + right
+
+    def entry_at(self, x: int) -> FooterEntry | None:
+        """The key drawn at column `x`, or None."""
+        for start, end, entry in self._spans:
+            if start <= x < end:
+                return entry
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        entry = self.entry_at(event.x)
+        if entry is None:
+            return
+        if entry.enabled:
+            self.app.simulate_key(entry.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        entry = self.entry_at(event.x)
+        self.tooltip = entry.tooltip if entry is not None else None
