@@ -7,6 +7,7 @@ into lines. Results are cached per (file, hunk, side).
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 from pygments.lexer import Lexer
@@ -35,18 +36,44 @@ _BY_SUFFIX = {
 }
 
 
-@lru_cache(maxsize=256)
-def lexer_for(path: str) -> Lexer:
-    """The pygments lexer for a file name (plain text when unknown)."""
+def _lexer_key(path: str) -> str:
+    """What a lexer is chosen by: the alias of a known ending, else the file name itself."""
     name = path.rpartition("/")[2]
     dot = name.rfind(".")
     alias = _BY_SUFFIX.get(name[dot:].lower()) if dot > 0 else None
-    try:
-        if alias is not None:
-            return get_lexer_by_name(alias, stripnl=False, ensurenl=False)
-        return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return TextLexer(stripnl=False, ensurenl=False)
+    return alias if alias is not None else "file:" + name
+
+
+# Built lexers by key. Building one is the slow part (pygments compiles every
+# pattern of the language: ~20 ms for Python), so it is done once per key, and
+# the diff view can ask whether it is done before drawing with it.
+_LEXERS: dict[str, Lexer] = {}
+_LEXERS_LOCK = threading.Lock()
+
+
+def lexer_for(path: str) -> Lexer:
+    """The pygments lexer for a file name (plain text when unknown); built once per language."""
+    key = _lexer_key(path)
+    lexer = _LEXERS.get(key)
+    if lexer is not None:
+        return lexer
+    with _LEXERS_LOCK:  # a worker warming it and the UI thread must not build it twice
+        lexer = _LEXERS.get(key)
+        if lexer is None:
+            try:
+                if not key.startswith("file:"):
+                    lexer = get_lexer_by_name(key, stripnl=False, ensurenl=False)
+                else:
+                    lexer = get_lexer_for_filename(key[5:], stripnl=False, ensurenl=False)
+            except ClassNotFound:
+                lexer = TextLexer(stripnl=False, ensurenl=False)
+            _LEXERS[key] = lexer
+    return lexer
+
+
+def lexer_ready(path: str) -> bool:
+    """True when the lexer for `path` is built, so highlighting costs only the lexing."""
+    return _lexer_key(path) in _LEXERS
 
 
 @lru_cache(maxsize=4096)
@@ -95,6 +122,11 @@ class HunkHighlighter:
         self.style_name = style_name
         self._sides: dict[tuple[int, str], list[int]] = {}
         self._lines: dict[tuple[int, int], Text] = {}
+
+    @property
+    def ready(self) -> bool:
+        """True when this file's lexer is built (until then, draw the lines plain)."""
+        return lexer_ready(self.path)
 
     def line(self, hunk: Hunk, i: int) -> Text:
         """The highlighted text of line `i` of `hunk` (a fresh copy)."""

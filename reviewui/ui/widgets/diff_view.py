@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import on, work
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -22,7 +23,7 @@ from textual.strip import Strip
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows
-from reviewui.ui.highlight import HunkHighlighter
+from reviewui.ui.highlight import HunkHighlighter, lexer_for
 
 GUTTER = 13  # "12345 12345 +" plus a space
 
@@ -81,6 +82,13 @@ class DiffView(LineCursorView):
             self.path = path
             self.index = index
 
+    class LexerReady(Message, bubble=False):
+        """The lexer for `path` is built: rows drawn plain can be drawn highlighted."""
+
+        def __init__(self, path: str) -> None:
+            super().__init__()
+            self.path = path
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.file: FileDiff | None = None
@@ -96,7 +104,7 @@ class DiffView(LineCursorView):
     def show_file(self, f: FileDiff | None, hunk: int | None = None) -> None:
         """Show `f` with the cursor on hunk `hunk` (default: the first)."""
         self.file = f
-        self._highlighter = HunkHighlighter(f.path, self._syntax_style()) if f else None
+        self._new_highlighter()
         self._rebuild()
         target = self.hunk_row(hunk if hunk is not None else 0)
         self.cursor = target if target is not None else 0
@@ -134,11 +142,31 @@ class DiffView(LineCursorView):
         self.refresh()
 
     def _theme_changed(self) -> None:
-        if self.file is not None:
-            self._highlighter = HunkHighlighter(self.file.path, self._syntax_style())
+        self._new_highlighter()
         self._strips.clear()
         self._styles.clear()
         self.refresh()
+
+    def _new_highlighter(self) -> None:
+        """A highlighter for the shown file; its lexer is built in a worker when it is new."""
+        f = self.file
+        self._highlighter = HunkHighlighter(f.path, self._syntax_style()) if f is not None else None
+        if self._highlighter is not None and not self._highlighter.ready:
+            # Building a lexer compiles every pattern of the language (~20 ms for
+            # Python): on the first paint the rows are drawn plain instead, and
+            # drawn again highlighted when the worker reports.
+            self._build_lexer(self._highlighter.path)
+
+    @work(thread=True, exclusive=True, group="lexer", exit_on_error=False)
+    def _build_lexer(self, path: str) -> None:
+        lexer_for(path)
+        self.post_message(self.LexerReady(path))
+
+    @on(LexerReady)
+    def _lexer_ready(self, event: LexerReady) -> None:
+        if self.file is not None and self._highlighter is not None and self._highlighter.ready:
+            self._strips.clear()
+            self.refresh()
 
     def _syntax_style(self) -> str:
         try:
@@ -293,7 +321,7 @@ class DiffView(LineCursorView):
         spans: tuple = ()
         if self.file is not None and self._highlighter is not None and hunk_index is not None and line >= 0:
             hunk = self.file.hunks[hunk_index]
-            text = self._highlighter.line(hunk, line)
+            text = self._highlighter.line(hunk, line) if self._highlighter.ready else Text(fallback)
             spans = line_spans(hunk.lines, line, partner)
         else:
             text = Text(fallback)
