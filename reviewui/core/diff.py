@@ -13,11 +13,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 import unidiff
 
-from reviewui.core.git import run_git
+from reviewui.core.git import run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
 
 Status = Literal["added", "deleted", "modified", "renamed"]
@@ -159,10 +159,22 @@ class Diff:
         self.repo_dir = repo_dir
         self.base = base
         self.head = head
-        self.files: tuple[FileDiff, ...] = tuple(files or ())
+        self._files: tuple[FileDiff, ...] = tuple(files or ())
+        self._pending_files: Callable[[], tuple[FileDiff, ...]] | None = None
+        self._files_lock = threading.Lock()
         self._patches: dict[str, bytes] | None = None
         self._lock = threading.Lock()
         self._sizes: dict[str, int | None] = {}
+
+    @property
+    def files(self) -> tuple[FileDiff, ...]:
+        """Every changed file, in git's order (the first call may wait for git's line counts)."""
+        if self._pending_files is not None:
+            with self._files_lock:
+                if self._pending_files is not None:
+                    self._files = self._pending_files()
+                    self._pending_files = None
+        return self._files
 
     @property
     def added(self) -> int:
@@ -244,31 +256,38 @@ def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] =
     Raises ReviewError when git fails (e.g. an unknown revision).
     """
     diff = Diff(str(repo_dir), base, head)
-    raw = run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head)
-    num = run_git(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head)
-    counts = _parse_numstat(num)
-    files: list[FileDiff] = []
-    for rec in _parse_raw(raw):
-        old_mode, new_mode, old_blob, new_blob, code, old_path, path = rec
-        status: Status = _STATUS.get(code[0], "modified")
-        added, removed, binary = counts.get(path, (0, 0, False))
-        files.append(
-            FileDiff(
-                path=path,
-                old_path=old_path if status == "renamed" else None,
-                status=status,
-                role=classify(path, test_globs),
-                binary=binary,
-                added=added,
-                removed=removed,
-                old_mode=None if status == "added" else old_mode,
-                new_mode=None if status == "deleted" else new_mode,
-                old_blob=None if status == "added" else old_blob,
-                new_blob=None if status == "deleted" else new_blob,
-                _diff=diff,
+    # The line counts make git compute every patch (most of the time here); they
+    # are started first and joined only when the file list is first read, so a
+    # caller (the UI starting up) gets on with its own work meanwhile.
+    pending_counts = run_git_async(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head)
+    raw = list(_parse_raw(run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head)))
+
+    def build_files() -> tuple[FileDiff, ...]:
+        counts = _parse_numstat(pending_counts.result())
+        files: list[FileDiff] = []
+        for rec in raw:
+            old_mode, new_mode, old_blob, new_blob, code, old_path, path = rec
+            status: Status = _STATUS.get(code[0], "modified")
+            added, removed, binary = counts.get(path, (0, 0, False))
+            files.append(
+                FileDiff(
+                    path=path,
+                    old_path=old_path if status == "renamed" else None,
+                    status=status,
+                    role=classify(path, test_globs),
+                    binary=binary,
+                    added=added,
+                    removed=removed,
+                    old_mode=None if status == "added" else old_mode,
+                    new_mode=None if status == "deleted" else new_mode,
+                    old_blob=None if status == "added" else old_blob,
+                    new_blob=None if status == "deleted" else new_blob,
+                    _diff=diff,
+                )
             )
-        )
-    diff.files = tuple(files)
+        return tuple(files)
+
+    diff._pending_files = build_files
     return diff
 
 

@@ -8,6 +8,8 @@ Read-only helpers never touch the reviewer's working tree, index or refs.
 from __future__ import annotations
 
 import subprocess
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -69,6 +71,24 @@ def run_git(
         first = msg[0] if msg else "failed"
         raise ReviewError(f"{what} {verb}: {first}")
     return proc.stdout
+
+
+def run_git_async(cwd: str | Path, *args: str, what: str = "git") -> "Future[bytes]":
+    """Start `git args...` in `cwd` on a thread and return a Future of its stdout.
+
+    For git work whose answer is needed a little later (the thread spends its
+    time waiting on git, not holding the GIL). `result()` raises as run_git does.
+    """
+    future: Future[bytes] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(run_git(cwd, *args, what=what))
+        except BaseException as e:  # handed to whoever asks for the result
+            future.set_exception(e)
+
+    threading.Thread(target=run, name="git " + (args[0] if args else ""), daemon=True).start()
+    return future
 
 
 def git_text(cwd: str | Path, *args: str, check: bool = True) -> str:

@@ -134,3 +134,53 @@ def test_symlink_and_submodule_are_said_to_be_so(tmp_path: Path) -> None:
     assert file_notes(link)[0] == "link.txt is a symbolic link (its content is the link target)"
     assert [ln.text for ln in link.hunks[0].lines] == ["README.md"]
     assert file_notes(sub)[0].startswith("vendor/lib is a submodule")
+
+
+def test_line_counts_are_joined_when_the_file_list_is_first_read(tmp_path: Path, monkeypatch) -> None:
+    """load_diff returns before git's line counts are in; reading the files waits for them."""
+    import threading
+    from concurrent.futures import Future
+
+    import reviewui.core.diff as diff_module
+
+    awkward_repo(tmp_path / "repo")
+    t = resolve_target(tmp_path / "repo", "agent/work")
+    started: list[Future] = []
+    gate = threading.Event()
+    real_async = diff_module.run_git_async
+
+    def gated_async(cwd, *args, **kw):
+        inner = real_async(cwd, *args, **kw)
+        outer: Future = Future()
+
+        def hand_over() -> None:
+            gate.wait(10)
+            outer.set_result(inner.result())
+
+        threading.Thread(target=hand_over, daemon=True).start()
+        started.append(outer)
+        return outer
+
+    monkeypatch.setattr(diff_module, "run_git_async", gated_async)
+    d = load_diff(str(t.repo_dir), t.base, t.head)
+    assert len(started) == 1 and not started[0].done()  # returned with the counts still pending
+    gate.set()
+    calc = d.file("pkg/calc.py")
+    assert calc is not None and (calc.added, calc.removed) == (calc.hunks[0].added, calc.hunks[0].removed)
+    assert calc.added > 0
+
+
+def test_failing_line_counts_raise_a_review_error_when_read(tmp_path: Path, monkeypatch) -> None:
+    from concurrent.futures import Future
+
+    import reviewui.core.diff as diff_module
+    from reviewui.core.errors import ReviewError
+
+    awkward_repo(tmp_path / "repo")
+    t = resolve_target(tmp_path / "repo", "agent/work")
+    failed: Future = Future()
+    failed.set_exception(ReviewError("git diff: fatal: out of memory"))
+    monkeypatch.setattr(diff_module, "run_git_async", lambda *a, **k: failed)
+    d = load_diff(str(t.repo_dir), t.base, t.head)
+    with pytest.raises(ReviewError, match="out of memory"):
+        d.files

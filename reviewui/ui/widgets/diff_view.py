@@ -153,9 +153,10 @@ class DiffView(LineCursorView):
         self._highlighter = HunkHighlighter(f.path, self._syntax_style()) if f is not None else None
         if self._highlighter is not None and not self._highlighter.ready:
             # Building a lexer compiles every pattern of the language (~20 ms for
-            # Python): on the first paint the rows are drawn plain instead, and
-            # drawn again highlighted when the worker reports.
-            self._build_lexer(self._highlighter.path)
+            # Python): the rows are drawn plain first, and again highlighted when
+            # the worker reports. It starts after the paint: a thread compiling
+            # patterns meanwhile would hold the GIL the paint needs.
+            self.call_after_refresh(self._build_lexer, self._highlighter.path)
 
     @work(thread=True, exclusive=True, group="lexer", exit_on_error=False)
     def _build_lexer(self, path: str) -> None:
