@@ -49,7 +49,11 @@ class ReviewApp(App[None]):
         # Set before mounting: changing theme after the first paint restyles every widget.
         self.theme = wanted
 
+    _running = False
+    """Set on mount: a theme set before then is the start-up choice, not the reviewer's."""
+
     def on_mount(self) -> None:
+        self._running = True
         for problem in self.theme_problems:
             self.notify(f"theme not loaded: {problem}", severity="warning")
         self.push_screen(self._first_screen())
@@ -60,7 +64,7 @@ class ReviewApp(App[None]):
         return ReviewScreen(self.session, self.initial_file)
 
     def watch_theme(self, theme: str) -> None:
-        if self.is_mounted and self._requested_theme != theme:
+        if self._running and self._requested_theme != theme:
             save_user_pref("theme", theme)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -43,6 +43,13 @@ async def test_theme_choice_is_remembered(awkward_session: ReviewSession) -> Non
     assert again.theme == "reviewui-light"
 
 
+async def test_starting_the_app_writes_no_preference(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+    assert not (user_config_dir() / "config.toml").exists()
+
+
 async def test_findings_panel_enter_jumps_to_the_place(tmp_path: Path) -> None:
     built = build_sample("03-null-guard", tmp_path)
     app = make_app(ReviewSession.open(built.repo_dir, "agent/null-guard"), initial_file="ledger/writer.py")
