@@ -51,7 +51,7 @@ async def test_files_grouped_and_binary_note(awkward_session: ReviewSession) -> 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert "binary file: 1,024 bytes → 2,048 bytes" in _lines(app)
-        groups = [o.prompt.plain for o in app.screen.file_list.options if o.disabled]
+        groups = app.screen.file_list.group_titles()
         assert groups == ["Source (7)", "Tests (1)", "Other (4)"]
 
 

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, OptionList, Sparkline, Static
+from textual.widgets import ContentSwitcher, Sparkline, Static
 from textual.worker import Worker, WorkerState
 
 from reviewui.core.session import ReviewSession
@@ -277,9 +277,9 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
 
     # --- file selection ------------------------------------------------------
 
-    @on(OptionList.OptionHighlighted, "#files")
-    def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        path = event.option.id
+    @on(FileList.FileHighlighted)
+    def _file_highlighted(self, event: FileList.FileHighlighted) -> None:
+        path = event.path
         view = self.diff_view
         if path and (view.file is None or view.file.path != path):
             view.show_file(self.session.diff.file(path))
