@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
@@ -14,6 +15,7 @@ class BareDiff(App[None]):
         super().__init__()
         self.repo = repo
         self.rev_range = rev_range
+        self.first_paint_at: float | None = None
 
     def compose(self) -> ComposeResult:
         out = subprocess.run(
@@ -21,6 +23,10 @@ class BareDiff(App[None]):
         ).stdout.decode("utf-8", "replace")
         # Only the first screenful is ever drawn; a bare viewer needs no more.
         yield Static("\n".join(out.splitlines()[:60]), markup=False)
+
+    def on_mount(self) -> None:
+        # Timed exactly as reviewui's review screen times its own first paint.
+        self.call_after_refresh(lambda: setattr(self, "first_paint_at", time.perf_counter()))
 
 
 if __name__ == "__main__":

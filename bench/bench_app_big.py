@@ -40,7 +40,7 @@ async def one_run(repo: Path, transcript: Path) -> tuple[float, float]:
         t0 = time.perf_counter()
         # The reviewer asks for the transcript at once. (Not pilot.press: it waits
         # until the process is idle, which includes the background workers.)
-        app.screen.action_toggle_transcript()
+        await app.screen.run_action("toggle_transcript")
         view = app.screen.query_one(TranscriptView)
         while view.transcript is None:
             await asyncio.sleep(0.005)

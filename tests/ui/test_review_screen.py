@@ -149,3 +149,43 @@ async def test_long_line_scrolls_horizontally_with_the_gutter_fixed(awkward_sess
         assert moved.startswith("          1 + ")  # the gutter stays put
         code = moved[len("          1 + "):].rstrip()
         assert code.endswith("yy'") and set(code[:-1]) == {"y"}  # the end of the 10,000-character line
+
+
+async def test_side_panes_are_mounted_on_first_use(awkward_session: ReviewSession, monkeypatch) -> None:
+    """The results and fixtures panes are not on the first screen; their keys bring them up working."""
+    import threading
+
+    from reviewui.ui.widgets.fixtures_pane import FixturesPane
+    from reviewui.ui.widgets.results_panel import ResultsPanel
+
+    analysed = threading.Event()
+    real_fixtures = awkward_session.fixtures
+
+    def slow_fixtures():
+        analysed.wait(10)
+        return real_fixtures()
+
+    monkeypatch.setattr(awkward_session, "fixtures", slow_fixtures)
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert not screen.query(ResultsPanel) and not screen.query(FixturesPane)
+        await pilot.press("r")
+        await pilot.pause()
+        panel = screen.query_one(ResultsPanel)
+        assert panel.display and "No bite-check for this hunk yet" in str(panel.query_one("#results-text").render())
+        await pilot.press("f")
+        await pilot.pause()
+        pane = screen.query_one(FixturesPane)
+        try:
+            title = str(pane.query_one("#fixtures-title").render())
+        finally:
+            analysed.set()
+        assert "analysing the tests" in title  # said while the worker runs, on a pane mounted just now
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.display and not pane.has_class("-hidden")
+        await pilot.press("f")
+        await pilot.pause()
+        assert len(screen.query(FixturesPane)) == 1 and not pane.display

@@ -115,3 +115,25 @@ async def test_a_transcript_that_fails_to_load_does_not_stop_the_review(sample3:
         assert screen.findings_ready
         shown = [n.message for n in app._notifications]
         assert any("failed: RuntimeError: loader bug" in m for m in shown)
+
+
+async def test_t_before_the_pane_is_mounted_mounts_it_once(sample3: ReviewSession, monkeypatch) -> None:
+    """The pane is mounted after the first paint; `t` (or two callers at once) must not race it."""
+    import asyncio
+
+    from reviewui.ui.screens.review import ReviewScreen
+
+    async def no_auto_start(self) -> None:
+        return None
+
+    monkeypatch.setattr(ReviewScreen, "start_transcript", no_auto_start)
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert not screen.query(TranscriptView)  # not composed with the screen
+        await asyncio.gather(screen.transcript_pane_ready(), screen.run_action("toggle_transcript"))
+        await pilot.pause()
+        assert len(screen.query(TranscriptView)) == 1
+        assert screen.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
+        assert screen.focused is screen.query_one(TranscriptView)

@@ -79,7 +79,7 @@ class BiteActions(Screen[None]):
     def _start(self, hunks: list[tuple[str, int]]) -> None:
         self.biting = True
         self._cancel = threading.Event()
-        self.set_status(f"bite-check: baseline run of the selected tests… (escape cancels)")
+        self.set_status("bite-check: baseline run of the selected tests… (escape cancels)")
         self._bite_worker(hunks, self._cancel)
 
     @work(thread=True, exclusive=True, group="bite", exit_on_error=False)
@@ -143,15 +143,20 @@ class BiteActions(Screen[None]):
         self._show_result()
 
     def _show_result(self) -> None:
-        panel = self.query_one(ResultsPanel)
         h = self.diff_view.current_hunk
         result = self.bites.get((h.file, h.index)) if h is not None else None
+        if result is None and self.baseline is None and not self.query(ResultsPanel):
+            return  # nothing to show, and no panel yet to update
+        panel = self.results_panel()
         panel.show_result(result, self.baseline)
         if result is not None or self.baseline is not None:
             panel.remove_class("-hidden")
 
     def action_toggle_results(self) -> None:
-        self.query_one(ResultsPanel).toggle_class("-hidden")
+        panel = self.results_panel()
+        if panel.result is None and panel.baseline is None:
+            self._show_result()  # a panel mounted just now says how to get a result
+        panel.toggle_class("-hidden")
 
     def action_matrix(self) -> None:
         keys = sorted(self.bites, key=lambda k: (k[0], k[1]))
@@ -162,6 +167,7 @@ class BiteActions(Screen[None]):
         self.app.push_screen(MatrixScreen(hunks, tests, bit))
 
     if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
+        def results_panel(self) -> ResultsPanel: ...
         def set_status(self, text: str) -> None: ...
         def evidence_changed(self, path: str | None) -> None: ...
         def compute_findings(self, bite_report: Any = None) -> Any: ...

@@ -6,10 +6,12 @@ in a worker; until then the pane says it is loading.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Sparkline, Static
@@ -38,10 +40,34 @@ class TranscriptActions(Screen[None]):
     transcript: Any = None
     links: Any = None
 
-    def start_transcript(self) -> None:
-        """Load the transcript in a worker when the session has one."""
-        if self.session.transcript_path is not None:
-            self._load_transcript()
+    _transcript_mounted: asyncio.Event | None = None
+
+    async def transcript_pane_ready(self) -> None:
+        """Mount the transcript pane the first time it is needed; return once it is mounted.
+
+        Not composed with the screen: widgets nobody looks at yet would only
+        delay the first paint. `t` pressed while it is being mounted waits for it.
+        """
+        if self._transcript_mounted is not None:
+            await self._transcript_mounted.wait()
+            return
+        self._transcript_mounted = asyncio.Event()
+        pane = Vertical(
+            Static(Content("loading the transcript…"), id="transcript-summary"),
+            Sparkline([0.0], id="transcript-spark"),
+            Static("", id="transcript-filter"),
+            TranscriptView(id="transcript"),
+            id="transcript-pane",
+        )
+        await self.query_one("#main-switch", ContentSwitcher).add_content(pane)
+        self._transcript_mounted.set()
+
+    async def start_transcript(self) -> None:
+        """Mount the transcript pane and load the transcript in a worker, when the session has one."""
+        if self.session.transcript_path is None:
+            return
+        await self.transcript_pane_ready()
+        self._load_transcript()
 
     @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
     def _load_transcript(self) -> None:
@@ -106,7 +132,7 @@ class TranscriptActions(Screen[None]):
             return ("not in transcript", "warn")
         return ("turn " + ",".join(str(n) for n in turns[:3]) + ("…" if len(turns) > 3 else ""), "info")
 
-    def action_toggle_transcript(self) -> None:
+    async def action_toggle_transcript(self) -> None:
         switcher = self.query_one("#main-switch", ContentSwitcher)
         if switcher.current == "transcript-pane":
             switcher.current = "diff-pane"
@@ -116,10 +142,11 @@ class TranscriptActions(Screen[None]):
             self.notify("No transcript: pass --transcript FILE, or put one at .reviewui/transcript.jsonl",
                         severity="warning")
             return
+        await self.transcript_pane_ready()
         switcher.current = "transcript-pane"
         self.query_one(TranscriptView).focus()
 
-    def action_goto_turn(self) -> None:
+    async def action_goto_turn(self) -> None:
         h = self.diff_view.current_hunk
         if h is None or self.links is None:
             self.notify("No transcript loaded" if self.links is None else "No hunk under the cursor",
@@ -129,6 +156,7 @@ class TranscriptActions(Screen[None]):
         if not turns:
             self.notify("No turn of the transcript wrote this hunk", severity="warning")
             return
+        await self.transcript_pane_ready()
         self.query_one("#main-switch", ContentSwitcher).current = "transcript-pane"
         view = self.query_one(TranscriptView)
         view.focus()

@@ -87,7 +87,12 @@ class FixturesPane(Vertical):
         self._back.clear()
         self._rebuild()
 
+    def on_mount(self) -> None:
+        self._rebuild()  # what was shown before the pane was composed
+
     def _set(self, title: Content, options: list[Option]) -> None:
+        if not self.query("#fixtures-title"):
+            return  # mounted just now and not composed yet: on_mount draws
         self.query_one("#fixtures-title", Static).update(title)
         lines = self.query_one("#fixture-lines", OptionList)
         lines.set_options(options or [Option(Content(""), disabled=True)])

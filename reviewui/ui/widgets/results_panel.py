@@ -26,11 +26,27 @@ class ResultsPanel(VerticalScroll):
     ResultsPanel.-hidden { display: none; }
     """
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.result: Any | None = None
+        self.baseline: Any | None = None
+
     def compose(self) -> ComposeResult:
         yield Static("", id="results-text")
 
+    def on_mount(self) -> None:
+        self._draw()  # what was shown before the panel was composed
+
     def show_result(self, result: Any | None, baseline: Any | None = None) -> None:
         """Show `result` (a HunkResult) or, without one, the baseline when it is red."""
+        self.result, self.baseline = result, baseline
+        self._draw()
+
+    def _draw(self) -> None:
+        text = self.query("#results-text")
+        if not text:
+            return  # mounted just now and not composed yet: on_mount draws
+        result, baseline = self.result, self.baseline
         lines: list[Content] = []
         if result is None:
             if baseline is not None and baseline.status != "green":
@@ -59,4 +75,4 @@ class ResultsPanel(VerticalScroll):
             if tail:
                 lines.append(Content.assemble(("\noutput (tail)", "bold $text-muted")))
                 lines.extend(Content("  " + ln) for ln in tail)
-        self.query_one("#results-text", Static).update(Content("\n").join(lines))
+        text.first(Static).update(Content("\n").join(lines))

@@ -17,7 +17,6 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
 from textual.strip import Strip
 
 from reviewui.core.transcript import FLAGS, Transcript, Turn
