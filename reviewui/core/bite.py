@@ -46,6 +46,7 @@ from reviewui.core.git import list_files, show_file
 from reviewui.core.revert import RevertError
 from reviewui.core.runner import RunResult, is_pytest_command, run_tests, split_command
 from reviewui.core.target import Target
+from reviewui.core.warm_runner import WarmPytest, warm_form
 from reviewui.core.worktree import Scratch, WorktreePool
 
 SELECTED_TEST_GLOBS = ("test_*.py", "*_test.py")
@@ -116,11 +117,29 @@ class _Prepared:
 
 
 class BiteCache:
-    """Baselines and instrument checks already done, keyed by head, command and selection."""
+    """Baselines and instrument checks already done, keyed by head, command and selection,
+    and the warm pytest servers of the session (stopped by `close()`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: dict[tuple[object, ...], _Prepared] = {}
+        self._warm: dict[tuple[object, ...], WarmPytest] = {}
+
+    def warm_server(self, python: str, settings: Settings) -> WarmPytest:
+        """The warm pytest server for `python` under these settings' sandbox (started once)."""
+        key = (python, tuple(settings.env_allow), settings.network)
+        with self._lock:
+            server = self._warm.get(key)
+            if server is None:
+                server = self._warm[key] = WarmPytest(python, env_allow=settings.env_allow, network=settings.network)
+            return server
+
+    def close(self) -> None:
+        """Stop the warm servers (the cached results stay usable)."""
+        with self._lock:
+            servers, self._warm = list(self._warm.values()), {}
+        for server in servers:
+            server.close()
 
     def get(self, key: tuple[object, ...]) -> _Prepared | None:
         with self._lock:
@@ -172,37 +191,47 @@ def run_bite(
         if on_progress:
             on_progress(len(results), total)
 
-    with WorktreePool(target.repo_dir, min(jobs, max(1, total))) as pool:
-        prepared = cache.get(key) if cache else None
-        if prepared is None:
-            # Measure every checkable hunk's file, not just the requested ones: the cached
-            # baseline serves later checks of other hunks too.
-            prepared = _prepare(pool, target, argv, selected, checkable_hunks(diff), settings, limit, cancel)
-            if cache and prepared.baseline.reason != "cancelled":
-                cache.put(key, prepared)
-        base = prepared.baseline
-        per_run = limit or (10 * base.seconds + 5)
-        pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
-        for f, h in targets:
-            if base.status != "green":
-                emit(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
-                continue
-            sel = _selection(prepared, target, f, h, selected)
-            if sel.choice == "uncovered":
-                emit(_result(h, "uncovered", reason=sel.reason))
-            else:
-                pending.append((f, h, sel.tests if sel.choice == "tests" else selected))
+    own_cache = cache is None
+    if cache is None:
+        cache = BiteCache()
+    try:
+        with WorktreePool(target.repo_dir, min(jobs, max(1, total))) as pool:
+            # Started first, the warm server imports pytest while the baseline runs; the
+            # instrument check and every hunk's run are then forks of it (cold when it cannot serve).
+            warm = cache.warm_server(argv[0], settings) if settings.warm_runner and warm_form(argv) else None
+            prepared = cache.get(key)
+            if prepared is None:
+                # Measure every checkable hunk's file, not just the requested ones: the cached
+                # baseline serves later checks of other hunks too.
+                prepared = _prepare(pool, target, argv, selected, checkable_hunks(diff), settings, limit, cancel, warm)
+                if prepared.baseline.reason != "cancelled":
+                    cache.put(key, prepared)
+            base = prepared.baseline
+            per_run = limit or (10 * base.seconds + 5)
+            pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
+            for f, h in targets:
+                if base.status != "green":
+                    emit(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
+                    continue
+                sel = _selection(prepared, target, f, h, selected)
+                if sel.choice == "uncovered":
+                    emit(_result(h, "uncovered", reason=sel.reason))
+                else:
+                    pending.append((f, h, sel.tests if sel.choice == "tests" else selected))
 
-        def check(item: tuple[FileDiff, Hunk, tuple[str, ...]]) -> HunkResult:
-            f, h, tests = item
-            if cancel is not None and cancel.is_set():
-                return _result(h, "skipped", reason="cancelled")
-            with pool.acquire() as scratch:
-                return _check_one(scratch, target, f, h, argv, tests, per_run, settings, cancel, pytest_mode)
+            def check(item: tuple[FileDiff, Hunk, tuple[str, ...]]) -> HunkResult:
+                f, h, tests = item
+                if cancel is not None and cancel.is_set():
+                    return _result(h, "skipped", reason="cancelled")
+                with pool.acquire() as scratch:
+                    return _check_one(scratch, target, f, h, argv, tests, per_run, settings, cancel, pytest_mode, warm)
 
-        with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-            for fut in cf.as_completed([ex.submit(check, item) for item in pending]):
-                emit(fut.result())
+            with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
+                for fut in cf.as_completed([ex.submit(check, item) for item in pending]):
+                    emit(fut.result())
+    finally:
+        if own_cache:
+            cache.close()
 
     order = {h.key: n for n, (_, h) in enumerate(targets)}
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
@@ -223,12 +252,13 @@ def _selection(prepared: _Prepared, target: Target, f: FileDiff, h: Hunk, select
 def _check_one(
     scratch: Scratch, target: Target, f: FileDiff, h: Hunk, argv: list[str], tests: tuple[str, ...],
     limit: float, settings: Settings, cancel: threading.Event | None, pytest_mode: bool,
+    warm: WarmPytest | None = None,
 ) -> HunkResult:
     try:
         scratch.checkout(target.head)
         scratch.revert_hunk(f, h)
         run = run_tests(scratch.path, argv, tests, limit, env_allow=settings.env_allow,
-                        network=settings.network, cancel=cancel)
+                        network=settings.network, cancel=cancel, warm=warm)
     except RevertError as e:
         return _result(h, "error", reason=f"revert could not be applied: {e}")
     except ReviewError as e:
@@ -249,6 +279,7 @@ def _check_one(
 def _prepare(
     pool: WorktreePool, target: Target, argv: list[str], selected: tuple[str, ...],
     targets: list[tuple[FileDiff, Hunk]], settings: Settings, limit: float | None, cancel: threading.Event | None,
+    warm: WarmPytest | None = None,
 ) -> _Prepared:
     pytest_mode = is_pytest_command(argv)
     baseline_limit = max(60.0, 3 * limit) if limit else 600.0
@@ -274,7 +305,7 @@ def _prepare(
             if cov is not None:
                 baseline = replace(baseline, coverage_guided=True)
             if baseline.status == "green":
-                _instrument_check(scratch, target, argv, selected, targets, settings, baseline_limit, cancel)
+                _instrument_check(scratch, target, argv, selected, targets, settings, baseline_limit, cancel, warm)
             return _Prepared(baseline, cov)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -306,8 +337,9 @@ def _baseline(run: RunResult, pytest_mode: bool) -> Baseline:
 def _instrument_check(
     scratch: Scratch, target: Target, argv: list[str], selected: tuple[str, ...],
     targets: list[tuple[FileDiff, Hunk]], settings: Settings, limit: float, cancel: threading.Event | None,
+    warm: WarmPytest | None = None,
 ) -> None:
-    """Raise ReviewError unless the command demonstrably reports a failure."""
+    """Raise ReviewError unless the command demonstrably reports a failure (the warm runner included)."""
     scratch.reset()
     try:
         if is_pytest_command(argv):
@@ -315,7 +347,7 @@ def _instrument_check(
             rel = f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
             scratch.add_file(rel, INSTRUMENT_TEST)
             run = run_tests(scratch.path, argv, [rel], limit, env_allow=settings.env_allow,
-                            network=settings.network, cancel=cancel)
+                            network=settings.network, cancel=cancel, warm=warm)
             node = f"{rel}::test_reviewui_instrument"
             seen = {t.id: t.outcome for t in run.tests}
             if run.killed:

@@ -50,6 +50,9 @@ class Settings:
     network: bool = False
     """Let the tests reach the network (by default they run without it where `unshare` allows,
     which also takes away loopback: a suite that talks to localhost needs this)."""
+    warm_runner: bool = True
+    """Run bite-checks of a `<python> -m pytest` command as forks of one warm pytest process
+    (see core/warm_runner.py); `warm-runner = false` starts every run cold."""
 
     @classmethod
     def from_repo(cls, repo_dir: str | Path) -> "Settings":
@@ -95,6 +98,10 @@ class Settings:
             if not isinstance(data["network"], bool):
                 raise ReviewError("config: network must be true or false")
             s = replace(s, network=data["network"])
+        if "warm-runner" in data:
+            if not isinstance(data["warm-runner"], bool):
+                raise ReviewError("config: warm-runner must be true or false")
+            s = replace(s, warm_runner=data["warm-runner"])
         if "exclude" in data:
             s = replace(s, exclude=tuple(_str_list(data["exclude"], "exclude")))
         if "timeout" in data:

@@ -38,11 +38,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
+
+if TYPE_CHECKING:
+    from reviewui.core.warm_runner import WarmPytest
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of output kept from the start and from the end of a run."""
@@ -50,7 +53,7 @@ OUTPUT_CAP = 64 * 1024
 PYTEST_EXTRA = ("-p", "no:cacheprovider", "-o", "junit_family=xunit1", "-o", "junit_logging=no", "-q")
 """Arguments added to every pytest run (plus --junitxml and --rootdir)."""
 
-_POLL = 0.05
+POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class RunResult:
     """Per-test outcomes from JUnit (pytest only)."""
     junit_error: str | None = None
     """Why no JUnit outcomes could be read (pytest only), else None."""
+    warm: bool = False
+    """True when the run was a fork of a warm pytest server (core/warm_runner.py)."""
     extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     """Free-form facts for callers (unused by the runner itself)."""
 
@@ -120,13 +125,16 @@ def run_tests(
     network: bool = False,
     output_cap: int = OUTPUT_CAP,
     argv_prefix: Sequence[str] = (),
+    warm: "WarmPytest | None" = None,
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
 
     `argv_prefix` is put before the command's argv after pytest arguments are
     added (reviewui uses it for coverage). `network=True` skips the
-    no-network namespace. Raises ReviewError when the command cannot be
-    parsed or started (e.g. not on PATH).
+    no-network namespace. `warm` (a server started with the same Python,
+    env_allow and network) runs a `<python> -m pytest` command as a fork of
+    it; anything else, or a server that cannot serve, runs cold. Raises
+    ReviewError when the command cannot be parsed or started (e.g. not on PATH).
     """
     argv = split_command(command) if isinstance(command, str) else list(command)
     pytest_mode = is_pytest_command(argv)
@@ -145,8 +153,15 @@ def run_tests(
         env = scrubbed_env(str(home), allow=env_allow, extra=extra)
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
-        full = [*([] if network else network_isolation_prefix()), *argv_prefix, *argv]
-        rc, seconds, timed_out, cancelled, out, total = _execute(full, cwd, env, timeout, cancel, output_cap)
+        outcome = None
+        if warm is not None and not argv_prefix and warm.accepts(argv):
+            full = [*argv]
+            outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap)
+        ran_warm = outcome is not None
+        if outcome is None:
+            full = [*([] if network else network_isolation_prefix()), *argv_prefix, *argv]
+            outcome = _execute(full, cwd, env, timeout, cancel, output_cap)
+        rc, seconds, timed_out, cancelled, out, total = outcome
         tests: tuple[TestOutcome, ...] = ()
         junit_error = None
         if pytest_mode and not (timed_out or cancelled):
@@ -165,6 +180,7 @@ def run_tests(
             pytest=pytest_mode,
             tests=tests,
             junit_error=junit_error,
+            warm=ran_warm,
         )
     finally:
         _rmtree(work)
@@ -191,14 +207,14 @@ def _execute(
         )
     except OSError as e:
         raise ReviewError(f"cannot start test command {argv[0]!r}: {e.strerror or e}") from e
-    buf = _CappedBuffer(cap)
+    buf = CappedBuffer(cap)
     reader = threading.Thread(target=buf.drain, args=(proc.stdout,), daemon=True)
     reader.start()
     deadline = None if timeout is None else start + timeout
     timed_out = cancelled = False
     while True:
         try:
-            proc.wait(timeout=_POLL)
+            proc.wait(timeout=POLL_SECONDS)
             break
         except subprocess.TimeoutExpired:
             pass
@@ -234,8 +250,8 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-class _CappedBuffer:
-    """Keeps the first and last `cap` bytes of a stream, counting the rest."""
+class CappedBuffer:
+    """Keeps the first and last `cap` bytes of a stream, counting the rest (`drain` it, then `text()`)."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap

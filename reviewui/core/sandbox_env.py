@@ -34,6 +34,10 @@ SCRATCH_MARKER = "REVIEWUI_SCRATCH"
 """Every test process carries this variable (the scratch path), so a crashed
 run's orphans can be found and killed by the next start."""
 
+WARM_OWNER_MARKER = "REVIEWUI_WARM_OWNER"
+"""A warm pytest server (and every run it forks) carries this variable: the pid of
+the reviewui that started it, so the next start can kill them after a crash."""
+
 
 def is_secret_name(name: str) -> bool:
     """True when an environment variable name looks like it holds a secret."""

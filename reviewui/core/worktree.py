@@ -44,7 +44,7 @@ from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import git_text, run_git
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
-from reviewui.core.sandbox_env import SCRATCH_MARKER
+from reviewui.core.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
 
 MAX_SCRATCHES = 64
 """Upper bound on scratch slots per repository (concurrent reviewui processes share them)."""
@@ -224,8 +224,9 @@ class WorktreePool:
             self._locks.append(fd)
             self.scratches.append(scratch)
             self._free.put(scratch)
-            if _claim(fd):
-                kill_orphans(scratch.path)
+            previous = _claim(fd)
+            if previous:
+                kill_orphans(scratch.path, previous_owner=previous)
         if not self.scratches:
             self.close()
             raise ReviewError(f"every scratch worktree slot under {self.root} is in use")
@@ -260,21 +261,26 @@ def _try_lock(path: Path) -> int | None:
     return fd
 
 
-def _claim(fd: int) -> bool:
-    """Write our pid into the lock; return True when it named a previous owner (a crash)."""
+def _claim(fd: int) -> str:
+    """Write our pid into the lock; return the previous owner's pid it named (a crash), else ""."""
     previous = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
-    return bool(previous)
+    return previous
 
 
-def kill_orphans(scratch: Path) -> int:
+def kill_orphans(scratch: Path, previous_owner: str = "") -> int:
     """SIGKILL processes still running tests in `scratch` after a crash; return how many.
 
     They are recognised by the REVIEWUI_SCRATCH variable the runner gives
-    every test process (so an unrelated process is never hit by a reused pid).
+    every test process (so an unrelated process is never hit by a reused pid),
+    and, given the crashed reviewui's pid, by the REVIEWUI_WARM_OWNER variable
+    of its warm pytest server, which the server's forked runs share.
     """
     needle = f"{SCRATCH_MARKER}={scratch}".encode()
+    owner = f"{WARM_OWNER_MARKER}={previous_owner}".encode() if previous_owner.isdigit() else None
+    if previous_owner == str(os.getpid()):
+        owner = None  # our own pid, reused: our servers are alive and ours
     killed = 0
     for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -284,7 +290,7 @@ def kill_orphans(scratch: Path) -> int:
         except OSError:
             continue
         for var in env.split(b"\0"):
-            if var == needle or var.startswith(needle + b"/"):
+            if var == needle or var.startswith(needle + b"/") or (owner is not None and var == owner):
                 try:
                     os.kill(int(entry.name), signal.SIGKILL)
                     killed += 1

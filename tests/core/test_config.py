@@ -27,6 +27,7 @@ def test_pyproject_then_dotfile_wins(tmp_path: Path) -> None:
         ({"timeout": -1}, "timeout must be a positive number"),
         ({"exclude": [1]}, "exclude must be a list of strings"),
         ({"test-command": ""}, "test-command must be a non-empty string"),
+        ({"warm-runner": "no"}, "warm-runner must be true or false"),
     ],
 )
 def test_bad_values_are_one_line_errors(data: dict, message: str) -> None:
@@ -70,3 +71,8 @@ def test_excluded_code_is_not_a_caller_and_its_tests_are_not_analysed(tmp_path: 
     uncalled = [f for f in session.findings() if f.kind == "uncalled-function"]
     assert [(f.symbol, f.severity) for f in uncalled] == [("app.helper", "warning")]
     assert session.fixtures().tests == ()
+
+
+def test_warm_runner_is_on_unless_turned_off() -> None:
+    assert Settings.from_mapping({}).warm_runner is True
+    assert Settings.from_mapping({"warm-runner": False}).warm_runner is False

@@ -50,6 +50,10 @@ class BiteActions(Screen[None]):
         self.baseline: Any = None
         self.baseline_tests: list[str] = []
 
+    def on_unmount(self) -> None:
+        self._cancel.set()
+        self._bite_cache.close()  # the session's warm pytest server goes with the screen
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("bite", "sweep"):
             return not self.biting

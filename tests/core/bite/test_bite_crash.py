@@ -28,17 +28,18 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import load_diff
 from reviewui.core.target import resolve_target
 t = resolve_target(sys.argv[1], "agent/work")
-run_bite(t, load_diff(str(t.repo_dir), t.base, t.head), Settings(), timeout=120, jobs=1)
+run_bite(t, load_diff(str(t.repo_dir), t.base, t.head), Settings(warm_runner=sys.argv[2] == "warm"),
+         timeout=120, jobs=1)
 """
 
 
 def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
+    """Cold runs: the killed sweep's run is left behind, and the next start kills it."""
     use_venv_python(monkeypatch)
     pidfile = tmp_path / "pids"
     rb = loop_repo(tmp_path / "r", pidfile)
     before = rb.snapshot()
-    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(rb.root)], cwd=PROJECT, env=env)
+    proc = _sweep_in_a_process(rb.root, "cold")
     try:
         deadline = time.monotonic() + 60
         # Two lines: the baseline ran, and now the reverted (endlessly looping) run is in progress.
@@ -59,7 +60,7 @@ def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
     assert rb.snapshot() == before
 
     t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
+    rep = run_bite(t, d, Settings(warm_runner=False), timeout=3, jobs=1)
     assert rep.baseline.status == "green"
     assert [r.verdict for r in rep.results] == ["timeout"]
     assert not alive(orphan) and not alive(grandchild)
@@ -69,3 +70,80 @@ def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
     assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["0"]
     listed = rb.git("worktree", "list", "--porcelain")
     assert listed.count("worktree ") == 2 and "prunable" not in listed
+
+
+def _sweep_in_a_process(repo: Path, mode: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(repo), mode], cwd=PROJECT, env=env)
+
+
+def _wait_for_reverted_run(proc: subprocess.Popen, pidfile: Path) -> None:
+    deadline = time.monotonic() + 60
+    # Two lines: the baseline ran, and now the reverted (endlessly looping) run is in progress.
+    while time.monotonic() < deadline:
+        if pidfile.exists() and len(pidfile.read_text().splitlines()) >= 2:
+            return
+        assert proc.poll() is None, "the sweep ended before it could be killed"
+        time.sleep(0.05)
+    raise AssertionError("the sweep never reached the reverted run")
+
+
+def test_kill_9_mid_warm_sweep_takes_the_run_with_it(tmp_path: Path, monkeypatch) -> None:
+    """Warm runs: the server sees reviewui go and kills the run it forked, grandchildren too."""
+    use_venv_python(monkeypatch)
+    pidfile = tmp_path / "pids"
+    rb = loop_repo(tmp_path / "r", pidfile)
+    before = rb.snapshot()
+    proc = _sweep_in_a_process(rb.root, "warm")
+    try:
+        _wait_for_reverted_run(proc, pidfile)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
+    deadline = time.monotonic() + 10
+    while (alive(run) or alive(grandchild)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(run) and not alive(grandchild)
+    assert rb.snapshot() == before
+
+
+def _warm_servers_of(owner: int) -> list[int]:
+    needle = f"REVIEWUI_WARM_OWNER={owner}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_path: Path, monkeypatch) -> None:
+    """Both killed at once (no one left to clean up): the next start knows them by the owner's pid."""
+    use_venv_python(monkeypatch)
+    pidfile = tmp_path / "pids"
+    rb = loop_repo(tmp_path / "r", pidfile)
+    proc = _sweep_in_a_process(rb.root, "warm")
+    try:
+        _wait_for_reverted_run(proc, pidfile)
+        run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
+        marked = _warm_servers_of(proc.pid)
+        assert run in marked  # the forked run carries its server's marker
+        for pid in [*marked, proc.pid]:
+            if pid != run:
+                os.kill(pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.5)
+    assert alive(run)  # nobody left to kill it
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
+    assert [r.verdict for r in rep.results] == ["timeout"]
+    assert not alive(run) and not alive(grandchild)

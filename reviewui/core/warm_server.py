@@ -1,0 +1,213 @@
+"""The warm pytest server: run by reviewui as `<project python> -c <this file's text>`.
+
+Standard library only and no reviewui imports: it runs in the project's
+Python, inside the same sandbox as a cold test run (scrubbed environment,
+no network). It imports pytest and the pytest plugins installed in
+site-packages once, then forks one child per request; the child becomes
+its own process group, points stdout/stderr at the FIFO it is given, takes
+the request's environment and working directory, and runs pytest.main.
+
+Nothing is ever imported from a working tree here: the code under test is
+imported by each child afresh, so a hunk reverted between two runs is seen.
+
+Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"}.
+Out: {"ready": true} once, then per request {"id", "pid"} and {"id", "exit"}
+(a negative exit is the signal that ended the child), or {"id", "error"}.
+Requests may overlap (one per scratch worktree); replies carry their id.
+"""
+
+import json
+import os
+import select
+import signal
+import sys
+
+
+def _write(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def _site_dirs():
+    import site
+    import sysconfig
+
+    dirs = set()
+    for getter in (site.getsitepackages, lambda: [site.getusersitepackages()]):
+        try:
+            dirs.update(os.path.realpath(d) for d in getter())
+        except Exception:
+            pass
+    for key in ("purelib", "platlib"):
+        dirs.add(os.path.realpath(sysconfig.get_paths()[key]))
+    return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
+
+
+def preload():
+    """Import pytest and the site-packages pytest plugins; never anything from the working tree."""
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
+    import importlib
+    import importlib.util
+
+    import pytest  # noqa: F401
+
+    try:
+        from importlib.metadata import entry_points
+
+        found = entry_points()
+        eps = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", [])
+    except Exception:
+        eps = []
+    hook = _rewriting_hook()
+    site_dirs = _site_dirs()
+    own = set()
+    for ep in eps:
+        module = ep.value.split(":")[0].strip()
+        dist = getattr(ep, "dist", None)
+        if dist is None:
+            continue  # without its distribution its own modules cannot be told apart: leave it
+        try:
+            spec = importlib.util.find_spec(module.split(".")[0])
+            origin = os.path.realpath(spec.origin or "") if spec is not None else ""
+            # An editable install points into a source tree (perhaps the one under
+            # review): left for the children to import, like any project code.
+            if not origin.startswith(site_dirs):
+                continue
+            own.update(_top_level_names(dist))
+            importlib.import_module(module)
+        except Exception:
+            pass  # the child imports it the ordinary way and reports any error
+    if hook is not None:
+        sys.meta_path.remove(hook)
+        return
+    # Without pytest's hook the plugins' own modules were imported unrewritten:
+    # they are dropped again (each child imports them); what they imported stays warm.
+    for name in list(sys.modules):
+        if name.split(".")[0] in own:
+            del sys.modules[name]
+
+
+def _rewriting_hook():
+    """pytest's assert-rewriting import hook, installed with the names pytest itself
+    marks (every module of a distribution that has a pytest11 plugin), or None.
+
+    Plugins imported through it are rewritten as a cold pytest run rewrites them,
+    and pytest in the children sees them as its own (no "already imported" warning).
+    """
+    try:
+        import importlib.metadata as metadata
+
+        from _pytest.assertion import install_importhook
+        from _pytest.config import _iter_rewritable_modules, get_config
+
+        hook = install_importhook(get_config())
+        files = (
+            str(f)
+            for dist in metadata.distributions()
+            if any(ep.group == "pytest11" for ep in dist.entry_points)
+            for f in dist.files or []
+        )
+        hook.mark_rewrite(*_iter_rewritable_modules(files))
+        return hook
+    except Exception:
+        return None  # another pytest than the one this was written against: the fallback below
+
+
+def _top_level_names(dist):
+    names = set()
+    for path in dist.files or ():
+        parts = str(path).replace("\\", "/").split("/")
+        if parts[0].endswith((".dist-info", ".egg-info")) or parts[0] in ("..", ""):
+            continue
+        if len(parts) == 1:
+            if parts[0].endswith(".py"):
+                names.add(parts[0][:-3])
+        else:
+            names.add(parts[0])
+    return names
+
+
+def child(request):
+    """Run pytest for one request in this forked process; never returns."""
+    code = 3
+    try:
+        os.setsid()
+        fd = os.open(request["output"], os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.path.insert(0, request["cwd"])  # as `python -m pytest` puts the working directory first
+        sys.argv = ["pytest"] + list(request["args"])
+        import pytest
+
+        code = int(pytest.main(list(request["args"])))
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _exit_code(status):
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def serve():
+    """Answer requests until stdin closes, children reported as they end."""
+    running = {}
+    stdin = sys.stdin.buffer
+    pending = b""
+    while True:
+        ready, _, _ = select.select([stdin], [], [], 0.02 if running else None)
+        if ready:
+            chunk = os.read(stdin.fileno(), 65536)
+            if not chunk:
+                # reviewui has gone (even killed with SIGKILL): its runs go with it.
+                for pid in running:
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                return
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                request = {}
+                try:
+                    request = json.loads(line)
+                    sys.stdout.flush()
+                    pid = os.fork()
+                except Exception as e:
+                    _write({"id": request.get("id"), "error": "%s: %s" % (type(e).__name__, e)})
+                    continue
+                if pid == 0:
+                    child(request)
+                running[pid] = request.get("id")
+                _write({"id": request.get("id"), "pid": pid})
+        for pid in list(running):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                _write({"id": running.pop(pid), "exit": _exit_code(status)})
+
+
+if __name__ == "__main__":
+    try:
+        preload()
+    except BaseException as e:
+        _write({"error": "preload failed: %s: %s" % (type(e).__name__, e)})
+        sys.exit(1)
+    _write({"ready": True})
+    serve()

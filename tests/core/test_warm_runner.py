@@ -1,0 +1,152 @@
+"""The warm pytest runner keeps every promise of a cold run, and falls back to one when it cannot serve."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.runner import run_tests
+from reviewui.core.warm_runner import WarmPytest, warm_form
+
+PY = sys.executable
+CMD = [PY, "-m", "pytest"]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
+
+
+@pytest.fixture
+def server():
+    w = WarmPytest(PY)
+    yield w
+    w.close()
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+def outcomes(run) -> dict[str, str]:
+    return {t.id.split("::")[-1]: t.outcome for t in run.tests}
+
+
+def test_warm_form() -> None:
+    assert warm_form(["python", "-m", "pytest", "-x"])
+    assert not warm_form(["pytest"]) and not warm_form(["python", "-m", "unittest"])
+
+
+def test_code_changed_between_runs_is_seen(tmp_path: Path, server: WarmPytest) -> None:
+    root = project(tmp_path, {"pkg/__init__.py": "", "pkg/calc.py": "def f():\n    return 1\n",
+                              "tests/test_calc.py": "from pkg.calc import f\n\ndef test_f():\n    assert f() == 1\n"})
+    first = run_tests(root, CMD, ["tests/test_calc.py"], 30, warm=server)
+    assert first.warm and first.returncode == 0 and outcomes(first) == {"test_f": "passed"}, first.output
+    (root / "pkg/calc.py").write_text("def f():\n    return 2\n")  # what a revert does between two runs
+    second = run_tests(root, CMD, ["tests/test_calc.py"], 30, warm=server)
+    assert second.warm and second.returncode == 1 and outcomes(second) == {"test_f": "failed"}
+    assert "assert 2 == 1" in second.tests[0].message  # the test's asserts are rewritten as usual
+    assert "cannot be rewritten" not in second.output  # no plugin was imported behind pytest's back
+
+
+def test_secrets_scrubbed_and_home_fresh_per_run(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MY_API_TOKEN", "s3cret")
+    homes = tmp_path / "homes"
+    test = (
+        "import os\n\ndef test_env():\n"
+        "    assert 'MY_API_TOKEN' not in os.environ\n"
+        f"    open({str(homes)!r}, 'a').write(os.environ['HOME'] + '\\n')\n"
+        "    open(os.path.join(os.environ['HOME'], 'left-behind'), 'w').write('x')\n"
+    )
+    root = project(tmp_path / "p", {"test_env.py": test})
+    w = WarmPytest(PY)
+    try:
+        runs = [run_tests(root, CMD, ["test_env.py"], 30, warm=w) for _ in range(2)]
+    finally:
+        w.close()
+    assert all(r.warm and r.returncode == 0 for r in runs), runs[0].output
+    first, second = homes.read_text().split()
+    assert first != second and not Path(first).exists()  # each run its own HOME, removed after
+
+
+def test_timeout_kills_the_run_and_its_grandchildren(tmp_path: Path, server: WarmPytest) -> None:
+    pids = tmp_path / "pids"
+    test = (
+        "import os, subprocess, time\n\ndef test_hang():\n"
+        "    child = subprocess.Popen(['sleep', '300'])\n"
+        f"    open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        "    time.sleep(300)\n"
+    )
+    root = project(tmp_path / "p", {"test_hang.py": test})
+    t0 = time.monotonic()
+    run = run_tests(root, CMD, ["test_hang.py"], 3, warm=server)
+    assert run.warm and run.timed_out and run.returncode is None
+    assert time.monotonic() - t0 < 20
+    run_pid, grandchild = (int(x) for x in pids.read_text().split())
+    deadline = time.monotonic() + 5
+    while (alive(run_pid) or alive(grandchild)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(run_pid) and not alive(grandchild)
+    # and the server still serves
+    project(root, {"test_ok.py": "def test_ok():\n    pass\n"})
+    assert run_tests(root, CMD, ["test_ok.py"], 30, warm=server).returncode == 0
+
+
+def test_cancel_stops_a_run(tmp_path: Path, server: WarmPytest) -> None:
+    root = project(tmp_path, {"test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(300)\n"})
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    run = run_tests(root, CMD, ["test_slow.py"], 60, warm=server, cancel=cancel)
+    assert run.warm and run.cancelled and run.returncode is None and run.seconds < 20
+
+
+def test_output_is_capped(tmp_path: Path, server: WarmPytest) -> None:
+    root = project(tmp_path, {"test_loud.py": "def test_loud():\n    print('x' * 1_000_000)\n    assert False\n"})
+    run = run_tests(root, CMD, ["test_loud.py", "-s"], 30, warm=server, output_cap=1000)
+    assert run.warm and run.output_bytes > 1_000_000
+    assert "bytes of output dropped" in run.output and len(run.output) < 3000
+
+
+def test_two_runs_at_once_get_their_own_answers(tmp_path: Path, server: WarmPytest) -> None:
+    good = project(tmp_path / "good", {"test_a.py": "import time\n\ndef test_a():\n    time.sleep(0.5)\n"})
+    bad = project(tmp_path / "bad", {"test_a.py": "import time\n\ndef test_a():\n    time.sleep(0.5)\n    assert 0\n"})
+    results: dict[str, object] = {}
+
+    def go(name: str, root: Path) -> None:
+        results[name] = run_tests(root, CMD, ["test_a.py"], 30, warm=server)
+
+    threads = [threading.Thread(target=go, args=("good", good)), threading.Thread(target=go, args=("bad", bad))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["good"].warm and results["good"].returncode == 0
+    assert results["bad"].warm and results["bad"].returncode == 1
+
+
+def test_a_server_that_cannot_serve_means_a_cold_run(tmp_path: Path) -> None:
+    root = project(tmp_path, {"test_a.py": "def test_a():\n    assert 1 == 2\n"})
+    w = WarmPytest(PY)
+    w.close()  # gone before it was ever asked
+    run = run_tests(root, CMD, ["test_a.py"], 30, warm=w)
+    assert not run.warm and run.returncode == 1 and outcomes(run) == {"test_a": "failed"}
+    other = WarmPytest(PY)
+    try:
+        # another Python than the server's: not its to run
+        run = run_tests(root, ["python3", "-m", "pytest"], ["test_a.py"], 30, warm=other)
+        assert not run.warm
+    finally:
+        other.close()
