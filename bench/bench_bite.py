@@ -7,8 +7,9 @@
    Target: speed-up >= 1.7 (needs 2 idle cores).
 
 Cold numbers (baseline + instrument check included) are printed for
-information. Run: `python bench/bench_bite.py [--repeat N]` (the `python` on
-PATH must have pytest and coverage).
+information. Run: `python bench/bench_bite.py [--repeat N]` with a Python that
+has pytest and coverage; its `-m pytest` is the test command, warm runner on
+(the default) unless `--cold`.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def timed(fn, repeat: int) -> list[float]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cold", action="store_true", help="start every run cold (warm-runner = false)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-bite-"))
     os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")
@@ -91,7 +93,9 @@ def main() -> int:
         make_repo(repo)
         target = resolve_target(repo, "agent/work")
         diff = load_diff(str(repo), target.base, target.head)
-        settings = Settings()
+        # The interpreter running the bench (a venv with pytest and coverage), not
+        # whatever `python` PATH finds: its plugins decide what a run costs.
+        settings = Settings(test_command=f"{sys.executable} -m pytest", warm_runner=not args.cold)
         hunk = [("pkg/m0.py", 0)]
 
         cold = timed(lambda: run_bite(target, diff, settings, hunks=hunk, jobs=1), 1)[0]
@@ -104,8 +108,7 @@ def main() -> int:
         bare_tree = tmp / "bare"
         git(repo, "worktree", "add", "-q", "--detach", str(bare_tree), target.head)
         (bare_tree / "pkg/m0.py").write_text(module(0, False))
-        bare_cmd = [sys.executable if shutil.which("python") is None else "python", "-m", "pytest", "-q",
-                    "-p", "no:cacheprovider", *tests_run]
+        bare_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests_run]
         bare_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
         def bare() -> None:
@@ -142,6 +145,7 @@ def main() -> int:
         print(f"speed-up jobs2/jobs1: {s1 / s2:.2f}x  (target >= 1.7x; cores: {os.cpu_count()}, "
               f"load: {os.getloadavg()[0]:.2f})")
         git(repo, "worktree", "remove", "--force", str(bare_tree))
+        cache.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
