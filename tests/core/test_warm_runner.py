@@ -12,18 +12,10 @@ import pytest
 
 from reviewui.core.runner import run_tests
 from reviewui.core.warm_runner import WarmPytest, warm_form
+from tests.core.bite.helpers import alive
 
 PY = sys.executable
 CMD = [PY, "-m", "pytest"]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
 
 
 @pytest.fixture
