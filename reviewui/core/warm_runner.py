@@ -35,6 +35,8 @@ from reviewui.core.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefi
 SERVER_SOURCE = (Path(__file__).parent / "warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0
 """Seconds a run waits for the server to finish importing before it runs cold instead."""
+REPLY_WAIT = 30.0
+"""Seconds a run waits for the server to say it has forked (it answers at once when well)."""
 
 
 def warm_form(argv: Sequence[str]) -> bool:
@@ -133,7 +135,10 @@ class WarmPytest:
             if not self._send(request):
                 return None
             start = time.monotonic()
-            reply = box.get()
+            try:
+                reply = box.get(timeout=REPLY_WAIT)
+            except queue.Empty:
+                return None  # a server that does not answer is not waited on: the run goes cold
             if "pid" not in reply:
                 return None
             pid = int(reply["pid"])
