@@ -27,7 +27,11 @@ SECRET_PREFIXES: tuple[str, ...] = ("AWS_", "GITHUB_", "GH_", "OPENAI_", "ANTHRO
 # Variables our own harness (or a pytest hosting reviewui) sets that would
 # change how the test subprocess behaves without being the reviewer's choice.
 _HARNESS_VARS: tuple[str, ...] = ("PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
-                                  "COVERAGE_PROCESS_START", "COVERAGE_RCFILE", "COVERAGE_FILE")
+                                  "COVERAGE_PROCESS_START", "COVERAGE_RCFILE", "COVERAGE_FILE", "COVERAGE_CORE",
+                                  "REVIEWUI_COV_SEEN")
+_HARNESS_PLUGINS: tuple[str, ...] = ("reviewui_covctx",)
+"""pytest plugins a hosting reviewui's coverage baseline names in PYTEST_PLUGINS: a
+reviewui run inside those tests (reviewui's own suite) must not inherit them."""
 _HARNESS_PREFIXES: tuple[str, ...] = ("COV_CORE_",)
 
 SCRATCH_MARKER = "REVIEWUI_SCRATCH"
@@ -66,6 +70,10 @@ def scrubbed_env(
             continue
         if is_secret_name(name) and name not in keep:
             continue
+        if name == "PYTEST_PLUGINS":
+            value = ",".join(p for p in value.split(",") if p.strip() not in _HARNESS_PLUGINS)
+            if not value:
+                continue
         env[name] = value
     env["HOME"] = home
     env["PYTHONDONTWRITEBYTECODE"] = "1"

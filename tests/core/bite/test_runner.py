@@ -160,3 +160,12 @@ def test_unstartable_command_is_a_review_error(tmp_path: Path) -> None:
         run_tests(tmp_path, "definitely-not-a-command-xyz", timeout=5)
     with pytest.raises(ReviewError, match="cannot parse"):
         run_tests(tmp_path, "python -c 'unterminated", timeout=5)
+
+
+def test_a_hosting_reviewuis_coverage_harness_is_not_inherited() -> None:
+    """reviewui's own suite runs reviewui: its runs must not load the outer baseline's coverage plugin."""
+    env = scrubbed_env("/h", base={"PATH": "/bin", "PYTEST_PLUGINS": "mine,reviewui_covctx",
+                                   "REVIEWUI_COV_SEEN": "/w/seen.txt", "COVERAGE_CORE": "sysmon"})
+    assert env["PYTEST_PLUGINS"] == "mine"
+    assert "REVIEWUI_COV_SEEN" not in env and "COVERAGE_CORE" not in env
+    assert "PYTEST_PLUGINS" not in scrubbed_env("/h", base={"PYTEST_PLUGINS": "reviewui_covctx"})
