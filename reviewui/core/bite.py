@@ -134,6 +134,11 @@ class BiteCache:
                 server = self._warm[key] = WarmPytest(python, env_allow=settings.env_allow, network=settings.network)
             return server
 
+    def warm_servers(self) -> list[WarmPytest]:
+        """The warm servers started so far (and not closed)."""
+        with self._lock:
+            return list(self._warm.values())
+
     def close(self) -> None:
         """Stop the warm servers (the cached results stay usable)."""
         with self._lock:

@@ -97,6 +97,11 @@ class WarmPytest:
         for box in list(self._boxes.values()):
             box.put({"dead": True})
 
+    @property
+    def running(self) -> bool:
+        """True while the server process is up."""
+        return self._proc is not None and self._proc.poll() is None
+
     # --- running -------------------------------------------------------------
 
     def accepts(self, argv: Sequence[str]) -> bool:

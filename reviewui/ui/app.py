@@ -49,11 +49,12 @@ class ReviewApp(App[None]):
         # Set before mounting: changing theme after the first paint restyles every widget.
         self.theme = wanted
 
-    _running = False
-    """Set on mount: a theme set before then is the start-up choice, not the reviewer's."""
+    _mounted_once = False
+    """Set on mount: a theme set before then is the start-up choice, not the reviewer's.
+    (Not `_running`: that name is Textual's own.)"""
 
     def on_mount(self) -> None:
-        self._running = True
+        self._mounted_once = True
         for problem in self.theme_problems:
             self.notify(f"theme not loaded: {problem}", severity="warning")
         self.push_screen(self._first_screen())
@@ -64,7 +65,7 @@ class ReviewApp(App[None]):
         return ReviewScreen(self.session, self.initial_file)
 
     def watch_theme(self, theme: str) -> None:
-        if self._running and self._requested_theme != theme:
+        if self._mounted_once and self._requested_theme != theme:
             save_user_pref("theme", theme)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -65,6 +65,10 @@ async def test_b_bites_current_hunk_and_shows_evidence(session: ReviewSession) -
         text = panel_text(app)
         assert "BITES" in text and "tests/test_calc.py::test_clamp" in text
         assert "bites" in screen.file_list.summaries["calc.py"].plain
+        servers = screen._bite_cache.warm_servers()
+        assert len(servers) == 1 and servers[0].running
+    # The check ran on the session's warm pytest server; leaving the app stops it.
+    assert not servers[0].running
 
 
 async def test_sweep_streams_every_hunk_and_matrix_names_decorative(session: ReviewSession) -> None:

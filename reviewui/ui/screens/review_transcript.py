@@ -146,7 +146,7 @@ class TranscriptActions(Screen[None]):
         switcher.current = "transcript-pane"
         self.query_one(TranscriptView).focus()
 
-    async def action_goto_turn(self) -> None:
+    def action_goto_turn(self) -> None:
         h = self.diff_view.current_hunk
         if h is None or self.links is None:
             self.notify("No transcript loaded" if self.links is None else "No hunk under the cursor",
@@ -156,7 +156,7 @@ class TranscriptActions(Screen[None]):
         if not turns:
             self.notify("No turn of the transcript wrote this hunk", severity="warning")
             return
-        await self.transcript_pane_ready()
+        # Links exist only once the transcript is loaded, so its pane is mounted.
         self.query_one("#main-switch", ContentSwitcher).current = "transcript-pane"
         view = self.query_one(TranscriptView)
         view.focus()

@@ -133,7 +133,7 @@ def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_pat
         _wait_for_reverted_run(proc, pidfile)
         run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
         marked = _warm_servers_of(proc.pid)
-        assert run in marked  # the forked run carries its server's marker
+        assert run in marked, (run, marked)  # the forked run carries its server's marker
         for pid in [*marked, proc.pid]:
             if pid != run:
                 os.kill(pid, signal.SIGKILL)
@@ -142,8 +142,8 @@ def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_pat
         if proc.poll() is None:
             proc.kill()
     time.sleep(0.5)
-    assert alive(run)  # nobody left to kill it
+    assert alive(run), "the orphaned run died before the next start"  # nobody left to kill it
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
-    assert [r.verdict for r in rep.results] == ["timeout"]
+    assert [r.verdict for r in rep.results] == ["timeout"], rep.results
     assert not alive(run) and not alive(grandchild)

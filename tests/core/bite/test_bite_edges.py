@@ -29,9 +29,10 @@ def loop_repo(root: Path, pidfile: Path):
     branch = {
         "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n        if i >= n:\n            break\n    return i\n",
         "tests/test_loop.py": (
-            "import os, subprocess\nfrom pkg.loop import count\n\n\n"
+            "import os, signal, subprocess\nfrom pkg.loop import count\n\n\n"
             "def test_count():\n"
-            "    child = subprocess.Popen(['sleep', '300'])\n"
+            "    signal.alarm(120)  # a run orphaned by a broken cleanup (a mutant of it) still ends\n"
+            "    child = subprocess.Popen(['sleep', '120'])\n"
             f"    with open({str(pidfile)!r}, 'a') as f:\n"
             "        f.write(f'{os.getpid()} {child.pid}\\n')\n"
             "    assert count(3) == 3\n"
