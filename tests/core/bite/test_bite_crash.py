@@ -134,9 +134,13 @@ def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_pat
         run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
         marked = _warm_servers_of(proc.pid)
         assert run in marked, (run, marked)  # the forked run carries its server's marker
-        for pid in [*marked, proc.pid]:
-            if pid != run:
-                os.kill(pid, signal.SIGKILL)
+        # Both at once: stopped first, so neither can react to the other's death
+        # (reviewui kills the run when its server dies; the server, when reviewui does).
+        both = [proc.pid, *(pid for pid in marked if pid != run)]
+        for pid in both:
+            os.kill(pid, signal.SIGSTOP)
+        for pid in both:
+            os.kill(pid, signal.SIGKILL)
         proc.wait()
     finally:
         if proc.poll() is None:
