@@ -41,15 +41,7 @@ def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
     before = rb.snapshot()
     proc = _sweep_in_a_process(rb.root, "cold")
     try:
-        deadline = time.monotonic() + 60
-        # Two lines: the baseline ran, and now the reverted (endlessly looping) run is in progress.
-        while time.monotonic() < deadline:
-            if pidfile.exists() and len(pidfile.read_text().splitlines()) >= 2:
-                break
-            assert proc.poll() is None, "the sweep ended before it could be killed"
-            time.sleep(0.05)
-        else:
-            raise AssertionError("the sweep never reached the reverted run")
+        _wait_for_reverted_run(proc, pidfile)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     finally:
