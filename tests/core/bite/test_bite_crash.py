@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -39,15 +40,7 @@ def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
     pidfile = tmp_path / "pids"
     rb = loop_repo(tmp_path / "r", pidfile)
     before = rb.snapshot()
-    proc = _sweep_in_a_process(rb.root, "cold")
-    try:
-        _wait_for_reverted_run(proc, pidfile)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    orphan, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
+    orphan, grandchild = _sweep_killed_mid_run(rb.root, pidfile, "cold")
     assert alive(orphan)  # left behind by the kill: the next start must deal with it
     assert rb.snapshot() == before
 
@@ -64,20 +57,31 @@ def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
     assert listed.count("worktree ") == 2 and "prunable" not in listed
 
 
-def _sweep_in_a_process(repo: Path, mode: str) -> subprocess.Popen:
+def _kill_reviewui(proc: subprocess.Popen, run: int) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+
+
+def _sweep_killed_mid_run(
+    repo: Path, pidfile: Path, mode: str, kill: Callable[[subprocess.Popen, int], None] = _kill_reviewui,
+) -> tuple[int, int]:
+    """Run a sweep in its own process, `kill` it once the reverted run is looping; (run, grandchild) pids."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(repo), mode], cwd=PROJECT, env=env)
-
-
-def _wait_for_reverted_run(proc: subprocess.Popen, pidfile: Path) -> None:
-    deadline = time.monotonic() + 60
-    # Two lines: the baseline ran, and now the reverted (endlessly looping) run is in progress.
-    while time.monotonic() < deadline:
-        if pidfile.exists() and len(pidfile.read_text().splitlines()) >= 2:
-            return
-        assert proc.poll() is None, "the sweep ended before it could be killed"
-        time.sleep(0.05)
-    raise AssertionError("the sweep never reached the reverted run")
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(repo), mode], cwd=PROJECT, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        # Two lines: the baseline ran, and now the reverted (endlessly looping) run is in progress.
+        while not (pidfile.exists() and len(pidfile.read_text().splitlines()) >= 2):
+            assert proc.poll() is None, "the sweep ended before it could be killed"
+            if time.monotonic() > deadline:
+                raise AssertionError("the sweep never reached the reverted run")
+            time.sleep(0.05)
+        run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
+        kill(proc, run)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return run, grandchild
 
 
 def test_kill_9_mid_warm_sweep_takes_the_run_with_it(tmp_path: Path, monkeypatch) -> None:
@@ -86,15 +90,7 @@ def test_kill_9_mid_warm_sweep_takes_the_run_with_it(tmp_path: Path, monkeypatch
     pidfile = tmp_path / "pids"
     rb = loop_repo(tmp_path / "r", pidfile)
     before = rb.snapshot()
-    proc = _sweep_in_a_process(rb.root, "warm")
-    try:
-        _wait_for_reverted_run(proc, pidfile)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
+    run, grandchild = _sweep_killed_mid_run(rb.root, pidfile, "warm")
     deadline = time.monotonic() + 10
     while (alive(run) or alive(grandchild)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -120,10 +116,8 @@ def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_pat
     use_venv_python(monkeypatch)
     pidfile = tmp_path / "pids"
     rb = loop_repo(tmp_path / "r", pidfile)
-    proc = _sweep_in_a_process(rb.root, "warm")
-    try:
-        _wait_for_reverted_run(proc, pidfile)
-        run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
+
+    def kill_both(proc: subprocess.Popen, run: int) -> None:
         marked = _warm_servers_of(proc.pid)
         assert run in marked, (run, marked)  # the forked run carries its server's marker
         # Both at once: stopped first, so neither can react to the other's death
@@ -133,10 +127,8 @@ def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_pat
             os.kill(pid, signal.SIGSTOP)
         for pid in both:
             os.kill(pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    run, grandchild = _sweep_killed_mid_run(rb.root, pidfile, "warm", kill_both)
     time.sleep(0.5)
     assert alive(run), "the orphaned run died before the next start"  # nobody left to kill it
     t, d = load(rb.root)
