@@ -241,7 +241,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     """Read an agent transcript: turns, flags and usage, as text or the contract JSON."""
     from reviewui.core.transcript import load_transcript, render_text
 
-    t = load_transcript(args.file, args.transcript_format)
+    t = load_transcript(args.file, args.transcript_format, instance=getattr(args, "instance", None))
     if args.format == "json":
         emit(t.to_json())
     else:

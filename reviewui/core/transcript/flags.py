@@ -301,7 +301,7 @@ def finalize(
             append(
                 make(
                     i + 1, role, text, reasoning, d.reasoning_size, (), (), d.stop or "unknown",
-                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line,
+                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line, d.group,
                 )
             )
             continue
@@ -323,7 +323,7 @@ def finalize(
                     bits |= _REASONING_RESENT
             if _claims_done(d, text, blank, stop, next_role[i], by_shape):
                 bits |= _CLAIMS_DONE
-            if usage is not None and usage.input > 0:
+            if usage is not None and usage.input > 0 and d.group is None:  # a subagent's calls have their own cache
                 if prev_usage is not None and (
                     _cache_dropped(prev_usage, usage) or (volatile_prefix and _never_cached(prev_usage, usage))
                 ):
@@ -372,6 +372,7 @@ def finalize(
                 written,
                 tuple(touch) if touch else (),
                 d.line,
+                d.group,
             )
         )
-    return Transcript(fmt, tuple(turns), skipped, source, run.cwd)
+    return Transcript(fmt, tuple(turns), skipped, source, run.cwd, tuple(run.notes))

@@ -30,7 +30,9 @@ _FAILED_EDIT_PREFIXES = (
 )
 
 
-class _State:
+class State:
+    """A message-list run being built: the drafts, the current system prompt's key, the flavor."""
+
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
         self.run = Run()
@@ -40,7 +42,7 @@ class _State:
 
 def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
     """Read a parsed JSON document (array or object holding `messages`) into drafts."""
-    st = _State(fmt)
+    st = State(fmt)
     if isinstance(doc, dict) and "messages" not in doc and ("role" in doc or "choices" in doc):
         doc = [doc]  # a one-line JSONL file: one message
     if isinstance(doc, dict):
@@ -55,13 +57,14 @@ def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
     else:
         messages, response = doc, None
     for i, m in enumerate(messages if isinstance(messages, list) else []):
-        _guarded(st, m, i + 1, counter)
+        guarded(st, m, i + 1, counter)
     if isinstance(response, dict):
-        _guarded(st, response, None, counter)
+        guarded(st, response, None, counter)
     return st.run
 
 
-def _guarded(st: _State, m: Any, lineno: int | None, counter: LineCounter) -> None:
+def guarded(st: State, m: Any, lineno: int | None, counter: LineCounter) -> None:
+    """Add message `m` to the run; one of an unexpected shape is counted in `counter`, not fatal."""
     if not isinstance(m, dict):
         counter.skipped += 1
         return
@@ -73,9 +76,9 @@ def _guarded(st: _State, m: Any, lineno: int | None, counter: LineCounter) -> No
 
 def load_jsonl(path: Path, counter: LineCounter, fmt: str) -> Run:
     """Read JSONL with one message (or chat-completion response) per line into drafts."""
-    st = _State(fmt)
+    st = State(fmt)
     for lineno, m in iter_jsonl(path, counter):
-        _guarded(st, m, lineno, counter)
+        guarded(st, m, lineno, counter)
     return st.run
 
 
@@ -93,7 +96,7 @@ def _from_response(resp: dict[str, Any]) -> dict[str, Any]:
     return msg
 
 
-def message(st: _State, m: dict[str, Any], lineno: int | None) -> None:
+def message(st: State, m: dict[str, Any], lineno: int | None) -> None:
     """Add one message (any supported shape) to the run as one turn."""
     if "choices" in m and "role" not in m:
         m = _from_response(m)
@@ -139,7 +142,7 @@ def _response_of(m: dict[str, Any]) -> dict[str, Any]:
     return resp if isinstance(resp, dict) else {}
 
 
-def _assistant(st: _State, m: dict[str, Any], lineno: int | None) -> None:
+def _assistant(st: State, m: dict[str, Any], lineno: int | None) -> None:
     run = st.run
     dr = run.new("assistant", lineno)
     dr.prompt_key = st.system_key
@@ -157,6 +160,9 @@ def _assistant(st: _State, m: dict[str, Any], lineno: int | None) -> None:
             if bt == "thinking":
                 th = block.get("thinking")
                 dr.add_reasoning(th if isinstance(th, str) else None)
+            elif bt == "reasoning":  # Inspect AI's reasoning part
+                rs = block.get("reasoning")
+                dr.add_reasoning(rs if isinstance(rs, str) and not block.get("redacted") else None)
             elif bt == "redacted_thinking":
                 dr.add_reasoning(None, present=True)
             elif bt == "tool_use":
@@ -236,7 +242,7 @@ def _mini_actions(m: dict[str, Any], text: str) -> Iterable[str]:
     return _FENCE.findall(text)
 
 
-def _tool(st: _State, m: dict[str, Any], lineno: int | None) -> None:
+def _tool(st: State, m: dict[str, Any], lineno: int | None) -> None:
     run = st.run
     dr = run.new("tool", lineno)
     text = content_text(m.get("content"))
