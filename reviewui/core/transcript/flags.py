@@ -60,7 +60,7 @@ _PASS = (
     ("0 failures", re.compile(r"(?<!\d)0 failures\b")),
 )
 _CLAIM_WINDOW = 20_000
-_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic"}
+_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai"}
 """Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
 _VERDICT_WINDOW = 3_000  # test runners print their verdict at the end
 

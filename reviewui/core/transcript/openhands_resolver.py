@@ -83,9 +83,12 @@ def load_records(
         return Run()
     iid, rec = chosen
     run = openhands.load_events(_v0_events(rec["history"]), counter)
-    if len(ids) > 1 or instance is None:
+    if len(ids) > 1:
         why = "as asked" if instance is not None else "its patch matches the branch" if best > 0 else "the first"
-        run.notes.append(f"instance {iid} of {len(ids)} ({why}; pick another with --instance ID)")
+        run.notes.append(
+            f"instance {iid}, one of {len(ids)} runs in the file ({why}; others: "
+            f"{', '.join(i for i in ids[:20] if i != iid)}; pick one with --instance ID)"
+        )
     return run
 
 
