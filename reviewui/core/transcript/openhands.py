@@ -22,7 +22,7 @@ from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import COMPACTION, FileEdit, ToolCall, Usage
 from reviewui.core.transcript.normalize import content_text, norm_stop, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.source import LineCounter, load_document
-from reviewui.core.transcript.tools import interpret_call
+from reviewui.core.transcript.tools import edit_rejected, interpret_call
 
 _SKIP_ACTIONS = {"change_agent_state", "recall", "null"}
 _SKIP_OBSERVATIONS = {"agent_state_changed", "null", "recall", "user_rejected"}
@@ -160,7 +160,7 @@ def _v0_observation(run: Run, e: dict[str, Any], pos: int, actions: dict[Any, To
     meta = extras.get("metadata")
     code = meta.get("exit_code") if isinstance(meta, dict) else None
     dr.exit_code = code if isinstance(code, int) and code >= 0 else None
-    if obs == "error":
+    if obs == "error" or (call is not None and call.kind in ("edit", "write") and edit_rejected(dr.texts[0] if dr.texts else "")):
         dr.is_error = True
         if call is not None:
             run.call_failed(call.id)
