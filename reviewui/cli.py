@@ -197,6 +197,7 @@ def _session(args: argparse.Namespace, branch: str | None = None) -> ReviewSessi
         getattr(args, "base", None),
         transcript=getattr(args, "transcript", None),
         transcript_format=getattr(args, "transcript_format", None),
+        transcript_instance=getattr(args, "instance", None),
         task=getattr(args, "task", None),
         task_file=getattr(args, "task_file", None),
         run=_run_options(args),

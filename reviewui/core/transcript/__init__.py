@@ -18,7 +18,7 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 from reviewui.core.transcript import registry
 from reviewui.core.transcript.detect import Sniff, sniff
-from reviewui.core.transcript.flags import finalize
+from reviewui.core.transcript.flags import BaseFile, finalize
 from reviewui.core.transcript.linking import HunkLinks, link_hunks
 from reviewui.core.transcript.model import (
     FLAGS,
@@ -58,6 +58,7 @@ def load_transcript(
     test_globs: Iterable[str] = DEFAULT_TEST_GLOBS,
     instance: str | None = None,
     branch_files: Iterable[str] = (),
+    base_file: BaseFile | None = None,
 ) -> Transcript:
     """Load the transcript at `path` (a file, a `.gz` file, a `.eval` zip, or an OpenHands conversation folder).
 
@@ -66,7 +67,9 @@ def load_transcript(
     the test flags. `instance` picks one run of a file holding several
     (OpenHands resolver output, an Inspect AI log, an Aider history's
     sessions); `branch_files` (the paths the branch changes) pick the
-    resolver run whose patch matches when `instance` is None. Malformed
+    resolver run whose patch matches when `instance` is None. `base_file`
+    reads a repo-relative path at the base commit (None when absent): with
+    it, `edits-existing-test` counts only lines that exist at the base. Malformed
     lines are skipped and counted in `skipped_lines`; a damaged JSON
     document is read up to where it breaks (said in `notes`). An empty
     transcript (`[]`, `{}`, no messages) loads as zero turns. Raises
@@ -89,7 +92,7 @@ def load_transcript(
         run = fmt.load(p, s, counter, opts)
         if not run.drafts:
             _check_empty(p, s, fmt.name, counter)
-        return finalize(run, fmt.name, str(p), counter.skipped, test_globs)
+        return finalize(run, fmt.name, str(p), counter.skipped, test_globs, base_file)
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -26,7 +26,7 @@ HEADER = "# aider chat started at"
 _SEARCH = re.compile(r"^<{5,9} SEARCH\s*$")
 _DIVIDER = re.compile(r"^={5,9}\s*$")
 _REPLACE = re.compile(r"^>{5,9} REPLACE\s*$")
-_FENCE = re.compile(r"^(```|~~~)")
+_FENCE = re.compile(r"^(```|~~~|<source>)")
 _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
 _FAILED = re.compile(r"failed to exactly match lines in (.+?)\s*$")
 _TOKENS = re.compile(r"^Tokens: ([\d.,]+)(k?) sent(?:, ([\d.,]+)(k?) cache write)?(?:, ([\d.,]+)(k?) cache hit)?, ([\d.,]+)(k?) received")

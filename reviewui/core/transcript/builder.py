@@ -71,6 +71,7 @@ class Run:
         self.drafts: list[Draft] = []
         self.cwd: str | None = None
         self.notes: list[str] = []  # transcript-level remarks (a damaged file, the run picked)
+        self.prompt_key: Hashable | None = None  # what the current system prompt and tool set hash to
         self._calls: dict[str, tuple[Draft, ToolCall]] = {}
 
     def new(self, role: str, line: int | None = None, key: Any = None) -> Draft:

@@ -11,7 +11,7 @@ drafts, in order, because several flags depend on what came before.
 from __future__ import annotations
 
 import re
-from typing import Hashable, Iterable
+from typing import Callable, Hashable, Iterable
 
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 from reviewui.core.transcript.builder import Draft, Run
@@ -29,12 +29,16 @@ from reviewui.core.transcript.model import (
     TOUCH_DECLARED,
     TRUNCATED,
     WRITES_TESTS,
+    FileEdit,
     Transcript,
     Turn,
     Usage,
 )
 from reviewui.core.transcript.normalize import usage_from
-from reviewui.core.transcript.patches import modifies_existing_lines
+from reviewui.core.transcript.patches import changed_lines, modifies_existing_lines
+
+BaseFile = Callable[[str], "str | None"]
+"""Reads a repo-relative path at the base commit (None when the file is not there)."""
 
 _CLAIM = re.compile(
     r"\baction:\s*done\b"
@@ -88,8 +92,28 @@ def _flag_names(bits: int) -> tuple[str, ...]:
     return names
 
 
+# What is not the agent's own prose: code (fenced, Aider's <source> blocks, SEARCH/REPLACE
+# blocks, inline spans), tool calls written as text, quoted lines and strings, code comments.
+_NOT_PROSE = re.compile(
+    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|<source>.*?(?:</source>|\Z)|<{7} SEARCH.*?(?:>{7} REPLACE|\Z)"
+    r"|<function=.*?(?:</function>|\Z)|<tool_call>.*?(?:</tool_call>|\Z)|<invoke .*?(?:</invoke>|\Z)"
+    r"|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”"
+    r"|^[ \t]*>.*$|^[ \t]+#.*$|^[ \t]*(?://|/\*|\*|--).*$",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def prose(text: str) -> str:
+    """`text` without code blocks, inline code, text tool calls, quotes and comment lines."""
+    return _NOT_PROSE.sub(" ", text)
+
+
 def claims_done_text(text: str) -> bool:
-    """True when `text` reads as a claim that the work is done ("Action: done", "already correct" …)."""
+    """True when the agent's own prose in `text` claims the work is done ("Action: done", "already correct" …).
+
+    Code blocks, inline code, quotes and comments do not count: a `# done`
+    in a patch is not a claim.
+    """
     window = text[-_CLAIM_WINDOW:] if len(text) > _CLAIM_WINDOW else text
     # Substring checks first: the regex is far slower and most turns claim nothing.
     if not (
@@ -97,7 +121,9 @@ def claims_done_text(text: str) -> bool:
         or "inished" in window
     ):
         return False
-    return bool(_CLAIM.search(window))
+    if not _CLAIM.search(window):
+        return False
+    return bool(_CLAIM.search(prose(window)))
 
 
 def touch_paths(text: str) -> list[str]:
@@ -120,12 +146,38 @@ def read_verdict(output: str) -> str | None:
 class _Files:
     """What the run has shown about files: which it created, which existed before it."""
 
-    def __init__(self, cwd: str | None, test_globs: Iterable[str]) -> None:
+    def __init__(self, cwd: str | None, test_globs: Iterable[str], base_file: BaseFile | None = None) -> None:
         self.cwd = cwd.rstrip("/") + "/" if cwd else None
         self.globs = tuple(test_globs)
         self.created: set[str] = set()
         self.existing: set[str] = set()
         self._test_cache: dict[str, bool] = {}
+        self.base_file = base_file
+        self._base: dict[str, frozenset[str] | None] = {}
+        self.added: dict[str, set[str]] = {}  # file → lines this run put into it
+
+    def base_lines(self, key: str) -> frozenset[str] | None:
+        """The stripped lines of `key` at the base commit; empty when the file is not there; None when unknown."""
+        if self.base_file is None or key.startswith(("/", "../", "~")):
+            return None  # no base, or a path outside the repo the agent worked in: cannot tell
+        if key not in self._base:
+            text = self.base_file(key)
+            self._base[key] = frozenset(s for s in (ln.strip() for ln in text.splitlines()) if s) if text is not None else frozenset()
+        return self._base[key]
+
+    def _modifies_existing(self, k: str, e: FileEdit) -> bool | None:
+        """Whether edit `e` of test `k` changes lines that were there before the run (None: cannot tell)."""
+        m = modifies_existing_lines(e)
+        if not m or e.operation in ("delete", "shell"):
+            return m
+        removed = {s for s in (ln.strip() for ln in changed_lines(e)[1]) if s}
+        base = self.base_lines(k)
+        if base is not None:
+            return any(r in base for r in removed)  # only lines the base commit has are "existing"
+        ours = self.added.get(k)
+        if ours and removed <= ours:
+            return False  # the run is editing lines it wrote itself
+        return m
 
     def norm(self, path: str) -> str:
         """The path relative to the agent's cwd when it is under it, without a leading `./`."""
@@ -165,10 +217,12 @@ class _Files:
                 continue
             before = k not in self.created
             if test and before:
-                m = modifies_existing_lines(e)
+                m = self._modifies_existing(k, e)
                 if m is None:
                     m = e.existed is True or k in self.existing
                 modifies = modifies or m
+            if test:
+                self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in changed_lines(e)[0]) if s)
             if e.operation == "delete":
                 self.created.discard(k)
             elif before:
@@ -246,8 +300,14 @@ def finalize(
     source: str,
     skipped: int,
     test_globs: Iterable[str] = DEFAULT_TEST_GLOBS,
+    base_file: BaseFile | None = None,
 ) -> Transcript:
-    """Freeze the run's drafts into a Transcript, computing every turn's flags."""
+    """Freeze the run's drafts into a Transcript, computing every turn's flags.
+
+    `base_file` reads a file at the base commit; with it, `edits-existing-test`
+    counts only lines the base has (without it, lines the run itself wrote earlier
+    do not count).
+    """
     drafts = run.drafts
     n = len(drafts)
     later_assistant = [False] * n
@@ -263,7 +323,7 @@ def finalize(
         if role != "system":
             nxt = role
 
-    files = _Files(run.cwd, test_globs)
+    files = _Files(run.cwd, test_globs, base_file)
     verdicts = _Verdicts()
     by_shape = fmt in _FINAL_BY_SHAPE
     prev_usage: Usage | None = None
@@ -289,7 +349,7 @@ def finalize(
                 kind = d.result_kind
                 if kind is None or kind == "shell" or kind == "other":
                     verdicts.outputs.append(text)
-            elif text:
+            elif text and fmt != "aider":  # Aider's session headers are a log, not a prompt
                 # Per-turn metadata at the top of the prompt (`turn=7 ts=…`): the prefix
                 # changes every turn, so no provider can serve it from cache.
                 head = _volatile_head(text)

@@ -14,7 +14,8 @@ duck-typed: anything with `file`, `index` and `lines` (each with `kind` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.patches import changed_lines
@@ -47,6 +48,17 @@ class HunkLinks:
     def files_for(self, turn_index: int) -> list[str]:
         """Return the diff files turn `turn_index` produced hunks in, in diff order."""
         return list(dict.fromkeys(f for f, _ in self.by_turn.get(turn_index, ())))
+
+
+def git_base_reader(repo_dir: str | Path, base: str) -> Callable[[str], str | None]:
+    """A reader of repo-relative paths at commit `base` (None when the file is not there), for `edits-existing-test`."""
+    from reviewui.core.git import show_file
+
+    def read(path: str) -> str | None:
+        data = show_file(repo_dir, base, path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    return read
 
 
 def significant(line: str) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.normalize import content_text, norm_stop, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.textcalls import result_tool, text_tool_calls
 from reviewui.core.transcript.tools import interpret_call
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
@@ -38,6 +39,7 @@ class State:
         self.run = Run()
         self.system_key: str | None = None
         self.seen_assistant = False
+        self.text_calls: list[str] = []  # ids of tool calls written as text, awaiting their results
 
 
 def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
@@ -51,7 +53,7 @@ def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
             dr = st.run.new("system", 0)
             text = content_text(system)
             dr.add_text(text)
-            st.system_key = prompt_key(text)
+            st.system_key = prompt_key(text, doc.get("tools"))
         messages = doc.get("messages")
         response = doc.get("response")
     else:
@@ -127,6 +129,14 @@ def message(st: State, m: dict[str, Any], lineno: int | None) -> None:
             dr.add_text(text)
         elif st.fmt == "mini-swe-agent" and st.seen_assistant and _RETURNCODE.match(text):
             _tool(st, m, lineno)
+        elif st.text_calls and result_tool(text) is not None:
+            # The answer to a tool call the model wrote as text.
+            dr = run.new("tool", lineno)
+            dr.add_text(text)
+            run.result(dr, st.text_calls.pop(0))
+            note = _EXIT_NOTE.search(text[-300:])
+            if note:
+                dr.exit_code = int(note.group(1) or note.group(2))
         else:
             run.new("user", lineno).add_text(text)
     else:
@@ -189,6 +199,14 @@ def _assistant(st: State, m: dict[str, Any], lineno: int | None) -> None:
         for cmd in _mini_actions(m, "\n".join(dr.texts)):
             call, edits = interpret_call("bash", {"command": cmd})
             run.add_call(dr, call, edits)
+    elif not dr.calls and dr.texts:
+        # A model without native function calling writes its calls into the text.
+        st.text_calls = []
+        for name, args in text_tool_calls("\n".join(dr.texts)):
+            cid = f"text-{len(run.drafts)}-{len(dr.calls)}"
+            call, edits = interpret_call(name, args, cid)
+            run.add_call(dr, call, edits)
+            st.text_calls.append(cid)
     resp = _response_of(m)
     stop = m.get("finish_reason") or m.get("stop_reason")
     choices = resp.get("choices")

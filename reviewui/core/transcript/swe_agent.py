@@ -46,6 +46,7 @@ def load_document(doc: Any, counter: LineCounter) -> Run:
                 counter.skipped += 1
             elif not item.get("is_demo"):
                 _guarded(_history_item, st, item, i + 1, counter)
+        _final_submit(st, doc.get("trajectory"))
     else:
         steps = doc.get("trajectory")
         for i, step in enumerate(steps if isinstance(steps, list) else []):
@@ -54,6 +55,18 @@ def load_document(doc: Any, counter: LineCounter) -> Run:
             else:
                 counter.skipped += 1
     return st.run
+
+
+def _final_submit(st: _State, steps: Any) -> None:
+    """A `submit` recorded only as the last trajectory step (the history stops before it) still ends the run."""
+    if not isinstance(steps, list) or not steps or not isinstance(steps[-1], dict):
+        return
+    action = steps[-1].get("action")
+    if not isinstance(action, str) or action.strip().split(None, 1)[:1] != ["submit"]:
+        return
+    if any(c.kind == "finish" for d in st.run.drafts for c in d.calls):
+        return
+    _step(st, steps[-1], len(steps))
 
 
 def _guarded(fn: Callable[[_State, dict[str, Any], int], None], st: _State, item: dict[str, Any], pos: int, counter: LineCounter) -> None:

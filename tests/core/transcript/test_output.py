@@ -35,7 +35,9 @@ def test_flag_and_format_vocabularies_are_the_contract() -> None:
 def test_json_has_exactly_the_contract_keys_for_every_fixture() -> None:
     top = [p for p in FIXTURES.iterdir() if p.is_file() or p.name == "openhands_v1_conversation"]
     # The real samples, one folder per format (issue 17), each with its SOURCE manifest.
-    real = [p for d in FIXTURES.iterdir() if (d / "SOURCE.txt").is_file() for p in d.iterdir() if p.name != "SOURCE.txt"]
+    real = [  # every file but SOURCE.txt and base-commit files (*.txt)
+        p for d in FIXTURES.iterdir() if (d / "SOURCE.txt").is_file() for p in d.iterdir() if not p.name.endswith(".txt")
+    ]
     paths = top + real
     assert len(top) >= 9 and len(real) >= 11
     for path in paths:
