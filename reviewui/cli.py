@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("transcript", help="read an agent transcript")
     p.add_argument("file")
     _transcript_format_arg(p)
+    p.add_argument("--repo", metavar="DIR", help="link the turns to this repository's branch diff")
+    p.add_argument("--branch", metavar="REF", help="the branch the transcript produced (with --repo)")
+    p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
     p = sub.add_parser("probe", help="run a probe test on the branch and its base")

@@ -52,6 +52,50 @@ def shell_edits(cmd: str, call_id: str | None = None) -> list[FileEdit] | None:
     return walker.edits
 
 
+_INTERPRETERS = re.compile(r"^(?:python[0-9.]*|py|bash|sh|zsh|node|ruby|perl|deno|tsx|ts-node|php|Rscript)$")
+
+
+def scripts_run(cmd: str) -> list[str]:
+    """The script files a shell command runs (`python fix.py`, `bash gen.sh`, `./tool.py`), in order."""
+    if not cmd:
+        return []
+    text, _ = _cut_heredocs(cmd)
+    try:
+        trees = bashlex.parse(text)
+    except Exception:  # bashlex raises its own and plain errors on what it does not support
+        return []
+    found: list[str] = []
+
+    class _Runs(bashlex.ast.nodevisitor):  # type: ignore[misc]
+        def visitcommand(self, node: Any, parts: list[Any]) -> bool:
+            words = [p.word for p in parts if p.kind == "word"]
+            if not words:
+                return True
+            name = words[0].rsplit("/", 1)[-1]
+            stdin = [
+                p.output.word for p in parts
+                if p.kind == "redirect" and p.type == "<" and getattr(getattr(p, "output", None), "kind", "") == "word"
+            ]
+            if name == "patch" or (name == "git" and words[1:2] == ["apply"]):
+                # A patch file the run wrote, applied: the patch is the "script".
+                files = [w for w in words[2 if name == "git" else 1 :] if not w.startswith("-")]
+                found.extend(f for f in stdin + files if not f.startswith("__reviewui_heredoc_"))
+            elif _INTERPRETERS.match(name):
+                args = words[1:]
+                if "-c" in args or "-m" in args or "-e" in args:
+                    return True
+                script = next((a for a in args if not a.startswith("-")), None)
+                if script:
+                    found.append(script)
+            elif words[0].startswith("./") or words[0].endswith((".py", ".sh")):
+                found.append(words[0])
+            return True
+
+    for tree in trees:
+        _Runs().visit(tree)
+    return found
+
+
 def _cut_heredocs(cmd: str) -> tuple[str, list[str]]:
     """Replace each here document by an input redirect from a marker file; return the bodies in order."""
     lines = cmd.split("\n")
