@@ -12,18 +12,17 @@ edits rather than a guess.
 from __future__ import annotations
 
 import ast
+import functools
 import posixpath
 import re
 from typing import Any
-
-import bashlex  # type: ignore[import-untyped]
 
 from reviewui.core.transcript.model import FileEdit
 from reviewui.core.transcript.patches import parse_apply_patch, parse_unified_diff
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
 _MARK = "__reviewui_heredoc_{}__"
-_HINTS = (">", "tee", "mv ", "cp ", "rm ", "sed", "perl", "apply", "patch", "python", "write", "open(", "install ")
+_HINTS = (">", "tee", "mv ", "cp ", "rm ", "sed", "perl", "apply", "patch", "write", "open(", "install ")
 _PYTHONS = re.compile(r"^(?:.*/)?(?:python|python3(?:\.\d+)?|py)$")
 _WRITE_MODES = re.compile(r"[wax+]")
 _AGENTSKILLS = {
@@ -34,43 +33,84 @@ _AGENTSKILLS = {
 
 def might_write(cmd: str) -> bool:
     """Cheap test: False when the command cannot write a file (most commands), so it is not parsed."""
-    return any(h in cmd for h in _HINTS)
+    if any(h in cmd for h in _HINTS):
+        return True
+    # Inline Python writes only from `-c` code or a here document (`python -m pytest` does not).
+    return "python" in cmd and ("-c" in cmd or "<<" in cmd)
 
 
 def shell_edits(cmd: str, call_id: str | None = None) -> list[FileEdit] | None:
     """Return the file edits the command makes; None when bashlex cannot parse it."""
     if not cmd or not might_write(cmd):
         return []
+    found = _parsed_edits(cmd)
+    if found is None:
+        return None
+    return [FileEdit(p, op, old, new, patch, existed, call_id) for p, op, old, new, patch, existed in found]  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_edits(cmd: str) -> tuple[tuple[Any, ...], ...] | None:
+    # Agents run the same command many times (a test run, a rewrite script): parse each once.
+    import bashlex  # type: ignore[import-untyped]  # imported on first use: building its parser costs a moment
+
     text, bodies = _cut_heredocs(cmd)
     try:
         trees = bashlex.parse(text)
     except Exception:  # bashlex raises its own and plain errors on what it does not support
         return None
-    walker = _Walker(bodies, call_id)
+    walker = _Walker(bodies, None)
     for tree in trees:
         walker.visit(tree)
-    return walker.edits
+    return tuple((e.path, e.operation, e.old, e.new, e.patch, e.existed) for e in walker.edits)
 
 
 _INTERPRETERS = re.compile(r"^(?:python[0-9.]*|py|bash|sh|zsh|node|ruby|perl|deno|tsx|ts-node|php|Rscript)$")
 
 
+def _walk(node: Any) -> Any:
+    """Every node of a bashlex tree, depth first (bashlex's own visitor skips some node kinds)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        children: list[Any] = []
+        for attr in ("parts", "list"):
+            v = getattr(n, attr, None)
+            if isinstance(v, list):
+                children.extend(v)
+        for attr in ("command", "output"):
+            v = getattr(n, attr, None)
+            if v is not None and hasattr(v, "kind"):
+                children.append(v)
+        stack.extend(reversed(children))
+
+
 def scripts_run(cmd: str) -> list[str]:
     """The script files a shell command runs (`python fix.py`, `bash gen.sh`, `./tool.py`), in order."""
-    if not cmd:
+    if not cmd or not any(h in cmd for h in ("python", "py ", "sh ", "node", "ruby", "perl", "./", "patch", "apply")):
         return []
+    return list(_scripts_run(cmd))
+
+
+@functools.lru_cache(maxsize=512)
+def _scripts_run(cmd: str) -> tuple[str, ...]:
+    import bashlex  # type: ignore[import-untyped]
+
     text, _ = _cut_heredocs(cmd)
     try:
         trees = bashlex.parse(text)
     except Exception:  # bashlex raises its own and plain errors on what it does not support
-        return []
+        return ()
     found: list[str] = []
-
-    class _Runs(bashlex.ast.nodevisitor):  # type: ignore[misc]
-        def visitcommand(self, node: Any, parts: list[Any]) -> bool:
+    for tree in trees:
+        for n in _walk(tree):
+            if n.kind != "command":
+                continue
+            parts = n.parts
             words = [p.word for p in parts if p.kind == "word"]
             if not words:
-                return True
+                continue
             name = words[0].rsplit("/", 1)[-1]
             stdin = [
                 p.output.word for p in parts
@@ -83,17 +123,13 @@ def scripts_run(cmd: str) -> list[str]:
             elif _INTERPRETERS.match(name):
                 args = words[1:]
                 if "-c" in args or "-m" in args or "-e" in args:
-                    return True
+                    continue
                 script = next((a for a in args if not a.startswith("-")), None)
                 if script:
                     found.append(script)
             elif words[0].startswith("./") or words[0].endswith((".py", ".sh")):
                 found.append(words[0])
-            return True
-
-    for tree in trees:
-        _Runs().visit(tree)
-    return found
+    return tuple(found)
 
 
 def _cut_heredocs(cmd: str) -> tuple[str, list[str]]:
@@ -124,12 +160,20 @@ def _cut_heredocs(cmd: str) -> tuple[str, list[str]]:
     return "\n".join(out), bodies
 
 
-class _Walker(bashlex.ast.nodevisitor):  # type: ignore[misc]
+class _Walker:
+    """Collects the edits of every command in a bashlex tree."""
+
     def __init__(self, bodies: list[str], call_id: str | None) -> None:
         self.bodies = bodies
         self.call_id = call_id
         self.edits: list[FileEdit] = []
         self.cwd = ""
+
+    def visit(self, node: Any) -> None:
+        """Visit `node` and everything under it (commands in substitutions and loops included)."""
+        for n in _walk(node):
+            if n.kind == "command":
+                self.visitcommand(n, n.parts)
 
     def visitcommand(self, node: Any, parts: list[Any]) -> bool:
         words: list[str] = []

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from reviewui.core.transcript.model import Transcript
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_ENCODE = json.JSONEncoder().encode  # ASCII escapes: the same JSON value, and the fastest encoder
 
 
 def write_json(t: Transcript, write: Callable[[str], Any], extra: dict[str, Any] | None = None) -> None:
