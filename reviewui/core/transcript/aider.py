@@ -40,7 +40,7 @@ def load(path: Path, counter: LineCounter, instance: str | None = None) -> Run:
     with open_text(path) as f:
         lines = [ln.rstrip("\n").rstrip("\r") for ln in f]
     sessions = [i for i, ln in enumerate(lines) if ln.startswith(HEADER)] or [0]
-    bounds = list(zip(sessions, sessions[1:] + [len(lines)]))
+    bounds = list(zip(sessions, sessions[1:] + [len(lines)], strict=True))
     if instance is not None:
         if not instance.isdigit() or not 1 <= int(instance) <= len(bounds):
             raise ReviewError(f"no session {instance!r} in {path.name} (it has {len(bounds)}: 1–{len(bounds)})")
