@@ -153,3 +153,27 @@ def test_inspect_json_log_tool_errors() -> None:
     assert all(x.role == "tool" and x.has(TOOL_ERROR) for x in t.turns)
     with pytest.raises(ReviewError, match="no sample"):
         load_transcript(INSPECT_JSON, instance="7")
+
+
+# --- Codex exec --json --------------------------------------------------------------
+
+CODEX_EXEC = FIXTURES / "codex" / "exec_json_issue-119_test_scenario_lines1-5_28-37.jsonl"
+
+
+def test_codex_exec_json_stream_loads_with_commands_file_changes_and_the_answer() -> None:
+    lines = _lines(CODEX_EXEC)
+    t = load_transcript(CODEX_EXEC)
+    assert t.format == "codex" and t.skipped_lines == 0
+    completed = [d["item"] for d in lines if d["type"] == "item.completed" and d["item"]["type"] != "todo_list"]
+    commands = [i for i in completed if i["type"] == "command_execution"]
+    calls = [c for x in t.turns for c in x.tool_calls]
+    assert [c.kind for c in calls] == ["shell", "shell", "edit", "shell"]
+    assert calls[0].arguments["command"] == "cat .ai-workflow/issue-119/00_planning/output/planning.md"  # unwrapped
+    assert sum(1 for x in t.turns if x.role == "tool") == len(commands) + 1
+    [change] = [i for i in completed if i["type"] == "file_change"]
+    writer = next(x for x in t.turns if x.files_written)
+    assert writer.files_written == (change["changes"][0]["path"],) and writer.edits[0].operation == "create"
+    final = t.turns[-1]
+    usage = lines[-1]["usage"]
+    assert final.role == "assistant" and final.text.startswith("Produced the Phase 3 test scenario")
+    assert final.has(CLAIMS_DONE) and (final.usage.input, final.usage.cached) == (usage["input_tokens"], usage["cached_input_tokens"])
