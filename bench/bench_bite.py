@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewui.core.bite import BiteCache, run_bite  # noqa: E402
+from reviewui.core.bite.engine import BiteCache, run_bite  # noqa: E402
 from reviewui.core.config import Settings  # noqa: E402
 from reviewui.core.diff import load_diff  # noqa: E402
 from reviewui.core.target import resolve_target  # noqa: E402

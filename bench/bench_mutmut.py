@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_bite import N_MODULES, make_repo  # noqa: E402
-from reviewui.core.bite import run_bite  # noqa: E402
+from reviewui.core.bite.engine import run_bite  # noqa: E402
 from reviewui.core.config import Settings  # noqa: E402
 from reviewui.core.diff import load_diff  # noqa: E402
 from reviewui.core.target import resolve_target  # noqa: E402

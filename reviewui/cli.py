@@ -8,15 +8,15 @@ exit code 2; tracebacks are only for bugs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from reviewui import __version__
+from reviewui import __version__, headless
+from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
-from reviewui.core.session import ReviewSession, RunOptions
+from reviewui.core.session import ReviewSession
 
 COMMANDS = ("open", "demo", "bite", "fixtures", "transcript", "probe", "verdict", "log", "notes", "check")
 
@@ -184,37 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _run_options(args: argparse.Namespace) -> RunOptions:
-    return RunOptions(
-        test_cmd=getattr(args, "test_cmd", None),
-        all_tests=getattr(args, "all_tests", False),
-        jobs=getattr(args, "jobs", None),
-        timeout=getattr(args, "timeout", None),
-    )
-
-
-def _session(args: argparse.Namespace, branch: str | None = None) -> ReviewSession:
-    return ReviewSession.open(
-        getattr(args, "repo", None),
-        branch if branch is not None else getattr(args, "branch", None),
-        getattr(args, "base", None),
-        transcript=getattr(args, "transcript", None),
-        transcript_format=getattr(args, "transcript_format", None),
-        transcript_instance=getattr(args, "instance", None),
-        task=getattr(args, "task", None),
-        task_file=getattr(args, "task_file", None),
-        run=_run_options(args),
-    )
-
-
-def emit(data: Any) -> None:
-    """Print JSON to stdout (UTF-8, stable key order as built)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
 def cmd_open(args: argparse.Namespace) -> int:
     """Open the review app on the branch."""
-    session = _session(args)
+    session = session_from_args(args)
     if args.file and session.diff.file(args.file) is None and not session.target.is_empty:
         raise ReviewError(f"not a changed file: {args.file}")
     from reviewui.ui.app import run_app
@@ -249,12 +221,4 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "open": cmd_open,
     "demo": cmd_demo,
 }
-
-
-def _register_headless() -> None:
-    from reviewui import headless
-
-    HANDLERS.update(headless.HANDLERS)
-
-
-_register_headless()
+HANDLERS.update(headless.HANDLERS)

@@ -10,7 +10,7 @@ import dataclasses
 import sys
 from typing import Any, Callable
 
-from reviewui.cli import _session, emit
+from reviewui.command_args import emit, session_from_args
 from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
 
@@ -37,7 +37,7 @@ def out(text: str) -> None:
 
 def verdict_evidence(session: ReviewSession, bite_report: Any = None) -> dict[str, Any]:
     """What a verdict carries: bites, kept probes, comments and findings (Review.new keywords)."""
-    from reviewui.core.notes import BiteRecord, FindingRecord
+    from reviewui.core.notes.verdicts import BiteRecord, FindingRecord
     from reviewui.core.state import ReviewState
 
     state = ReviewState.load(session.target.repo_dir, session.target.branch)
@@ -58,14 +58,14 @@ def verdict_evidence(session: ReviewSession, bite_report: Any = None) -> dict[st
 @handler("verdict")
 def cmd_verdict(args: argparse.Namespace) -> int:
     """Record approve/reject on the branch head in git notes."""
-    from reviewui.core.notes import VERDICTS, Review, record_review
+    from reviewui.core.notes.verdicts import VERDICTS, Review, record_review
 
     words = list(args.words)
     if len(words) > 2 or words[-1] not in VERDICTS:
         raise ReviewError("usage: reviewui verdict [BRANCH] approve|reject [--reason TEXT]")
     verdict = words[-1]
     args.branch = words[0] if len(words) == 2 else None
-    session = _session(args)
+    session = session_from_args(args)
     report = _run_bite(session) if args.with_bites else None
     t = session.target
     review = Review.new(
@@ -80,9 +80,9 @@ def cmd_verdict(args: argparse.Namespace) -> int:
 @handler("log")
 def cmd_log(args: argparse.Namespace) -> int:
     """List the verdicts recorded for the branch, with whether each still applies."""
-    from reviewui.core.notes import log_json, render_log_text
+    from reviewui.core.notes.verdicts import log_json, render_log_text
 
-    session = _session(args)
+    session = session_from_args(args)
     t = session.target
     ref = session.settings.notes_ref
     if args.format == "json":
@@ -99,7 +99,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
     from reviewui.core.config import Settings
     from reviewui.core.git import open_repo
-    from reviewui.core.notes_sync import pull_notes, push_notes
+    from reviewui.core.notes.sync import pull_notes, push_notes
 
     repo = open_repo(args.repo or Path.cwd())
     root = Path(repo.working_tree_dir or ".")
@@ -116,7 +116,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
 def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None,
               on_progress: Callable[[int, int], None] | None = None) -> Any:
     """Run the bite-check on the analysed part of the diff (settings' `exclude` left out)."""
-    from reviewui.core.bite import run_bite
+    from reviewui.core.bite.engine import run_bite
 
     r = session.run
     session.diff.preload()
@@ -132,9 +132,9 @@ def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None
 @handler("bite")
 def cmd_bite(args: argparse.Namespace) -> int:
     """Bite-check the branch's source hunks; exit 0 only when every hunk bites."""
-    from reviewui.core.bite import parse_hunk_spec
+    from reviewui.core.bite.engine import parse_hunk_spec
 
-    session = _session(args)
+    session = session_from_args(args)
     session.diff.preload()
     hunks = parse_hunk_spec(args.hunk, session.analysed_diff()) if args.hunk else None
 
@@ -164,7 +164,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from reviewui import __version__
     from reviewui.core.findings import exit_code, render
 
-    session = _session(args)
+    session = session_from_args(args)
     session.diff.preload()
     report = _run_bite(session) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
@@ -180,7 +180,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     """Run a probe test on the branch and its base (and a reverted hunk); or export it."""
     from pathlib import Path
 
-    from reviewui.core.probe import check_probe_syntax, export_probe, run_probe
+    from reviewui.core.probe.run import check_probe_syntax, export_probe, run_probe
 
     if not args.file:
         raise ReviewError("probe needs --file PROBE.py")
@@ -193,7 +193,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         path = export_probe(code, args.export)
         out(f"exported the probe as a regression test: {path}")
         return 0
-    session = _session(args)
+    session = session_from_args(args)
     hunk = _one_hunk(args.hunk, session) if args.hunk else None
     report = run_probe(session, code, name=Path(args.file).name, hunk=hunk)
     if args.format == "json":
@@ -223,7 +223,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     """Show what the branch's added or changed tests are made of."""
     from reviewui.core.fixtures import render_text
 
-    session = _session(args)
+    session = session_from_args(args)
     report = session.fixtures()
     if args.format == "json":
         emit(report.to_json())

@@ -21,3 +21,69 @@ def test_core_imports_no_textual_or_rich() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == ""
+
+
+def _all_modules() -> list[str]:
+    import reviewui
+
+    # __main__ runs the CLI when imported: that is its job, not an import to test.
+    names = (m.name for m in pkgutil.walk_packages(reviewui.__path__, "reviewui."))
+    return ["reviewui", *(n for n in names if n != "reviewui.__main__")]
+
+
+def test_every_module_imports_on_its_own() -> None:
+    # Each module in a fresh interpreter, first thing: an import cycle that only works
+    # when something else was imported first fails here ("partially initialized module").
+    modules = _all_modules()
+    assert {"reviewui.headless", "reviewui.cli", "reviewui.core.run.runner", "reviewui.core.run.warm_runner"} <= set(modules)
+    code = (
+        "import importlib, subprocess, sys\n"
+        f"mods = {modules!r}\n"
+        "bad = []\n"
+        "for m in mods:\n"
+        "    r = subprocess.run([sys.executable, '-c', f'import {m}'], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)\n"
+        "    if r.returncode: bad.append(m + ': ' + (r.stderr.strip().splitlines() or ['?'])[-1])\n"
+        "print('\\n'.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == ""
+
+
+def test_no_import_cycle_between_modules() -> None:
+    # Module-level imports (the ones that run at import time) form no cycle.
+    import ast
+    from pathlib import Path
+
+    root = Path(ROOT) / "reviewui"
+    graph: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        deps: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reviewui") and node.level == 0:
+                deps.add(node.module)
+                deps.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names if a.name.startswith("reviewui"))
+        graph[name] = deps
+    graph = {k: {d for d in v if d in graph and d != k} for k, v in graph.items()}
+    # Package __init__ modules are skipped as edges into themselves; find any cycle.
+    state: dict[str, int] = {}
+    cycle: list[str] = []
+
+    def visit(node: str, stack: list[str]) -> bool:
+        state[node] = 1
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                cycle.extend(stack[stack.index(dep):] + [dep] if dep in stack else [node, dep])
+                return True
+            if dep not in state and visit(dep, [*stack, dep]):
+                return True
+        state[node] = 2
+        return False
+
+    for start in sorted(graph):
+        if start not in state and visit(start, [start]):
+            break
+    assert cycle == [], " -> ".join(cycle)

@@ -52,7 +52,7 @@ class Settings:
     which also takes away loopback: a suite that talks to localhost needs this)."""
     warm_runner: bool = True
     """Run bite-checks of a `<python> -m pytest` command as forks of one warm pytest process
-    (see core/warm_runner.py); `warm-runner = false` starts every run cold."""
+    (see core/run/warm_runner.py); `warm-runner = false` starts every run cold."""
 
     @classmethod
     def from_repo(cls, repo_dir: str | Path) -> "Settings":

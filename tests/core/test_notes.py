@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core import notes
+from reviewui.core.notes import verdicts as notes
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes import (
+from reviewui.core.notes.verdicts import (
     BiteRecord,
     CommentRecord,
     FindingRecord,
@@ -35,7 +35,7 @@ from reviewui.core.notes import (
     reviews_on,
     transact,
 )
-from reviewui.core.patchid import patch_id
+from reviewui.core.notes.patchid import patch_id
 
 REF = "refs/notes/reviewui"
 HOSTILE = "[bold red]x[/bold red] \x1b[31m red\x07 \"quoted\" 'single' \\ back\nnew line\n[[review]]\n"
@@ -333,7 +333,7 @@ def test_compare_and_swap_retries_when_another_writer_wins(repo):
 WORKER = """
 import sys, time
 from pathlib import Path
-from reviewui.core.notes import Review, record_review
+from reviewui.core.notes.verdicts import Review, record_review
 repo, base, head, go, tag = sys.argv[1:6]
 while not Path(go).exists():
     time.sleep(0.001)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes import Review, parse_note, read_note, record_review, reviews_in, reviews_on
-from reviewui.core.notes_sync import merge_bodies, pull_notes, push_notes, remote_notes_ref
+from reviewui.core.notes.verdicts import Review, parse_note, read_note, record_review, reviews_in, reviews_on
+from reviewui.core.notes.sync import merge_bodies, pull_notes, push_notes, remote_notes_ref
 
 REF = "refs/notes/reviewui"
 TRACKING = "refs/notes/remotes/origin/reviewui"

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.junit import TestOutcome
-from reviewui.core.probe import (
+from reviewui.core.run.junit import TestOutcome
+from reviewui.core.probe.run import (
     ProbeReport, ProbeRun, ProbeTest, check_probe_syntax, compare, export_probe, grade_run, load_draft, probe_name, probe_path,
     probe_template, run_probe, save_draft,
 )
-from reviewui.core.runner import RunResult
+from reviewui.core.run.runner import RunResult
 from reviewui.core.session import ReviewSession, RunOptions
-from reviewui.core.worktree import scratch_root
+from reviewui.core.run.worktree import scratch_root
 from reviewui.demo import build_sample
 from tests.gitrepo import RepoBuilder, make_repo
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes import CommentRecord, ProbeRecord
+from reviewui.core.notes.verdicts import CommentRecord, ProbeRecord
 from reviewui.core.state import ReviewState, hunk_digest, state_path
 
 HOSTILE = "[bold red]x[/bold red] \x1b[31m\x07 \"q\" \\ \n"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.runner import run_tests
-from reviewui.core.warm_runner import WarmPytest, warm_form
+from reviewui.core.run.runner import run_tests
+from reviewui.core.run.warm_runner import WarmPytest, warm_form
 from tests.core.bite.helpers import alive
 
 PY = sys.executable

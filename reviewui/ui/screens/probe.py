@@ -28,7 +28,7 @@ from textual.widgets import Static, TextArea
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.probe import (
+from reviewui.core.probe.run import (
     ProbeReport, ProbeRun, check_probe_syntax, export_probe, load_draft, probe_name, probe_template, save_draft,
 )
 from reviewui.core.session import ReviewSession
@@ -174,7 +174,7 @@ class ProbeScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe_worker(self, code: str, hunk: tuple[str, int] | None, cancel: threading.Event) -> None:
         """Run the probe off the UI thread; report only with a message."""
-        from reviewui.core.probe import run_probe
+        from reviewui.core.probe.run import run_probe
 
         try:
             report = run_probe(self.session, code, name=probe_name(code), hunk=hunk, cancel=cancel)

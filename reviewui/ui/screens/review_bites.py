@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from reviewui.core.bite import BiteCache, checkable_hunks, run_bite
+from reviewui.core.bite.engine import BiteCache, checkable_hunks, run_bite
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.screens.matrix import MatrixScreen

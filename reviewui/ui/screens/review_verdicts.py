@@ -13,8 +13,8 @@ from textual.screen import Screen
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes import Review, branch_history, record_review, review_relation
-from reviewui.core.patchid import patch_id
+from reviewui.core.notes.verdicts import Review, branch_history, record_review, review_relation
+from reviewui.core.notes.patchid import patch_id
 from reviewui.core.state import ReviewState
 from reviewui.ui.screens.history import HistoryScreen
 from reviewui.ui.screens.text_prompt import TextPromptModal
@@ -118,7 +118,7 @@ class VerdictActions(Screen[None]):
         self.app.push_screen(VerdictModal(self.verdict_draft(verdict)), done)
 
     def _record(self, verdict: str, reason: str) -> None:
-        from reviewui.core.notes import BiteRecord, FindingRecord
+        from reviewui.core.notes.verdicts import BiteRecord, FindingRecord
 
         t = self.session.target
         review = Review.new(

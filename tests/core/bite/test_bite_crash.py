@@ -12,9 +12,9 @@ from typing import Callable
 
 import pytest
 
-from reviewui.core.bite import run_bite
+from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
-from reviewui.core.worktree import scratch_root
+from reviewui.core.run.worktree import scratch_root
 from tests.core.bite.helpers import load, use_venv_python
 from tests.core.bite.test_bite_edges import alive, loop_repo
 
@@ -24,7 +24,7 @@ PROJECT = Path(__file__).resolve().parents[3]
 
 SCRIPT = """
 import sys
-from reviewui.core.bite import run_bite
+from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.diff import load_diff
 from reviewui.core.target import resolve_target

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import run_bite
+from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.errors import ReviewError
 from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, alive, feature_repo, load, use_venv_python

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import BiteCache, checkable_hunks, parse_hunk_spec, run_bite, selected_test_files
-from reviewui.core.bite_report import VERDICTS
+from reviewui.core.bite.engine import BiteCache, checkable_hunks, parse_hunk_spec, run_bite, selected_test_files
+from reviewui.core.bite.report import VERDICTS
 from reviewui.core.config import Settings
 from reviewui.core.errors import ReviewError
 from tests.core.bite.helpers import VENV_BIN, feature_repo, load

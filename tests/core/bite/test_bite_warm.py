@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import reviewui.core.bite as bite
-from reviewui.core.bite import run_bite
+import reviewui.core.bite.engine as bite
+from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import feature_repo, load, use_venv_python
 

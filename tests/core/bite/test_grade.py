@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from reviewui.core.bite_grade import defined_names, grade_exit_code, grade_pytest, referenced_name
-from reviewui.core.coverage_map import CoverageMap, statement_spans
+from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest, referenced_name
+from reviewui.core.bite.coverage_map import CoverageMap, statement_spans
 from reviewui.core.diff import FileDiff, parse_hunks
-from reviewui.core.junit import TestOutcome, node_id_from
-from reviewui.core.runner import RunResult
+from reviewui.core.run.junit import TestOutcome, node_id_from
+from reviewui.core.run.runner import RunResult
 
 
 def hunk_of(added: list[str], removed: list[str] = (), path: str = "pkg/m.py", status: str = "modified"):
@@ -124,7 +124,7 @@ def test_coverage_selection_by_statement() -> None:
 
 
 def test_text_report_neutralises_terminal_escapes() -> None:
-    from reviewui.core.bite_report import Baseline, BiteReport, HunkResult
+    from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 
     r = HunkResult("pkg/m.py", 0, "@@ -1 +1 @@", "", "bites", ("t.py::test_\x1b[31m",),
                    {"t.py::test_\x1b[31m": "[bold red]x[/bold red] \x1b]0;title\x07"})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import run_bite
+from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.diff import load_diff
 from reviewui.core.target import resolve_target

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.revert import RawHunk, RevertError, revert_bytes
-from reviewui.core.worktree import WorktreePool, scratch_root
+from reviewui.core.bite.revert import RawHunk, RevertError, revert_bytes
+from reviewui.core.run.worktree import WorktreePool, scratch_root
 from tests.core.bite.helpers import load
 from tests.gitrepo import make_repo
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.runner import OUTPUT_CAP, run_tests
-from reviewui.core.sandbox_env import is_secret_name, scrubbed_env
+from reviewui.core.run.runner import OUTPUT_CAP, run_tests
+from reviewui.core.run.sandbox_env import is_secret_name, scrubbed_env
 from tests.core.bite.helpers import alive, use_venv_python
 
 pytestmark = pytest.mark.slow

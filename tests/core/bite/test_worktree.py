@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.worktree import WorktreePool, scratch_root
+from reviewui.core.run.worktree import WorktreePool, scratch_root
 from tests.gitrepo import make_repo
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.bite_report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.findings.bite_rules import bite_findings
 from reviewui.core.findings.transcript_rules import undeclared_write
 from reviewui.core.transcript.model import CLAIMS_DONE, Transcript, Turn

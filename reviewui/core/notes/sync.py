@@ -25,7 +25,7 @@ from pathlib import Path
 from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
-from reviewui.core.notes import (
+from reviewui.core.notes.verdicts import (
     NotesEdit,
     NotesSnapshot,
     append_text,

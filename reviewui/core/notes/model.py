@@ -24,7 +24,7 @@ import tomli_w
 from reviewui import __version__
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
-from reviewui.core.patchid import patch_id
+from reviewui.core.notes.patchid import patch_id
 
 
 VERDICTS: tuple[str, ...] = ("approve", "reject")

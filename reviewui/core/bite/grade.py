@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from reviewui.core.diff import FileDiff, Hunk
-from reviewui.core.junit import TestOutcome
-from reviewui.core.runner import RunResult
+from reviewui.core.run.junit import TestOutcome
+from reviewui.core.run.runner import RunResult
 
 NAME_ERRORS = frozenset({"NameError", "ImportError", "ModuleNotFoundError", "AttributeError", "UnboundLocalError"})
 

@@ -31,29 +31,26 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.junit import JUnitError, TestOutcome, parse_junit
-from reviewui.core.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
+from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
+from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
+from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 
-if TYPE_CHECKING:
-    from reviewui.core.warm_runner import WarmPytest
+from reviewui.core.run.warm_runner import WarmPytest
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of output kept from the start and from the end of a run."""
 
 PYTEST_EXTRA = ("-p", "no:cacheprovider", "-o", "junit_family=xunit1", "-o", "junit_logging=no", "-q")
 """Arguments added to every pytest run (plus --junitxml and --rootdir)."""
-
-POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -81,7 +78,7 @@ class RunResult:
     junit_error: str | None = None
     """Why no JUnit outcomes could be read (pytest only), else None."""
     warm: bool = False
-    """True when the run was a fork of a warm pytest server (core/warm_runner.py)."""
+    """True when the run was a fork of a warm pytest server (core/run/warm_runner.py)."""
     extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     """Free-form facts for callers (unused by the runner itself)."""
 
@@ -125,7 +122,7 @@ def run_tests(
     network: bool = False,
     output_cap: int = OUTPUT_CAP,
     argv_prefix: Sequence[str] = (),
-    warm: "WarmPytest | None" = None,
+    warm: WarmPytest | None = None,
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
 
@@ -240,48 +237,6 @@ def _execute(
             pass
     rc = None if (timed_out or cancelled) else proc.returncode
     return rc, seconds, timed_out, cancelled, buf.text(), buf.total
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process in group `pgid`; a group that is already gone is fine."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-class CappedBuffer:
-    """Keeps the first and last `cap` bytes of a stream, counting the rest (`drain` it, then `text()`)."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def drain(self, stream) -> None:  # type: ignore[no-untyped-def]
-        fd = stream.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            self.total += len(chunk)
-            room = self.cap - len(self.head)
-            if room > 0:
-                self.head += chunk[:room]
-                chunk = chunk[room:]
-            if chunk:
-                self.tail += chunk
-                if len(self.tail) > self.cap:
-                    del self.tail[: len(self.tail) - self.cap]
-
-    def text(self) -> str:
-        dropped = self.total - len(self.head) - len(self.tail)
-        middle = f"\n[… {dropped} bytes of output dropped …]\n".encode() if dropped > 0 else b""
-        return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace")
 
 
 def _rmtree(path: Path) -> None:

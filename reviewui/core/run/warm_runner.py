@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from reviewui.core.runner import POLL_SECONDS, CappedBuffer, kill_group
-from reviewui.core.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
+from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
+from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 
 SERVER_SOURCE = (Path(__file__).parent / "warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0

@@ -36,18 +36,18 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from reviewui.core import coverage_map as cm
-from reviewui.core.bite_grade import defined_names, grade_exit_code, grade_pytest
-from reviewui.core.bite_report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite import coverage_map as cm
+from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files, show_file
-from reviewui.core.revert import RevertError
-from reviewui.core.runner import RunResult, is_pytest_command, run_tests, split_command
+from reviewui.core.bite.revert import RevertError
+from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
 from reviewui.core.target import Target
-from reviewui.core.warm_runner import WarmPytest, warm_form
-from reviewui.core.worktree import Scratch, WorktreePool
+from reviewui.core.run.warm_runner import WarmPytest, warm_form
+from reviewui.core.run.worktree import Scratch, WorktreePool
 
 SELECTED_TEST_GLOBS = ("test_*.py", "*_test.py")
 CODE_LIKE_OTHER = frozenset({".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", ".html", ".css", ".j2", ".jinja",

@@ -35,8 +35,8 @@ from typing import Any
 from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse
-from reviewui.core.patchid import patch_id
-from reviewui.core.notes_model import (  # noqa: F401 - re-exported: notes is the public face
+from reviewui.core.notes.patchid import patch_id
+from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is the public face
     BiteRecord,
     CommentRecord,
     EPOCH,
@@ -51,7 +51,7 @@ from reviewui.core.notes_model import (  # noqa: F401 - re-exported: notes is th
     parse_note,
     reviews_in,
 )
-from reviewui.core.notes_store import (  # noqa: F401
+from reviewui.core.notes.store import (  # noqa: F401
     NotesEdit,
     NotesSnapshot,
     check_ref,

@@ -43,8 +43,8 @@ from reviewui.core.config import user_cache_dir
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import git_text, run_git
-from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
-from reviewui.core.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
+from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
 
 MAX_SCRATCHES = 64
 """Upper bound on scratch slots per repository (concurrent reviewui processes share them)."""

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from reviewui.core.bite import selected_test_files
+from reviewui.core.bite.engine import selected_test_files
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
-from reviewui.core.revert import RevertError
-from reviewui.core.runner import RunResult, is_pytest_command, run_tests, split_command
-from reviewui.core.worktree import WorktreePool
-from reviewui.core.probe_source import (  # noqa: F401 - re-exported for callers of probe
+from reviewui.core.bite.revert import RevertError
+from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
+from reviewui.core.run.worktree import WorktreePool
+from reviewui.core.probe.source import (  # noqa: F401 - re-exported for callers of probe
     check_probe_syntax,
     drafts_path,
     export_probe,

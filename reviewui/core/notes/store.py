@@ -16,7 +16,7 @@ from typing import Callable
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
-from reviewui.core.notes_model import _HEX
+from reviewui.core.notes.model import _HEX
 
 
 # --- the notes tree, with plumbing only --------------------------------------

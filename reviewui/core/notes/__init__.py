@@ -1,0 +1,1 @@
+"""Verdicts in git notes: the TOML model, compare-and-swap storage, sync, patch ids."""
