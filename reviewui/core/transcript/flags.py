@@ -82,6 +82,7 @@ class _Files:
         self.base_file = base_file
         self._base: dict[str, frozenset[str] | None] = {}
         self.added: dict[str, set[str]] = {}  # file → lines this run put into it
+        self.inserted: dict[str, list[str]] = {}  # file → text blocks this run put into it
 
     def base_lines(self, key: str) -> frozenset[str] | None:
         """The stripped lines of `key` at the base commit; empty when the file is not there; None when unknown."""
@@ -101,9 +102,12 @@ class _Files:
         base = self.base_lines(k)
         if base is not None:
             return any(r in base for r in removed)  # only lines the base commit has are "existing"
+        old = (e.old or "").strip()
+        if old and any(old in block for block in self.inserted.get(k, ())):
+            return False  # the text replaced lies inside text this run inserted earlier: its own lines
         ours = self.added.get(k)
-        if ours and removed <= ours:
-            return False  # the run is editing lines it wrote itself
+        if ours and removed and removed <= ours and all(len(r) >= 8 for r in removed):
+            return False  # every line taken out is a distinctive line the run wrote itself
         return m
 
     def norm(self, path: str) -> str:
@@ -150,6 +154,8 @@ class _Files:
                 modifies = modifies or m
             if test:
                 self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in changed_lines(e)[0]) if s)
+                if e.new:
+                    self.inserted.setdefault(k, []).append(e.new)
             if e.operation == "delete":
                 self.created.discard(k)
             elif before:

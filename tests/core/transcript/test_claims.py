@@ -101,3 +101,11 @@ def test_edits_to_test_lines_the_run_wrote_are_not_edits_of_existing_tests() -> 
     assert not based.turn(57).has(EDITS_EXISTING_TEST)
     # Turn 8 drops --no-git from tests that were there before the run: still an edit of existing tests.
     assert based.turn(8).has(EDITS_EXISTING_TEST)
+
+
+def test_rewriting_assertions_the_run_added_earlier_is_not_editing_an_existing_test() -> None:
+    # Claude Code excerpt: turn 8 adds a describe block to a test file, turn 10 rewrites two of its assertions.
+    t = load_transcript(FIXTURES / "claude-code" / "cc2.1.x_session_8463c716_lines139-188_test_edits.jsonl")
+    added, rewrite = t.turn(8), t.turn(10)
+    assert all(e.old and e.old in (added.edits[0].new or "") for e in rewrite.edits)
+    assert rewrite.has("writes-tests") and not rewrite.has(EDITS_EXISTING_TEST)
