@@ -113,7 +113,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 
 def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None,
-              on_progress: Callable[[int, int], None] | None = None) -> Any:
+              on_progress: Callable[[int, int], None] | None = None, guards: bool = False) -> Any:
     """Run the bite-check on the analysed part of the diff (settings' `exclude` left out)."""
     from reviewui.core.bite.engine import run_bite
 
@@ -122,6 +122,7 @@ def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None
     return run_bite(
         session.target, session.analysed_diff(), session.settings, hunks=hunks,
         all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=on_progress,
+        guards=guards,
     )
 
 
@@ -142,7 +143,7 @@ def cmd_bite(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
-    report = _run_bite(session, hunks, progress)
+    report = _run_bite(session, hunks, progress, guards=args.guards)
     if args.format == "json":
         emit(report.to_json(session.target))
     elif args.format == "stryker":
@@ -165,7 +166,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     session = session_from_args(args)
     session.diff.preload()
-    report = _run_bite(session) if args.bite and not session.target.is_empty else None
+    # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
+    report = _run_bite(session, guards=True) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
     out(render(args.format, session.target, session.diff, findings, __version__))
     return exit_code(findings)
