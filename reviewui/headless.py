@@ -42,9 +42,7 @@ def verdict_evidence(session: ReviewSession, bite_report: Any = None) -> dict[st
     state = ReviewState.load(session.target.repo_dir, session.target.branch)
     bites = ()
     if bite_report is not None:
-        bites = tuple(
-            BiteRecord(r.file, r.header, r.verdict, tuple(r.failing_tests)) for r in bite_report.results
-        )
+        bites = tuple(BiteRecord.from_result(r) for r in bite_report.results)
     findings = tuple(FindingRecord(f.kind, f.message) for f in session.findings(bite_report))
     return {
         "bites": bites,

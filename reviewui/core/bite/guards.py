@@ -262,6 +262,10 @@ class _Generator:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ARID_FUNCTIONS:
                 self.arid_nodes |= set(ast.walk(node))
+            elif isinstance(node, ast.If) and (
+                _arid_test(node.test) or all(_is_arid(s) for s in [*node.body, *node.orelse])
+            ):
+                self.arid_nodes |= set(ast.walk(node.test))  # `if DEBUG: log(...)`: no behaviour to guard
 
     # --- helpers ----------------------------------------------------------
 
@@ -319,9 +323,7 @@ class _Generator:
                     yield body
 
     def conditions(self, owner: ast.AST, test: ast.expr) -> Iterator[Guard]:
-        if isinstance(test, ast.Constant) or _arid_test(test):
-            return
-        if isinstance(owner, ast.If) and all(_is_arid(s) for s in [*owner.body, *owner.orelse]):
+        if isinstance(test, ast.Constant) or test in self.arid_nodes:
             return
         seg = _snippet(self.text.segment(test))
         if self.mine(test.lineno):
@@ -428,7 +430,7 @@ class _Generator:
         body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
         if not body:
             return None
-        if len(body) == 1 and (_is_arid(body[0]) or (
+        if all(_is_arid(s) for s in body) or (len(body) == 1 and (
             isinstance(body[0], ast.Return)
             and (body[0].value is None or (isinstance(body[0].value, ast.Constant) and body[0].value.value is None))
         )):
