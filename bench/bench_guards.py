@@ -115,25 +115,27 @@ def mutmut_killed(mutmut: str, tree: Path, env: dict[str, str]) -> tuple[float, 
             survived += m.group(3) == "survived"
             continue
         shown = subprocess.run([mutmut, "show", m.group(1)], cwd=tree, env=env, capture_output=True, text=True)
-        line = _changed_line(shown.stdout)
+        line = _changed_line(shown.stdout, (tree / f"pkg/g{m.group(2)}.py").read_text())
         if line is not None:
             killed.append((f"pkg/g{m.group(2)}.py", line))
     return seconds, killed, survived
 
 
-def _changed_line(diff_text: str) -> int | None:
-    """Branch-side line of the first removed line in mutmut's unified diff of a mutant."""
-    old = None
-    for row in diff_text.splitlines():
-        if m := re.match(r"@@ -(\d+)", row):
-            old = int(m.group(1))
-            continue
-        if old is None:
-            continue
-        if row.startswith("-") and not row.startswith("---"):
-            return old
-        if not row.startswith("+"):
-            old += 1
+def _changed_line(diff_text: str, source: str) -> int | None:
+    """Line in `source` of the first line mutmut's diff of a mutant removes.
+
+    mutmut 3 diffs the function on its own (its line numbers are not the
+    file's), so the removed text is looked up in the file, from the function on.
+    """
+    removed = next((row[1:] for row in diff_text.splitlines() if row.startswith("-") and not row.startswith("---")),
+                   None)
+    if removed is None:
+        return None
+    rows = source.splitlines()
+    start = next((n for n, row in enumerate(rows) if row.startswith("def score")), 0)
+    for n in range(start, len(rows)):
+        if rows[n].strip() == removed.strip():
+            return n + 1
     return None
 
 

@@ -63,7 +63,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     verdict = words[-1]
     args.branch = words[0] if len(words) == 2 else None
     session = session_from_args(args)
-    report = _run_bite(session) if args.with_bites else None
+    report = _run_bite(session, guards=True) if args.with_bites else None  # guards are verdict evidence too
     t = session.target
     review = Review.new(
         verdict, args.reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,

@@ -48,7 +48,7 @@ async def test_b_on_a_new_function_shows_its_guards(session: ReviewSession) -> N
         await app.workers.wait_for_complete()
         await pilot.pause()
         result = screen.bites[("coder/history.py", hunk.index)]
-        assert result.verdict == "broken" and len(result.guards) == 9
+        assert result.verdict == "broken" and len(result.guards) == 7
         # the gutter: toothless wins on line 57 (one operand no test notices), bites on 58 and 59
         assert view.line_marks[57] == ("○", "bad")
         assert view.line_marks[58] == ("●", "good") and view.line_marks[59] == ("●", "good")
@@ -73,7 +73,7 @@ async def test_b_on_a_new_function_shows_its_guards(session: ReviewSession) -> N
         await pilot.pause()
         assert isinstance(app.screen, MatrixScreen)
         table = app.screen.query_one("#matrix", DataTable)
-        assert table.row_count == 1 + 9
+        assert table.row_count == 1 + 7
         labels = [str(table.get_row_at(n)[0]) for n in range(table.row_count)]
         assert labels[0].startswith("coder/history.py:0 broken")
         assert any("coder/history.py:57 operand toothless" in label for label in labels)

@@ -9,15 +9,20 @@ hunk added or changed:
 - `condition`: an `if`/`elif`/`while`/`assert`/ternary/comprehension `if`
   test replaced by `True` (always taken) and by `False` (never taken);
   `while` only never (always would only loop), `assert` only always (the
-  check dropped);
+  check dropped); an `and` chain only never and an `or` chain only always
+  (the other way is subsumed by dropping each operand);
 - `operand`: each operand of an `and`/`or` chain in such a condition dropped;
-- `boundary`: `<`↔`<=`, `>`↔`>=`, `==`↔`!=` (not against None/True/False,
-  where `is` is meant and a flip says nothing about a boundary);
-- `early-exit`: a `return`/`raise`/`continue`/`break` inside a branch removed;
+- `boundary`: `<`↔`<=`, `>`↔`>=`, `==`↔`!=` (`==`/`!=` not against
+  None/True/False, where `is` is meant, nor when the comparison is a guarded
+  condition or operand: negating it adds nothing to their guards);
+- `early-exit`: a `return`/`raise`/`continue`/`break` inside a branch
+  removed (not when it is all an `if` without `else` does: that is the
+  condition's `never true`);
 - `statement`: in a function the agent added, each statement of its body
   removed one at a time (at most one per line), unless that only unbinds a
-  name used later (a guaranteed NameError teaches nothing) or is the
-  equivalent trailing `return None`;
+  name used later (a guaranteed NameError teaches nothing), is the
+  equivalent trailing `return None`, or sits in an `if` branch whose
+  condition has guards and it is all that branch does (the same edit);
 - `body`: the added function's body replaced by its fall-through, once —
   does any test call it at all?
 
@@ -259,6 +264,17 @@ class _Generator:
             for child in ast.iter_child_nodes(node):
                 self.parent[child] = node
         self.arid_nodes: set[ast.AST] = set()
+        self.guarded_parts: set[ast.AST] = set()
+        """Condition tests on the agent's lines and the operands of their and/or chains."""
+        for node in ast.walk(tree):
+            tests = [node.test] if isinstance(node, (ast.If, ast.While, ast.IfExp)) else \
+                list(node.ifs) if isinstance(node, ast.comprehension) else []
+            for test in tests:
+                if test.lineno in wanted:
+                    self.guarded_parts.add(test)
+                for sub in ast.walk(test):
+                    if isinstance(sub, ast.BoolOp):
+                        self.guarded_parts |= {v for v in sub.values if v.lineno in wanted}
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ARID_FUNCTIONS:
                 self.arid_nodes |= set(ast.walk(node))
@@ -328,6 +344,10 @@ class _Generator:
         seg = _snippet(self.text.segment(test))
         if self.mine(test.lineno):
             ways: tuple[bool, ...] = (True, False)
+            # `a and b` always true is subsumed by dropping each operand (`or`: never true), as in
+            # the sufficient logical-connector mutants; the operand guards below carry it.
+            if isinstance(test, ast.BoolOp):
+                ways = (False,) if isinstance(test.op, ast.And) else (True,)
             if isinstance(owner, ast.While):
                 ways = (False,)
             elif isinstance(owner, ast.Assert):
@@ -361,10 +381,10 @@ class _Generator:
             if swap is None:
                 continue
             left, right = operands[i], operands[i + 1]
-            if isinstance(op, (ast.Eq, ast.NotEq)) and any(
+            if isinstance(op, (ast.Eq, ast.NotEq)) and (any(
                 isinstance(x, ast.Constant) and (x.value is None or isinstance(x.value, bool)) for x in (left, right)
-            ):
-                continue
+            ) or node in self.guarded_parts):
+                continue  # `is` meant; or negating a guarded condition/operand, which its guards already cover
             parts = [_expr(operands[0], self.text.segment(operands[0]))]
             for j, o in enumerate(node.ops):
                 sym = swap[2] if j == i else _OP_TEXT.get(type(o), "?")
@@ -382,8 +402,18 @@ class _Generator:
         handlers = frozenset(h.name for h in self._handlers(node) if h.name)
         if _is_reraise(node, handlers):
             return None
+        if self.all_the_branch_does(node):
+            return None  # removing the only thing the branch does is the condition's `never true`
         seg = _snippet(self.text.segment(node))
         return self.guard(node, node.lineno, "early-exit", f"early exit `{seg}` removed", "pass")
+
+    def all_the_branch_does(self, stmt: ast.stmt) -> bool:
+        """True when `stmt` is all an `if` without `else` does and that condition has guards:
+        removing it equals the condition's `never true`."""
+        parent = self.parent.get(stmt)
+        return isinstance(parent, ast.If) and parent.test in self.guarded_parts \
+            and parent.test not in self.arid_nodes and not isinstance(parent.test, ast.Constant) \
+            and not parent.orelse and [s for s in parent.body if not _is_arid(s)] == [stmt]
 
     def _handlers(self, node: ast.AST) -> Iterator[ast.ExceptHandler]:
         p = self.parent.get(node)
@@ -404,6 +434,8 @@ class _Generator:
                 continue
             if isinstance(stmt, (ast.If, ast.While, ast.Assert, ast.Global, ast.Nonlocal)):
                 continue  # their conditions carry the guards; global/nonlocal do nothing alone
+            if self.all_the_branch_does(stmt):
+                continue  # the condition's `never true` is the same edit
             if _is_arid(stmt, frozenset(h.name for h in self._handlers(stmt) if h.name)) or _is_docstring(stmt):
                 continue
             if stmt is last and isinstance(stmt, ast.Return) and (
@@ -412,11 +444,14 @@ class _Generator:
                 continue  # removing a trailing `return None` changes nothing
             inside = set(ast.walk(stmt))
             bound = _bound_names(stmt) if not isinstance(stmt, ast.AugAssign) else set()
-            loads = {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n not in inside}
+            # `x += 1` reads x before it binds it: a load, not a fresh binding.
+            aug = {n.target for n in own if isinstance(n, ast.AugAssign)}
+            loads = {n.id for n in own if isinstance(n, ast.Name) and n not in inside
+                     and (isinstance(n.ctx, ast.Load) or n in aug)}
             stores: set[str] = set(params)
             for n in own:
                 if n not in inside and n is not stmt:
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n not in aug:
                         stores.add(n.id)
             if any(name in loads and name not in stores for name in bound):
                 continue  # only an UnboundLocalError later: no test needed to notice that

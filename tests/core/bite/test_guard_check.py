@@ -67,9 +67,22 @@ def normalise(name):
 
 def warm_cache(store):
     store["ready"] = True
+
+
+def pop_first_even(items):
+    for i, item in enumerate(items):
+        if item % 2 == 0:
+            del items[i]
+            return item
+    return None
+
+
+def never_called(x):
+    y = x * 2
+    return y
 '''
 
-TESTS = '''from pkg.lab import can_edit, contains, first_word, is_adult, normalise, old, sign, warm_cache
+TESTS = '''from pkg.lab import can_edit, contains, first_word, is_adult, normalise, old, pop_first_even, sign, warm_cache
 
 
 def test_old():
@@ -106,6 +119,10 @@ def test_normalise():
 
 def test_warm_cache_runs():
     warm_cache({})
+
+
+def test_pop_first_even():
+    assert pop_first_even([1, 2, 4]) == 2
 '''
 
 
@@ -162,9 +179,11 @@ def test_boundary_bitten_and_toothless(lab) -> None:
 
 def test_early_exit_bitten_toothless_and_uncovered(lab) -> None:
     _, _, report, _ = lab
-    assert verdict(report, "return -1", "early-exit", "pass") == "bites"
+    assert verdict(report, "return item", "early-exit", "pass") == "bites"
     assert verdict(report, "break", "early-exit", "pass") == "toothless"
-    g = guards(report)[(line_of(LAB, 'return ""'), "early-exit", "pass")]
+    # `return -1` is all its branch does: the condition's `never true` stands for it
+    assert (line_of(LAB, "return -1"), "early-exit", "pass") not in guards(report)
+    g = guards(report)[(line_of(LAB, "def never_called"), "body", "return None")]
     assert g.verdict == "uncovered" and g.seconds == 0 and g.tests_run == ()  # type: ignore[attr-defined]
 
 

@@ -27,7 +27,7 @@ def pick(flag, other, n):
         return "both"
     for i in range(n):
         if i >= 3:
-            break
+            n -= 1; break
     total = n * 2
     print(total)
     return total
@@ -58,11 +58,11 @@ def kinds_by_line(guards) -> dict[int, list[str]]:
 def test_every_kind_on_a_new_function_and_line_count_kept() -> None:
     gs = generate(SRC, lines_of(SRC, "def pick", "    return total"), file="m.py")
     by = kinds_by_line(gs)
-    assert by[16] == ["condition", "condition", "operand", "operand"]   # if flag and other
-    assert by[17] == ["early-exit"]                                       # return "both" in a branch
+    assert by[16] == ["condition", "operand", "operand"]   # if flag and other: never true, each operand
+    assert 17 not in by   # `return "both"` is all that branch does: the same edit as `never true`
     assert by[18] == ["statement"]                                        # the for loop
     assert by[19] == ["condition", "condition", "boundary"]             # if i >= 3
-    assert by[20] == ["early-exit"]                                       # break
+    assert by[20] == ["early-exit", "statement"]                         # n -= 1; break
     assert by[13] == ["body"]
     assert {g.kind for g in gs} == set(GUARD_KINDS)
     for g in gs:
@@ -104,8 +104,8 @@ def test_untouched_lines_of_a_changed_function_get_none() -> None:
     # The agent added only the `if y > 10: return 10` lines of old(): the def, `y = ...`
     # and `return y` are base lines, so: no body guard, no statement guard on them.
     gs = generate(SRC, [8, 9], file="m.py")
-    assert sorted({g.line for g in gs}) == [8, 9]
-    assert {g.kind for g in gs} == {"condition", "boundary", "early-exit"}
+    assert sorted({g.line for g in gs}) == [8]
+    assert {g.kind for g in gs} == {"condition", "boundary"}
     assert generate(SRC, [], file="m.py") == []
 
 
@@ -129,7 +129,7 @@ def test_a_revert_that_leaves_invalid_code_is_never_offered(monkeypatch: pytest.
 
 
 def test_multiline_conditions_and_unicode_columns() -> None:
-    src = 'def f(a, b):\n    if (a == "é" and\n            b):\n        return 1\n    return 2\n'
+    src = 'def f(a, b):\n    if (a <= "é" and\n            b):\n        return 1\n    return 2\n'
     gs = generate(src, [2, 3])
     operands = [g for g in gs if g.kind == "operand"]
     assert [g.line for g in operands] == [2, 3]
@@ -137,7 +137,7 @@ def test_multiline_conditions_and_unicode_columns() -> None:
         assert g.source.count("\n") == src.count("\n")
         compile(g.source, "f.py", "exec")
     boundary = next(g for g in gs if g.kind == "boundary")
-    assert 'a != "é"' in boundary.source
+    assert 'a < "é"' in boundary.source
 
 
 def test_unparseable_or_empty_input_gives_no_guards() -> None:
@@ -165,3 +165,23 @@ def test_backslash_continued_condition_keeps_valid_operand_drops() -> None:
     for g in (g for g in gs if g.kind == "operand"):
         assert g.source.count("\n") == src.count("\n")
         compile(g.source, "f.py", "exec")
+
+
+def test_subsumed_and_equivalent_edits_are_not_offered() -> None:
+    # `a and b` always true is subsumed by dropping each operand; `or` never true likewise.
+    and_ways = [g.replacement for g in generate("def f(a, b):\n    if a and b:\n        g()\n", [2])
+                if g.kind == "condition"]
+    or_ways = [g.replacement for g in generate("def f(a, b):\n    if a or b:\n        g()\n", [2])
+               if g.kind == "condition"]
+    assert and_ways == ["False"] and or_ways == ["True"]
+    # `==` as a whole guarded condition: its negation adds nothing to always/never; `<` still gets `<=`.
+    eq = generate("def f(a):\n    if a == 3:\n        g()\n    h()\n", [2])
+    assert "boundary" not in {g.kind for g in eq}
+    # a statement that is all an `if` without `else` does equals `never true`; with an else it does not
+    alone = generate("def f(a):\n    if a > 1:\n        g()\n    return 1\n", [1, 2, 3, 4])
+    assert (3, "statement") not in [(g.line, g.kind) for g in alone]
+    both = generate("def f(a):\n    if a > 1:\n        g()\n    else:\n        h()\n    return 1\n", [1, 2, 3, 4, 5, 6])
+    assert {(3, "statement"), (5, "statement")} <= {(g.line, g.kind) for g in both}
+    # `total = 0` before `total += x`: removing it only raises UnboundLocalError
+    aug = generate("def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n", [1, 2, 3, 4, 5])
+    assert (2, "statement") not in [(g.line, g.kind) for g in aug]
