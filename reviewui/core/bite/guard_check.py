@@ -125,16 +125,13 @@ class GuardJoin:
     def __init__(self, jobs: list[GuardJob], emit: Callable[[HunkResult], None]) -> None:
         self._emit = emit
         self._lock = threading.Lock()
+        self._rank = {id(job): n for n, job in enumerate(jobs)}
         self._waiting: dict[tuple[str, int], int] = {}
         for job in jobs:
             key = (job.guard.file, job.guard.hunk)
             self._waiting[key] = self._waiting.get(key, 0) + 1
-        self._guards: dict[tuple[str, int], list[GuardResult]] = {}
+        self._guards: dict[tuple[str, int], list[tuple[int, GuardResult]]] = {}
         self._hunks: dict[tuple[str, int], HunkResult] = {}
-        self._rank: dict[tuple[str, int, str], int] = {
-            (j.guard.file, j.guard.hunk, j.guard.ident): n for n, j in enumerate(jobs)
-        }
-        self._idents: dict[int, str] = {}
 
     def take(self, item: HunkResult | tuple[GuardJob, GuardResult]) -> None:
         """Accept a hunk's result or a (job, guard result) pair; emit every hunk now complete."""
@@ -154,8 +151,7 @@ class GuardJoin:
     def guard(self, job: GuardJob, g: GuardResult) -> None:
         """One guard is graded."""
         with self._lock:
-            self._guards.setdefault(g.key, []).append(g)
-            self._idents[id(g)] = job.guard.ident
+            self._guards.setdefault(g.key, []).append((self._rank.get(id(job), 0), g))
             self._waiting[g.key] -= 1
             ready = self._ready(g.key)
         if ready is not None:
@@ -165,7 +161,6 @@ class GuardJoin:
         r = self._hunks.get(key)
         if r is None or self._waiting.get(key, 0) > 0:
             return None
-        found = self._guards.get(key, [])
-        found.sort(key=lambda g: self._rank.get((g.file, g.hunk, self._idents.get(id(g), "")), 0))
         del self._hunks[key]
-        return replace(r, guards=tuple(found))
+        found = sorted(self._guards.pop(key, []), key=lambda pair: pair[0])  # the plan's (line) order
+        return replace(r, guards=tuple(g for _, g in found))
