@@ -36,10 +36,20 @@ offered: an edit that leaves invalid code is dropped, never run.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Literal
 
+from reviewui.core.bite.guard_source import (
+    SourceText,
+    arid_test,
+    bound_names,
+    as_operand,
+    is_arid,
+    is_docstring,
+    is_reraise,
+    own_nodes,
+    snippet,
+)
 from reviewui.core.diff import FileDiff, Hunk
 
 GuardKind = Literal["condition", "operand", "boundary", "early-exit", "statement", "body"]
@@ -47,8 +57,6 @@ GUARD_KINDS: tuple[GuardKind, ...] = ("condition", "operand", "boundary", "early
 """Every guard kind, in the order guards of one line are listed (the registry: add a kind here first)."""
 
 ARID_FUNCTIONS = frozenset({"__repr__", "__str__"})
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
-_LINE_END = re.compile(r"\r\n|\r|\n")
 _SWAP: dict[type[ast.cmpop], tuple[type[ast.cmpop], str, str]] = {
     ast.Lt: (ast.LtE, "<", "<="), ast.LtE: (ast.Lt, "<=", "<"),
     ast.Gt: (ast.GtE, ">", ">="), ast.GtE: (ast.Gt, ">=", ">"),
@@ -56,7 +64,6 @@ _SWAP: dict[type[ast.cmpop], tuple[type[ast.cmpop], str, str]] = {
 }
 _OP_TEXT = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
             ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
-SNIPPET = 60
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ def generate(source: str, lines: Iterable[int], *, file: str = "", hunk: int = 0
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    text = _Text(source)
+    text = SourceText(source)
     gen = _Generator(tree, text, wanted, file, hunk)
     out: list[Guard] = []
     seen: set[str] = set()
@@ -131,133 +138,8 @@ def _compiles(source: str, file: str) -> bool:
     return True
 
 
-class _Text:
-    """The source split into lines, with splicing that keeps the line count."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.lines: list[str] = []
-        pos = 0
-        for m in _LINE_END.finditer(source):
-            self.lines.append(source[pos : m.end()])
-            pos = m.end()
-        if pos < len(source) or not self.lines:
-            self.lines.append(source[pos:])
-
-    def col(self, lineno: int, byte_col: int) -> int:
-        """ast's UTF-8 byte offset on `lineno` as a character offset."""
-        line = self.lines[lineno - 1]
-        return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-    def span(self, node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
-        """((line, col), (end_line, end_col)) of `node`, 0-based character columns."""
-        ln, el = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
-        return (ln, self.col(ln, node.col_offset)), (el, self.col(el, node.end_col_offset or 0))  # type: ignore[attr-defined]
-
-    def segment(self, node: ast.AST) -> str:
-        """The source text of `node`."""
-        (l1, c1), (l2, c2) = self.span(node)
-        if l1 == l2:
-            return self.lines[l1 - 1][c1:c2]
-        parts = [self.lines[l1 - 1][c1:], *self.lines[l1 : l2 - 1], self.lines[l2 - 1][:c2]]
-        return "".join(parts)
-
-    def splice(self, start: tuple[int, int], end: tuple[int, int], new: str, expression: bool = True) -> str:
-        """The source with [start, end) replaced by `new`, padded with newlines to keep the line count.
-
-        A multi-line expression is replaced inside parentheses, so the padding
-        newlines cannot end a statement early.
-        """
-        (l1, c1), (l2, c2) = start, end
-        pad = max(0, (l2 - l1) - new.count("\n"))
-        if pad and expression:
-            new = "(" + new + "\n" * pad + ")"
-            pad = 0
-        head = "".join(self.lines[: l1 - 1]) + self.lines[l1 - 1][:c1]
-        tail = self.lines[l2 - 1][c2:] + "".join(self.lines[l2:])
-        return head + new + "\n" * pad + tail
-
-
-_ATOMS = (ast.Name, ast.Attribute, ast.Constant, ast.Call, ast.Subscript, ast.List, ast.Tuple, ast.Dict, ast.Set)
-
-
-def _expr(node: ast.expr, text: str) -> str:
-    """`text` (the source of `node`) as an operand that may stand anywhere: atoms bare, the rest in parens."""
-    return text if isinstance(node, _ATOMS) and "\n" not in text else f"({text})"
-
-
-def _snippet(text: str) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= SNIPPET else one[: SNIPPET - 1] + "…"
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
-
-def _is_logging(call: ast.expr) -> bool:
-    if not isinstance(call, ast.Call):
-        return False
-    fn = call.func
-    if isinstance(fn, ast.Name):
-        return fn.id == "print"
-    if isinstance(fn, ast.Attribute):
-        owner = fn.value
-        name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
-        if name == "warnings" and fn.attr == "warn":
-            return True
-        return fn.attr in _LOG_METHODS and ("log" in name.lower() or name == "logging")
-    return False
-
-
-def _is_reraise(stmt: ast.stmt, handler_names: frozenset[str]) -> bool:
-    if not isinstance(stmt, ast.Raise) or stmt.cause is not None:
-        return False
-    return stmt.exc is None or (isinstance(stmt.exc, ast.Name) and stmt.exc.id in handler_names)
-
-
-def _is_arid(stmt: ast.stmt, handler_names: frozenset[str] = frozenset()) -> bool:
-    """Statements no test is expected to check: logging, docstrings, annotations, pass, re-raises."""
-    if isinstance(stmt, ast.Pass) or _is_reraise(stmt, handler_names):
-        return True
-    if isinstance(stmt, ast.Expr) and (isinstance(stmt.value, ast.Constant) or _is_logging(stmt.value)):
-        return True
-    return isinstance(stmt, ast.AnnAssign) and stmt.value is None
-
-
-def _arid_test(test: ast.expr) -> bool:
-    """`if TYPE_CHECKING:` and `if __name__ == "__main__":` are not behaviour."""
-    if isinstance(test, ast.Name) and test.id == "TYPE_CHECKING":
-        return True
-    if isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING":
-        return True
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
-
-
-def _bound_names(node: ast.AST) -> set[str]:
-    out: set[str] = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            out.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
-    return out
-
-
-def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of a function, not descending into nested functions or classes."""
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-
-
 class _Generator:
-    def __init__(self, tree: ast.Module, text: _Text, wanted: frozenset[int], file: str, hunk: int) -> None:
+    def __init__(self, tree: ast.Module, text: SourceText, wanted: frozenset[int], file: str, hunk: int) -> None:
         self.tree, self.text, self.wanted, self.file, self.hunk = tree, text, wanted, file, hunk
         self.parent: dict[ast.AST, ast.AST] = {}
         for node in ast.walk(tree):
@@ -279,7 +161,7 @@ class _Generator:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ARID_FUNCTIONS:
                 self.arid_nodes |= set(ast.walk(node))
             elif isinstance(node, ast.If) and (
-                _arid_test(node.test) or all(_is_arid(s) for s in [*node.body, *node.orelse])
+                arid_test(node.test) or all(is_arid(s) for s in [*node.body, *node.orelse])
             ):
                 self.arid_nodes |= set(ast.walk(node.test))  # `if DEBUG: log(...)`: no behaviour to guard
 
@@ -341,7 +223,7 @@ class _Generator:
     def conditions(self, owner: ast.AST, test: ast.expr) -> Iterator[Guard]:
         if isinstance(test, ast.Constant) or test in self.arid_nodes:
             return
-        seg = _snippet(self.text.segment(test))
+        seg = snippet(self.text.segment(test))
         if self.mine(test.lineno):
             ways: tuple[bool, ...] = (True, False)
             # `a and b` always true is subsumed by dropping each operand (`or`: never true), as in
@@ -366,9 +248,9 @@ class _Generator:
         for i, value in enumerate(node.values):
             if not self.mine(value.lineno):
                 continue
-            rest = [_expr(v, self.text.segment(v)) for j, v in enumerate(node.values) if j != i]
+            rest = [as_operand(v, self.text.segment(v)) for j, v in enumerate(node.values) if j != i]
             new = rest[0] if len(rest) == 1 else "(" + op.join(rest) + ")"
-            seg = _snippet(self.text.segment(value))
+            seg = snippet(self.text.segment(value))
             yield self.guard(node, value.lineno, "operand", f"`{seg}` dropped from the condition", new,
                              cover=self.cover(value))
 
@@ -385,12 +267,12 @@ class _Generator:
                 isinstance(x, ast.Constant) and (x.value is None or isinstance(x.value, bool)) for x in (left, right)
             ) or node in self.guarded_parts):
                 continue  # `is` meant; or negating a guarded condition/operand, which its guards already cover
-            parts = [_expr(operands[0], self.text.segment(operands[0]))]
+            parts = [as_operand(operands[0], self.text.segment(operands[0]))]
             for j, o in enumerate(node.ops):
                 sym = swap[2] if j == i else _OP_TEXT.get(type(o), "?")
-                parts += [sym, _expr(operands[j + 1], self.text.segment(operands[j + 1]))]
+                parts += [sym, as_operand(operands[j + 1], self.text.segment(operands[j + 1]))]
             new = "(" + " ".join(parts) + ")"
-            seg = _snippet(f"{self.text.segment(left)} {swap[1]} {self.text.segment(right)}")
+            seg = snippet(f"{self.text.segment(left)} {swap[1]} {self.text.segment(right)}")
             yield self.guard(node, node.lineno, "boundary", f"`{swap[1]}` turned into `{swap[2]}` in `{seg}`", new)
 
     def early_exit(self, node: ast.stmt) -> Guard | None:
@@ -400,11 +282,11 @@ class _Generator:
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module, ast.ClassDef)):
             return None  # not inside a branch: the function's own last word is a `statement` guard
         handlers = frozenset(h.name for h in self._handlers(node) if h.name)
-        if _is_reraise(node, handlers):
+        if is_reraise(node, handlers):
             return None
         if self.all_the_branch_does(node):
             return None  # removing the only thing the branch does is the condition's `never true`
-        seg = _snippet(self.text.segment(node))
+        seg = snippet(self.text.segment(node))
         return self.guard(node, node.lineno, "early-exit", f"early exit `{seg}` removed", "pass")
 
     def all_the_branch_does(self, stmt: ast.stmt) -> bool:
@@ -413,7 +295,7 @@ class _Generator:
         parent = self.parent.get(stmt)
         return isinstance(parent, ast.If) and parent.test in self.guarded_parts \
             and parent.test not in self.arid_nodes and not isinstance(parent.test, ast.Constant) \
-            and not parent.orelse and [s for s in parent.body if not _is_arid(s)] == [stmt]
+            and not parent.orelse and [s for s in parent.body if not is_arid(s)] == [stmt]
 
     def _handlers(self, node: ast.AST) -> Iterator[ast.ExceptHandler]:
         p = self.parent.get(node)
@@ -423,9 +305,9 @@ class _Generator:
             p = self.parent.get(p)
 
     def statements(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, early: set[ast.stmt]) -> Iterator[Guard]:
-        own = list(_own_nodes(fn))
+        own = list(own_nodes(fn))
         params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-        body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+        body = fn.body[1:] if fn.body and is_docstring(fn.body[0]) else fn.body
         last = body[-1] if body else None
         used_lines: set[int] = set()
         stmts = sorted((n for n in own if isinstance(n, ast.stmt)), key=lambda s: (s.lineno, s.col_offset))
@@ -436,14 +318,14 @@ class _Generator:
                 continue  # their conditions carry the guards; global/nonlocal do nothing alone
             if self.all_the_branch_does(stmt):
                 continue  # the condition's `never true` is the same edit
-            if _is_arid(stmt, frozenset(h.name for h in self._handlers(stmt) if h.name)) or _is_docstring(stmt):
+            if is_arid(stmt, frozenset(h.name for h in self._handlers(stmt) if h.name)) or is_docstring(stmt):
                 continue
             if stmt is last and isinstance(stmt, ast.Return) and (
                 stmt.value is None or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None)
             ):
                 continue  # removing a trailing `return None` changes nothing
             inside = set(ast.walk(stmt))
-            bound = _bound_names(stmt) if not isinstance(stmt, ast.AugAssign) else set()
+            bound = bound_names(stmt) if not isinstance(stmt, ast.AugAssign) else set()
             # `x += 1` reads x before it binds it: a load, not a fresh binding.
             aug = {n.target for n in own if isinstance(n, ast.AugAssign)}
             loads = {n.id for n in own if isinstance(n, ast.Name) and n not in inside
@@ -456,21 +338,21 @@ class _Generator:
             if any(name in loads and name not in stores for name in bound):
                 continue  # only an UnboundLocalError later: no test needed to notice that
             used_lines.add(stmt.lineno)
-            seg = _snippet(self.text.segment(stmt).splitlines()[0] if "\n" in self.text.segment(stmt)
+            seg = snippet(self.text.segment(stmt).splitlines()[0] if "\n" in self.text.segment(stmt)
                            else self.text.segment(stmt))
             yield self.guard(stmt, stmt.lineno, "statement", f"statement `{seg}` removed", "pass",
                              names=frozenset(bound), cover=(stmt.lineno,))
 
     def body(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Guard | None:
-        body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+        body = fn.body[1:] if fn.body and is_docstring(fn.body[0]) else fn.body
         if not body:
             return None
-        if all(_is_arid(s) for s in body) or (len(body) == 1 and (
+        if all(is_arid(s) for s in body) or (len(body) == 1 and (
             isinstance(body[0], ast.Return)
             and (body[0].value is None or (isinstance(body[0].value, ast.Constant) and body[0].value.value is None))
         )):
             return None
-        generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fn))
+        generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(fn))
         (l1, c1), _ = self.text.span(body[0])
         _, end = self.text.span(body[-1])
         indent = " " * c1

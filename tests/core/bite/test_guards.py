@@ -6,7 +6,8 @@ import ast
 
 import pytest
 
-from reviewui.core.bite.guards import GUARD_KINDS, _Text, generate
+from reviewui.core.bite.guard_source import SourceText
+from reviewui.core.bite.guards import GUARD_KINDS, generate
 
 SRC = '''import logging
 
@@ -112,7 +113,7 @@ def test_untouched_lines_of_a_changed_function_get_none() -> None:
 def test_a_revert_that_leaves_invalid_code_is_never_offered(monkeypatch: pytest.MonkeyPatch) -> None:
     # Removing the multi-line call would leave `; z = 3` at the start of a line.
     src = "def f(log):\n    log.append(1,\n               2); z = 3\n    return z\n"
-    text = _Text(src)
+    text = SourceText(src)
     stmt = ast.parse(src).body[0].body[0]  # type: ignore[attr-defined]
     start, end = text.span(stmt)
     with pytest.raises(SyntaxError):
