@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     _target_args(p)
     _run_args(p)
     p.add_argument("--hunk", metavar="FILE[:INDEX]", help="check only this file's hunks, or one hunk")
+    p.add_argument("--guards", action="store_true",
+                   help="also revert the guards inside the agent's lines (conditions, early exits, statements)")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
 
     p = sub.add_parser("fixtures", help="show what the branch's tests are made of")

@@ -43,9 +43,7 @@ def verdict_evidence(session: ReviewSession, bite_report: Any = None) -> dict[st
     state = ReviewState.load(session.target.repo_dir, session.target.branch)
     bites = ()
     if bite_report is not None:
-        bites = tuple(
-            BiteRecord(r.file, r.header, r.verdict, tuple(r.failing_tests)) for r in bite_report.results
-        )
+        bites = tuple(BiteRecord.from_result(r) for r in bite_report.results)
     findings = tuple(FindingRecord(f.kind, f.message) for f in session.findings(bite_report))
     return {
         "bites": bites,
@@ -66,7 +64,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     verdict = words[-1]
     args.branch = words[0] if len(words) == 2 else None
     session = session_from_args(args)
-    report = _run_bite(session) if args.with_bites else None
+    report = _run_bite(session, guards=True) if args.with_bites else None  # guards are verdict evidence too
     t = session.target
     review = Review.new(
         verdict, args.reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
@@ -114,7 +112,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 
 def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None,
-              on_progress: Callable[[int, int], None] | None = None) -> Any:
+              on_progress: Callable[[int, int], None] | None = None, guards: bool = False) -> Any:
     """Run the bite-check on the analysed part of the diff (settings' `exclude` left out)."""
     from reviewui.core.bite.engine import run_bite
 
@@ -123,6 +121,7 @@ def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None
     return run_bite(
         session.target, session.analysed_diff(), session.settings, hunks=hunks,
         all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=on_progress,
+        guards=guards,
     )
 
 
@@ -143,7 +142,7 @@ def cmd_bite(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
-    report = _run_bite(session, hunks, progress)
+    report = _run_bite(session, hunks, progress, guards=args.guards)
     if args.format == "json":
         emit(report.to_json(session.target))
     elif args.format == "stryker":
@@ -166,7 +165,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     session = session_from_args(args)
     session.diff.preload()
-    report = _run_bite(session) if args.bite and not session.target.is_empty else None
+    # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
+    report = _run_bite(session, guards=True) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
     out(render(args.format, session.target, session.diff, findings, __version__))
     return exit_code(findings)

@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
+from reviewui.core.bite import guard_check
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.config import Settings
@@ -169,12 +170,14 @@ def run_bite(
     on_progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
     cache: BiteCache | None = None,
+    guards: bool = False,
 ) -> BiteReport:
     """Bite-check the given hunks (default: every source hunk) and return the report.
 
     Raises ReviewError when the command is unusable (unparseable, cannot be
     started, fails the instrument check), when nothing selects tests (pytest
-    without test changes: pass all_tests), or for unknown hunks.
+    without test changes: pass all_tests), or for unknown hunks. With
+    `guards`, each result also carries its guard reverts (guard_check.py).
     """
     command = test_cmd or settings.test_command
     argv = split_command(command)
@@ -200,7 +203,7 @@ def run_bite(
     if cache is None:
         cache = BiteCache()
     try:
-        with WorktreePool(target.repo_dir, min(jobs, max(1, total))) as pool:
+        with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, total))) as pool:
             # Started first, the warm server imports pytest while the baseline runs; the
             # instrument check and every hunk's run are then forks of it (cold when it cannot serve).
             warm = cache.warm_server(argv[0], settings) if settings.warm_runner and warm_form(argv) else None
@@ -213,14 +216,17 @@ def run_bite(
                     cache.put(key, prepared)
             base = prepared.baseline
             per_run = limit or (10 * base.seconds + 5)
+            # Guard reverts (issue 15) run beside the hunk reverts; `join` attaches them to their hunk.
+            gjobs = guard_check.plan(target, targets, prepared.cov, selected) if guards and base.status == "green" else []
+            join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
             for f, h in targets:
                 if base.status != "green":
-                    emit(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
+                    join.hunk(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
                 sel = _selection(prepared, target, f, h, selected)
                 if sel.choice == "uncovered":
-                    emit(_result(h, "uncovered", reason=sel.reason))
+                    join.hunk(_result(h, "uncovered", reason=sel.reason))
                 else:
                     pending.append((f, h, sel.tests if sel.choice == "tests" else selected))
 
@@ -232,15 +238,19 @@ def run_bite(
                     return _check_one(scratch, target, f, h, argv, tests, per_run, settings, cancel, pytest_mode, warm)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-                for fut in cf.as_completed([ex.submit(check, item) for item in pending]):
-                    emit(fut.result())
+                futures: list[cf.Future[object]] = [ex.submit(check, item) for item in pending]
+                futures += [ex.submit(guard_check.task, pool, target, job, argv, per_run, settings, cancel,
+                                      pytest_mode, warm) for job in gjobs]
+                for fut in cf.as_completed(futures):
+                    join.take(fut.result())  # type: ignore[arg-type]
     finally:
         if own_cache:
             cache.close()
 
     order = {h.key: n for n, (_, h) in enumerate(targets)}
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
-    return BiteReport(baseline=base, results=ordered, selected_tests=selected, test_command=command)
+    return BiteReport(baseline=base, results=ordered, selected_tests=selected, test_command=command,
+                      guards_checked=guards)
 
 
 def _result(h: Hunk, verdict: str, **kw: object) -> HunkResult:

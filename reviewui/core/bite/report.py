@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
+from reviewui.core.bite.guard_report import GuardResult, guard_summary
 from reviewui.core.git import show_file
 from reviewui.core.target import Target
 
@@ -64,6 +65,8 @@ class HunkResult:
     """The capped output of the revert run (head and tail)."""
     tests_run: tuple[str, ...] = ()
     """What was run: node ids (coverage-guided), test files, or () for the whole suite."""
+    guards: tuple[GuardResult, ...] = ()
+    """Guard reverts inside the hunk's added lines (`bite --guards`), in line order."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -105,6 +108,12 @@ class BiteReport:
     """Test files selected (empty with --all-tests: the whole suite ran)."""
     test_command: str
     """The test command as the user gave it."""
+    guards_checked: bool = False
+    """True when guard reverts were graded too (each hunk's `guards`)."""
+
+    def guard_summary(self) -> dict[str, int]:
+        """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
+        return guard_summary(g for r in self.results for g in r.guards)
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
@@ -129,10 +138,20 @@ class BiteReport:
 
     def decorative_tests(self) -> tuple[str, ...]:
         """Tests that ran at baseline but bit none of the checked hunks (meaningful after a sweep)."""
-        return tuple(t for t, keys in self.matrix().items() if not keys)
+        # A test that bit a guard revert (issue 15) is not decorative either.
+        bit_guard = {t for r in self.results for g in r.guards if g.verdict == "bites" for t in g.failing_tests}
+        return tuple(t for t, keys in self.matrix().items() if not keys and t not in bit_guard)
 
     def to_json(self, target: Target) -> dict[str, Any]:
         """The contract JSON document (see the issue) as a dict ready for json.dumps."""
+        doc = self._json(target)
+        if self.guards_checked:  # issue 15: hunks[].guards and their own summary
+            for entry, r in zip(doc["hunks"], self.results):
+                entry["guards"] = [g.to_json() for g in r.guards]
+            doc["guard_summary"] = self.guard_summary()
+        return doc
+
+    def _json(self, target: Target) -> dict[str, Any]:
         return {
             "repo": str(target.repo_dir),
             "branch": target.branch,
@@ -179,8 +198,12 @@ class BiteReport:
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
             if r.reason:
                 lines.append(f"    {r.reason}")
+            lines.extend(f"    guard {g.one_line()}" for g in r.guards)
         s = self.summary()
         lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "no source hunks to check")
+        if self.guards_checked:
+            gs = self.guard_summary()
+            lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))
         decorative = self.decorative_tests() if self.results else ()
         if decorative:
             lines.append("tests that bit nothing: " + ", ".join(decorative))
@@ -214,6 +237,8 @@ class BiteReport:
             if r.tests_run:
                 mutant["coveredBy"] = list(r.tests_run)
             entry["mutants"].append(mutant)
+            for k, g in enumerate(r.guards):  # issue 15: each guard its own mutant
+                entry["mutants"].append(g.to_mutant(f"{n}.{k}"))
         return {
             "$schema": "https://git.io/mutation-testing-schema",
             "schemaVersion": "1",

@@ -53,6 +53,9 @@ KINDS: dict[str, KindInfo] = {
         "error", "The agent claimed it was done while nothing (or not the task) changed."
     ),
     "toothless-hunk": KindInfo("warning", "Reverting this hunk leaves every test passing."),
+    "toothless-guard": KindInfo(
+        "warning", "Breaking one condition, exit or statement the agent wrote leaves every test passing."
+    ),
     "broken-hunk": KindInfo("info", "Reverting this hunk broke the test run, so it could not be graded."),
     "baseline-red": KindInfo("error", "The branch's own test suite does not pass."),
 }

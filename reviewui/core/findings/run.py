@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.findings.bite_rules import bite_findings
+from reviewui.core.findings.guard_rules import guard_findings
 from reviewui.core.findings.calls import test_mentions_only, uncalled_function
 from reviewui.core.findings.change_shape import no_change, test_only_change
 from reviewui.core.findings.duplicates import duplicate_function
@@ -81,6 +82,7 @@ def compute_findings(
         ("duplicate-function", lambda: duplicate_function(symbols(), head, globs)),
         ("undeclared-write", lambda: undeclared_write(target, diff, transcript)),
         ("bite", lambda: bite_findings(bite)),
+        ("toothless-guard", lambda: guard_findings(bite)),
     ]
     found: list[Finding] = []
     for name, rule in rules:

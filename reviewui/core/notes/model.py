@@ -35,6 +35,22 @@ _AT_LINE = re.compile(r"^at = (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\+00:00$", re.M)
 
 
 @dataclass(frozen=True)
+class GuardRecord:
+    """One guard revert inside a hunk (see core/bite/guards.py), as graded at verdict time."""
+
+    line: int
+    """1-based line in the branch's file."""
+    kind: str
+    """condition | operand | boundary | early-exit | statement | body."""
+    description: str
+    """What the edit did."""
+    verdict: str
+    """The bite verdict for the guard (`toothless` is the evidence worth keeping)."""
+    failing_tests: tuple[str, ...] = ()
+    """Tests that failed with the guard reverted."""
+
+
+@dataclass(frozen=True)
 class BiteRecord:
     """The bite check of one hunk, as shown at verdict time."""
 
@@ -46,6 +62,17 @@ class BiteRecord:
     """The bite verdict for the hunk (the bite module's word)."""
     failing_tests: tuple[str, ...] = ()
     """Tests that failed with the hunk reverted."""
+    guards: tuple[GuardRecord, ...] = ()
+    """The hunk's guard reverts, when they were checked (`[[review.bite.guards]]`)."""
+
+    @classmethod
+    def from_result(cls, r: Any) -> "BiteRecord":
+        """The record of a bite module HunkResult (its guards included)."""
+        guards = tuple(
+            GuardRecord(g.line, g.kind, g.description, g.verdict, tuple(g.failing_tests))
+            for g in getattr(r, "guards", ()) or ()
+        )
+        return cls(r.file, r.header, r.verdict, tuple(r.failing_tests), guards)
 
 
 @dataclass(frozen=True)
@@ -189,7 +216,8 @@ class Review:
             tree=_s(data, "tree"),
             patch_id=_s(data, "patch_id"),
             bites=tuple(
-                BiteRecord(_s(b, "file"), _s(b, "header"), _s(b, "verdict"), _strs(b.get("failing_tests")))
+                BiteRecord(_s(b, "file"), _s(b, "header"), _s(b, "verdict"), _strs(b.get("failing_tests")),
+                           tuple(_guard(g) for g in _tables(b.get("guards"))))
                 for b in _tables(data.get("bite"))
             ),
             probes=tuple(
@@ -229,6 +257,9 @@ class Review:
         for b in self.bites:
             bite = {"file": b.file, "header": b.header, "verdict": b.verdict, "failing_tests": list(b.failing_tests)}
             subtables.append(("bite", bite))
+            for g in b.guards:  # `[[review.bite.guards]]` right after its bite: TOML appends it to that one
+                subtables.append(("bite.guards", {"line": g.line, "kind": g.kind, "description": g.description,
+                                                  "verdict": g.verdict, "failing_tests": list(g.failing_tests)}))
         for p in self.probes:
             subtables.append(("probe", {"name": p.name, "code": p.code, "branch": p.branch, "base": p.base}))
         for c in self.comments:
@@ -352,6 +383,12 @@ def _s(data: Any, key: str) -> str:
 
 def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _guard(g: dict[str, Any]) -> GuardRecord:
+    line = g.get("line")
+    return GuardRecord(line if isinstance(line, int) else 0, _s(g, "kind"), _s(g, "description"), _s(g, "verdict"),
+                       _strs(g.get("failing_tests")))
 
 
 def _tables(value: Any) -> list[dict[str, Any]]:

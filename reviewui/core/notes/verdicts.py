@@ -41,6 +41,7 @@ from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is th
     CommentRecord,
     EPOCH,
     FindingRecord,
+    GuardRecord,
     NoteChunk,
     ProbeRecord,
     Review,

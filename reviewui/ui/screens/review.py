@@ -30,6 +30,7 @@ from reviewui.ui.screens.review_verdicts import VerdictActions
 from reviewui.ui.widgets.diff_view import Badge, DiffView
 from reviewui.ui.widgets.file_list import FileList
 from reviewui.ui.widgets.fixtures_pane import FixturesPane
+from reviewui.ui.widgets.guard_marks import hunk_badge, line_marks
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
@@ -245,7 +246,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
             row: list[Badge] = []
             result = self.bites.get((f.path, h.index))
             if result is not None:
-                row.append(Badge(result.verdict, BITE_TONE.get(result.verdict, "info")))
+                row.append(hunk_badge(result) or Badge(result.verdict, BITE_TONE.get(result.verdict, "info")))
             if self.is_reviewed(h):
                 row.append(Badge("✓ reviewed", "good"))
             found = [x for x in self.findings if x.file == f.path and x.line and h.new_start <= x.line < h.new_start + max(h.new_len, 1)]
@@ -267,6 +268,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         path = path or (view.file.path if view.file else None)
         if path is None:
             return
+        view.set_line_marks(path, line_marks(self.bites.values(), path))  # guard reverts in the gutter
         if view.file is not None and view.file.path == path:
             view.set_badges(self.hunk_badges(path))
         self.file_list.set_summary(path, self.file_summary(path))

@@ -19,6 +19,7 @@ from reviewui.core.bite.engine import BiteCache, checkable_hunks, run_bite
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.screens.matrix import MatrixScreen
+from reviewui.ui.widgets import guard_marks
 from reviewui.ui.widgets.results_panel import ResultsPanel
 
 if TYPE_CHECKING:
@@ -35,6 +36,10 @@ class BiteActions(Screen[None]):
         Binding("escape", "cancel_bite", "Cancel", tooltip="Cancel the running bite-check"),
         Binding("m", "matrix", "Matrix", tooltip="Which test bit which hunk"),
         Binding("r", "toggle_results", "Results", tooltip="Show or hide the results panel"),
+        Binding("right_curly_bracket", "toothless_guard(1)", "Next toothless guard", key_display="}",
+                tooltip="Jump to the next guard revert no test noticed"),
+        Binding("left_curly_bracket", "toothless_guard(-1)", "Prev toothless guard", key_display="{",
+                tooltip="Jump to the previous guard revert no test noticed"),
     ]
 
     biting: reactive[bool] = reactive(False, bindings=True)
@@ -94,6 +99,7 @@ class BiteActions(Screen[None]):
             report = run_bite(
                 self.session.target, self.session.analysed_diff(), self.session.settings,
                 hunks=hunks, all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
+                guards=True,  # `b`/`B` grade the guard reverts inside the agent's lines too
                 on_result=lambda res: self.post_message(BiteResult(res)),
                 on_progress=lambda done, total: self.post_message(BiteProgress(done, total)),
                 cancel=cancel, cache=self._bite_cache,
@@ -164,14 +170,38 @@ class BiteActions(Screen[None]):
 
     def action_matrix(self) -> None:
         keys = sorted(self.bites, key=lambda k: (k[0], k[1]))
-        hunks = [(f"{p}:{i}", f"{p}:{i} {self.bites[(p, i)].verdict}") for p, i in keys]
+        hunks: list[tuple[str, str]] = []
         bit = {(f"{p}:{i}", t) for (p, i) in keys for t in self.bites[(p, i)].failing_tests
                if self.bites[(p, i)].verdict == "bites"}
+        for p, i in keys:  # each hunk's row, then a row per guard revert
+            hunks.append((f"{p}:{i}", f"{p}:{i} {self.bites[(p, i)].verdict}"))
+            rows, guard_bit = guard_marks.matrix_rows([self.bites[(p, i)]])
+            hunks += rows
+            bit |= guard_bit
         tests = list(self.baseline_tests)
         self.app.push_screen(MatrixScreen(hunks, tests, bit))
+
+    def action_toothless_guard(self, direction: int) -> None:
+        """Move the cursor to the next/previous line with a toothless guard, across files."""
+        order = list(self.file_list.paths)
+        positions = guard_marks.toothless_positions(self.bites.values(), order)
+        view = self.diff_view
+        here = (view.file.path if view.file else "", view.current_line or 0)
+        target = guard_marks.step(positions, here, direction, order)
+        if target is None:
+            self.notify("No more toothless guards" if positions else "No toothless guards (b checks a hunk's guards)",
+                        timeout=2)
+            return
+        self.jump_to(*target)
+        row = view.row_for_line(target[1])
+        if row is not None:
+            view.cursor = row
 
     if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
         def results_panel(self) -> ResultsPanel: ...
         def set_status(self, text: str) -> None: ...
         def evidence_changed(self, path: str | None) -> None: ...
         def compute_findings(self, bite_report: Any = None) -> Any: ...
+        def jump_to(self, path: str, line: int | None) -> None: ...
+        @property
+        def file_list(self) -> Any: ...

@@ -123,7 +123,7 @@ class VerdictActions(Screen[None]):
         t = self.session.target
         review = Review.new(
             verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
-            bites=tuple(BiteRecord(r.file, r.header, r.verdict, tuple(r.failing_tests)) for r in self.bite_results()),
+            bites=tuple(BiteRecord.from_result(r) for r in self.bite_results()),
             probes=self.state.probe_records(),
             comments=self.state.comment_records(),
             findings=tuple(FindingRecord(f.kind, f.message) for f in self.current_findings()),

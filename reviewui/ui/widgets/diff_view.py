@@ -94,6 +94,8 @@ class DiffView(LineCursorView):
         self.file: FileDiff | None = None
         self.rows: list[Row] = []
         self.badges: dict[int, list[Badge]] = {}
+        self.guard_marks: dict[str, dict[int, tuple[str, str]]] = {}
+        """Path -> branch-side line -> (mark, tone) drawn in the gutter (checked guard reverts)."""
         self._highlighter: HunkHighlighter | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
         self._last_hunk: tuple[str | None, int | None] = (None, None)
@@ -116,6 +118,25 @@ class DiffView(LineCursorView):
         self.badges = badges
         self._strips.clear()
         self.refresh()
+
+    def set_line_marks(self, path: str, marks: dict[int, tuple[str, str]]) -> None:
+        """Replace the gutter marks (branch-side line -> (character, tone)) of file `path`."""
+        self.guard_marks[path] = marks
+        self._strips.clear()
+        self.refresh()
+
+    @property
+    def line_marks(self) -> dict[int, tuple[str, str]]:
+        """The gutter marks of the shown file."""
+        return self.guard_marks.get(self.file.path, {}) if self.file is not None else {}
+
+    def row_for_line(self, new_no: int) -> int | None:
+        """Row showing branch-side line `new_no`, or None."""
+        for y, row in enumerate(self.rows):
+            if row.new_no == new_no or (row.right is not None and row.right.kind != "removed"
+                                        and row.right.no == new_no):
+                return y
+        return None
 
     def _rebuild(self) -> None:
         f = self.file
@@ -337,7 +358,7 @@ class DiffView(LineCursorView):
         sign = {"added": "+", "removed": "-"}.get(row.kind, " ")
         gutter = f"{_no(row.old_no)} {_no(row.new_no)} {sign} "
         code = self._code(row.hunk, row.line, row.text, row.partner, row.kind)
-        return self._assemble(gutter, code, bg, width, scroll_x)
+        return self._assemble(gutter, code, bg, width, scroll_x, self.line_marks.get(row.new_no or 0))
 
     def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
         if side is None or side.kind == "empty":
@@ -345,9 +366,11 @@ class DiffView(LineCursorView):
         bg = {"added": self._style("added"), "removed": self._style("removed")}.get(side.kind, self._base_style())
         sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
         code = self._code(hunk, side.line, side.text, side.partner, side.kind)
-        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x)
+        mark = self.line_marks.get(side.no or 0) if side.kind != "removed" else None
+        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, mark)
 
-    def _assemble(self, gutter: str, code: Text, bg: Style, width: int, scroll_x: int) -> Strip:
+    def _assemble(self, gutter: str, code: Text, bg: Style, width: int, scroll_x: int,
+                  mark: tuple[str, str] | None = None) -> Strip:
         """One Strip: gutter, then the code scrolled by `scroll_x`, padded to `width`.
 
         Built as a single segment list: a Strip per step would cost more than
@@ -359,6 +382,8 @@ class DiffView(LineCursorView):
             code = code[scroll_x:] if scroll_x < len(code) else Text()
             code.truncate(room)
         segments = [Segment(gutter[:width], lineno)]
+        if mark is not None and len(gutter) <= width:  # a checked guard: its mark in the gutter's last cell
+            segments = [Segment(gutter[:-1], lineno), Segment(mark[0], self._style(f"badge-{mark[1]}"))]
         used = min(len(gutter), width)
         for seg in code.render(self.app.console):
             if not seg.text:

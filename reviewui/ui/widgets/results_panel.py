@@ -13,6 +13,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from reviewui.ui.widgets.guard_marks import guard_lines, only_a_missing_name
+
 TONE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
         "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
 OUTPUT_TAIL = 40
@@ -63,6 +65,10 @@ class ResultsPanel(VerticalScroll):
             ))
             if result.reason:
                 lines.append(Content("  " + result.reason))
+            if only_a_missing_name(result):
+                lines.append(Content.assemble(("  the hunk revert only removes a name; its guards say more:",
+                                               "$text-muted")))
+            lines.extend(guard_lines(result))
             for test in result.failing_tests:
                 lines.append(Content.assemble(("  ✗ ", "$error"), test))
                 message = result.messages.get(test, "")

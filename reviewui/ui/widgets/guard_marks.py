@@ -1,0 +1,116 @@
+"""Guard reverts on screen: gutter marks, results-panel lines, badges, matrix rows and jumps.
+
+Plain functions over bite results (HunkResult with `.guards`), so the review
+screen only wires them in: the diff view draws the marks, the results panel
+the lines, the matrix the rows. Every string from the repo is drawn as
+literal Content (never parsed as markup) with control characters made visible.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from textual.content import Content
+
+from reviewui.ui.widgets.diff_view import Badge
+
+MARKS: dict[str, tuple[str, str]] = {
+    "bites": ("●", "good"),
+    "toothless": ("○", "bad"),
+    "broken": ("✗", "warn"),
+    "timeout": ("✗", "warn"),
+    "error": ("✗", "bad"),
+    "uncovered": ("·", "warn"),
+}
+"""Verdict -> (gutter character, tone)."""
+
+# When one line has several guards, the mark shows the one a reviewer must see first.
+_PRIORITY = ("toothless", "uncovered", "error", "broken", "timeout", "bites")
+TONE_STYLE = {"good": "$success", "bad": "$error", "warn": "$warning", "info": "$text-muted"}
+
+
+def visible(text: str) -> str:
+    """Control characters made visible (agent code is hostile)."""
+    return "".join(c if c == "\t" or c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def line_marks(results: Iterable[Any], path: str) -> dict[int, tuple[str, str]]:
+    """Branch-side line -> (mark, tone) for the checked guards of file `path`."""
+    by_line: dict[int, list[str]] = {}
+    for r in results:
+        for g in getattr(r, "guards", ()) or ():
+            if g.file == path and g.verdict in MARKS:
+                by_line.setdefault(g.line, []).append(g.verdict)
+    return {line: MARKS[min(vs, key=_PRIORITY.index)] for line, vs in by_line.items()}
+
+
+def guard_lines(result: Any) -> list[Content]:
+    """The guards of one hunk's result, one line each: `line 57: … — every test still passes`."""
+    guards = getattr(result, "guards", ()) or ()
+    if not guards:
+        return []
+    out = [Content.assemble(("guards", "bold"), f"  {summary(guards)}")]
+    for g in guards:
+        mark, tone = MARKS.get(g.verdict, ("?", "info"))
+        out.append(Content.assemble((f"  {mark} ", TONE_STYLE[tone]), visible(g.one_line())))
+    return out
+
+
+def summary(guards: Iterable[Any]) -> str:
+    """`8 bite, 1 toothless` for a set of guard results."""
+    counts: dict[str, int] = {}
+    for g in guards:
+        counts[g.verdict] = counts.get(g.verdict, 0) + 1
+    words = {"bites": "bite"}
+    return ", ".join(f"{counts[v]} {words.get(v, v)}" for v in _PRIORITY[::-1] if counts.get(v))
+
+
+def only_a_missing_name(result: Any) -> bool:
+    """True when the hunk revert is `broken` and its guards say more (the new-function case)."""
+    return getattr(result, "verdict", "") == "broken" and bool(getattr(result, "guards", ()))
+
+
+def hunk_badge(result: Any) -> Badge | None:
+    """The badge for a hunk whose whole revert only removes a name: its guards' verdicts instead."""
+    if not only_a_missing_name(result):
+        return None
+    toothless = sum(1 for g in result.guards if g.verdict == "toothless")
+    if toothless:
+        return Badge(f"guards: {toothless} toothless", "bad")
+    return Badge(f"guards: {summary(result.guards)}", "good" if all(
+        g.verdict == "bites" for g in result.guards) else "warn")
+
+
+def toothless_positions(results: Iterable[Any], order: list[str]) -> list[tuple[str, int]]:
+    """(file, line) of every toothless guard, in file-list order then line order."""
+    rank = {p: n for n, p in enumerate(order)}
+    found = {(g.file, g.line) for r in results for g in (getattr(r, "guards", ()) or ()) if g.verdict == "toothless"}
+    return sorted(found, key=lambda fl: (rank.get(fl[0], len(rank)), fl[0], fl[1]))
+
+
+def step(positions: list[tuple[str, int]], here: tuple[str, int], direction: int,
+         order: list[str]) -> tuple[str, int] | None:
+    """The next (1) or previous (-1) position after `here`, None past the end."""
+    rank = {p: n for n, p in enumerate(order)}
+
+    def key(fl: tuple[str, int]) -> tuple[int, str, int]:
+        return (rank.get(fl[0], len(rank)), fl[0], fl[1])
+
+    if direction > 0:
+        after = [p for p in positions if key(p) > key(here)]
+        return after[0] if after else None
+    before = [p for p in positions if key(p) < key(here)]
+    return before[-1] if before else None
+
+
+def matrix_rows(results: Iterable[Any]) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
+    """Matrix rows (key, label) for every guard, and the (row key, test) pairs that bit."""
+    rows: list[tuple[str, str]] = []
+    bit: set[tuple[str, str]] = set()
+    for r in results:
+        for n, g in enumerate(getattr(r, "guards", ()) or ()):
+            key = f"{g.file}:{g.hunk}#{n}"
+            rows.append((key, visible(f"  ↳ {g.file}:{g.line} {g.kind} {g.verdict}")))
+            if g.verdict == "bites":
+                bit |= {(key, t) for t in g.failing_tests}
+    return rows, bit
