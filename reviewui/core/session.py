@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
-from reviewui.core.evidence import EvidenceLedger, HunkKey
+from reviewui.core.evidence import EvidenceLedger, HunkKey, VerdictEvidence
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -283,8 +283,11 @@ class ReviewSession:
 
     # --- verdicts ----------------------------------------------------------
 
-    def verdict(self, verdict: str, reason: str) -> "Review":
+    def verdict(self, verdict: str, reason: str, evidence: VerdictEvidence | None = None) -> "Review":
         """Record `verdict` on the branch head in git notes with the ledger's evidence; return the review.
+
+        `evidence` is the ledger's verdict evidence taken earlier (the UI takes
+        it on its own thread when the reviewer confirms); None takes it now.
 
         Raises ReviewError for an unknown verdict, a reject without a reason,
         no git identity, or a note that cannot be written.
@@ -292,7 +295,7 @@ class ReviewSession:
         from reviewui.core.notes.verdicts import Review, record_review
 
         t = self.target
-        ev = self.evidence.verdict_evidence()
+        ev = evidence if evidence is not None else self.evidence.verdict_evidence()
         review = Review.new(
             verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
             bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings,
