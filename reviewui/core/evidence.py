@@ -170,7 +170,7 @@ class EvidenceLedger:
 
     def file(self, path: str, hunks: Sequence[Hunk] | None) -> FileEvidence:
         """What is known about file `path`; `hunks` is its parsed hunks, or None when not parsed yet."""
-        verdicts = [r.verdict for (p, _), r in self.bites.items() if p == path]
+        verdicts: list[str] = [r.verdict for (p, _), r in self.bites.items() if p == path]
         counts = tuple((v, verdicts.count(v)) for v in BITE_VERDICTS if verdicts.count(v))
         return FileEvidence(
             path=path,

@@ -292,7 +292,8 @@ class ReviewSession:
         Raises ReviewError for an unknown verdict, a reject without a reason,
         no git identity, or a note that cannot be written.
         """
-        from reviewui.core.notes.verdicts import Review, record_review
+        from reviewui.core.notes.model import Review
+        from reviewui.core.notes.verdicts import record_review
 
         t = self.target
         ev = evidence if evidence is not None else self.evidence.verdict_evidence()

@@ -21,6 +21,7 @@ from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets.results_panel import ResultsPanel
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.report import HunkResult
     from reviewui.ui.screens.review import ReviewScreen
 
 
@@ -94,12 +95,15 @@ class BitesPart(ReviewPart):
     def _run(self, hunks: list[HunkKey], cancel: threading.Event) -> None:
         """Run the bite-check off the UI thread; report with messages only."""
         post = self.screen.post_message
+
+        def result(res: HunkResult) -> None:
+            post(BiteResult(res))
+
+        def progress(done: int, total: int) -> None:
+            post(BiteProgress(done, total))
+
         try:
-            report = self.session.bite(
-                hunks, on_result=lambda res: post(BiteResult(res)),
-                on_progress=lambda done, total: post(BiteProgress(done, total)),
-                cancel=cancel, cache=self.cache,
-            )
+            report = self.session.bite(hunks, on_result=result, on_progress=progress, cancel=cancel, cache=self.cache)
         except ReviewError as e:
             post(BiteFinished(None, str(e)))
             return
