@@ -37,11 +37,10 @@ from reviewui.ui.screens.review_transcript import TranscriptPart
 from reviewui.ui.screens.review_verdicts import VerdictsPart
 from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.widgets.file_list import FileList
-from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from reviewui.ui.widgets.key_footer import KeyFooter
-from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.ui.widgets.transcript_view import TranscriptView
+
 
 class ReviewScreen(Screen[None]):
     """The main review screen."""
@@ -81,7 +80,7 @@ class ReviewScreen(Screen[None]):
             with Vertical(id="sidebar"):
                 yield FileList(self.session.diff, id="files")
             # The bite results, the transcript and the fixtures panes are mounted when
-            # first needed (see results_panel, TranscriptPart, fixtures_pane): every
+            # first needed (by BitesPart, TranscriptPart, FixturesPart): every
             # widget on the first screen adds to the time it takes to appear.
             with ContentSwitcher(id="main-switch", initial="diff-pane"):
                 with Vertical(id="diff-pane"):
@@ -98,24 +97,6 @@ class ReviewScreen(Screen[None]):
     def file_list(self) -> FileList:
         """The file list widget."""
         return self.query_one("#files", FileList)
-
-    def results_panel(self) -> ResultsPanel:
-        """The bite results under the diff, mounted the first time it is asked for."""
-        found = self.query(ResultsPanel)
-        if found:
-            return found.first()
-        panel = ResultsPanel(id="results", classes="-hidden")
-        self.query_one("#diff-pane").mount(panel)
-        return panel
-
-    def fixtures_pane(self) -> FixturesPane:
-        """The fixtures pane beside the diff, mounted (hidden) the first time it is asked for."""
-        found = self.query(FixturesPane)
-        if found:
-            return found.first()
-        pane = FixturesPane(id="fixtures", classes="-hidden")
-        self.query_one("#body").mount(pane)
-        return pane
 
     # --- start-up ----------------------------------------------------------
 

@@ -149,6 +149,15 @@ class BitesPart(ReviewPart):
             self.screen.set_status(f"bite-check done: {counts or 'no hunks'}")
         self.show_result()
 
+    def panel(self) -> ResultsPanel:
+        """The bite results under the diff, mounted the first time it is asked for."""
+        found = self.screen.query(ResultsPanel)
+        if found:
+            return found.first()
+        panel = ResultsPanel(id="results", classes="-hidden")
+        self.screen.query_one("#diff-pane").mount(panel)
+        return panel
+
     def show_result(self) -> None:
         """Show the result of the hunk under the cursor in the results panel (opened when there is one)."""
         h = self.screen.diff_view.current_hunk
@@ -156,14 +165,14 @@ class BitesPart(ReviewPart):
         baseline = self.ledger.baseline
         if result is None and baseline is None and not self.screen.query(ResultsPanel):
             return  # nothing to show, and no panel yet to update
-        panel = self.screen.results_panel()
+        panel = self.panel()
         panel.show_result(result, baseline)
         if result is not None or baseline is not None:
             panel.remove_class("-hidden")
 
     def toggle_results(self) -> None:
         """Show or hide the results panel."""
-        panel = self.screen.results_panel()
+        panel = self.panel()
         if panel.result is None and panel.baseline is None:
             self.show_result()  # a panel mounted just now says how to get a result
         panel.toggle_class("-hidden")

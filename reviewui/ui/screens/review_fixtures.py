@@ -30,12 +30,21 @@ class FixturesPart(ReviewPart):
 
     def toggle(self) -> None:
         """Show or hide the fixtures pane (analysing the tests the first time)."""
-        pane = self.screen.fixtures_pane()
+        pane = self.pane()
         pane.toggle_class("-hidden")
         if not pane.has_class("-hidden"):
             if self.report is None:
                 self.thread(self._compute, group="fixtures", name="fixtures")
             self.follow()
+
+    def pane(self) -> FixturesPane:
+        """The fixtures pane beside the diff, mounted (hidden) the first time it is asked for."""
+        found = self.screen.query(FixturesPane)
+        if found:
+            return found.first()
+        pane = FixturesPane(id="fixtures", classes="-hidden")
+        self.screen.query_one("#body").mount(pane)
+        return pane
 
     def _compute(self) -> None:
         """Analyse the branch's tests off the UI thread."""
