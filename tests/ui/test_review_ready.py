@@ -70,3 +70,12 @@ async def test_check_action_asks_every_part(sample3: ReviewSession) -> None:
         screen.findings_part.check_action = lambda action: None if action == "findings" else True  # type: ignore[method-assign]
         assert screen.check_action("findings", ()) is None
         assert screen.check_action("bite", ()) is True
+
+
+async def test_review_ready_when_the_transcript_turns_out_empty(sample3: ReviewSession, monkeypatch) -> None:
+    monkeypatch.setattr(sample3, "transcript", lambda: None)
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review_ready(app, pilot, timeout=30)
+        assert screen.startup.diff_loaded and screen.ledger.findings_ready  # the rest of the start-up ran
+        assert screen.ledger.links is None

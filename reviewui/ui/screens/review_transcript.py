@@ -79,7 +79,8 @@ class TranscriptPart(ReviewPart):
         except Exception:
             self.screen.app.call_from_thread(self.screen.start_background)  # the rest of the review must still run
             raise
-        if transcript is None:
+        if transcript is None:  # nothing to show: the rest of the start-up goes on without it
+            self.screen.app.call_from_thread(self._without_transcript)
             return
         # Show the turns first; linking them to hunks needs every file parsed.
         post(TranscriptReady(transcript, None))
@@ -90,6 +91,12 @@ class TranscriptPart(ReviewPart):
             return
         if links is not None:
             post(TranscriptReady(transcript, links))
+        else:
+            self.screen.app.call_from_thread(self.screen.startup.settled, "transcript")
+
+    def _without_transcript(self) -> None:
+        self.screen.startup.settled("transcript")
+        self.screen.start_background()
 
     def on_ready(self, message: TranscriptReady) -> None:
         """The turns (links None), then the links, arrived."""
