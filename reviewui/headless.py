@@ -12,7 +12,6 @@ from typing import Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.errors import ReviewError
-from reviewui.core.session import ReviewSession
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -35,28 +34,10 @@ def out(text: str) -> None:
 # --- verdicts -----------------------------------------------------------------
 
 
-def verdict_evidence(session: ReviewSession, bite_report: Any = None) -> dict[str, Any]:
-    """What a verdict carries: bites, kept probes, comments and findings (Review.new keywords)."""
-    from reviewui.core.notes.verdicts import BiteRecord, FindingRecord
-    from reviewui.core.state import ReviewState
-
-    state = ReviewState.load(session.target.repo_dir, session.target.branch)
-    bites = ()
-    if bite_report is not None:
-        bites = tuple(BiteRecord.from_result(r) for r in bite_report.results)
-    findings = tuple(FindingRecord(f.kind, f.message) for f in session.findings(bite_report))
-    return {
-        "bites": bites,
-        "probes": tuple(state.probe_records()),
-        "comments": tuple(state.comment_records()),
-        "findings": findings,
-    }
-
-
 @handler("verdict")
 def cmd_verdict(args: argparse.Namespace) -> int:
     """Record approve/reject on the branch head in git notes."""
-    from reviewui.core.notes.verdicts import VERDICTS, Review, record_review
+    from reviewui.core.notes.verdicts import VERDICTS
 
     words = list(args.words)
     if len(words) > 2 or words[-1] not in VERDICTS:
@@ -64,13 +45,11 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     verdict = words[-1]
     args.branch = words[0] if len(words) == 2 else None
     session = session_from_args(args)
-    report = _run_bite(session, guards=True) if args.with_bites else None  # guards are verdict evidence too
+    if args.with_bites:
+        session.evidence.add_report(session.bite(guards=True))  # guards are verdict evidence too
+    session.collect_findings()
+    review = session.verdict(verdict, args.reason)
     t = session.target
-    review = Review.new(
-        verdict, args.reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
-        **verdict_evidence(session, report),
-    )
-    record_review(t.repo_dir, review, session.settings.notes_ref)
     out(f"recorded {verdict} on {t.branch} @ {t.head[:7]} ({review.id})")
     return 0
 
@@ -78,15 +57,11 @@ def cmd_verdict(args: argparse.Namespace) -> int:
 @handler("log")
 def cmd_log(args: argparse.Namespace) -> int:
     """List the verdicts recorded for the branch, with whether each still applies."""
-    from reviewui.core.notes.verdicts import log_json, render_log_text
-
     session = session_from_args(args)
-    t = session.target
-    ref = session.settings.notes_ref
     if args.format == "json":
-        emit(log_json(t.repo_dir, t.branch, t.base, t.head, ref))
+        emit(session.log_json())
     else:
-        out(render_log_text(t.repo_dir, t.branch, t.base, t.head, ref))
+        out(session.log_text())
     return 0
 
 
@@ -111,38 +86,21 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None,
-              on_progress: Callable[[int, int], None] | None = None, guards: bool = False) -> Any:
-    """Run the bite-check on the analysed part of the diff (settings' `exclude` left out)."""
-    from reviewui.core.bite.engine import run_bite
-
-    r = session.run
-    session.diff.preload()
-    return run_bite(
-        session.target, session.analysed_diff(), session.settings, hunks=hunks,
-        all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=on_progress,
-        guards=guards,
-    )
-
-
 # --- bite-checks --------------------------------------------------------------
 
 
 @handler("bite")
 def cmd_bite(args: argparse.Namespace) -> int:
     """Bite-check the branch's source hunks; exit 0 only when every hunk bites."""
-    from reviewui.core.bite.engine import parse_hunk_spec
-
     session = session_from_args(args)
-    session.diff.preload()
-    hunks = parse_hunk_spec(args.hunk, session.analysed_diff()) if args.hunk else None
+    hunks = session.hunks(args.hunk) if args.hunk else None
 
     def progress(done: int, total: int) -> None:
         if args.format == "text" and sys.stderr.isatty():
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
-    report = _run_bite(session, hunks, progress, guards=args.guards)
+    report = session.bite(hunks, on_progress=progress, guards=args.guards)
     if args.format == "json":
         emit(report.to_json(session.target))
     elif args.format == "stryker":
@@ -166,7 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     session = session_from_args(args)
     session.diff.preload()
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
-    report = _run_bite(session, guards=True) if args.bite and not session.target.is_empty else None
+    report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
     out(render(args.format, session.target, session.diff, findings, __version__))
     return exit_code(findings)
@@ -180,7 +138,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     """Run a probe test on the branch and its base (and a reverted hunk); or export it."""
     from pathlib import Path
 
-    from reviewui.core.probe.run import check_probe_syntax, export_probe, run_probe
+    from reviewui.core.probe.run import check_probe_syntax, export_probe
 
     if not args.file:
         raise ReviewError("probe needs --file PROBE.py")
@@ -194,25 +152,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
         out(f"exported the probe as a regression test: {path}")
         return 0
     session = session_from_args(args)
-    hunk = _one_hunk(args.hunk, session) if args.hunk else None
-    report = run_probe(session, code, name=Path(args.file).name, hunk=hunk)
+    hunk = session.one_hunk(args.hunk) if args.hunk else None
+    report = session.probe(code, name=Path(args.file).name, hunk=hunk)
     if args.format == "json":
         emit(report.to_json())
     else:
         out(report.render_text())
     return 0
-
-
-def _one_hunk(spec: str, session: ReviewSession) -> tuple[str, int]:
-    path, sep, index = spec.rpartition(":")
-    if not sep or not index.isdigit():
-        raise ReviewError(f"--hunk takes FILE:INDEX, got {spec!r}")
-    f = session.diff.file(path)
-    if f is None:
-        raise ReviewError(f"{path} is not changed on this branch")
-    if not 0 <= int(index) < len(f.hunks):
-        raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
-    return (f.path, int(index))
 
 
 # --- fixtures -----------------------------------------------------------------

@@ -85,6 +85,15 @@ class Hunk:
         """(file, index): how the rest of reviewui names a hunk."""
         return (self.file, self.index)
 
+    @property
+    def new_lines(self) -> range:
+        """The branch-side line numbers the hunk spans (a pure deletion spans the line at new_start)."""
+        return range(self.new_start, self.new_start + max(self.new_len, 1))
+
+    def contains(self, line: int | None) -> bool:
+        """True when branch-side `line` (1-based; None or 0 is no line) falls inside the hunk."""
+        return line is not None and line >= 1 and line in self.new_lines
+
 
 @dataclass(frozen=True, eq=False)
 class FileDiff:

@@ -3,6 +3,10 @@
 It pins the target and settings, lists the diff, and computes the slower
 evidence (fixtures, transcript, findings) on first request and caches it,
 so the UI can ask for each from a worker thread and the CLI in sequence.
+It is the whole facade: bite-checks, probes, verdicts, history, findings
+and the transcript are asked of it, never of the core modules behind it,
+so the run options and `--hunk` are read in one place, and a verdict's
+evidence always comes from the session's one EvidenceLedger.
 """
 
 from __future__ import annotations
@@ -10,16 +14,25 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
+from reviewui.core.evidence import EvidenceLedger, HunkKey, VerdictEvidence
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.engine import BiteCache
+    from reviewui.core.bite.report import BiteReport, HunkResult
+    from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
+    from reviewui.core.notes.model import Review
+    from reviewui.core.probe.run import ProbeReport
     from reviewui.core.transcript import Transcript
+    from reviewui.core.transcript.linking import HunkLinks
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -51,6 +64,7 @@ class ReviewSession:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _key_locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
+    _ledger: EvidenceLedger | None = field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -102,17 +116,17 @@ class ReviewSession:
         """The test command in force (flag, then config, then default)."""
         return self.run.test_cmd or self.settings.test_command
 
-    def _cached(self, key: str, make: Any) -> Any:
+    def _cached(self, key: str, make: Callable[[], T]) -> T:
         # One lock per key: a second worker asking for the transcript while the
         # first is loading it waits for that load instead of doing it again.
         with self._lock:
             if key in self._cache:
-                return self._cache[key]
+                return cast(T, self._cache[key])
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         with key_lock:
             with self._lock:
                 if key in self._cache:
-                    return self._cache[key]
+                    return cast(T, self._cache[key])
             value = make()
             with self._lock:
                 self._cache[key] = value
@@ -140,10 +154,11 @@ class ReviewSession:
         from reviewui.core.transcript import load_transcript
         from reviewui.core.transcript.linking import git_base_reader
 
+        path = self.transcript_path
         return self._cached(
             "transcript",
             lambda: load_transcript(
-                self.transcript_path, self.transcript_format, test_globs=self.settings.test_globs,
+                path, self.transcript_format, test_globs=self.settings.test_globs,
                 instance=self.transcript_instance, branch_files=[f.path for f in self.diff.files],
                 base_file=git_base_reader(self.target.repo_dir, self.target.base),
             ),
@@ -166,11 +181,11 @@ class ReviewSession:
         tr = self.transcript()
         return tr.task_text() if tr is not None else None
 
-    def findings(self, bite: Any = None) -> list[Any]:
+    def findings(self, bite: "BiteReport | None" = None) -> "list[Finding]":
         """The static findings (and bite-based ones when a BiteReport is given)."""
         from reviewui.core.findings import compute_findings
 
-        def make() -> list[Any]:
+        def make() -> "list[Finding]":
             return compute_findings(
                 self.target,
                 self.analysed_diff(),
@@ -184,6 +199,147 @@ class ReviewSession:
         if bite is not None:
             return make()
         return self._cached("findings", make)
+
+    # --- the evidence ledger ---------------------------------------------
+
+    @property
+    def evidence(self) -> EvidenceLedger:
+        """The review's evidence ledger (the reviewer's local state read on first use)."""
+        if self._ledger is None:
+            from reviewui.core.state import ReviewState
+
+            self._ledger = EvidenceLedger(ReviewState.load(self.target.repo_dir, self.target.branch))
+        return self._ledger
+
+    def collect_findings(self) -> "list[Finding]":
+        """Compute the findings (with bite findings from the ledger's last bite run) into the ledger."""
+        found = self.findings(self.evidence.report)
+        self.evidence.set_findings(found)
+        return found
+
+    # --- bite-checks and probes ------------------------------------------
+
+    def hunks(self, spec: str) -> list[HunkKey]:
+        """The hunks `--hunk FILE[:INDEX]` names for a bite-check (every hunk of FILE without INDEX).
+
+        Raises ReviewError for a file the branch does not change (or the settings exclude) or a bad index.
+        """
+        from reviewui.core.bite.engine import parse_hunk_spec
+
+        self.diff.preload()
+        keys = parse_hunk_spec(spec, self.analysed_diff())
+        for path, index in keys:
+            f = self.diff.file(path)
+            if f is not None and not 0 <= index < len(f.hunks):
+                raise ReviewError(f"--hunk: {f.path} has no hunk {index} (it has {len(f.hunks)})")
+        return keys
+
+    def one_hunk(self, spec: str) -> HunkKey:
+        """The one hunk `--hunk FILE:INDEX` names (probes). Raises ReviewError when it names none or several."""
+        path, sep, index = spec.rpartition(":")
+        if not sep or not index.isdigit():
+            raise ReviewError(f"--hunk takes FILE:INDEX, got {spec!r}")
+        f = self.diff.file(path)
+        if f is None:
+            raise ReviewError(f"{path} is not changed on this branch")
+        if not 0 <= int(index) < len(f.hunks):
+            raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
+        return (f.path, int(index))
+
+    def bite(
+        self,
+        hunks: list[HunkKey] | None = None,
+        *,
+        on_result: "Callable[[HunkResult], None] | None" = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+        cache: "BiteCache | None" = None,
+        guards: bool = False,
+    ) -> "BiteReport":
+        """Bite-check `hunks` (None: every source hunk) of the analysed diff with the session's run options.
+
+        `guards` also grades the guard reverts inside each hunk (core/bite/guards.py).
+
+        Does not touch the ledger (the UI runs this in a worker): callers add
+        the report with `evidence.add_report`. Raises ReviewError as run_bite does.
+        """
+        from reviewui.core.bite.engine import run_bite
+
+        r = self.run
+        self.diff.preload()
+        return run_bite(
+            self.target, self.analysed_diff(), self.settings, hunks=hunks,
+            all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
+            on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
+        )
+
+    def probe(
+        self, code: str, name: str = "probe_test.py", hunk: HunkKey | None = None,
+        cancel: threading.Event | None = None,
+    ) -> "ProbeReport":
+        """Run a probe on the branch head and the base (and with `hunk` reverted). Raises ReviewError."""
+        from reviewui.core.probe.run import run_probe
+
+        return run_probe(self, code, name=name, hunk=hunk, cancel=cancel)
+
+    def link_transcript(self) -> "HunkLinks | None":
+        """Link the transcript's turns to the diff's hunks (parses every file); None without a transcript."""
+        from reviewui.core.transcript import link_hunks
+
+        transcript = self.transcript()
+        if transcript is None:
+            return None
+        self.diff.preload()
+        # Every changed file, hunkless ones too: a file no turn accounts for is evidence.
+        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files])
+
+    # --- verdicts ----------------------------------------------------------
+
+    def verdict(self, verdict: str, reason: str, evidence: VerdictEvidence | None = None) -> "Review":
+        """Record `verdict` on the branch head in git notes with the ledger's evidence; return the review.
+
+        `evidence` is the ledger's verdict evidence taken earlier (the UI takes
+        it on its own thread when the reviewer confirms); None takes it now.
+
+        Raises ReviewError for an unknown verdict, a reject without a reason,
+        no git identity, or a note that cannot be written.
+        """
+        from reviewui.core.notes.model import Review
+        from reviewui.core.notes.verdicts import record_review
+
+        t = self.target
+        ev = evidence if evidence is not None else self.evidence.verdict_evidence()
+        review = Review.new(
+            verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
+            bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings,
+        )
+        record_review(t.repo_dir, review, self.settings.notes_ref)
+        return review
+
+    def history(self) -> "list[tuple[Review, str]]":
+        """Earlier verdicts of this branch, oldest first, each with how it relates to the head now
+        (`this-head`, `same-patch` or `different-patch`)."""
+        from reviewui.core.notes.patchid import patch_id
+        from reviewui.core.notes.verdicts import branch_history, review_relation
+
+        t = self.target
+        reviews = branch_history(t.repo_dir, t.branch, t.head, self.settings.notes_ref)
+        current = patch_id(t.repo_dir, t.base, t.head) if reviews else ""
+        return [(r, review_relation(r, t.head, current)) for r in reviews]
+
+    def log_json(self) -> dict[str, Any]:
+        """The verdict log as the contract JSON document."""
+        from reviewui.core.notes.verdicts import log_json
+
+        t = self.target
+        return log_json(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
+
+    def log_text(self) -> str:
+        """The verdict log as text."""
+        from reviewui.core.notes.verdicts import render_log_text
+
+        t = self.target
+        return render_log_text(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
 
 
 def _find_transcript(repo_dir: Path, settings: Settings) -> Path | None:

@@ -17,6 +17,7 @@ from reviewui.core.config import load_user_prefs, save_user_pref
 from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
 from reviewui.ui.bindings import key_actions
+from reviewui.ui.keymap import binding_ids, keymap_from_prefs
 from reviewui.ui.screens.no_changes import NoChangesScreen
 from reviewui.ui.screens.review import ReviewScreen
 from reviewui.ui.themes import load_themes
@@ -29,8 +30,9 @@ class ReviewApp(App[None]):
 
     TITLE = "reviewui"
     BINDINGS = [
-        Binding("q", "quit", "Quit", tooltip="Quit reviewui"),
-        Binding("tab", "app.focus_next", "Next pane", show=False, tooltip="Move focus to the next pane"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit reviewui"),
+        Binding("tab", "app.focus_next", "Next pane", id="app.next_pane", show=False,
+                tooltip="Move focus to the next pane"),
     ]
 
     def __init__(self, session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
@@ -38,10 +40,14 @@ class ReviewApp(App[None]):
         self.session = session
         self.initial_file = initial_file
         self._requested_theme = theme
+        prefs = load_user_prefs()
+        self.keymap, self.keymap_problems = keymap_from_prefs(
+            prefs, binding_ids([*self.BINDINGS, *ReviewScreen.BINDINGS]))
+        """The reviewer's own keys from the user config (binding id -> keys)."""
         themes, self.theme_problems = load_themes()
         for t in themes:
             self.register_theme(t)
-        wanted = theme or load_user_prefs().get("theme") or DEFAULT_THEME
+        wanted = theme or prefs.get("theme") or DEFAULT_THEME
         if wanted not in self.available_themes:
             if theme:
                 self.theme_problems.append(f"unknown theme {wanted!r}; using {DEFAULT_THEME}")
@@ -57,6 +63,10 @@ class ReviewApp(App[None]):
         self._mounted_once = True
         for problem in self.theme_problems:
             self.notify(f"theme not loaded: {problem}", severity="warning")
+        for problem in self.keymap_problems:
+            self.notify(problem, severity="warning")
+        if self.keymap:
+            self.set_keymap(self.keymap)
         self.push_screen(self._first_screen())
 
     def _first_screen(self) -> Screen:

@@ -1,18 +1,32 @@
 """App-wide messages: workers report with these, screens handle them.
 
 Workers never touch widgets; they post one of these and a handler on the
-UI thread updates what is shown.
+UI thread updates what is shown. Every payload is typed with the core's
+own records.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from reviewui.core.bite.report import BiteReport, HunkResult
+    from reviewui.core.findings.model import Finding
+    from reviewui.core.fixtures import FixtureReport
+    from reviewui.core.notes.model import Review
+    from reviewui.core.transcript import Transcript
+    from reviewui.core.transcript.linking import HunkLinks
 
 
 class DiffLoaded(Message):
     """Every file's hunks are parsed (after the first paint)."""
+
+
+class ReviewReady(Message):
+    """The review's start-up work has settled: the diff parsed, findings computed,
+    the transcript loaded and linked (or failed, or absent), the last verdict read."""
 
 
 class WorkFailed(Message):
@@ -27,7 +41,7 @@ class WorkFailed(Message):
 class FindingsReady(Message):
     """The static findings were computed."""
 
-    def __init__(self, findings: list[Any]) -> None:
+    def __init__(self, findings: list[Finding]) -> None:
         super().__init__()
         self.findings = findings
 
@@ -35,15 +49,15 @@ class FindingsReady(Message):
 class FixturesReady(Message):
     """The test anatomy / exercise map was computed."""
 
-    def __init__(self, report: Any) -> None:
+    def __init__(self, report: FixtureReport) -> None:
         super().__init__()
         self.report = report
 
 
 class TranscriptReady(Message):
-    """The transcript was loaded and linked to the hunks."""
+    """The transcript was loaded (links None) or loaded and linked to the hunks."""
 
-    def __init__(self, transcript: Any, links: Any) -> None:
+    def __init__(self, transcript: Transcript, links: HunkLinks | None) -> None:
         super().__init__()
         self.transcript = transcript
         self.links = links
@@ -52,7 +66,7 @@ class TranscriptReady(Message):
 class BiteResult(Message):
     """One hunk's bite verdict arrived."""
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: HunkResult) -> None:
         super().__init__()
         self.result = result
 
@@ -71,9 +85,28 @@ class BiteProgress(Message):
 
 
 class BiteFinished(Message):
-    """A bite run finished (report None when it was cancelled or failed)."""
+    """A bite run finished (report None when it failed before it had one)."""
 
-    def __init__(self, report: Any, error: str | None = None) -> None:
+    def __init__(self, report: BiteReport | None, error: str | None = None) -> None:
         super().__init__()
         self.report = report
+        self.error = error
+
+
+class HistoryRead(Message):
+    """The branch's verdict history was read from git notes (oldest first, with each one's relation)."""
+
+    def __init__(self, rows: list[tuple[Review, str]], show: bool) -> None:
+        super().__init__()
+        self.rows = rows
+        self.show = show
+        """True when the reviewer asked for the history screen (not just the header)."""
+
+
+class VerdictRecorded(Message):
+    """A verdict was written to git notes (review None and error set when it was not)."""
+
+    def __init__(self, review: Review | None, error: str | None = None) -> None:
+        super().__init__()
+        self.review = review
         self.error = error

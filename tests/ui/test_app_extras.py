@@ -16,6 +16,7 @@ from reviewui.ui.app import make_app
 from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from tests.gitrepo import make_repo
+from tests.ui.ready import review_ready
 
 SIZE = (160, 40)
 
@@ -54,10 +55,7 @@ async def test_findings_panel_enter_jumps_to_the_place(tmp_path: Path) -> None:
     built = build_sample("03-null-guard", tmp_path)
     app = make_app(ReviewSession.open(built.repo_dir, "agent/null-guard"), initial_file="ledger/writer.py")
     async with app.run_test(size=SIZE) as pilot:
-        # Twice: the findings workers start only once the transcript worker has delivered its turns.
-        for _ in range(2):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+        await review_ready(app, pilot)
         await pilot.press("F")
         await pilot.pause()
         assert isinstance(app.screen, FindingsScreen)
@@ -106,9 +104,9 @@ async def test_escape_cancels_a_running_sweep(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("B")
         await pilot.pause(1.0)
-        assert app.screen.biting
+        assert app.screen.bites_part.biting
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert not app.screen.biting
+        assert not app.screen.bites_part.biting
         assert str(app.screen.query_one("#status").render()).startswith("bite-check cancelled")

@@ -59,13 +59,13 @@ async def test_b_bites_current_hunk_and_shows_evidence(session: ReviewSession) -
         await pilot.press("b")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        result = screen.bites[("calc.py", hunk.index)]
+        result = screen.ledger.bites[("calc.py", hunk.index)]
         assert result.verdict == "bites"
         assert [b.text for b in view.badges[hunk.index]][0] == "bites"
         text = panel_text(app)
         assert "BITES" in text and "tests/test_calc.py::test_clamp" in text
         assert "bites" in screen.file_list.summaries["calc.py"].plain
-        servers = screen._bite_cache.warm_servers()
+        servers = screen.bites_part.cache.warm_servers()
         assert len(servers) == 1 and servers[0].running
     # The check ran on the session's warm pytest server; leaving the app stops it.
     assert not servers[0].running
@@ -76,13 +76,13 @@ async def test_sweep_streams_every_hunk_and_matrix_names_decorative(session: Rev
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await pilot.press("B")
-        assert screen.biting
+        assert screen.bites_part.biting
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert not screen.biting
-        verdicts = sorted(r.verdict for r in screen.bites.values())
+        assert not screen.bites_part.biting
+        verdicts = sorted(r.verdict for r in screen.ledger.bites.values())
         f = session.diff.file("calc.py")
-        assert len(screen.bites) == len(f.hunks)
+        assert len(screen.ledger.bites) == len(f.hunks)
         assert verdicts == ["bites", "toothless", "uncovered"]
         await pilot.press("m")
         await pilot.pause()
@@ -99,4 +99,4 @@ async def test_b_on_a_test_hunk_is_refused(session: ReviewSession) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("b")
         await pilot.pause()
-        assert app.screen.bites == {} and not app.screen.biting
+        assert app.screen.ledger.bites == {} and not app.screen.bites_part.biting

@@ -47,7 +47,7 @@ async def test_b_on_a_new_function_shows_its_guards(session: ReviewSession) -> N
         await pilot.press("b")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        result = screen.bites[("coder/history.py", hunk.index)]
+        result = screen.ledger.bites[("coder/history.py", hunk.index)]
         assert result.verdict == "broken" and len(result.guards) == 7
         # the gutter: toothless wins on line 57 (one operand no test notices), bites on 58 and 59
         assert view.line_marks[57] == ("○", "bad")

@@ -9,9 +9,9 @@ import pytest
 from reviewui.core.session import ReviewSession
 from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
+from tests.ui.ready import review_ready
 
 SIZE = (150, 36)
-
 
 @pytest.fixture
 def sample1(tmp_path: Path) -> ReviewSession:
@@ -20,6 +20,7 @@ def sample1(tmp_path: Path) -> ReviewSession:
 
 
 async def settle(pilot) -> None:
+    await review_ready(pilot.app, pilot)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 

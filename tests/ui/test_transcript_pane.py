@@ -11,6 +11,7 @@ from reviewui.core.session import ReviewSession
 from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
 from reviewui.ui.widgets.transcript_view import TranscriptView
+from tests.ui.ready import review_ready
 
 SIZE = (180, 45)
 
@@ -22,8 +23,7 @@ def sample3(tmp_path: Path) -> ReviewSession:
 
 
 async def loaded(app, pilot) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await review_ready(app, pilot)
 
 
 async def test_t_shows_turns_and_filters_flagged(sample3: ReviewSession) -> None:
@@ -63,7 +63,7 @@ async def test_enter_expands_a_turn_with_its_tool_calls(sample3: ReviewSession) 
         assert len(view.rows) > rows_before
         lines = [view.render_line(y).text for y in range(view.size.height)]
         assert any("→ str_replace_editor" in ln for ln in lines)
-        produced = app.screen.links.hunks_for(edit_turn.index)
+        produced = app.screen.ledger.links.hunks_for(edit_turn.index)
         assert produced
         path, index = produced[0]
         assert any(f"wrote: {path} hunk {index + 1}" in ln for ln in lines)
@@ -106,13 +106,9 @@ async def test_a_transcript_that_fails_to_load_does_not_stop_the_review(sample3:
     monkeypatch.setattr(sample3, "findings", lambda bite=None: [])
     app = make_app(sample3)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        for _ in range(1000):  # up to 20 s under load; wait_for_complete would re-raise the worker's error
-            await pilot.pause(0.02)
-            if screen.diff_loaded and screen.findings_ready:
-                break
-        assert screen.diff_loaded  # the diff was still parsed: the background work started
-        assert screen.findings_ready
+        screen = await review_ready(app, pilot)  # wait_for_complete would re-raise the worker's error
+        assert screen.startup.diff_loaded  # the diff was still parsed: the background work started
+        assert screen.ledger.findings_ready
         shown = [n.message for n in app._notifications]
         assert any("failed: RuntimeError: loader bug" in m for m in shown)
 
@@ -132,7 +128,7 @@ async def test_t_before_the_pane_is_mounted_mounts_it_once(sample3: ReviewSessio
         await pilot.pause()
         screen = app.screen
         assert not screen.query(TranscriptView)  # not composed with the screen
-        await asyncio.gather(screen.transcript_pane_ready(), screen.run_action("toggle_transcript"))
+        await asyncio.gather(screen.transcript_part.pane_ready(), screen.run_action("toggle_transcript"))
         await pilot.pause()
         assert len(screen.query(TranscriptView)) == 1
         assert screen.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
@@ -156,8 +152,8 @@ async def test_unattributed_files_are_announced_and_subagent_turns_marked(tmp_pa
         await loaded(app, pilot)
         await pilot.press("t")
         await loaded(app, pilot)
-        assert app.screen.links.unattributed == ("NOTES.md",)
-        assert app.screen.links.turns_for_file("LICENSE") == [4]
+        assert app.screen.ledger.links.unattributed == ("NOTES.md",)
+        assert app.screen.ledger.links.turns_for_file("LICENSE") == [4]
         notes = [n.message for n in app._notifications]
         assert any("unattributed: 1 changed file" in m and "NOTES.md" in m for m in notes)
 

@@ -10,6 +10,7 @@ from reviewui.ui.app import make_app
 from reviewui.ui.screens.review import ReviewScreen
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.review_header import ReviewHeader
+from tests.ui.ready import review_ready
 
 SIZE = (140, 40)
 
@@ -35,6 +36,7 @@ async def test_reject_with_reason_is_written_to_notes(awkward_session: ReviewSes
         assert isinstance(app.screen, VerdictModal)
         await pilot.press(*"fixture dodges the bug")
         await pilot.press("enter")
+        await app.workers.wait_for_complete()  # the note is written in a worker
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
         assert app.screen.query_one(ReviewHeader).verdict.startswith("rejected by Test Reviewer")
@@ -64,8 +66,7 @@ async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_se
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await review_ready(app, pilot)
         header = screen.query_one(ReviewHeader)
         total = header.progress[1]
         assert total > 1 and header.progress[0] == 0
@@ -78,6 +79,7 @@ async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_se
         await pilot.press(*"why None?", "enter")
         await pilot.pause()
         await pilot.press("a", "enter")
+        await app.workers.wait_for_complete()  # the note is written in a worker
         await pilot.pause()
     review = note(awkward_session)["review"][0]
     assert review["verdict"] == "approve"
@@ -86,6 +88,5 @@ async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_se
     # marks persist across restarts
     app2 = make_app(ReviewSession.open(awkward_session.target.repo_dir, "agent/work"), initial_file="pkg/calc.py")
     async with app2.run_test(size=SIZE) as pilot:
-        await app2.workers.wait_for_complete()
-        await pilot.pause()
+        await review_ready(app2, pilot)
         assert app2.screen.query_one(ReviewHeader).progress == (1, total)

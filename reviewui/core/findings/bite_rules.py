@@ -8,25 +8,28 @@ branch whose own suite is not green has nothing to bite with.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewui.core.findings.model import Finding, finding
+
+if TYPE_CHECKING:
+    from reviewui.core.bite.report import BiteReport
 
 _HEADER = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 TOOTHLESS = ("toothless", "uncovered")
 UNGRADED = ("broken", "timeout", "error")
 
 
-def bite_findings(bite: Any) -> list[Finding]:
-    """Return findings from a BiteReport-like object (`.baseline`, `.results`)."""
+def bite_findings(bite: BiteReport | None) -> list[Finding]:
+    """Return the findings of a bite run (none without one)."""
     if bite is None:
         return []
     out: list[Finding] = []
-    baseline = getattr(bite, "baseline", None)
-    status = getattr(baseline, "status", "green")
-    if baseline is not None and status != "green":
-        failing = tuple(getattr(baseline, "failing_tests", ()) or ())
-        reason = str(getattr(baseline, "reason", "") or "")
+    baseline = bite.baseline
+    status = baseline.status
+    if status != "green":
+        failing = baseline.failing_tests
+        reason = baseline.reason
         what = {
             "red": f"{len(failing)} test(s) fail at the branch head",
             "broken": "the test run is broken at the branch head (nothing could be collected or run)",
@@ -39,11 +42,11 @@ def bite_findings(bite: Any) -> list[Finding]:
                 evidence="\n".join(failing[:20]),
             )
         )
-    for r in getattr(bite, "results", ()) or ():
-        verdict = getattr(r, "verdict", "")
-        line = _new_start(getattr(r, "header", ""))
-        header = getattr(r, "header", "")
-        reason = str(getattr(r, "reason", "") or "")
+    for r in bite.results:
+        verdict = r.verdict
+        line = _new_start(r.header)
+        header = r.header
+        reason = r.reason
         if verdict in TOOTHLESS:
             detail = "no test covers it" if verdict == "uncovered" else "every test still passes"
             out.append(
@@ -52,7 +55,7 @@ def bite_findings(bite: Any) -> list[Finding]:
                     f"reverting hunk {r.index + 1} of {r.file} {header}: {detail}",
                     file=r.file,
                     line=line,
-                    evidence=str(getattr(r, "text", "") or header)[:2000],
+                    evidence=(r.text or header)[:2000],
                 )
             )
         elif verdict in UNGRADED:
@@ -63,7 +66,7 @@ def bite_findings(bite: Any) -> list[Finding]:
                     + (f": {reason}" if reason else ""),
                     file=r.file,
                     line=line,
-                    evidence=str(getattr(r, "text", "") or header)[:2000],
+                    evidence=(r.text or header)[:2000],
                 )
             )
     return out

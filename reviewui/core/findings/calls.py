@@ -11,11 +11,14 @@ nothing refers to the name.
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.refs import Ref, RefIndex
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
+
+if TYPE_CHECKING:
+    from reviewui.core.fixtures.model import ChangedSymbol
 
 PLAIN_DECORATORS = frozenset(
     "staticmethod classmethod property abstractmethod cache lru_cache cached_property wraps override "
@@ -39,20 +42,19 @@ NEUTRAL_BASES = frozenset(
 """Library bases that never call a subclass's methods by name on their own."""
 
 
-def uncalled_function(symbols: Iterable[Any], index: RefIndex, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> list[Finding]:
+def uncalled_function(symbols: Iterable[ChangedSymbol], index: RefIndex, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> list[Finding]:
     """Return a finding for each added function or method that nothing calls or references.
 
-    `symbols` are ChangedSymbol-like records (name, file, line, end_line,
-    status, kind, node). A function called only from tests gets an `info`
+    A function called only from tests gets an `info`
     finding saying so; one that is only imported gets a warning naming the
     importer.
     """
     globs = tuple(test_globs)
     out: list[Finding] = []
     for sym in symbols:
-        if getattr(sym, "status", "") != "added" or getattr(sym, "kind", "") not in ("function", "method"):
+        if sym.status != "added" or sym.kind not in ("function", "method"):
             continue
-        node = getattr(sym, "node", None)
+        node = sym.node
         short = sym.name.rsplit(".", 1)[-1]
         if is_entry_point(sym, short, node, index, globs):
             continue
@@ -64,7 +66,7 @@ def uncalled_function(symbols: Iterable[Any], index: RefIndex, test_globs: Itera
     return out
 
 
-def _judge(sym: Any, short: str, refs: list[Ref], globs: tuple[str, ...]) -> Finding | None:
+def _judge(sym: ChangedSymbol, short: str, refs: list[Ref], globs: tuple[str, ...]) -> Finding | None:
     real = [r for r in refs if r.how != "import"]
     in_source = [r for r in real if not is_test_path(r.file, globs)]
     if in_source:
@@ -103,7 +105,7 @@ def _judge(sym: Any, short: str, refs: list[Ref], globs: tuple[str, ...]) -> Fin
     )
 
 
-def is_entry_point(sym: Any, short: str, node: Any, index: RefIndex, globs: tuple[str, ...]) -> bool:
+def is_entry_point(sym: ChangedSymbol, short: str, node: ast.AST, index: RefIndex, globs: tuple[str, ...]) -> bool:
     """True when something outside the repository is likely to call the function."""
     if short.startswith("__") and short.endswith("__"):
         return True
@@ -119,7 +121,7 @@ def is_entry_point(sym: Any, short: str, node: Any, index: RefIndex, globs: tupl
         if name not in PLAIN_DECORATORS:
             return True
     if sym.kind == "method":
-        qual = getattr(sym, "qualname", "") or sym.name
+        qual = sym.qualname or sym.name
         parts = qual.split(".")
         cls = parts[-2] if len(parts) >= 2 else ""
         if not short.startswith("_") and inherits_from_library(cls, index):

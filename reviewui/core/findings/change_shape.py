@@ -8,10 +8,14 @@ red suite green without touching the code under test.
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.roles import SOURCE_SUFFIXES
+
+if TYPE_CHECKING:
+    from reviewui.core.diff import Diff
+    from reviewui.core.target import Target
 
 SNAPSHOT_DIRS = frozenset({"__snapshots__", "snapshots", "golden", "goldens", "testdata"})
 SNAPSHOT_SUFFIXES = frozenset({".snap", ".ambr", ".golden", ".approved", ".received"})
@@ -30,26 +34,26 @@ def is_snapshot_path(path: str) -> bool:
     return any(part.lower() in SNAPSHOT_DIRS for part in p.parts[:-1])
 
 
-def no_change(target: Any, diff: Any) -> list[Finding]:
+def no_change(target: Target, diff: Diff) -> list[Finding]:
     """Return a `no-change` finding when base..head changes no file."""
     if len(diff.files) > 0:
         return []
-    commits = getattr(target, "commits", 0) or 0
+    commits = target.commits
     if commits:
         detail = f"the branch has {commits} commit{'s' if commits != 1 else ''} but base..head is empty"
     else:
         detail = "the branch has no commits beyond its base"
-    short = str(getattr(target, "base", ""))[:12]
+    short = target.base[:12]
     return [
         finding(
             "no-change",
             f"nothing changed: {detail}",
-            evidence=f"git diff {short}..{str(getattr(target, 'head', ''))[:12]} is empty",
+            evidence=f"git diff {short}..{target.head[:12]} is empty",
         )
     ]
 
 
-def test_only_change(diff: Any) -> list[Finding]:
+def test_only_change(diff: Diff) -> list[Finding]:
     """Return a `test-only-change` finding when tests or snapshots change and no source does."""
     tests = [f.path for f in diff.files if f.role == "test" or (f.role == "other" and is_snapshot_path(f.path))]
     if not tests:

@@ -19,11 +19,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.source import TreeSource
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
+
+if TYPE_CHECKING:
+    from reviewui.core.fixtures.model import ChangedSymbol
 
 SIMILARITY_THRESHOLD = 0.9
 """Ratio of matching normalized AST tokens at or above which two bodies are duplicates."""
@@ -146,20 +149,20 @@ def similarity(a: tuple[str, ...], b: tuple[str, ...]) -> float:
 
 
 def duplicate_function(
-    symbols: Iterable[Any], source: TreeSource, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS
+    symbols: Iterable[ChangedSymbol], source: TreeSource, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS
 ) -> list[Finding]:
     """Return a finding for each added source function (nearly) the same as an existing one."""
     globs = tuple(test_globs)
     added = [
         s for s in symbols
-        if getattr(s, "status", "") == "added" and getattr(s, "kind", "") in ("function", "method")
-        and isinstance(getattr(s, "node", None), _FUNCS) and not is_test_path(s.file, globs)
+        if s.status == "added" and s.kind in ("function", "method")
+        and isinstance(s.node, _FUNCS) and not is_test_path(s.file, globs)
     ]
     candidates = [(s, normalize(s.node)) for s in added]
     candidates = [(s, t) for s, t in candidates if len(t) >= MIN_TOKENS_EXACT]
     if not candidates:
         return []
-    exclude = {(s.file, s.line) for s in symbols if getattr(s, "status", "") == "added"}
+    exclude = {(s.file, s.line) for s in symbols if s.status == "added"}
     pool = existing_functions(source, exclude, globs)
     out: list[Finding] = []
     for sym, tokens in candidates:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.findings.bite_rules import bite_findings
@@ -27,48 +27,55 @@ from reviewui.core.findings.tests_additive import tests_not_additive
 from reviewui.core.findings.transcript_rules import undeclared_write
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 
+if TYPE_CHECKING:
+    from reviewui.core.bite.report import BiteReport
+    from reviewui.core.config import Settings
+    from reviewui.core.diff import Diff
+    from reviewui.core.fixtures import FixtureReport
+    from reviewui.core.fixtures.model import ChangedSymbol
+    from reviewui.core.target import Target
+    from reviewui.core.transcript import Transcript
+
 log = logging.getLogger(__name__)
 
 
 def compute_findings(
-    target: Any,
-    diff: Any,
-    settings: Any,
+    target: Target,
+    diff: Diff,
+    settings: Settings,
     *,
-    transcript: Any = None,
+    transcript: Transcript | None = None,
     task: str | None = None,
-    bite: Any = None,
-    fixtures: Any = None,
+    bite: BiteReport | None = None,
+    fixtures: FixtureReport | None = None,
 ) -> list[Finding]:
     """Return every finding for the branch, sorted by severity, then file and line.
 
-    `target` is a Target, `diff` a Diff of target.base..target.head and
-    `settings` a Settings. `task` is the task text (else the transcript's
+    `diff` is the Diff of target.base..target.head. `task` is the task text (else the transcript's
     first user turn is used); `transcript`, `bite` (a BiteReport) and
     `fixtures` (a FixtureReport, computed here when None) are optional.
     Raises ReviewError when git fails in a way the user must fix.
     """
-    globs = tuple(getattr(settings, "test_globs", None) or DEFAULT_TEST_GLOBS)
-    head = TreeSource(str(target.repo_dir), target.head, getattr(settings, "exclude", ()) or ())
-    lazy: dict[str, Any] = {}
+    globs = tuple(settings.test_globs or DEFAULT_TEST_GLOBS)
+    head = TreeSource(str(target.repo_dir), target.head, settings.exclude or ())
+    lazy_symbols: list[list[ChangedSymbol]] = []
+    lazy_fixtures: list[FixtureReport] = [fixtures] if fixtures is not None else []
 
-    def symbols() -> list[Any]:
-        if "symbols" not in lazy:
+    def symbols() -> list[ChangedSymbol]:
+        if not lazy_symbols:
             from reviewui.core.fixtures import changed_symbols
 
             paths = [f.path for f in diff.files if f.status != "deleted" and f.path.endswith(".py")]
-            lazy["symbols"] = changed_symbols(target.repo_dir, target.base, target.head, paths) if paths else []
-        return lazy["symbols"]
+            lazy_symbols.append(changed_symbols(target.repo_dir, target.base, target.head, paths) if paths else [])
+        return lazy_symbols[0]
 
-    def fixture_report() -> Any:
-        if fixtures is not None:
-            return fixtures
-        if "fixtures" not in lazy:
+    def fixture_report() -> FixtureReport:
+        if not lazy_fixtures:
             from reviewui.core.fixtures import analyze
 
             paths = [f.path for f in diff.files if f.status != "deleted"]
-            lazy["fixtures"] = analyze(target.repo_dir, target.base, target.head, paths, globs)
-        return lazy["fixtures"]
+            lazy_fixtures.append(analyze(target.repo_dir, target.base, target.head, paths, globs))
+        return lazy_fixtures[0]
 
     task_text = load_task_text(task, None, transcript)
     index = RefIndex(head)
@@ -88,10 +95,10 @@ def compute_findings(
     for name, rule in rules:
         found += run_rule(name, rule)
     found += run_rule("claimed-done-without-change", lambda: claimed_done_without_change(transcript, found))
-    return sorted(apply_severity(found, getattr(settings, "severity", None) or {}), key=sort_key)
+    return sorted(apply_severity(found, settings.severity or {}), key=sort_key)
 
 
-def _has_python(diff: Any) -> bool:
+def _has_python(diff: Diff) -> bool:
     return any(f.path.endswith(".py") and f.status != "deleted" for f in diff.files)
 
 

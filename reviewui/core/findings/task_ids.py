@@ -12,11 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.source import TreeSource
+
+if TYPE_CHECKING:
+    from reviewui.core.diff import Diff
+    from reviewui.core.target import Target
+    from reviewui.core.transcript import Transcript
 
 MAX_TASK_CHARS = 200_000
 MAX_IDENTIFIERS = 50
@@ -45,7 +50,7 @@ class TaskIdentifier:
     """The task line it was found on (for evidence)."""
 
 
-def load_task_text(task: str | None = None, task_file: str | Path | None = None, transcript: Any = None) -> str | None:
+def load_task_text(task: str | None = None, task_file: str | Path | None = None, transcript: Transcript | None = None) -> str | None:
     """Return the task text: `task`, else the content of `task_file`, else the transcript's first user turn.
 
     Raises ReviewError when `task_file` cannot be read.
@@ -57,9 +62,8 @@ def load_task_text(task: str | None = None, task_file: str | Path | None = None,
             return Path(task_file).read_text(encoding="utf-8", errors="replace")[:MAX_TASK_CHARS]
         except OSError as e:
             raise ReviewError(f"cannot read task file {task_file}: {e.strerror or e}") from e
-    if transcript is not None and hasattr(transcript, "task_text"):
-        text = transcript.task_text()
-        return text if isinstance(text, str) else None
+    if transcript is not None:
+        return transcript.task_text()
     return None
 
 
@@ -131,7 +135,7 @@ def _all_short(word: str) -> bool:
     return len(parts) > 1 and all(len(p) <= 1 for p in parts)
 
 
-def task_identifier_missing(target: Any, diff: Any, task: str | None, source: TreeSource | None = None) -> list[Finding]:
+def task_identifier_missing(target: Target, diff: Diff, task: str | None, source: TreeSource | None = None) -> list[Finding]:
     """Return a finding for each task identifier absent from the branch's changed files.
 
     The branch's version of every changed (not deleted, not binary) file is
@@ -190,13 +194,13 @@ def _contains(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
 
 
-def claimed_done_without_change(transcript: Any, earlier: list[Finding]) -> list[Finding]:
+def claimed_done_without_change(transcript: Transcript | None, earlier: list[Finding]) -> list[Finding]:
     """Return a finding when the transcript's last claim says done while the work is provably not done.
 
     `earlier` are the findings already computed; `no-change` or
     `task-identifier-missing` among them is the proof.
     """
-    if transcript is None or not hasattr(transcript, "last_claim"):
+    if transcript is None:
         return []
     claim = transcript.last_claim()
     if claim is None:
@@ -204,7 +208,7 @@ def claimed_done_without_change(transcript: Any, earlier: list[Finding]) -> list
     proof = [f for f in earlier if f.kind in ("no-change", "task-identifier-missing")]
     if not proof:
         return []
-    said = " ".join(str(getattr(claim, "text", "") or "").split())
+    said = " ".join(claim.text.split())
     quote = said if len(said) <= 120 else said[:119] + "…"
     reason = proof[0].message
     return [

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from reviewui.core.findings.change_shape import is_snapshot_path
 from reviewui.core.findings.model import Finding, finding
@@ -22,12 +22,17 @@ from reviewui.core.findings.source import file_text, parse
 from reviewui.core.findings.suite_config import collected_by_name, config_loosened
 from reviewui.core.findings.tests_lines import compare_lines, deleted_lines, snapshot_changed
 
+if TYPE_CHECKING:
+    from reviewui.core.config import Settings
+    from reviewui.core.diff import Diff, FileDiff
+    from reviewui.core.target import Target
+
 KIND = "tests-not-additive"
 MAX_SHOWN = 100
 """Longest code text quoted in a message before it is cut."""
 
 
-def tests_not_additive(target: Any, diff: Any, settings: Any) -> list[Finding]:
+def tests_not_additive(target: Target, diff: Diff, settings: Settings) -> list[Finding]:
     """Return every way the branch changes existing tests or loosens test configuration."""
     out: list[Finding] = []
     for f in diff.files:
@@ -39,7 +44,7 @@ def tests_not_additive(target: Any, diff: Any, settings: Any) -> list[Finding]:
     return out
 
 
-def test_file_findings(target: Any, f: Any, settings: Any) -> list[Finding]:
+def test_file_findings(target: Target, f: FileDiff, settings: Settings) -> list[Finding]:
     """Return the findings for one changed test file that exists at the base."""
     repo, base, head = str(target.repo_dir), target.base, target.head
     old_path = f.old_path or f.path
@@ -245,7 +250,7 @@ def _deleted_python(path: str, tf: TestFile) -> list[Finding]:
     ]
 
 
-def _renamed_out_of_collection(target: Any, f: Any, old_path: str, settings: Any) -> list[Finding]:
+def _renamed_out_of_collection(target: Target, f: FileDiff, old_path: str, settings: Settings) -> list[Finding]:
     was = collected_by_name(target, target.base, old_path)
     now = collected_by_name(target, target.head, f.path)
     if was and not now:

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewui.core.findings.model import Finding, finding
 
+if TYPE_CHECKING:
+    from reviewui.core.diff import Diff
+    from reviewui.core.target import Target
+    from reviewui.core.transcript import Transcript
 
-def undeclared_write(target: Any, diff: Any, transcript: Any) -> list[Finding]:
+
+def undeclared_write(target: Target, diff: Diff, transcript: Transcript | None) -> list[Finding]:
     """Return warnings for changed files not declared with TOUCH: and infos for declared, unchanged ones."""
-    if transcript is None or not hasattr(transcript, "touch_declared"):
+    if transcript is None:
         return []
     declared_raw = [str(p) for p in (transcript.touch_declared() or [])]
     declared = [n for n in (_normalize(p, target) for p in declared_raw) if n]
@@ -56,10 +61,10 @@ def undeclared_write(target: Any, diff: Any, transcript: Any) -> list[Finding]:
     return out
 
 
-def _normalize(path: str, target: Any) -> str:
+def _normalize(path: str, target: Target) -> str:
     """Make a declared path repository-relative (`./a`, `/abs/repo/a` and `a` all mean `a`)."""
     p = path.strip().strip("`'\"").replace("\\", "/")
-    root = str(getattr(target, "repo_dir", "")).replace("\\", "/").rstrip("/")
+    root = str(target.repo_dir).replace("\\", "/").rstrip("/")
     if root and p.startswith(root + "/"):
         p = p[len(root) + 1 :]
     while p.startswith("./"):

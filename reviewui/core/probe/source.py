@@ -101,7 +101,7 @@ def hunk_symbols(source: str, hunk: Hunk) -> list[str]:
         return []
     touched = {ln.new_no for ln in hunk.lines if ln.kind == "added" and ln.new_no is not None}
     if not touched:  # a pure deletion: whatever now sits where it was
-        touched = set(range(hunk.new_start, hunk.new_start + max(hunk.new_len, 1)))
+        touched = set(hunk.new_lines)
     names: list[str] = []
     for node in tree.body:
         end = getattr(node, "end_lineno", node.lineno) or node.lineno

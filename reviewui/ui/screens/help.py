@@ -9,12 +9,13 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from reviewui.core.config import user_config_dir
 from reviewui.ui.bindings import key_actions
 
 
-def binding_rows(screen: Screen) -> list[tuple[str, str]]:
-    """(key, what it does) for every binding reachable on `screen`."""
-    return [(k.keys, k.help) for k in key_actions(screen)]
+def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
+    """(keys in force, what it does, binding id or "") for every binding reachable on `screen`."""
+    return [(k.keys, k.help, k.id or "") for k in key_actions(screen)]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -38,9 +39,12 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         lines: list[Content] = [Content.assemble(("Keys", "bold $accent"))]
-        for key, what in binding_rows(self.under):
-            lines.append(Content.assemble((f"{key:>12}", "bold"), "  ", what))
+        for key, what, binding_id in binding_rows(self.under):
+            lines.append(Content.assemble((f"{key:>12}", "bold"), "  ", what,
+                                          (f"  {binding_id}" if binding_id else "", "$text-muted")))
         lines.append(Content(""))
+        lines.append(Content.assemble((f"Your own keys: [keymap] in {user_config_dir() / 'config.toml'}, "
+                                       'e.g. "review.bite" = "ctrl+b".', "$text-muted")))
         lines.append(Content.assemble(("ctrl+p opens the command palette: every action and the theme.", "$text-muted")))
         with VerticalScroll():
             yield Static(Content("\n").join(lines), id="help-text")

@@ -174,10 +174,8 @@ class ProbeScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe_worker(self, code: str, hunk: tuple[str, int] | None, cancel: threading.Event) -> None:
         """Run the probe off the UI thread; report only with a message."""
-        from reviewui.core.probe.run import run_probe
-
         try:
-            report = run_probe(self.session, code, name=probe_name(code), hunk=hunk, cancel=cancel)
+            report = self.session.probe(code, name=probe_name(code), hunk=hunk, cancel=cancel)
         except ReviewError as e:
             self.post_message(self.Finished(code, None, str(e)))
             return

@@ -1,18 +1,19 @@
 """ReviewScreen: the file list, the diff, and every review action on them.
 
-Attributes flow down (the screen tells the diff view which file and which
-badges to show); messages flow up (the diff view reports the hunk under
-the cursor). Slow work runs in thread workers that report with the
-messages in reviewui/ui/messages.py. The screen's keys live in mixins by
-subject: review_bites, review_findings, review_transcript, review_verdicts.
+The screen is composed of parts, one per concern (navigation, verdicts,
+transcript, findings, bites, fixtures: `review_*.py`), each owning its
+state; the review's evidence is the session's ledger. The screen wires
+keys and messages to the parts, asks them all in its one `check_action`,
+and redraws what the ledger says about a file when a part reports that
+it changed. Attributes flow down (the screen tells the diff view which
+file and which badges to show); messages flow up. When the start-up work
+has settled (diff parsed, findings, transcript, last verdict) the
+start-up part posts ReviewReady once and sets `startup.ready`.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -21,63 +22,58 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 from textual.worker import Worker, WorkerState
 
+from reviewui.core.evidence import EvidenceLedger
 from reviewui.core.session import ReviewSession
-from reviewui.ui.messages import DiffLoaded, FixturesReady, WorkFailed
-from reviewui.ui.screens.review_bites import BiteActions
-from reviewui.ui.screens.review_findings import FindingsActions
-from reviewui.ui.screens.review_transcript import TranscriptActions
-from reviewui.ui.screens.review_verdicts import VerdictActions
-from reviewui.ui.widgets.diff_view import Badge, DiffView
+from reviewui.ui import evidence_view
+from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
+                                  HistoryRead, ReviewReady, TranscriptReady, VerdictRecorded, WorkFailed)
+from reviewui.ui.screens.review_bites import BitesPart
+from reviewui.ui.screens.review_findings import FindingsPart
+from reviewui.ui.screens.review_fixtures import FixturesPart
+from reviewui.ui.screens.review_navigation import NavigationPart
+from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_startup import StartupPart
+from reviewui.ui.screens.review_transcript import TranscriptPart
+from reviewui.ui.screens.review_verdicts import VerdictsPart
+from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.widgets.file_list import FileList
-from reviewui.ui.widgets.fixtures_pane import FixturesPane
-from reviewui.ui.widgets.guard_marks import hunk_badge, line_marks
+from reviewui.ui.widgets.guard_marks import line_marks
 from reviewui.ui.widgets.key_footer import KeyFooter
-from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
-
-BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
-             "timeout": "warn", "error": "bad", "skipped": "info"}
-BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
-              "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
+from reviewui.ui.widgets.transcript_view import TranscriptView
 
 
-class NavigationKeys(Screen[None]):
-    """The review screen's moving-around keys, first in the footer and the help.
-
-    Bindings are listed base class first, so this deepest base puts the keys
-    a reviewer needs most ahead of the evidence and verdict keys.
-    """
-
-    BINDINGS = [
-        Binding("n", "next_hunk", "Next hunk", tooltip="Next hunk, across files"),
-        Binding("p", "prev_hunk", "Prev hunk", tooltip="Previous hunk, across files"),
-        Binding("right_square_bracket", "next_file", "Next file", key_display="]"),
-        Binding("left_square_bracket", "prev_file", "Prev file", key_display="["),
-        Binding("s", "toggle_split", "Side-by-side", tooltip="Toggle unified / side-by-side"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-    ]
-
-
-class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActions, NavigationKeys):
+class ReviewScreen(Screen[None]):
     """The main review screen."""
 
     CSS_PATH = "review.tcss"
 
-    BINDINGS = [
-        Binding("f", "toggle_fixtures", "Fixtures", tooltip="Show what the tests near the cursor are made of"),
-        Binding("e", "probe", "Probe", tooltip="Write a probe test for this hunk; run it on branch and base"),
-    ]
+    # Footer and help list keys in this order: moving around first, the probe last.
+    BINDINGS = [*NavigationPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
+                *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *FixturesPart.BINDINGS]
+    BINDINGS.append(Binding("e", "probe", "Probe", id="review.probe",
+                            tooltip="Write a probe test for this hunk; run it on branch and base"))
 
     def __init__(self, session: ReviewSession, initial_file: str | None = None) -> None:
         super().__init__()
         self.session = session
         self.initial_file = initial_file
-        self.findings: list[Any] = []
-        self.bites: dict[tuple[str, int], Any] = {}
-        self.diff_loaded = False
-        self.fixture_report: Any = None
         self.first_paint_at: float | None = None
         """perf_counter() when the first screen was drawn (benchmarks read it)."""
+        self.startup = StartupPart(self)
+        self.navigation = NavigationPart(self)
+        self.verdicts_part = VerdictsPart(self)
+        self.transcript_part = TranscriptPart(self)
+        self.findings_part = FindingsPart(self)
+        self.bites_part = BitesPart(self)
+        self.fixtures_part = FixturesPart(self)
+        self.parts: tuple[ReviewPart, ...] = (self.startup, self.navigation, self.verdicts_part, self.transcript_part,
+                                              self.findings_part, self.bites_part, self.fixtures_part)
+
+    @property
+    def ledger(self) -> EvidenceLedger:
+        """The review's evidence ledger."""
+        return self.session.evidence
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(self.session, id="header")
@@ -85,7 +81,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
             with Vertical(id="sidebar"):
                 yield FileList(self.session.diff, id="files")
             # The bite results, the transcript and the fixtures panes are mounted when
-            # first needed (see results_panel, start_transcript, fixtures_pane): every
+            # first needed (by BitesPart, TranscriptPart, FixturesPart): every
             # widget on the first screen adds to the time it takes to appear.
             with ContentSwitcher(id="main-switch", initial="diff-pane"):
                 with Vertical(id="diff-pane"):
@@ -103,23 +99,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         """The file list widget."""
         return self.query_one("#files", FileList)
 
-    def results_panel(self) -> ResultsPanel:
-        """The bite results under the diff, mounted the first time it is asked for."""
-        found = self.query(ResultsPanel)
-        if found:
-            return found.first()
-        panel = ResultsPanel(id="results", classes="-hidden")
-        self.query_one("#diff-pane").mount(panel)
-        return panel
-
-    def fixtures_pane(self) -> FixturesPane:
-        """The fixtures pane beside the diff, mounted (hidden) the first time it is asked for."""
-        found = self.query(FixturesPane)
-        if found:
-            return found.first()
-        pane = FixturesPane(id="fixtures", classes="-hidden")
-        self.query_one("#body").mount(pane)
-        return pane
+    # --- start-up ----------------------------------------------------------
 
     def on_mount(self) -> None:
         files = self.file_list
@@ -130,57 +110,177 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
         self.diff_view.focus()
-        self.load_state()
-        self.init_bites()
+        self.verdicts_part.load_state()
         self.evidence_changed(None)
         # Everything slower waits for the first paint: worker threads parsing the
         # whole diff would otherwise hold the GIL while the first screen is drawn.
-        self.call_after_refresh(self._after_first_paint)
+        self.call_after_refresh(self.startup.after_first_paint)
 
-    async def _after_first_paint(self) -> None:
-        self.first_paint_at = time.perf_counter()
-        self.show_last_verdict()
-        if self.session.transcript_path is not None:
-            # The transcript first: parsing the diff and the findings would only
-            # compete with it for the GIL (and the findings need it anyway).
-            await self.start_transcript()
-        else:
-            self.start_background()
+    def on_unmount(self) -> None:
+        for part in self.parts:
+            part.close()
+
+    async def start_transcript(self) -> None:
+        """Mount the transcript pane and load the transcript (the rest of the start-up follows it)."""
+        await self.transcript_part.start()
 
     def start_background(self) -> None:
         """Parse the whole diff and compute the findings in workers."""
-        self._preload_diff()
-        self.compute_findings()
+        self.startup.start_background()
 
-    @work(thread=True, exclusive=True, group="preload", exit_on_error=False)
-    def _preload_diff(self) -> None:
-        """After the first paint: fetch every patch in one git call and parse every file."""
-        self.session.diff.preload()
-        for f in self.session.diff.files:
-            f.hunks  # noqa: B018 - parse now, off the UI thread
-        self.post_message(DiffLoaded())
+    @on(ReviewReady)
+    def _ready(self) -> None:
+        self.startup.ready.set()
 
     @on(DiffLoaded)
     def _diff_loaded(self) -> None:
-        self.diff_loaded = True
-        self.state.drop_stale(self.all_hunks())
-        self.refresh_progress()
-        for f in self.session.diff.files:
-            self.evidence_changed(f.path)
+        self.startup.on_diff_loaded()
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        """A worker that died of a bug still tells the reviewer, in one line."""
+        """A worker that died of a bug still tells the reviewer, in one line (and does not hold up ReviewReady)."""
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             self.notify(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}",
                         severity="error", timeout=10)
+            self.startup.settled(event.worker.group)
+
+    @on(WorkFailed)
+    def _work_failed(self, message: WorkFailed) -> None:
+        self.notify(f"{message.what}: {message.error}", severity="error")
+        self.startup.settled(message.what)
+
+    # --- messages, wired to the parts --------------------------------------
 
     @on(DiffView.HunkChanged)
-    def _hunk_changed(self, event: DiffView.HunkChanged) -> None:
+    def _hunk_changed(self) -> None:
         """The cursor moved onto another hunk: panes that follow it catch up."""
-        self._show_result()
-        self._follow_fixtures()
+        self.bites_part.show_result()
+        self.fixtures_part.follow()
+
+    @on(FileList.FileHighlighted)
+    def _file_highlighted(self, event: FileList.FileHighlighted) -> None:
+        self.navigation.file_highlighted(event.path)
+
+    @on(FindingsReady)
+    def _findings_ready(self, message: FindingsReady) -> None:
+        self.findings_part.on_ready(message)
+        self.startup.settled("findings")
+
+    @on(FixturesReady)
+    def _fixtures_ready(self, message: FixturesReady) -> None:
+        self.fixtures_part.on_ready(message)
+
+    @on(TranscriptReady)
+    def _transcript_ready(self, message: TranscriptReady) -> None:
+        self.transcript_part.on_ready(message)
+        if message.links is not None:
+            self.startup.settled("transcript")
+
+    @on(HistoryRead)
+    def _history_read(self, message: HistoryRead) -> None:
+        self.verdicts_part.on_history(message)
+        self.startup.settled("history")
+
+    @on(VerdictRecorded)
+    def _verdict_recorded(self, message: VerdictRecorded) -> None:
+        self.verdicts_part.on_recorded(message)
+
+    @on(BiteResult)
+    def _bite_result(self, message: BiteResult) -> None:
+        self.bites_part.on_result(message)
+
+    @on(BiteProgress)
+    def _bite_progress(self, message: BiteProgress) -> None:
+        self.bites_part.on_progress(message)
+
+    @on(BiteFinished)
+    def _bite_finished(self, message: BiteFinished) -> None:
+        self.bites_part.on_finished(message)
+
+    @on(TranscriptView.GotoHunks)
+    def _goto_hunks(self, message: TranscriptView.GotoHunks) -> None:
+        self.transcript_part.goto_hunks(message)
+
+    @on(TranscriptView.SearchRequested)
+    def _search(self) -> None:
+        self.transcript_part.search()
+
+    @on(TranscriptView.FilterChanged)
+    def _filter_changed(self, message: TranscriptView.FilterChanged) -> None:
+        self.transcript_part.filter_changed(message)
+
+    # --- keys, wired to the parts ------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Every part has its say: the first that does not answer True decides."""
+        for part in self.parts:
+            allowed = part.check_action(action)
+            if allowed is not True:
+                return allowed
+        return True
+
+    def action_next_hunk(self) -> None:
+        self.navigation.step_hunk(1)
+
+    def action_prev_hunk(self) -> None:
+        self.navigation.step_hunk(-1)
+
+    def action_next_file(self) -> None:
+        self.navigation.step_file(1)
+
+    def action_prev_file(self) -> None:
+        self.navigation.step_file(-1)
+
+    def action_toggle_split(self) -> None:
+        self.navigation.toggle_split()
+
+    def action_help(self) -> None:
+        from reviewui.ui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self))
+
+    def action_toggle_reviewed(self) -> None:
+        self.verdicts_part.toggle_reviewed()
+
+    def action_comment(self) -> None:
+        self.verdicts_part.comment()
+
+    def action_verdict(self, verdict: str) -> None:
+        self.verdicts_part.verdict(verdict)
+
+    def action_history(self) -> None:
+        self.verdicts_part.read_history(show=True)
+
+    async def action_toggle_transcript(self) -> None:
+        await self.transcript_part.toggle()
+
+    def action_goto_turn(self) -> None:
+        self.transcript_part.goto_turn()
+
+    def action_findings(self) -> None:
+        self.findings_part.show()
+
+    def action_bite(self) -> None:
+        self.bites_part.bite()
+
+    def action_sweep(self) -> None:
+        self.bites_part.sweep()
+
+    def action_cancel_bite(self) -> None:
+        self.bites_part.cancel()
+
+    def action_matrix(self) -> None:
+        self.bites_part.matrix()
+
+    def action_toggle_results(self) -> None:
+        self.bites_part.toggle_results()
+
+    def action_toothless_guard(self, direction: int) -> None:
+        self.bites_part.toothless_guard(direction)
+
+    def action_toggle_fixtures(self) -> None:
+        self.fixtures_part.toggle()
 
     def action_probe(self) -> None:
         from reviewui.ui.screens.probe import ProbeScreen
@@ -188,79 +288,9 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         def back(_: object = None) -> None:
             self.evidence_changed(None)  # kept probes change what a verdict would record
 
-        self.app.push_screen(ProbeScreen(self.session, self.diff_view.current_hunk, self.state), back)
+        self.app.push_screen(ProbeScreen(self.session, self.diff_view.current_hunk, self.ledger.state), back)
 
-    def action_toggle_fixtures(self) -> None:
-        pane = self.fixtures_pane()
-        pane.toggle_class("-hidden")
-        if not pane.has_class("-hidden"):
-            if self.fixture_report is None:
-                self.compute_fixtures()
-            self._follow_fixtures()
-
-    def _follow_fixtures(self) -> None:
-        found = self.query(FixturesPane)
-        if not found:
-            return
-        pane = found.first()
-        if pane.has_class("-hidden"):
-            return
-        view = self.diff_view
-        pane.show(self.fixture_report, view.current_hunk, view.file.role if view.file else "")
-
-    @work(thread=True, exclusive=True, group="fixtures", exit_on_error=False)
-    def compute_fixtures(self) -> None:
-        """Analyse the branch's tests off the UI thread."""
-        from reviewui.core.errors import ReviewError
-
-        try:
-            report = self.session.fixtures()
-        except ReviewError as e:
-            self.post_message(WorkFailed("fixtures", str(e)))
-            return
-        self.post_message(FixturesReady(report))
-
-    @on(FixturesReady)
-    def _fixtures_ready(self, message: FixturesReady) -> None:
-        self.fixture_report = message.report
-        self._follow_fixtures()
-
-    # --- evidence shown on hunks and files -----------------------------------
-
-    def bite_results(self) -> list[Any]:
-        """Bite verdicts so far, in diff order."""
-        return list(self.bites.values())
-
-    def current_findings(self) -> list[Any]:
-        """The findings computed so far."""
-        return self.findings
-
-    def hunk_badges(self, path: str) -> dict[int, list[Badge]]:
-        """Badges for each hunk of file `path`: bite verdict, reviewed, findings, comments."""
-        f = self.session.diff.file(path)
-        if f is None:
-            return {}
-        badges: dict[int, list[Badge]] = {}
-        comments = self.state.comments(f.path)
-        for h in f.hunks:
-            row: list[Badge] = []
-            result = self.bites.get((f.path, h.index))
-            if result is not None:
-                row.append(hunk_badge(result) or Badge(result.verdict, BITE_TONE.get(result.verdict, "info")))
-            if self.is_reviewed(h):
-                row.append(Badge("✓ reviewed", "good"))
-            found = [x for x in self.findings if x.file == f.path and x.line and h.new_start <= x.line < h.new_start + max(h.new_len, 1)]
-            if found:
-                worst = "bad" if any(x.severity == "error" for x in found) else "warn"
-                row.append(Badge(f"{len(found)} finding{'s' if len(found) > 1 else ''}", worst))
-            linked = self.transcript_badge(f.path, h.index)
-            if linked is not None:
-                row.append(Badge(*linked))
-            n = sum(1 for c in comments if c.header == h.header)
-            if n:
-                row.append(Badge(f"{n} comment{'s' if n > 1 else ''}", "info"))
-            badges[h.index] = row
-        return badges
+    # --- what the ledger says, drawn ---------------------------------------
 
     def evidence_changed(self, path: str | None) -> None:
         """Redraw what is known about file `path` (None: the file shown) on the list and the diff."""
@@ -268,113 +298,14 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         path = path or (view.file.path if view.file else None)
         if path is None:
             return
-        view.set_line_marks(path, line_marks(self.bites.values(), path))  # guard reverts in the gutter
+        view.set_line_marks(path, line_marks(self.ledger.bites.values(), path))  # guard reverts in the gutter
+        f = self.session.diff.file(path)
+        if f is None:
+            return
         if view.file is not None and view.file.path == path:
-            view.set_badges(self.hunk_badges(path))
-        self.file_list.set_summary(path, self.file_summary(path))
-
-    def file_summary(self, path: str) -> Content | None:
-        """A short line of evidence for the file list."""
-        f = self.session.diff.file(path)
-        if f is None:
-            return None
-        parts: list[str | tuple[str, str]] = []
-        verdicts = [r.verdict for (p, _), r in self.bites.items() if p == path]
-        for verdict in ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped"):
-            n = verdicts.count(verdict)
-            if n:
-                parts.append((f"{n} {verdict} ", BITE_STYLE.get(verdict, "$text-muted")))
-        found = [x for x in self.findings if x.file == path]
-        if found:
-            tone = "$error" if any(x.severity == "error" for x in found) else "$warning"
-            parts.append((f"⚑{len(found)} ", tone))
-        if self.diff_loaded and f.hunks:
-            done = sum(1 for h in f.hunks if self.is_reviewed(h))
-            if done:
-                parts.append((f"✓{done}/{len(f.hunks)}", "$success"))
-        return Content.assemble(*parts) if parts else None
-
-    # --- file selection ------------------------------------------------------
-
-    @on(FileList.FileHighlighted)
-    def _file_highlighted(self, event: FileList.FileHighlighted) -> None:
-        path = event.path
-        view = self.diff_view
-        if path and (view.file is None or view.file.path != path):
-            view.show_file(self.session.diff.file(path))
-            view.set_badges(self.hunk_badges(path))
-
-    def show(self, path: str, hunk: int | None = None) -> None:
-        """Show file `path` with the cursor on hunk `hunk` (the list follows)."""
-        view = self.diff_view
-        if view.file is None or view.file.path != path:
-            f = self.session.diff.file(path)
-            if f is None:
-                return
-            view.show_file(f, hunk)
-            view.set_badges(self.hunk_badges(f.path))
-            self.file_list.select_path(f.path)
-        elif hunk is not None:
-            view.goto_hunk(hunk)
-
-    def jump_to(self, path: str, line: int | None) -> None:
-        """Show `path` with the cursor on the hunk holding branch-side `line` (or the first)."""
-        f = self.session.diff.file(path)
-        if f is None:
-            self.notify(f"{path} is not changed on this branch", severity="warning")
-            return
-        index = 0
-        if line:
-            for h in f.hunks:
-                if h.new_start <= line < h.new_start + max(h.new_len, 1):
-                    index = h.index
-                    break
-        self.show(path, index)
-
-    # --- actions -----------------------------------------------------------
-
-    def action_next_hunk(self) -> None:
-        """Next hunk; past the last hunk of a file, the first hunk of the next file with hunks."""
-        if self.diff_view.step_hunk(1):
-            return
-        self._jump_file(1, first=True)
-
-    def action_prev_hunk(self) -> None:
-        """Previous hunk; before the first, the last hunk of the previous file with hunks."""
-        if self.diff_view.step_hunk(-1):
-            return
-        self._jump_file(-1, first=False)
-
-    def _jump_file(self, direction: int, first: bool) -> None:
-        paths = self.file_list.paths
-        current = self.diff_view.file.path if self.diff_view.file else None
-        i = paths.index(current) if current in paths else -1
-        i += direction
-        while 0 <= i < len(paths):
-            f = self.session.diff.file(paths[i])
-            if f is not None and f.hunks:
-                self.show(f.path, 0 if first else len(f.hunks) - 1)
-                return
-            i += direction
-        self.notify("No more hunks", timeout=2)
-
-    def action_next_file(self) -> None:
-        path = self.file_list.step(1)
-        if path:
-            self.show(path)
-
-    def action_prev_file(self) -> None:
-        path = self.file_list.step(-1)
-        if path:
-            self.show(path)
-
-    def action_toggle_split(self) -> None:
-        self.diff_view.split = not self.diff_view.split
-
-    def action_help(self) -> None:
-        from reviewui.ui.screens.help import HelpScreen
-
-        self.app.push_screen(HelpScreen(self))
+            view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) for h in f.hunks})
+        hunks = f.hunks if self.startup.diff_loaded else None
+        self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks)))
 
     def set_status(self, text: str) -> None:
         """Show a line in the status bar (progress of long work, results)."""

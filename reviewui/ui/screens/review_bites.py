@@ -1,207 +1,207 @@
-"""The review screen's bite side: `b` checks the hunk under the cursor, `B` sweeps them all.
+"""The review screen's bite part: `b` checks the hunk under the cursor, `B` sweeps them all.
 
-A mixin of ReviewScreen. The run happens in a thread worker that calls the
-core and reports with messages; results stream onto the hunks as they come.
+The run happens in a thread worker that calls the session and reports with
+messages; results stream into the ledger and onto the hunks as they come.
 `escape` cancels (running test process groups are killed).
 """
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual import on, work
 from textual.binding import Binding
-from textual.reactive import reactive
-from textual.screen import Screen
 
-from reviewui.core.bite.engine import BiteCache, checkable_hunks, run_bite
+from reviewui.core.bite.engine import BiteCache, checkable_hunks
 from reviewui.core.errors import ReviewError
+from reviewui.core.evidence import HunkKey
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.screens.matrix import MatrixScreen
+from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
 from reviewui.ui.widgets.results_panel import ResultsPanel
 
 if TYPE_CHECKING:
-    from reviewui.core.session import ReviewSession
-    from reviewui.ui.widgets.diff_view import DiffView
+    from reviewui.core.bite.report import HunkResult
+    from reviewui.ui.screens.review import ReviewScreen
 
 
-class BiteActions(Screen[None]):
+class BitesPart(ReviewPart):
     """Bite-check keys, the worker, and the results panel."""
 
     BINDINGS = [
-        Binding("b", "bite", "Bite", tooltip="Bite-check the hunk under the cursor: revert it, rerun the tests"),
-        Binding("B", "sweep", "Sweep", tooltip="Bite-check every source hunk (in parallel)"),
-        Binding("escape", "cancel_bite", "Cancel", tooltip="Cancel the running bite-check"),
-        Binding("m", "matrix", "Matrix", tooltip="Which test bit which hunk"),
-        Binding("r", "toggle_results", "Results", tooltip="Show or hide the results panel"),
+        Binding("b", "bite", "Bite", id="review.bite",
+                tooltip="Bite-check the hunk under the cursor: revert it, rerun the tests"),
+        Binding("B", "sweep", "Sweep", id="review.sweep", tooltip="Bite-check every source hunk (in parallel)"),
+        Binding("escape", "cancel_bite", "Cancel", id="review.cancel_bite", tooltip="Cancel the running bite-check"),
+        Binding("m", "matrix", "Matrix", id="review.matrix", tooltip="Which test bit which hunk"),
+        Binding("r", "toggle_results", "Results", id="review.results", tooltip="Show or hide the results panel"),
         Binding("right_curly_bracket", "toothless_guard(1)", "Next toothless guard", key_display="}",
-                tooltip="Jump to the next guard revert no test noticed"),
+                id="review.next_toothless_guard", tooltip="Jump to the next guard revert no test noticed"),
         Binding("left_curly_bracket", "toothless_guard(-1)", "Prev toothless guard", key_display="{",
-                tooltip="Jump to the previous guard revert no test noticed"),
+                id="review.prev_toothless_guard", tooltip="Jump to the previous guard revert no test noticed"),
     ]
 
-    biting: reactive[bool] = reactive(False, bindings=True)
+    def __init__(self, screen: ReviewScreen) -> None:
+        super().__init__(screen)
+        self.cache = BiteCache()
+        """Prepared baselines and the warm pytest servers, kept for the screen's life."""
+        self.cancel_event = threading.Event()
+        self._biting = False
 
-    session: "ReviewSession"
-    diff_view: "DiffView"
-    bites: dict[tuple[str, int], Any]
+    @property
+    def biting(self) -> bool:
+        """True while a bite-check runs (bite and sweep are disabled, cancel enabled)."""
+        return self._biting
 
-    def init_bites(self) -> None:
-        """Set up the per-session bite state (call from on_mount)."""
-        self._bite_cache = BiteCache()
-        self._cancel = threading.Event()
-        self.baseline: Any = None
-        self.baseline_tests: list[str] = []
+    @biting.setter
+    def biting(self, value: bool) -> None:
+        self._biting = value
+        self.screen.refresh_bindings()
 
-    def on_unmount(self) -> None:
-        self._cancel.set()
-        self._bite_cache.close()  # the session's warm pytest server goes with the screen
+    def close(self) -> None:
+        self.cancel_event.set()
+        self.cache.close()  # the session's warm pytest server goes with the screen
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def check_action(self, action: str) -> bool | None:
         if action in ("bite", "sweep"):
             return not self.biting
         if action == "cancel_bite":
             return self.biting
         return True
 
-    def action_bite(self) -> None:
-        h = self.diff_view.current_hunk
+    def bite(self) -> None:
+        """Bite-check the hunk under the cursor (a source hunk)."""
+        h = self.screen.diff_view.current_hunk
         if h is None:
-            self.notify("No hunk under the cursor", severity="warning")
+            self.screen.notify("No hunk under the cursor", severity="warning")
             return
-        checkable = {(h2.file, h2.index) for _, h2 in checkable_hunks(self.session.analysed_diff())}
-        if (h.file, h.index) not in checkable:
-            self.notify("Test hunks are the evidence and are never reverted; pick a source hunk",
-                        severity="warning")
+        checkable = {h2.key for _, h2 in checkable_hunks(self.session.analysed_diff())}
+        if h.key not in checkable:
+            self.screen.notify("Test hunks are the evidence and are never reverted; pick a source hunk",
+                               severity="warning")
             return
-        self._start([(h.file, h.index)])
+        self._start([h.key])
 
-    def action_sweep(self) -> None:
-        hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.analysed_diff())]
+    def sweep(self) -> None:
+        """Bite-check every source hunk."""
+        hunks = [h.key for _, h in checkable_hunks(self.session.analysed_diff())]
         if not hunks:
-            self.notify("No source hunks to bite-check", severity="warning")
+            self.screen.notify("No source hunks to bite-check", severity="warning")
             return
         self._start(hunks)
 
-    def _start(self, hunks: list[tuple[str, int]]) -> None:
+    def _start(self, hunks: list[HunkKey]) -> None:
         self.biting = True
-        self._cancel = threading.Event()
-        self.set_status("bite-check: baseline run of the selected tests… (escape cancels)")
-        self._bite_worker(hunks, self._cancel)
+        self.cancel_event = cancel = threading.Event()
+        self.screen.set_status("bite-check: baseline run of the selected tests… (escape cancels)")
+        self.thread(lambda: self._run(hunks, cancel), group="bite", name="bite-check")
 
-    @work(thread=True, exclusive=True, group="bite", exit_on_error=False)
-    def _bite_worker(self, hunks: list[tuple[str, int]], cancel: threading.Event) -> None:
+    def _run(self, hunks: list[HunkKey], cancel: threading.Event) -> None:
         """Run the bite-check off the UI thread; report with messages only."""
-        r = self.session.run
+        post = self.screen.post_message
+
+        def result(res: HunkResult) -> None:
+            post(BiteResult(res))
+
+        def progress(done: int, total: int) -> None:
+            post(BiteProgress(done, total))
+
         try:
-            report = run_bite(
-                self.session.target, self.session.analysed_diff(), self.session.settings,
-                hunks=hunks, all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
-                guards=True,  # `b`/`B` grade the guard reverts inside the agent's lines too
-                on_result=lambda res: self.post_message(BiteResult(res)),
-                on_progress=lambda done, total: self.post_message(BiteProgress(done, total)),
-                cancel=cancel, cache=self._bite_cache,
-            )
+            # `b`/`B` grade the guard reverts inside the agent's lines too.
+            report = self.session.bite(hunks, on_result=result, on_progress=progress, cancel=cancel, cache=self.cache,
+                                       guards=True)
         except ReviewError as e:
-            self.post_message(BiteFinished(None, str(e)))
+            post(BiteFinished(None, str(e)))
             return
         except Exception as e:  # a bug, but the reviewer must hear of it and the UI must live
-            self.post_message(BiteFinished(None, f"bite-check failed: {type(e).__name__}: {e}"))
+            post(BiteFinished(None, f"bite-check failed: {type(e).__name__}: {e}"))
             raise
-        self.post_message(BiteFinished(report))
+        post(BiteFinished(report))
 
-    def action_cancel_bite(self) -> None:
-        self._cancel.set()
-        self.set_status("bite-check: cancelling…")
+    def cancel(self) -> None:
+        """Cancel the running bite-check."""
+        self.cancel_event.set()
+        self.screen.set_status("bite-check: cancelling…")
 
-    @on(BiteResult)
-    def _bite_result(self, message: BiteResult) -> None:
+    def on_result(self, message: BiteResult) -> None:
+        """One hunk's result arrived: into the ledger and onto the hunk."""
         res = message.result
-        self.bites[(res.file, res.index)] = res
-        self.evidence_changed(res.file)
-        self._show_result()
+        self.ledger.add_bite(res)
+        self.screen.evidence_changed(res.file)
+        self.show_result()
 
-    @on(BiteProgress)
-    def _bite_progress(self, message: BiteProgress) -> None:
-        self.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
+    def on_progress(self, message: BiteProgress) -> None:
+        """A sweep progressed."""
+        self.screen.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
 
-    @on(BiteFinished)
-    def _bite_finished(self, message: BiteFinished) -> None:
+    def on_finished(self, message: BiteFinished) -> None:
+        """The run ended: record the report, recompute the findings with it, say how it went."""
         self.biting = False
         if message.report is None:
-            self.set_status(f"bite-check stopped: {message.error}")
-            self.notify(message.error or "bite-check failed", severity="error")
+            self.screen.set_status(f"bite-check stopped: {message.error}")
+            self.screen.notify(message.error or "bite-check failed", severity="error")
             return
         report = message.report
-        self.baseline = report.baseline
-        for t in report.baseline.tests:
-            if t not in self.baseline_tests:
-                self.baseline_tests.append(t)
-        for res in report.results:
-            self.bites[(res.file, res.index)] = res
-            self.evidence_changed(res.file)
-        self.compute_findings(report)  # toothless-hunk / baseline-red join the findings
+        self.ledger.add_report(report)
+        for path in dict.fromkeys(r.file for r in report.results):
+            self.screen.evidence_changed(path)
+        self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
         counts = ", ".join(f"{n} {v}" for v, n in report.summary().items() if n)
-        if self._cancel.is_set():
-            self.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
+        if self.cancel_event.is_set():
+            self.screen.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
         elif report.baseline.status != "green":
-            self.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
+            self.screen.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
         else:
-            self.set_status(f"bite-check done: {counts or 'no hunks'}")
-        self._show_result()
+            self.screen.set_status(f"bite-check done: {counts or 'no hunks'}")
+        self.show_result()
 
-    def _show_result(self) -> None:
-        h = self.diff_view.current_hunk
-        result = self.bites.get((h.file, h.index)) if h is not None else None
-        if result is None and self.baseline is None and not self.query(ResultsPanel):
+    def panel(self) -> ResultsPanel:
+        """The bite results under the diff, mounted the first time it is asked for."""
+        found = self.screen.query(ResultsPanel)
+        if found:
+            return found.first()
+        panel = ResultsPanel(id="results", classes="-hidden")
+        self.screen.query_one("#diff-pane").mount(panel)
+        return panel
+
+    def show_result(self) -> None:
+        """Show the result of the hunk under the cursor in the results panel (opened when there is one)."""
+        h = self.screen.diff_view.current_hunk
+        result = self.ledger.bites.get(h.key) if h is not None else None
+        baseline = self.ledger.baseline
+        if result is None and baseline is None and not self.screen.query(ResultsPanel):
             return  # nothing to show, and no panel yet to update
-        panel = self.results_panel()
-        panel.show_result(result, self.baseline)
-        if result is not None or self.baseline is not None:
+        panel = self.panel()
+        panel.show_result(result, baseline)
+        if result is not None or baseline is not None:
             panel.remove_class("-hidden")
 
-    def action_toggle_results(self) -> None:
-        panel = self.results_panel()
+    def toggle_results(self) -> None:
+        """Show or hide the results panel."""
+        panel = self.panel()
         if panel.result is None and panel.baseline is None:
-            self._show_result()  # a panel mounted just now says how to get a result
+            self.show_result()  # a panel mounted just now says how to get a result
         panel.toggle_class("-hidden")
 
-    def action_matrix(self) -> None:
-        keys = sorted(self.bites, key=lambda k: (k[0], k[1]))
-        hunks: list[tuple[str, str]] = []
-        bit = {(f"{p}:{i}", t) for (p, i) in keys for t in self.bites[(p, i)].failing_tests
-               if self.bites[(p, i)].verdict == "bites"}
-        for p, i in keys:  # each hunk's row, then a row per guard revert
-            hunks.append((f"{p}:{i}", f"{p}:{i} {self.bites[(p, i)].verdict}"))
-            rows, guard_bit = guard_marks.matrix_rows([self.bites[(p, i)]])
-            hunks += rows
-            bit |= guard_bit
-        tests = list(self.baseline_tests)
-        self.app.push_screen(MatrixScreen(hunks, tests, bit))
+    def matrix(self) -> None:
+        """Open the hunk x test matrix."""
+        m = self.ledger.matrix()
+        self.screen.app.push_screen(MatrixScreen(list(m.hunks), list(m.tests), set(m.bit)))
 
-    def action_toothless_guard(self, direction: int) -> None:
+    def toothless_guard(self, direction: int) -> None:
         """Move the cursor to the next/previous line with a toothless guard, across files."""
-        order = list(self.file_list.paths)
-        positions = guard_marks.toothless_positions(self.bites.values(), order)
-        view = self.diff_view
+        screen = self.screen
+        order = list(screen.file_list.paths)
+        positions = guard_marks.toothless_positions(self.ledger.bites.values(), order)
+        view = screen.diff_view
         here = (view.file.path if view.file else "", view.current_line or 0)
         target = guard_marks.step(positions, here, direction, order)
         if target is None:
-            self.notify("No more toothless guards" if positions else "No toothless guards (b checks a hunk's guards)",
-                        timeout=2)
+            screen.notify("No more toothless guards" if positions else "No toothless guards (b checks a hunk's guards)",
+                          timeout=2)
             return
-        self.jump_to(*target)
+        screen.navigation.jump_to(*target)
         row = view.row_for_line(target[1])
         if row is not None:
             view.cursor = row
-
-    if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
-        def results_panel(self) -> ResultsPanel: ...
-        def set_status(self, text: str) -> None: ...
-        def evidence_changed(self, path: str | None) -> None: ...
-        def compute_findings(self, bite_report: Any = None) -> Any: ...
-        def jump_to(self, path: str, line: int | None) -> None: ...
-        @property
-        def file_list(self) -> Any: ...

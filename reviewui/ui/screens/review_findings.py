@@ -1,70 +1,62 @@
-"""The review screen's findings side: computed in a worker when the review opens, `F` lists them.
+"""The review screen's findings part: computed in a worker when the review opens, `F` lists them.
 
-A mixin of ReviewScreen. Findings need the fixtures analysis and the
-transcript, so they arrive after the first paint; badges fill in then.
+Findings need the fixtures analysis and the transcript, so they arrive
+after the first paint; badges fill in then. A finished bite run computes
+them again with its report (toothless-hunk, baseline-red).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual import on, work
 from textual.binding import Binding
-from textual.screen import Screen
 
+from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import FindingsReady, WorkFailed
 from reviewui.ui.screens.findings import FindingsScreen
+from reviewui.ui.screens.review_part import ReviewPart
 
 if TYPE_CHECKING:
-    from reviewui.core.session import ReviewSession
+    from reviewui.core.bite.report import BiteReport
 
 
-class FindingsActions(Screen[None]):
-    """The findings worker and panel."""
+class FindingsPart(ReviewPart):
+    """The findings worker and list."""
 
-    BINDINGS = [Binding("F", "findings", "Findings", tooltip="Findings, error first; enter jumps to one")]
+    BINDINGS = [Binding("F", "findings", "Findings", id="review.findings",
+                        tooltip="Findings, error first; enter jumps to one")]
 
-    session: "ReviewSession"
-    findings: list[Any]
-    findings_ready: bool = False
-
-    @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
-    def compute_findings(self, bite_report: Any = None) -> None:
+    def compute(self, bite_report: BiteReport | None = None) -> None:
         """Compute the findings off the UI thread (with bite findings when a report is given)."""
-        from reviewui.core.errors import ReviewError
 
-        try:
-            self.session.diff.preload()
-            found = self.session.findings(bite_report)
-        except ReviewError as e:
-            self.post_message(WorkFailed("findings", str(e)))
-            return
-        self.post_message(FindingsReady(found))
-
-    @on(FindingsReady)
-    def _findings_ready(self, message: FindingsReady) -> None:
-        self.findings = message.findings
-        self.findings_ready = True
-        paths = {f.file for f in self.findings if f.file}
-        for path in paths:
-            self.evidence_changed(path)
-        errors = sum(1 for f in self.findings if f.severity == "error")
-        if errors:
-            self.notify(f"{errors} error finding{'s' if errors > 1 else ''}: press F", severity="warning")
-
-    @on(WorkFailed)
-    def _work_failed(self, message: WorkFailed) -> None:
-        self.notify(f"{message.what}: {message.error}", severity="error")
-
-    def action_findings(self) -> None:
-        def jump(where: tuple[str, int | None] | None) -> None:
-            if where is None:
+        def work() -> None:
+            try:
+                self.session.diff.preload()
+                found = self.session.findings(bite_report)
+            except ReviewError as e:
+                self.screen.post_message(WorkFailed("findings", str(e)))
                 return
-            path, line = where
-            self.jump_to(path, line)
+            self.screen.post_message(FindingsReady(found))
 
-        self.app.push_screen(FindingsScreen(self.findings, computing=not self.findings_ready), jump)
+        self.thread(work, group="findings", name="findings")
 
-    if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
-        def evidence_changed(self, path: str | None) -> None: ...
-        def jump_to(self, path: str, line: int | None) -> None: ...
+    def on_ready(self, message: FindingsReady) -> None:
+        """Findings arrived: into the ledger and onto the files they name."""
+        before = [f.file for f in self.ledger.findings if f.file]
+        self.ledger.set_findings(message.findings)
+        for path in dict.fromkeys([*before, *(f.file for f in message.findings if f.file)]):
+            self.screen.evidence_changed(path)
+        errors = sum(1 for f in message.findings if f.severity == "error")
+        if errors:
+            self.screen.notify(f"{errors} error finding{'s' if errors > 1 else ''}: press F", severity="warning")
+
+    def show(self) -> None:
+        """Open the findings list; enter on one jumps to it."""
+
+        def jump(where: tuple[str, int | None] | None) -> None:
+            if where is not None:
+                self.screen.navigation.jump_to(*where)
+
+        self.screen.app.push_screen(
+            FindingsScreen(self.ledger.findings, computing=not self.ledger.findings_ready), jump
+        )

@@ -1,51 +1,51 @@
-"""The review screen's verdict side: reviewed marks, hunk comments, approve/reject, history.
+"""The review screen's verdict part: reviewed marks, hunk comments, approve/reject, history.
 
-A mixin of ReviewScreen (a Screen subclass so its BINDINGS merge). Marks and
-comments live in the reviewer's local state file; verdicts go to git notes.
+Marks and comments live in the reviewer's local state file (held by the
+ledger); verdicts go to git notes through the session, in a worker, as
+does reading the history (git calls never run on the UI thread).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from textual.binding import Binding
-from textual.screen import Screen
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes.verdicts import Review, branch_history, record_review, review_relation
-from reviewui.core.notes.patchid import patch_id
-from reviewui.core.state import ReviewState
+from reviewui.core.evidence import VerdictEvidence
+from reviewui.core.notes.model import Review
+from reviewui.ui.evidence_view import verdict_draft
+from reviewui.ui.messages import HistoryRead, VerdictRecorded, WorkFailed
 from reviewui.ui.screens.history import HistoryScreen
+from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.screens.text_prompt import TextPromptModal
-from reviewui.ui.screens.verdict import VerdictDraft, VerdictModal
+from reviewui.ui.screens.verdict import VerdictModal
+from reviewui.ui.widgets.review_header import ReviewHeader
 
-if TYPE_CHECKING:
-    from reviewui.core.session import ReviewSession
-    from reviewui.ui.widgets.diff_view import DiffView
+RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
+                 "different-patch": " (earlier head, changed since)"}
+DONE = {"approve": "approved", "reject": "rejected"}
 
 
-class VerdictActions(Screen[None]):
+class VerdictsPart(ReviewPart):
     """Marks, comments, verdicts and their history."""
 
     BINDINGS = [
-        Binding("space", "toggle_reviewed", "Reviewed", tooltip="Mark the hunk under the cursor as reviewed"),
-        Binding("c", "comment", "Comment", tooltip="Comment on the hunk (or line) under the cursor"),
-        Binding("a", "verdict('approve')", "Approve", tooltip="Approve, with the evidence attached"),
-        Binding("x", "verdict('reject')", "Reject", tooltip="Reject with a reason, evidence attached"),
-        Binding("v", "history", "History", tooltip="Verdicts recorded for this branch"),
+        Binding("space", "toggle_reviewed", "Reviewed", id="review.reviewed",
+                tooltip="Mark the hunk under the cursor as reviewed"),
+        Binding("c", "comment", "Comment", id="review.comment",
+                tooltip="Comment on the hunk (or line) under the cursor"),
+        Binding("a", "verdict('approve')", "Approve", id="review.approve",
+                tooltip="Approve, with the evidence attached"),
+        Binding("x", "verdict('reject')", "Reject", id="review.reject",
+                tooltip="Reject with a reason, evidence attached"),
+        Binding("v", "history", "History", id="review.history", tooltip="Verdicts recorded for this branch"),
     ]
 
-    session: "ReviewSession"
-    state: ReviewState
-    diff_view: "DiffView"
-
     def load_state(self) -> None:
-        """Read the reviewer's marks and comments for this branch."""
-        t = self.session.target
-        self.state = ReviewState.load(t.repo_dir, t.branch)
-        if self.state.problem:
-            self.notify(self.state.problem, severity="warning")
+        """Read the reviewer's marks and comments for this branch (into the ledger) and say if that failed."""
+        state = self.ledger.state
+        if state.problem:
+            self.screen.notify(state.problem, severity="warning")
 
     def all_hunks(self) -> list[Hunk]:
         """Every hunk of the branch (parses every file: call after DiffLoaded or in a worker)."""
@@ -53,111 +53,106 @@ class VerdictActions(Screen[None]):
 
     def refresh_progress(self) -> None:
         """Recount reviewed hunks for the header (needs every file parsed)."""
-        from reviewui.ui.widgets.review_header import ReviewHeader
+        done, total = self.ledger.state.progress(self.all_hunks())
+        self.screen.query_one(ReviewHeader).progress = (done, total)
 
-        done, total = self.state.progress(self.all_hunks())
-        self.query_one(ReviewHeader).progress = (done, total)
-
-    def is_reviewed(self, h: Hunk) -> bool:
-        """True when the reviewer marked this hunk and it has not changed since."""
-        return self.state.is_marked(h.file, h.header, h.text)
-
-    def action_toggle_reviewed(self) -> None:
-        h = self.diff_view.current_hunk
+    def toggle_reviewed(self) -> None:
+        """Mark (or unmark) the hunk under the cursor as reviewed."""
+        h = self.screen.diff_view.current_hunk
         if h is None:
-            self.notify("No hunk under the cursor", severity="warning")
+            self.screen.notify("No hunk under the cursor", severity="warning")
             return
-        if self.is_reviewed(h):
-            self.state.unmark(h.file, h.header)
+        state = self.ledger.state
+        if self.ledger.is_reviewed(h):
+            state.unmark(h.file, h.header)
         else:
-            self.state.mark(h.file, h.header, h.text)
+            state.mark(h.file, h.header, h.text)
         self._save_state()
-        self.evidence_changed(h.file)
+        self.screen.evidence_changed(h.file)
         self.refresh_progress()
 
-    def action_comment(self) -> None:
-        h = self.diff_view.current_hunk
+    def comment(self) -> None:
+        """Ask for a comment on the hunk (or line) under the cursor."""
+        h = self.screen.diff_view.current_hunk
         if h is None:
-            self.notify("No hunk under the cursor", severity="warning")
+            self.screen.notify("No hunk under the cursor", severity="warning")
             return
-        line = self.diff_view.current_line
+        line = self.screen.diff_view.current_line
         where = f"{h.file} {h.header}" + (f" line {line}" if line else "")
 
         def done(text: str | None) -> None:
             if text:
-                self.state.add_comment(h.file, h.header, text, line)
+                self.ledger.state.add_comment(h.file, h.header, text, line)
                 self._save_state()
-                self.evidence_changed(h.file)
-                self.notify(f"Comment added on {where}")
+                self.screen.evidence_changed(h.file)
+                self.screen.notify(f"Comment added on {where}")
 
-        self.app.push_screen(TextPromptModal(f"Comment on {where}", "What should the author know?"), done)
+        self.screen.app.push_screen(TextPromptModal(f"Comment on {where}", "What should the author know?"), done)
 
     def _save_state(self) -> None:
         try:
-            self.state.save()
+            self.ledger.state.save()
         except ReviewError as e:
-            self.notify(str(e), severity="error")
+            self.screen.notify(str(e), severity="error")
 
-    def verdict_draft(self, verdict: str) -> VerdictDraft:
-        """The evidence a verdict would record now, as lines for the modal."""
-        bites = [f"{r.file} {r.header}: {r.verdict}" for r in self.bite_results()]
-        probes = [f"{p.name}: {p.outcomes}" if p.outcomes else p.name for p in self.state.probes()]
-        findings = [f"{f.severity} {f.kind}: {f.message}" for f in self.current_findings()]
-        comments = [f"{c.file} {c.header}: {c.text}" for c in self.state.comments()]
-        return VerdictDraft(verdict, bites, probes, findings, comments)
+    def verdict(self, verdict: str) -> None:
+        """Show what a verdict would record; on enter, record it (in a worker)."""
 
-    def action_verdict(self, verdict: str) -> None:
         def done(reason: str | None) -> None:
-            if reason is None:
-                return
+            if reason is not None:
+                # The evidence is what the modal showed, taken on the UI thread, not what
+                # arrives while the worker writes the note.
+                self.record(verdict, reason, self.ledger.verdict_evidence())
+
+        self.screen.app.push_screen(VerdictModal(verdict_draft(verdict, self.ledger)), done)
+
+    def record(self, verdict: str, reason: str, evidence: VerdictEvidence) -> None:
+        """Write the verdict to git notes in a worker; VerdictRecorded reports back."""
+
+        def work() -> None:
             try:
-                self._record(verdict, reason)
+                review = self.session.verdict(verdict, reason, evidence)
             except ReviewError as e:
-                self.notify(str(e), severity="error")
+                self.screen.post_message(VerdictRecorded(None, str(e)))
+                return
+            self.screen.post_message(VerdictRecorded(review))
 
-        self.app.push_screen(VerdictModal(self.verdict_draft(verdict)), done)
+        self.thread(work, group="verdict", name="verdict")
 
-    def _record(self, verdict: str, reason: str) -> None:
-        from reviewui.core.notes.verdicts import BiteRecord, FindingRecord
-
-        t = self.session.target
-        review = Review.new(
-            verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
-            bites=tuple(BiteRecord.from_result(r) for r in self.bite_results()),
-            probes=self.state.probe_records(),
-            comments=self.state.comment_records(),
-            findings=tuple(FindingRecord(f.kind, f.message) for f in self.current_findings()),
-        )
-        record_review(t.repo_dir, review, self.session.settings.notes_ref)
-        self.show_last_verdict()
-        self.notify(f"Recorded {verdict} on {t.head[:7]} in {self.session.settings.notes_ref}")
-
-    def history_rows(self) -> list[tuple[Review, str]]:
-        """Earlier verdicts of this branch with how each relates to the head now."""
-        t = self.session.target
-        reviews = branch_history(t.repo_dir, t.branch, t.head, self.session.settings.notes_ref)
-        current = patch_id(t.repo_dir, t.base, t.head) if reviews else ""
-        return [(r, review_relation(r, t.head, current)) for r in reviews]
-
-    def show_last_verdict(self) -> None:
-        """Put the latest verdict (and whether it still applies) in the header."""
-        from reviewui.ui.widgets.review_header import ReviewHeader
-
-        rows = self.history_rows()
-        header = self.query_one(ReviewHeader)
-        if not rows:
-            header.verdict = ""
+    def on_recorded(self, message: VerdictRecorded) -> None:
+        """The note was written (or not): say so, and show it in the header."""
+        review = message.review
+        if review is None:
+            self.screen.notify(message.error or "verdict not recorded", severity="error")
             return
-        review, relation = rows[-1]
-        note = {"this-head": "", "same-patch": " (earlier head, same patch)",
-                "different-patch": " (earlier head, changed since)"}.get(relation, "")
-        done = {"approve": "approved", "reject": "rejected"}.get(review.verdict, review.verdict)
-        header.verdict = f"{done} by {review.reviewer.split(' <')[0]}{note}"
+        self.show_in_header(review, "this-head")
+        ref = self.session.settings.notes_ref
+        self.screen.notify(f"Recorded {review.verdict} on {review.head[:7]} in {ref}")
 
-    def action_history(self) -> None:
-        self.app.push_screen(HistoryScreen(self.history_rows()))
+    def read_history(self, show: bool) -> None:
+        """Read the verdict history in a worker: for the header, and for the screen when `show`."""
 
-    if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
-        def bite_results(self) -> list[Any]: ...
-        def current_findings(self) -> list[Any]: ...
-        def evidence_changed(self, path: str) -> None: ...
+        def work() -> None:
+            try:
+                rows = self.session.history()
+            except ReviewError as e:
+                self.screen.post_message(WorkFailed("history", str(e)))
+                return
+            self.screen.post_message(HistoryRead(rows, show))
+
+        self.thread(work, group="history", name="verdict history")
+
+    def on_history(self, message: HistoryRead) -> None:
+        """The history arrived: the latest verdict to the header; the list on screen when asked for."""
+        if message.rows:
+            self.show_in_header(*message.rows[-1])
+        else:
+            self.screen.query_one(ReviewHeader).verdict = ""
+        if message.show:
+            self.screen.app.push_screen(HistoryScreen(message.rows))
+
+    def show_in_header(self, review: Review, relation: str) -> None:
+        """Put a verdict (and whether it still applies) in the header."""
+        done = DONE.get(review.verdict, review.verdict)
+        note = RELATION_NOTE.get(relation, "")
+        self.screen.query_one(ReviewHeader).verdict = f"{done} by {review.reviewer.split(' <')[0]}{note}"

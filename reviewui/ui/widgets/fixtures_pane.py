@@ -106,7 +106,7 @@ class FixturesPane(Vertical):
         if hunk is None:
             self._set(Content.assemble(("Fixtures", "bold")), [_line("No hunk under the cursor.", "$text-muted")])
             return
-        start, end = hunk.new_start, hunk.new_start + max(hunk.new_len, 1) - 1
+        start, end = hunk.new_lines[0], hunk.new_lines[-1]
         options: list[Option] = []
         if self.role == "test":
             tests = report.tests_for_lines(hunk.file, start, end)

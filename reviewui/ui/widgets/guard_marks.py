@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from textual.content import Content
 
+from reviewui.ui.evidence_view import TONE_STYLE
 from reviewui.ui.widgets.diff_view import Badge
 
 MARKS: dict[str, tuple[str, str]] = {
@@ -26,7 +27,6 @@ MARKS: dict[str, tuple[str, str]] = {
 
 # When one line has several guards, the mark shows the one a reviewer must see first.
 _PRIORITY = ("toothless", "uncovered", "error", "broken", "timeout", "bites")
-TONE_STYLE = {"good": "$success", "bad": "$error", "warn": "$warning", "info": "$text-muted"}
 
 
 def visible(text: str) -> str:

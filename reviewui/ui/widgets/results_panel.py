@@ -13,10 +13,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from reviewui.ui.evidence_view import bite_style
 from reviewui.ui.widgets.guard_marks import guard_lines, only_a_missing_name
 
-TONE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
-        "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
 OUTPUT_TAIL = 40
 
 
@@ -60,7 +59,7 @@ class ResultsPanel(VerticalScroll):
                                                "$text-muted")))
         else:
             lines.append(Content.assemble(
-                (result.verdict.upper(), f"bold {TONE.get(result.verdict, '$text')}"),
+                (result.verdict.upper(), f"bold {bite_style(result.verdict)}"),
                 f"  {result.file} {result.header}  {result.seconds:.2f}s",
             ))
             if result.reason:

@@ -1,0 +1,210 @@
+"""The evidence ledger: everything learned about one review, and what it says about a hunk or a file.
+
+One ledger per review session. The UI's controllers and the headless
+commands add to it (the baseline and each hunk's bite result, findings,
+hunk <-> turn links); the reviewer's marks, comments and kept probes are
+read through the ReviewState it holds. It answers "what is known about
+this hunk / this file", builds the hunk x test matrix, and is the only
+builder of the evidence a verdict records, so the UI and `reviewui verdict`
+cannot drift apart.
+
+The ledger is not thread-safe: the UI touches it on its own thread only
+(workers post messages, handlers add to it); a headless command is one thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+from reviewui.core.bite.report import VERDICTS as BITE_VERDICTS
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+from reviewui.core.diff import Hunk
+from reviewui.core.findings.model import Finding
+from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord
+from reviewui.core.state import HunkComment, KeptProbe, ReviewState
+
+if TYPE_CHECKING:
+    from reviewui.core.transcript.linking import HunkLinks
+
+HunkKey = tuple[str, int]
+"""(file, hunk index), as Hunk.key."""
+
+
+@dataclass(frozen=True)
+class HunkEvidence:
+    """What is known about one hunk right now."""
+
+    key: HunkKey
+    """(file, hunk index)."""
+    bite: HunkResult | None
+    """Its bite result, None when it was not bite-checked."""
+    reviewed: bool
+    """The reviewer marked it and it has not changed since."""
+    findings: tuple[Finding, ...]
+    """Findings whose line falls inside the hunk."""
+    turns: tuple[int, ...] | None
+    """Transcript turns that wrote it; () when none did; None when no transcript is linked."""
+    comments: tuple[HunkComment, ...]
+    """The reviewer's comments on it."""
+
+    @property
+    def worst_severity(self) -> str | None:
+        """`error` when any finding is an error, `warning` when any finding at all, else None."""
+        if not self.findings:
+            return None
+        return "error" if any(f.severity == "error" for f in self.findings) else "warning"
+
+
+@dataclass(frozen=True)
+class FileEvidence:
+    """What is known about one changed file right now."""
+
+    path: str
+    """The file's path (branch side)."""
+    bite_counts: tuple[tuple[str, int], ...]
+    """(bite verdict, how many of its hunks got it), in the bite module's verdict order, zeros left out."""
+    findings: tuple[Finding, ...]
+    """Findings on the file."""
+    reviewed: int | None
+    """Hunks marked reviewed; None while its hunks are not parsed yet."""
+    hunks: int
+    """Number of hunks (0 while not parsed)."""
+
+
+@dataclass(frozen=True)
+class MatrixData:
+    """The hunk x test matrix: rows, columns and the cells where a test bit a hunk."""
+
+    hunks: tuple[tuple[str, str], ...]
+    """(row key `file:index`, row label `file:index verdict`), in file then index order."""
+    tests: tuple[str, ...]
+    """Test node ids that ran at a baseline, in first-seen order."""
+    bit: frozenset[tuple[str, str]]
+    """(row key, test) where the test failed with the hunk reverted and the hunk bites."""
+
+
+@dataclass(frozen=True)
+class VerdictEvidence:
+    """The evidence a verdict records (the keyword arguments of Review.new)."""
+
+    bites: tuple[BiteRecord, ...] = ()
+    """Bite results, in file then hunk order."""
+    probes: tuple[ProbeRecord, ...] = ()
+    """Kept probes with their last outcomes."""
+    comments: tuple[CommentRecord, ...] = ()
+    """The reviewer's hunk comments."""
+    findings: tuple[FindingRecord, ...] = ()
+    """The findings known at verdict time."""
+
+
+@dataclass
+class EvidenceLedger:
+    """Everything learned about one review so far (see the module docstring)."""
+
+    state: ReviewState
+    """The reviewer's marks, comments and kept probes (saved outside the repository)."""
+    baseline: Baseline | None = None
+    """The latest baseline run, None before any bite-check."""
+    baseline_tests: list[str] = field(default_factory=list)
+    """Every test that ran at a baseline, first-seen order (the matrix columns)."""
+    bites: dict[HunkKey, HunkResult] = field(default_factory=dict)
+    """Latest bite result per hunk."""
+    report: BiteReport | None = None
+    """The latest finished bite run (bite findings are computed from it)."""
+    findings: list[Finding] = field(default_factory=list)
+    """The findings computed so far."""
+    findings_ready: bool = False
+    """True once findings were computed at least once."""
+    links: HunkLinks | None = None
+    """Hunk <-> transcript turn links, None until a transcript is linked."""
+
+    # --- adding evidence -------------------------------------------------
+
+    def add_bite(self, result: HunkResult) -> None:
+        """Record one hunk's bite result (replacing an earlier one)."""
+        self.bites[result.key] = result
+
+    def add_report(self, report: BiteReport) -> None:
+        """Record a finished bite run: its baseline, the tests it ran and every result."""
+        self.report = report
+        self.baseline = report.baseline
+        for t in report.baseline.tests:
+            if t not in self.baseline_tests:
+                self.baseline_tests.append(t)
+        for r in report.results:
+            self.add_bite(r)
+
+    def set_findings(self, findings: Sequence[Finding]) -> None:
+        """Replace the findings with a fresh computation."""
+        self.findings = list(findings)
+        self.findings_ready = True
+
+    def set_links(self, links: HunkLinks) -> None:
+        """Record the hunk <-> turn links of the transcript."""
+        self.links = links
+
+    # --- what is known ---------------------------------------------------
+
+    def is_reviewed(self, hunk: Hunk) -> bool:
+        """True when the reviewer marked `hunk` and it has not changed since."""
+        return self.state.is_marked(hunk.file, hunk.header, hunk.text)
+
+    def probes(self) -> list[KeptProbe]:
+        """The kept probes."""
+        return self.state.probes()
+
+    def hunk(self, hunk: Hunk) -> HunkEvidence:
+        """What is known about `hunk`."""
+        turns: tuple[int, ...] | None = None
+        if self.links is not None:
+            turns = tuple(self.links.turns_for(hunk.file, hunk.index))
+        return HunkEvidence(
+            key=hunk.key,
+            bite=self.bites.get(hunk.key),
+            reviewed=self.is_reviewed(hunk),
+            findings=tuple(f for f in self.findings if f.file == hunk.file and hunk.contains(f.line)),
+            turns=turns,
+            comments=tuple(c for c in self.state.comments(hunk.file) if c.header == hunk.header),
+        )
+
+    def file(self, path: str, hunks: Sequence[Hunk] | None) -> FileEvidence:
+        """What is known about file `path`; `hunks` is its parsed hunks, or None when not parsed yet."""
+        verdicts: list[str] = [r.verdict for (p, _), r in self.bites.items() if p == path]
+        counts = tuple((v, verdicts.count(v)) for v in BITE_VERDICTS if verdicts.count(v))
+        return FileEvidence(
+            path=path,
+            bite_counts=counts,
+            findings=tuple(f for f in self.findings if f.file == path),
+            reviewed=None if hunks is None else sum(1 for h in hunks if self.is_reviewed(h)),
+            hunks=0 if hunks is None else len(hunks),
+        )
+
+    def bite_results(self) -> list[HunkResult]:
+        """The bite results so far, in file then hunk order."""
+        return [self.bites[k] for k in sorted(self.bites)]
+
+    def matrix(self) -> MatrixData:
+        """The hunk x test matrix of the bite results so far."""
+        rows: list[tuple[str, str]] = []
+        bit: set[tuple[str, str]] = set()
+        for r in self.bite_results():
+            key = f"{r.file}:{r.index}"
+            rows.append((key, f"{key} {r.verdict}"))
+            if r.verdict == "bites":
+                bit.update((key, t) for t in r.failing_tests)
+            for n, g in enumerate(r.guards):  # a row per guard revert, under its hunk
+                guard_key = f"{key}#{n}"
+                rows.append((guard_key, f"  ↳ {g.file}:{g.line} {g.kind} {g.verdict}"))
+                if g.verdict == "bites":
+                    bit.update((guard_key, t) for t in g.failing_tests)
+        return MatrixData(tuple(rows), tuple(self.baseline_tests), frozenset(bit))
+
+    def verdict_evidence(self) -> VerdictEvidence:
+        """The evidence a verdict recorded now would carry (the one builder of it)."""
+        return VerdictEvidence(
+            bites=tuple(BiteRecord.from_result(r) for r in self.bite_results()),
+            probes=self.state.probe_records(),
+            comments=self.state.comment_records(),
+            findings=tuple(FindingRecord(f.kind, f.message) for f in self.findings),
+        )

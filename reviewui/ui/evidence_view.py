@@ -1,0 +1,76 @@
+"""How evidence looks: the one owner of the bite-verdict colours and the hunk badges.
+
+The core's EvidenceLedger says what is known; this module turns it into
+badges on hunk headers, a line on the file list and the verdict modal's
+draft. Colours go through theme variables only.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from reviewui.core.evidence import EvidenceLedger, FileEvidence, HunkEvidence
+from reviewui.ui.screens.verdict import VerdictDraft
+from reviewui.ui.widgets.diff_view import Badge
+
+BITE_TONE: dict[str, str] = {
+    "bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
+    "timeout": "warn", "error": "bad", "skipped": "info",
+}
+"""Bite verdict -> badge tone (good | bad | warn | info)."""
+
+TONE_STYLE: dict[str, str] = {"good": "$success", "bad": "$error", "warn": "$warning", "info": "$text-muted"}
+"""Badge tone -> the theme variable drawn for it in text."""
+
+
+def bite_style(verdict: str) -> str:
+    """The theme style of a bite verdict word (muted for one this table does not know)."""
+    return TONE_STYLE[BITE_TONE.get(verdict, "info")]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def hunk_badges(ev: HunkEvidence) -> list[Badge]:
+    """The badges of one hunk: bite verdict, reviewed, findings, transcript turns, comments."""
+    row: list[Badge] = []
+    if ev.bite is not None:
+        from reviewui.ui.widgets.guard_marks import hunk_badge  # guard_marks draws with this module's colours
+
+        row.append(hunk_badge(ev.bite) or Badge(ev.bite.verdict, BITE_TONE.get(ev.bite.verdict, "info")))
+    if ev.reviewed:
+        row.append(Badge("✓ reviewed", "good"))
+    if ev.findings:
+        row.append(Badge(_plural(len(ev.findings), "finding"), "bad" if ev.worst_severity == "error" else "warn"))
+    if ev.turns is not None:
+        if not ev.turns:
+            row.append(Badge("not in transcript", "warn"))
+        else:
+            shown = ",".join(str(n) for n in ev.turns[:3]) + ("…" if len(ev.turns) > 3 else "")
+            row.append(Badge(f"turn {shown}", "info"))
+    if ev.comments:
+        row.append(Badge(_plural(len(ev.comments), "comment"), "info"))
+    return row
+
+
+def file_summary(ev: FileEvidence) -> Content | None:
+    """A short line of evidence for the file list, None when nothing is known yet."""
+    parts: list[str | tuple[str, str]] = []
+    for verdict, n in ev.bite_counts:
+        parts.append((f"{n} {verdict} ", bite_style(verdict)))
+    if ev.findings:
+        tone = "$error" if any(f.severity == "error" for f in ev.findings) else "$warning"
+        parts.append((f"⚑{len(ev.findings)} ", tone))
+    if ev.reviewed:
+        parts.append((f"✓{ev.reviewed}/{ev.hunks}", "$success"))
+    return Content.assemble(*parts) if parts else None
+
+
+def verdict_draft(verdict: str, ledger: EvidenceLedger) -> VerdictDraft:
+    """The evidence a verdict would record now, as the modal's lines."""
+    bites = [f"{r.file} {r.header}: {r.verdict}" for r in ledger.bite_results()]
+    probes = [f"{p.name}: {p.outcomes}" if p.outcomes else p.name for p in ledger.probes()]
+    findings = [f"{f.severity} {f.kind}: {f.message}" for f in ledger.findings]
+    comments = [f"{c.file} {c.header}: {c.text}" for c in ledger.state.comments()]
+    return VerdictDraft(verdict, bites, probes, findings, comments)

@@ -1,0 +1,72 @@
+"""The review screen's fixtures part: `f` shows what the tests near the cursor are made of.
+
+The analysis runs in a worker the first time the pane opens; the pane
+follows the hunk under the cursor while it is open.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+
+from reviewui.core.errors import ReviewError
+from reviewui.ui.messages import FixturesReady, WorkFailed
+from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.widgets.fixtures_pane import FixturesPane
+
+if TYPE_CHECKING:
+    from reviewui.core.fixtures import FixtureReport
+
+
+class FixturesPart(ReviewPart):
+    """The fixtures pane and its worker."""
+
+    BINDINGS = [Binding("f", "toggle_fixtures", "Fixtures", id="review.fixtures",
+                        tooltip="Show what the tests near the cursor are made of")]
+
+    report: FixtureReport | None = None
+    """The analysis, None until it arrives."""
+
+    def toggle(self) -> None:
+        """Show or hide the fixtures pane (analysing the tests the first time)."""
+        pane = self.pane()
+        pane.toggle_class("-hidden")
+        if not pane.has_class("-hidden"):
+            if self.report is None:
+                self.thread(self._compute, group="fixtures", name="fixtures")
+            self.follow()
+
+    def pane(self) -> FixturesPane:
+        """The fixtures pane beside the diff, mounted (hidden) the first time it is asked for."""
+        found = self.screen.query(FixturesPane)
+        if found:
+            return found.first()
+        pane = FixturesPane(id="fixtures", classes="-hidden")
+        self.screen.query_one("#body").mount(pane)
+        return pane
+
+    def _compute(self) -> None:
+        """Analyse the branch's tests off the UI thread."""
+        try:
+            report = self.session.fixtures()
+        except ReviewError as e:
+            self.screen.post_message(WorkFailed("fixtures", str(e)))
+            return
+        self.screen.post_message(FixturesReady(report))
+
+    def on_ready(self, message: FixturesReady) -> None:
+        """The analysis arrived."""
+        self.report = message.report
+        self.follow()
+
+    def follow(self) -> None:
+        """Show the tests of the hunk under the cursor, when the pane is open."""
+        found = self.screen.query(FixturesPane)
+        if not found:
+            return
+        pane = found.first()
+        if pane.has_class("-hidden"):
+            return
+        view = self.screen.diff_view
+        pane.show(self.report, view.current_hunk, view.file.role if view.file else "")

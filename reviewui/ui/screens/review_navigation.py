@@ -1,0 +1,80 @@
+"""The review screen's navigation part: hunks and files, unified or side by side.
+
+Its keys come first in the footer and the help: they are the ones a
+reviewer needs most.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from reviewui.ui.screens.review_part import ReviewPart
+
+
+class NavigationPart(ReviewPart):
+    """Moving between hunks and files."""
+
+    BINDINGS = [
+        Binding("n", "next_hunk", "Next hunk", id="review.next_hunk", tooltip="Next hunk, across files"),
+        Binding("p", "prev_hunk", "Prev hunk", id="review.prev_hunk", tooltip="Previous hunk, across files"),
+        Binding("right_square_bracket", "next_file", "Next file", id="review.next_file", key_display="]"),
+        Binding("left_square_bracket", "prev_file", "Prev file", id="review.prev_file", key_display="["),
+        Binding("s", "toggle_split", "Side-by-side", id="review.split", tooltip="Toggle unified / side-by-side"),
+        Binding("question_mark", "help", "Help", id="review.help", key_display="?"),
+    ]
+
+    def show(self, path: str, hunk: int | None = None) -> None:
+        """Show file `path` with the cursor on hunk `hunk` (the list follows)."""
+        view = self.screen.diff_view
+        if view.file is None or view.file.path != path:
+            f = self.session.diff.file(path)
+            if f is None:
+                return
+            view.show_file(f, hunk)
+            self.screen.evidence_changed(f.path)
+            self.screen.file_list.select_path(f.path)
+        elif hunk is not None:
+            view.goto_hunk(hunk)
+
+    def jump_to(self, path: str, line: int | None) -> None:
+        """Show `path` with the cursor on the hunk holding branch-side `line` (or the first)."""
+        f = self.session.diff.file(path)
+        if f is None:
+            self.screen.notify(f"{path} is not changed on this branch", severity="warning")
+            return
+        index = next((h.index for h in f.hunks if h.contains(line)), 0)
+        self.show(path, index)
+
+    def file_highlighted(self, path: str | None) -> None:
+        """The file list's cursor moved: the diff follows."""
+        view = self.screen.diff_view
+        if path and (view.file is None or view.file.path != path):
+            view.show_file(self.session.diff.file(path))
+            self.screen.evidence_changed(path)
+
+    def step_hunk(self, direction: int) -> None:
+        """Next (1) or previous (-1) hunk; past a file's end, the nearest hunk of the next file with hunks."""
+        if self.screen.diff_view.step_hunk(direction):
+            return
+        paths = self.screen.file_list.paths
+        view = self.screen.diff_view
+        current = view.file.path if view.file else None
+        i = (paths.index(current) if current in paths else -1) + direction
+        while 0 <= i < len(paths):
+            f = self.session.diff.file(paths[i])
+            if f is not None and f.hunks:
+                self.show(f.path, 0 if direction > 0 else len(f.hunks) - 1)
+                return
+            i += direction
+        self.screen.notify("No more hunks", timeout=2)
+
+    def step_file(self, direction: int) -> None:
+        """Next (1) or previous (-1) file."""
+        path = self.screen.file_list.step(direction)
+        if path:
+            self.show(path)
+
+    def toggle_split(self) -> None:
+        """Unified <-> side by side."""
+        view = self.screen.diff_view
+        view.split = not view.split

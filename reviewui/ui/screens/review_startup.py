@@ -1,0 +1,78 @@
+"""The review screen's start-up part: what runs after the first paint, and when it has settled.
+
+After the first paint: the last verdict is read and the transcript loaded
+(the findings need it), then the whole diff is parsed and the findings
+computed, all in workers. Each job reports here when it is done or failed;
+when all have, the screen gets ReviewReady once and `ready` is set (tests
+and tools wait on it instead of polling).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from reviewui.ui.messages import DiffLoaded, ReviewReady
+from reviewui.ui.screens.review_part import ReviewPart
+
+if TYPE_CHECKING:
+    from reviewui.ui.screens.review import ReviewScreen
+
+STARTUP = frozenset({"diff", "findings", "transcript", "history"})
+"""The start-up jobs ReviewReady waits for (also the names of the worker groups that run them)."""
+
+
+class StartupPart(ReviewPart):
+    """The start-up sequence and its ReviewReady."""
+
+    diff_loaded = False
+    """True once every file's hunks are parsed."""
+
+    def __init__(self, screen: ReviewScreen) -> None:
+        super().__init__(screen)
+        self.ready = asyncio.Event()
+        """Set with ReviewReady: the start-up work has settled."""
+        self._pending = set(STARTUP)
+
+    async def after_first_paint(self) -> None:
+        """Start the slower work: the last verdict, then the transcript, then the rest."""
+        self.screen.first_paint_at = time.perf_counter()
+        self.screen.verdicts_part.read_history(show=False)
+        if self.session.transcript_path is not None:
+            # The transcript first: parsing the diff and the findings would only
+            # compete with it for the GIL (and the findings need it anyway).
+            await self.screen.start_transcript()
+        else:
+            self.settled("transcript")
+            self.start_background()
+
+    def start_background(self) -> None:
+        """Parse the whole diff and compute the findings in workers."""
+        self.thread(self._preload_diff, group="diff", name="parse the diff")
+        self.screen.findings_part.compute()
+
+    def _preload_diff(self) -> None:
+        """Fetch every patch in one git call and parse every file (off the UI thread)."""
+        self.session.diff.preload()
+        for f in self.session.diff.files:
+            f.hunks  # noqa: B018 - parse now, off the UI thread
+        self.screen.post_message(DiffLoaded())
+
+    def on_diff_loaded(self) -> None:
+        """Every file is parsed: forget stale marks, count progress, redraw every file's evidence."""
+        self.diff_loaded = True
+        verdicts = self.screen.verdicts_part
+        self.ledger.state.drop_stale(verdicts.all_hunks())
+        verdicts.refresh_progress()
+        for f in self.session.diff.files:
+            self.screen.evidence_changed(f.path)
+        self.settled("diff")
+
+    def settled(self, job: str) -> None:
+        """Start-up job `job` is done (or failed); post ReviewReady once all of them are."""
+        if not self._pending:
+            return
+        self._pending.discard(job)
+        if not self._pending:
+            self.screen.post_message(ReviewReady())

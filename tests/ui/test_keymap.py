@@ -1,0 +1,62 @@
+"""The reviewer's own keys: `[keymap]` in the user config rebinds review keys by id, and help shows them."""
+
+from __future__ import annotations
+
+import tomli_w
+from textual.widgets import Static
+
+from reviewui.core.config import user_config_dir
+from reviewui.core.session import ReviewSession
+from reviewui.ui.app import make_app
+from reviewui.ui.keymap import binding_ids, keymap_from_prefs
+from reviewui.ui.screens.help import HelpScreen
+from reviewui.ui.screens.review import ReviewScreen
+from reviewui.ui.widgets.review_header import ReviewHeader
+
+SIZE = (140, 40)
+
+
+def write_prefs(prefs: dict) -> None:
+    user_config_dir().mkdir(parents=True, exist_ok=True)
+    (user_config_dir() / "config.toml").write_text(tomli_w.dumps(prefs), encoding="utf-8")
+
+
+def test_every_review_binding_has_a_unique_id() -> None:
+    described = [b for b in ReviewScreen.BINDINGS if getattr(b, "description", "")]
+    ids = [b.id for b in described]
+    assert all(i and i.startswith("review.") for i in ids)
+    assert len(set(ids)) == len(ids)
+
+
+def test_keymap_from_prefs_keeps_good_entries_and_names_bad_ones() -> None:
+    known = binding_ids(ReviewScreen.BINDINGS)
+    keymap, problems = keymap_from_prefs(
+        {"keymap": {"review.bite": "ctrl+b", "review.nope": "z", "review.sweep": 3, "review.matrix": "a b;c"}}, known)
+    assert keymap == {"review.bite": "ctrl+b"}
+    assert len(problems) == 3 and any("review.nope" in p for p in problems)
+    assert keymap_from_prefs({}, known) == ({}, [])
+    assert keymap_from_prefs({"keymap": "j"}, known)[0] == {}
+
+
+async def test_a_rebound_key_runs_its_action_and_help_shows_it(awkward_session: ReviewSession) -> None:
+    write_prefs({"keymap": {"review.reviewed": "ctrl+o", "review.nope": "z"}})
+    app = make_app(awkward_session, initial_file="pkg/calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await pilot.pause()
+        assert any("review.nope" in n.message for n in app._notifications)
+        header = screen.query_one(ReviewHeader)
+        before = header.progress
+        await pilot.press("space")  # the old key no longer marks the hunk
+        await pilot.pause()
+        assert header.progress == before
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert [b.text for b in screen.diff_view.badges[0]][:1] == ["✓ reviewed"]
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text", Static).render())
+        line = next(ln for ln in text.splitlines() if "Mark the hunk under the cursor" in ln)
+        assert line.split()[0] == "^o" and "review.reviewed" in line  # Textual draws ctrl+o as ^o
