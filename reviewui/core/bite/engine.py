@@ -302,7 +302,7 @@ def _prepare(
                     run_argv = cov_argv
             run = run_tests(scratch.path, run_argv, selected, baseline_limit,
                             env_allow=settings.env_allow, network=settings.network, extra_env=extra,
-                            cancel=cancel)
+                            cancel=cancel, writable=(work,))
             baseline = _baseline(run, pytest_mode)
             cov = None
             if baseline.status == "green" and extra is not None:
