@@ -209,3 +209,17 @@ def test_without_bwrap_reviewui_refuses_unless_the_reviewer_opts_in(tmp_path: Pa
                              timeout=300)
     assert allowed.returncode == 0, allowed.stderr
     assert [r["verdict"] for r in json.loads(allowed.stdout)["hunks"]] == ["bites"]
+
+
+def test_bite_of_a_memory_hog_is_broken_with_reason_memory_limit(tmp_path: Path, monkeypatch) -> None:
+    """Reverting the hunk makes the code ask for 3 GiB: graded honestly, not as a bite."""
+    use_venv_python(monkeypatch)
+    monkeypatch.setenv("REVIEWUI_MEMORY_LIMIT", "1G")
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/buf.py": "def make():\n    return bytearray(3 * 1024 ** 3)\n"},
+                   {"pkg/buf.py": "def make():\n    return bytearray(16)\n",
+                    "tests/test_buf.py": "from pkg.buf import make\n\ndef test_make():\n    assert len(make()) >= 0\n"})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(warm_runner=False), jobs=1)
+    assert rep.baseline.status == "green", rep.baseline.output
+    [r] = rep.results
+    assert (r.verdict, r.reason) == ("broken", "memory limit"), r

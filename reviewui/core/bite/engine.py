@@ -322,6 +322,8 @@ def _baseline(run: RunResult, pytest_mode: bool) -> Baseline:
         return Baseline("broken", reason="cancelled", **common)
     if run.timed_out:
         return Baseline("timeout", reason=f"killed after {run.seconds:.1f}s", **common)
+    if run.limit:
+        return Baseline("broken", reason=run.limit, **common)
     if not pytest_mode:
         if run.returncode == 0:
             return Baseline("green", **common)
