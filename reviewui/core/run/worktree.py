@@ -146,7 +146,10 @@ def _prune_pristines(root: Path) -> None:
     if not base.is_dir():
         return
     with _repo_lock(root / "pristine.lock"):
-        entries = sorted((p for p in base.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in base.glob(".build-*"):  # builds run under this lock: any left is a killed one's
+            remove_tree(stale)
+        entries = sorted((p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                         key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[KEEP_PRISTINES:]:
             remove_tree(old)
 
@@ -297,6 +300,23 @@ class WorktreePool:
         if not self.scratches:
             self.close()
             raise ReviewError(f"every scratch slot under {self.root} is in use")
+        self._sweep_abandoned_slots()
+
+    def _sweep_abandoned_slots(self) -> None:
+        """Empty slots nobody holds (a killed reviewui's scratch trees do not stay in the cache)."""
+        slots = self.root / "slots"
+        mine = {s.slot for s in self.scratches}
+        for entry in list(slots.iterdir()) if slots.is_dir() else ():
+            if not entry.name.isdigit() or int(entry.name) in mine:
+                continue
+            fd = _try_lock(self.root / f"{entry.name}.lock")
+            if fd is None:
+                continue  # another reviewui's
+            try:
+                remove_tree(entry)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
 
     def close(self) -> None:
         """Empty our slots (a run's files do not stay in the cache) and release every lock."""
