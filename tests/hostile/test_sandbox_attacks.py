@@ -98,6 +98,15 @@ def test_escape_attempts():
 '''
 
 
+def _accept(host: socket.socket, n: int) -> None:
+    """Accept up to `n` connections until the socket is closed."""
+    try:
+        for _ in range(n):
+            host.accept()
+    except OSError:
+        pass
+
+
 def fingerprint(root: Path) -> str:
     """HEAD, refs (notes and stash too), .git/config, hooks, info/ and every working-tree file, hashed."""
     h = hashlib.sha256()
@@ -121,7 +130,7 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     host = socket.socket()
     host.bind(("127.0.0.1", 0))
     host.listen(8)
-    threading.Thread(target=lambda: [host.accept() for _ in range(8)], daemon=True).start()
+    threading.Thread(target=_accept, args=(host, 8), daemon=True).start()
     root = tmp_path / "repo"
     tag = f"77.{os.getpid() % 10**6:06d}"
     test = ATTACK.format(repo=str(root), home_secret=str(home / ".ssh" / "id_rsa"),
@@ -223,3 +232,18 @@ def test_bite_of_a_memory_hog_is_broken_with_reason_memory_limit(tmp_path: Path,
     assert rep.baseline.status == "green", rep.baseline.output
     [r] = rep.results
     assert (r.verdict, r.reason) == ("broken", "memory limit"), r
+
+
+def test_a_junit_report_swapped_for_a_symlink_or_fifo_is_not_read(tmp_path: Path) -> None:
+    """The run can write where its report goes; reviewui reads only a regular file (a FIFO would hang it)."""
+    from reviewui.core.run.junit import JUnitError, parse_junit
+
+    secret = tmp_path / "secret.xml"
+    secret.write_text('<testsuite><testcase classname="x" name="leak"/></testsuite>')
+    link = tmp_path / "junit.xml"
+    link.symlink_to(secret)
+    fifo = tmp_path / "fifo.xml"
+    os.mkfifo(fifo)
+    for path in (link, fifo):
+        with pytest.raises(JUnitError, match="not a regular file"):
+            parse_junit(path)

@@ -204,6 +204,8 @@ def run_bite(
             # Started first, the warm server imports pytest while the baseline runs; the
             # instrument check and every hunk's run are then forks of it (cold when it cannot serve).
             warm = cache.warm_server(argv[0], settings) if settings.warm_runner and warm_form(argv) else None
+            if warm is not None:
+                warm.prestart([s.path for s in pool.scratches])  # one sandboxed server per slot
             prepared = cache.get(key)
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
