@@ -247,3 +247,34 @@ def test_a_junit_report_swapped_for_a_symlink_or_fifo_is_not_read(tmp_path: Path
     for path in (link, fifo):
         with pytest.raises(JUnitError, match="not a regular file"):
             parse_junit(path)
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_setsid_and_double_fork_daemons_die_with_the_run(tmp_path: Path, monkeypatch, warm: bool) -> None:
+    from reviewui.core.run.warm_runner import WarmPytest
+
+    use_venv_python(monkeypatch)
+    tag = f"88.{os.getpid() % 10**6:06d}{int(warm)}"
+    root = tmp_path / "slot" / "tree"
+    root.mkdir(parents=True)
+    (root / "test_daemon.py").write_text(
+        "import os, subprocess, time\n\ndef test_daemon():\n"
+        f"    subprocess.Popen(['setsid', '-f', 'sleep', {tag!r}])\n"
+        "    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
+        f"            os.execvp('sleep', ['sleep', {tag + '1'!r}])\n        os._exit(0)\n"
+        "    time.sleep(0.5)\n")
+    server = WarmPytest(sys.executable) if warm else None
+    try:
+        with Watch(tag) as watch:
+            res = run_tests(root, [sys.executable, "-m", "pytest"], ["test_daemon.py"], 60, warm=server)
+        assert res.returncode == 0 and res.warm == warm, res.output
+        assert len(watch.seen) == 2  # both daemons ran
+        deadline = __import__("time").monotonic() + 3
+        while marked(tag) and __import__("time").monotonic() < deadline:
+            pass
+        assert not marked(tag), "a daemon outlived its run"
+        if server is not None:  # and the server still serves
+            assert run_tests(root, [sys.executable, "-m", "pytest"], ["test_daemon.py"], 60, warm=server).warm
+    finally:
+        if server is not None:
+            server.close()
