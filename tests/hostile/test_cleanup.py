@@ -63,3 +63,21 @@ def test_abandoned_slots_and_builds_are_emptied_by_the_next_start(tmp_path: Path
         assert not half.exists()
     assert rb.git("worktree", "list", "--porcelain").count("worktree ") == 1
     assert not any((root / "slots").iterdir())
+
+
+def test_require_refuses_in_one_line_unless_the_user_config_opts_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewui.core.config import user_config_dir
+    from reviewui.core.errors import ReviewError
+    from reviewui.core.run import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "user namespaces are off")
+    monkeypatch.setattr(sandbox, "_opt_in", False)
+    with pytest.raises(ReviewError, match="without a sandbox: user namespaces are off") as e:
+        sandbox.require()
+    assert "\n" not in str(e.value) and "--unsandboxed" in str(e.value)
+    cfg = user_config_dir() / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text("unsandboxed = true\n")
+    assert sandbox.require() == "none" and sandbox.level() == "none"
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: None)
+    assert sandbox.require() == "bwrap"

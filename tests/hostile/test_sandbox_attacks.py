@@ -262,7 +262,18 @@ def test_setsid_and_double_fork_daemons_die_with_the_run(tmp_path: Path, monkeyp
         f"    subprocess.Popen(['setsid', '-f', 'sleep', {tag!r}])\n"
         "    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
         f"            os.execvp('sleep', ['sleep', {tag + '1'!r}])\n        os._exit(0)\n"
-        "    time.sleep(0.5)\n")
+        "    def mine():\n"
+        "        found = 0\n"
+        "        for p in os.listdir('/proc'):\n"
+        "            try:\n"
+        f"                found += p.isdigit() and open(f'/proc/{{p}}/cmdline', 'rb').read().startswith(b'sleep\\0{tag}')\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "        return found\n"
+        "    deadline = time.monotonic() + 20\n"
+        "    while mine() < 2 and time.monotonic() < deadline:\n"
+        "        time.sleep(0.05)\n"
+        "    time.sleep(0.2)  # the host's watch polls every 20 ms\n")
     server = WarmPytest(sys.executable) if warm else None
     try:
         with Watch(tag) as watch:

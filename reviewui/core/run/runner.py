@@ -32,11 +32,11 @@ Example (a probe test in a scratch worktree)::
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -225,8 +225,7 @@ def _execute(
     start = time.monotonic()
     preexec = None
     if limits is not None and sandbox.needs_preexec():
-        def preexec() -> None:
-            sandbox.preexec_limits(limits)
+        preexec = functools.partial(sandbox.preexec_limits, limits)
     try:
         proc = subprocess.Popen(
             argv,

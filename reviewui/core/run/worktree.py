@@ -43,40 +43,23 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Iterator
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text, run_git
+from reviewui.core.git import git_text
 from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.run import sandbox
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
+from reviewui.core.run.scratch_build import (
+    commit_scratch, git_plain, prune_pristines, pristine,
+)
 from reviewui.core.run.tempdirs import remove_tree
 
 MAX_SCRATCHES = 64
 """Upper bound on scratch slots per repository (concurrent reviewui processes share them)."""
-
-KEEP_PRISTINES = 6
-"""Pristine trees kept per repository (the oldest beyond this are removed when a pool opens)."""
-
-SCRATCH_MESSAGE = "reviewui scratch"
-"""The message of every scratch HEAD commit (reverted or not, they look alike)."""
-
-_GIT_SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "advice.detachedHead=false")
-
-# The scratch's own repository: no system or global config (no filter drivers, no hooks,
-# no fsmonitor from anywhere), a fixed identity and date so every scratch commit looks alike.
-_SCRATCH_ENV: dict[str, str | None] = {
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_ATTR_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "reviewui", "GIT_AUTHOR_EMAIL": "reviewui@localhost",
-    "GIT_COMMITTER_NAME": "reviewui", "GIT_COMMITTER_EMAIL": "reviewui@localhost",
-    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
-    "GIT_INDEX_FILE": None, "GIT_OBJECT_DIRECTORY": None, "GIT_ALTERNATE_OBJECT_DIRECTORIES": None,
-}
-_NO_ATTRIBUTES = "* -text -eol -ident -filter -working-tree-encoding\n"
 
 
 def repo_id(repo_dir: str | Path) -> str:
@@ -94,64 +77,6 @@ def scratch_root(repo_dir: str | Path) -> Path:
 def _legacy_root(repo_dir: str | Path) -> Path:
     """Where reviewui versions before the sandbox kept `git worktree` scratches."""
     return user_cache_dir() / "worktrees" / repo_id(repo_dir)
-
-
-def _scratch_git(cwd: Path, git_dir: str, *args: str, stdin: bytes | None = None) -> str:
-    env = {**_SCRATCH_ENV, "GIT_DIR": git_dir, "GIT_WORK_TREE": str(cwd), "GIT_CEILING_DIRECTORIES": str(cwd.parent)}
-    return run_git(cwd, *args, env=env, config=_GIT_SAFE, input=stdin, what="scratch git").decode("utf-8", "replace")
-
-
-def _pristine(repo_dir: Path, root: Path, sha: str) -> Path:
-    """The pristine tree of commit `sha` (built on first use, shared by every slot)."""
-    base = root / "pristine"
-    done = base / sha
-    if (done / ".git" / "HEAD").is_file():
-        return done
-    base.mkdir(parents=True, exist_ok=True)
-    with _repo_lock(root / "pristine.lock"):
-        if (done / ".git" / "HEAD").is_file():
-            return done
-        work = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
-        tree_dir = work / "tree"
-        try:
-            _build(repo_dir, tree_dir, sha)
-            os.replace(tree_dir, done)
-        finally:
-            remove_tree(work)
-    return done
-
-
-def _build(repo_dir: Path, dest: Path, sha: str) -> None:
-    """Write commit `sha`'s tree into `dest` with a fresh repository whose HEAD has exactly that tree."""
-    tree = _git_plain(repo_dir, "rev-parse", "--verify", f"{sha}^{{tree}}").strip()
-    objects = run_git(repo_dir, "rev-list", "--objects", tree, env=_plain_env(repo_dir), config=_GIT_SAFE)
-    pack = run_git(repo_dir, "pack-objects", "--stdout", "-q", input=objects, env=_plain_env(repo_dir),
-                   config=_GIT_SAFE)
-    dest.mkdir(parents=True)
-    gd = str(dest / ".git")
-    run_git(dest, "init", "-q", "--template=", "-b", "scratch", str(dest),
-            env={**_SCRATCH_ENV, "GIT_DIR": None, "GIT_WORK_TREE": None}, config=_GIT_SAFE)
-    info = dest / ".git" / "info"
-    info.mkdir(exist_ok=True)
-    (info / "attributes").write_text(_NO_ATTRIBUTES)
-    _scratch_git(dest, gd, "index-pack", "--stdin", stdin=pack)
-    _scratch_git(dest, gd, "read-tree", tree)
-    _scratch_git(dest, gd, "checkout-index", "-a", "-f", "-u")
-    commit = _scratch_git(dest, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
-    _scratch_git(dest, gd, "update-ref", "HEAD", commit)
-
-
-def _prune_pristines(root: Path) -> None:
-    base = root / "pristine"
-    if not base.is_dir():
-        return
-    with _repo_lock(root / "pristine.lock"):
-        for stale in base.glob(".build-*"):  # builds run under this lock: any left is a killed one's
-            remove_tree(stale)
-        entries = sorted((p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                         key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[KEEP_PRISTINES:]:
-            remove_tree(old)
 
 
 class Scratch:
@@ -172,15 +97,15 @@ class Scratch:
 
         Everything a previous run left in the slot is removed. Raises ReviewError when git fails.
         """
-        sha = _git_plain(self.repo_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+        sha = git_plain(self.repo_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
         if not sha:
             raise ReviewError(f"cannot check out {rev!r}: no such commit")
-        pristine = _pristine(self.repo_dir, self.root, sha)
+        source = pristine(self.repo_dir, self.root, sha)
         slot_dir = self.path.parent
         slot_dir.mkdir(parents=True, exist_ok=True)
         for entry in list(slot_dir.iterdir()):
             remove_tree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-        proc = subprocess.run(["cp", "-a", str(pristine), str(self.path)], capture_output=True)
+        proc = subprocess.run(["cp", "-a", str(source), str(self.path)], capture_output=True)
         if proc.returncode != 0:
             raise ReviewError(f"cannot copy the scratch tree: {proc.stderr.decode('utf-8', 'replace').strip()}")
         self.rev = rev
@@ -209,7 +134,7 @@ class Scratch:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(out)
-        self._commit(filediff.path)
+        commit_scratch(self.path, filediff.path)
         return filediff.path
 
     def add_file(self, rel: str, content: str | bytes) -> Path:
@@ -228,25 +153,6 @@ class Scratch:
             raise ReviewError(f"path escapes the scratch worktree: {rel}")
         return p
 
-    def _commit(self, rel: str) -> None:
-        """Make HEAD the tree as it is now (only ever before any test ran in this copy)."""
-        gd = str(self.path / ".git")
-        _scratch_git(self.path, gd, "add", "-A", "--", rel)
-        tree = _scratch_git(self.path, gd, "write-tree").strip()
-        commit = _scratch_git(self.path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
-        _scratch_git(self.path, gd, "update-ref", "HEAD", commit)
-
-
-@contextlib.contextmanager
-def _repo_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive flock on `path` (blocking) for the duration."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 class WorktreePool:
@@ -282,7 +188,7 @@ class WorktreePool:
         """Lock `size` slots, recovering any a crashed run left behind."""
         self.root.mkdir(parents=True, exist_ok=True)
         prune_ours(self.common_dir, _legacy_root(self.repo_dir))
-        _prune_pristines(self.root)
+        prune_pristines(self.root)
         for slot in range(MAX_SCRATCHES):
             if len(self.scratches) >= self.size:
                 break
@@ -408,18 +314,6 @@ def prune_ours(common_dir: Path, root: Path) -> None:
             shutil.rmtree(admin, ignore_errors=True)
 
 
-def _plain_env(cwd: Path) -> dict[str, str | None]:
-    return {
-        # Never let discovery climb out of the repository into some enclosing one.
-        "GIT_CEILING_DIRECTORIES": str(Path(cwd).resolve().parent),
-        "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_DIR": None, "GIT_WORK_TREE": None, "GIT_INDEX_FILE": None,
-    }
-
-
-def _git_plain(cwd: Path, *args: str) -> str:
-    """Read-only git in the reviewer's repository: no hooks, no fsmonitor, no optional locks."""
-    return run_git(cwd, *args, env=_plain_env(cwd), config=_GIT_SAFE, check=False).decode("utf-8", "replace")
-
 
 __all__ = ["RevertError", "Scratch", "WorktreePool", "kill_orphans", "prune_ours", "repo_id", "scratch_root"]
+
