@@ -141,3 +141,17 @@ def test_a_server_that_cannot_serve_means_a_cold_run(tmp_path: Path) -> None:
         assert not run.warm
     finally:
         other.close()
+
+
+def test_a_replaced_slot_dir_gets_a_new_server(tmp_path: Path, server: WarmPytest) -> None:
+    """The server sees its slot through a bind mount: a slot dir deleted and made again is a new
+    directory to it, so a new server is started instead of running in the old, empty one."""
+    import shutil
+
+    files = {"test_a.py": "def test_a():\n    assert 1 == 1\n"}
+    root = project(tmp_path / "slot" / "tree", files)
+    assert run_tests(root, CMD, ["test_a.py"], 60, warm=server).returncode == 0
+    shutil.rmtree(tmp_path / "slot")
+    root = project(tmp_path / "slot" / "tree", files)
+    run = run_tests(root, CMD, ["test_a.py"], 60, warm=server)
+    assert run.warm and run.returncode == 0 and outcomes(run) == {"test_a": "passed"}, run.output

@@ -59,10 +59,10 @@ def test_abandoned_slots_and_builds_are_emptied_by_the_next_start(tmp_path: Path
     half.mkdir()
     with WorktreePool(rb.root, 1) as again:
         assert [s.slot for s in again.scratches] == [0]
-        assert not (root / "slots" / "1").exists()  # the other slot's tree is gone
+        assert not any((root / "slots" / "1").iterdir())  # the other slot's tree is gone
         assert not half.exists()
     assert rb.git("worktree", "list", "--porcelain").count("worktree ") == 1
-    assert not any((root / "slots").iterdir())
+    assert not [p for slot in (root / "slots").iterdir() for p in slot.iterdir()]
 
 
 def test_require_refuses_in_one_line_unless_the_user_config_opts_in(monkeypatch: pytest.MonkeyPatch) -> None:

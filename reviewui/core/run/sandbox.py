@@ -184,8 +184,12 @@ class Box:
 def hidden_dirs() -> list[Path]:
     """Every directory hidden inside the sandbox (existing ones only, never `/`)."""
     home = [Path.home(), Path(os.environ.get("HOME") or Path.home())]
+    try:
+        cwd = [Path(os.getcwd())]
+    except OSError:
+        cwd = []
     cands: list[Path] = [*home, user_cache_dir().parent, user_config_dir().parent, user_state_dir().parent,
-                         Path(os.getcwd()), Path("/tmp"), Path("/var/tmp"), Path(tempfile.gettempdir()),
+                         *cwd, Path("/tmp"), Path("/var/tmp"), Path(tempfile.gettempdir()),
                          Path("/run"), Path("/var/run")]
     sock = os.environ.get("SSH_AUTH_SOCK")
     if sock:
@@ -249,7 +253,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         if h == Path("/tmp"):
             continue
         out += ["--tmpfs", str(h)]
-    out += ["--size", str(box.limits.disk), "--tmpfs", "/tmp"]
+    out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp"]
 
     def under_hidden(p: Path) -> bool:
         return any(p == h or h in p.parents for h in [*hidden, Path("/tmp")])
@@ -261,6 +265,16 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind", str(w), str(w)]
     out += ["--chdir", str(box.chdir), "--", *argv]
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _has_size_option(exe: str) -> bool:
+    """True when this bwrap knows `--size` (0.10+; an older system bwrap gets an unsized tmp)."""
+    try:
+        out = subprocess.run([exe, "--help"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in out.stdout + out.stderr
 
 
 def _prlimit(lim: Limits) -> list[str]:

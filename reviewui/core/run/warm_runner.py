@@ -69,8 +69,13 @@ class WarmPytest:
 
     def _server(self, cwd: str | Path) -> "_Server":
         slot = self._slot(cwd)
+        slot.mkdir(parents=True, exist_ok=True)
         with self._lock:
             server = self._servers.get(slot)
+            if server is not None and server.slot_id != _identity(slot):
+                # The slot dir was replaced: the server's bind still shows the old one. A new server.
+                server.close()
+                server = None
             if server is None:
                 server = self._servers[slot] = _Server(self, slot)
                 if self._closed:
@@ -127,6 +132,8 @@ class _Server:
 
     def __init__(self, owner: WarmPytest, slot: Path) -> None:
         self.python = owner.python
+        self.slot_id = _identity(slot)
+        """The slot dir's (device, inode) when the server bound it."""
         self.io = private_tempdir("warm")
         home = self.io / "home"
         home.mkdir()
@@ -317,6 +324,11 @@ class _Server:
             except subprocess.TimeoutExpired:
                 pass
         remove_tree(self.io)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_dev, st.st_ino
 
 
 def _drain_fd(fd: int, buf: CappedBuffer) -> None:

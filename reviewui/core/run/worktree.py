@@ -103,8 +103,7 @@ class Scratch:
         source = pristine(self.repo_dir, self.root, sha)
         slot_dir = self.path.parent
         slot_dir.mkdir(parents=True, exist_ok=True)
-        for entry in list(slot_dir.iterdir()):
-            remove_tree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        _empty(slot_dir)
         proc = subprocess.run(["cp", "-a", str(source), str(self.path)], capture_output=True)
         if proc.returncode != 0:
             raise ReviewError(f"cannot copy the scratch tree: {proc.stderr.decode('utf-8', 'replace').strip()}")
@@ -219,7 +218,7 @@ class WorktreePool:
             if fd is None:
                 continue  # another reviewui's
             try:
-                remove_tree(entry)
+                _empty(entry)
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
                 os.close(fd)
@@ -227,8 +226,7 @@ class WorktreePool:
     def close(self) -> None:
         """Empty our slots (a run's files do not stay in the cache) and release every lock."""
         for scratch in self.scratches:
-            if scratch.path.parent.is_dir():
-                remove_tree(scratch.path.parent)
+            _empty(scratch.path.parent)
         for fd in self._locks:
             try:
                 os.ftruncate(fd, 0)
@@ -245,6 +243,17 @@ class WorktreePool:
             yield scratch
         finally:
             self._free.put(scratch)
+
+
+def _empty(slot_dir: Path) -> None:
+    """Remove everything in a slot dir but the dir itself (a warm server has it bound: same inode)."""
+    if not slot_dir.is_dir():
+        return
+    for entry in list(slot_dir.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            remove_tree(entry)
+        else:
+            entry.unlink()
 
 
 def _try_lock(path: Path) -> int | None:
