@@ -41,6 +41,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all-tests", action="store_true", help="run the whole suite, not only changed test files")
     p.add_argument("--jobs", type=_positive_int, metavar="N", help="parallel workers (default: cores)")
     p.add_argument("--timeout", type=_positive_float, metavar="S", help="time limit per run in seconds")
+    p.add_argument("--unsandboxed", action="store_true",
+                   help="run the branch's code even where bubblewrap cannot sandbox it (recorded in the verdict)")
 
 
 def _transcript_format_arg(p: argparse.ArgumentParser) -> None:
@@ -171,6 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list = ["open", *args_list]
     args = build_parser().parse_args(args_list)
+    if getattr(args, "unsandboxed", False):
+        from reviewui.core.run import sandbox
+
+        sandbox.allow_unsandboxed(True)
     handler: Callable[[argparse.Namespace], int] = HANDLERS[args.command]
     try:
         return handler(args)

@@ -11,7 +11,7 @@ import pytest
 
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
-from tests.core.bite.helpers import alive
+from tests.core.bite.helpers import Watch, alive
 
 PY = sys.executable
 CMD = [PY, "-m", "pytest"]
@@ -74,19 +74,19 @@ def test_secrets_scrubbed_and_home_fresh_per_run(tmp_path: Path, monkeypatch) ->
 
 
 def test_timeout_kills_the_run_and_its_grandchildren(tmp_path: Path, server: WarmPytest) -> None:
-    pids = tmp_path / "pids"
+    tag = "300.515151"  # the run is in the server's PID namespace: found by this tag, not a pid it reports
     test = (
         "import os, subprocess, time\n\ndef test_hang():\n"
-        "    child = subprocess.Popen(['sleep', '300'])\n"
-        f"    open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        f"    child = subprocess.Popen(['sleep', {tag!r}])\n"
         "    time.sleep(300)\n"
     )
     root = project(tmp_path / "p", {"test_hang.py": test})
     t0 = time.monotonic()
-    run = run_tests(root, CMD, ["test_hang.py"], 3, warm=server)
+    with Watch(tag) as watch:
+        run = run_tests(root, CMD, ["test_hang.py"], 3, warm=server)
     assert run.warm and run.timed_out and run.returncode is None
     assert time.monotonic() - t0 < 20
-    run_pid, grandchild = (int(x) for x in pids.read_text().split())
+    [(grandchild, run_pid)] = watch.seen.items()
     deadline = time.monotonic() + 5
     while (alive(run_pid) or alive(grandchild)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -141,3 +141,17 @@ def test_a_server_that_cannot_serve_means_a_cold_run(tmp_path: Path) -> None:
         assert not run.warm
     finally:
         other.close()
+
+
+def test_a_replaced_slot_dir_gets_a_new_server(tmp_path: Path, server: WarmPytest) -> None:
+    """The server sees its slot through a bind mount: a slot dir deleted and made again is a new
+    directory to it, so a new server is started instead of running in the old, empty one."""
+    import shutil
+
+    files = {"test_a.py": "def test_a():\n    assert 1 == 1\n"}
+    root = project(tmp_path / "slot" / "tree", files)
+    assert run_tests(root, CMD, ["test_a.py"], 60, warm=server).returncode == 0
+    shutil.rmtree(tmp_path / "slot")
+    root = project(tmp_path / "slot" / "tree", files)
+    run = run_tests(root, CMD, ["test_a.py"], 60, warm=server)
+    assert run.warm and run.returncode == 0 and outcomes(run) == {"test_a": "passed"}, run.output

@@ -29,6 +29,7 @@ import functools
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
@@ -113,9 +114,11 @@ def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
         "print(coverage.__version__, core)\n"
     )
     try:
-        proc = subprocess.run(
-            [exe, "-c", code], capture_output=True, timeout=60, env={**os.environ, "PATH": path_env}
-        )
+        # Run from an empty dir: `-c` puts the cwd (the reviewer's checkout, maybe the branch) on sys.path.
+        with tempfile.TemporaryDirectory(prefix="reviewui-covprobe-") as empty:
+            proc = subprocess.run(
+                [exe, "-c", code], capture_output=True, timeout=60, env={**os.environ, "PATH": path_env}, cwd=empty
+            )
     except (OSError, subprocess.TimeoutExpired):
         return None
     parts = proc.stdout.decode("utf-8", "replace").split()

@@ -207,6 +207,8 @@ def run_bite(
             # Started first, the warm server imports pytest while the baseline runs; the
             # instrument check and every hunk's run are then forks of it (cold when it cannot serve).
             warm = cache.warm_server(argv[0], settings) if settings.warm_runner and warm_form(argv) else None
+            if warm is not None:
+                warm.prestart([s.path for s in pool.scratches])  # one sandboxed server per slot
             prepared = cache.get(key)
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
@@ -312,7 +314,7 @@ def _prepare(
                     run_argv = cov_argv
             run = run_tests(scratch.path, run_argv, selected, baseline_limit,
                             env_allow=settings.env_allow, network=settings.network, extra_env=extra,
-                            cancel=cancel)
+                            cancel=cancel, writable=(work,))
             baseline = _baseline(run, pytest_mode)
             cov = None
             if baseline.status == "green" and extra is not None:
@@ -332,6 +334,8 @@ def _baseline(run: RunResult, pytest_mode: bool) -> Baseline:
         return Baseline("broken", reason="cancelled", **common)
     if run.timed_out:
         return Baseline("timeout", reason=f"killed after {run.seconds:.1f}s", **common)
+    if run.limit:
+        return Baseline("broken", reason=run.limit, **common)
     if not pytest_mode:
         if run.returncode == 0:
             return Baseline("green", **common)

@@ -126,6 +126,8 @@ def grade_pytest(run: RunResult, names: frozenset[str]) -> Grade:
         return Grade("timeout", reason=f"killed after {run.seconds:.1f}s")
     if run.cancelled:
         return Grade("skipped", reason="cancelled")
+    if run.limit:  # the sandbox's memory or disk limit stopped it: says nothing about the tests
+        return Grade("broken", reason=run.limit)
     collection = [t for t in run.tests if t.collection]
     if run.returncode in PYTEST_EXIT or collection:
         why = collection[0].message if collection else _last_line(run.output)
@@ -156,6 +158,8 @@ def grade_exit_code(run: RunResult) -> Grade:
         return Grade("timeout", reason=f"killed after {run.seconds:.1f}s")
     if run.cancelled:
         return Grade("skipped", reason="cancelled")
+    if run.limit:  # the sandbox's memory or disk limit stopped it: says nothing about the tests
+        return Grade("broken", reason=run.limit)
     if run.returncode == 0:
         return Grade("toothless", reason="the test command still exits 0")
     return Grade("bites", reason=f"exit code {run.returncode}: {_last_line(run.output)}".rstrip(": "))

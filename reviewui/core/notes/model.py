@@ -147,6 +147,8 @@ class Review:
     """Hunk comments at verdict time."""
     findings: tuple[FindingRecord, ...] = ()
     """Findings shown at verdict time."""
+    sandbox: str = ""
+    """How the evidence was produced: "bwrap", or "none" (run `--unsandboxed`); "" in older records."""
 
     @classmethod
     def new(
@@ -162,6 +164,7 @@ class Review:
         probes: tuple[ProbeRecord, ...] | list[ProbeRecord] = (),
         comments: tuple[CommentRecord, ...] | list[CommentRecord] = (),
         findings: tuple[FindingRecord, ...] | list[FindingRecord] = (),
+        sandbox: str | None = None,
     ) -> "Review":
         """Return a new review of base..head, stamped with id, reviewer, time, tree, patch-id.
 
@@ -193,6 +196,7 @@ class Review:
             probes=tuple(probes),
             comments=tuple(comments),
             findings=tuple(findings),
+            sandbox=sandbox if sandbox is not None else _sandbox_level(),
         )
 
     @classmethod
@@ -236,6 +240,7 @@ class Review:
             findings=tuple(
                 FindingRecord(_s(f, "kind"), _s(f, "message")) for f in _tables(data.get("finding"))
             ),
+            sandbox=_s(data, "sandbox"),
         )
 
     def to_toml(self) -> str:
@@ -252,6 +257,7 @@ class Review:
             "head": self.head,
             "tree": self.tree,
             "patch_id": self.patch_id,
+            **({"sandbox": self.sandbox} if self.sandbox else {}),
         }
         subtables: list[tuple[str, dict[str, Any]]] = []
         for b in self.bites:
@@ -281,6 +287,13 @@ class Review:
     def at_iso(self) -> str:
         """Return `at` as ISO 8601 UTC with a `Z`, e.g. `2026-11-29T17:00:00Z`."""
         return self.at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _sandbox_level() -> str:
+    """The sandbox this process runs agent code in ("bwrap" or "none")."""
+    from reviewui.core.run import sandbox
+
+    return sandbox.level()
 
 
 def git_identity(repo_dir: str | Path) -> str:

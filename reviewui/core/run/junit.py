@@ -8,7 +8,9 @@ failures appear as a testcase with outcome `error` and `collection=True`.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,15 +60,25 @@ def parse_junit(path: str | Path) -> list[TestOutcome]:
     """
     p = Path(path)
     try:
-        size = p.stat().st_size
+        st = p.lstat()
     except OSError as e:
         raise JUnitError("no JUnit report was written") from e
+    # The run could write where the report goes: a symlink (to a file of the reviewer's)
+    # or a FIFO (a read that never ends) in its place is not a report.
+    if not stat.S_ISREG(st.st_mode):
+        raise JUnitError("the JUnit report is not a regular file")
+    size = st.st_size
     if size == 0:
         raise JUnitError("the JUnit report is empty")
     if size > MAX_JUNIT_BYTES:
         raise JUnitError(f"the JUnit report is too large ({size} bytes)")
     try:
-        root = ET.parse(p).getroot()
+        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        raise JUnitError(f"the JUnit report cannot be read: {e.strerror}") from e
+    try:
+        with os.fdopen(fd, "rb") as f:
+            root = ET.parse(f).getroot()
     except ET.ParseError as e:
         raise JUnitError(f"the JUnit report is not valid XML: {e}") from e
     return [_outcome(tc) for tc in root.iter("testcase")]

@@ -1,4 +1,4 @@
-"""Run a test command on untrusted code: scrubbed env, own process group, time limit, capped output.
+"""Run a test command on untrusted code: in the sandbox, allowlisted env, time limit, capped output.
 
 `run_tests(cwd, command, test_paths, timeout)` is the one entry point. For a
 pytest command (the command contains "pytest") it appends
@@ -7,15 +7,19 @@ test paths, and reads per-test outcomes from the JUnit report; any other
 command is run as given and only its exit code is read (the test paths are
 offered to it in the REVIEWUI_TEST_PATHS environment variable, one per line).
 
-Safety, because agent-written tests may hang, flood, leak or fork:
-- the environment comes from `sandbox_env.scrubbed_env` (no secrets, HOME in
+Safety, because agent-written tests may hang, flood, leak, fork or attack:
+- the command runs under bubblewrap (`sandbox.py`): read-only filesystem with
+  only `cwd`, the run's work dir and a private tmp writable, the reviewer's
+  home, repository and caches hidden, own PID/network namespaces, memory and
+  file-size limits. Without bwrap, `sandbox.require()` refuses unless the
+  reviewer opted in (then `RunResult.sandbox` is "none");
+- the environment comes from `sandbox_env.scrubbed_env` (an allowlist, HOME in
   a temp dir that is removed afterwards, PYTHONDONTWRITEBYTECODE=1);
-- the command runs in its own session/process group, which is killed whole
-  with SIGKILL on timeout or when `cancel` is set, and also after a normal
-  exit (so forked grandchildren do not outlive the run);
+- the sandbox (its own session/process group) is killed whole with SIGKILL
+  on timeout or when `cancel` is set, and also after a normal exit; with
+  the PID namespace that takes `setsid` and double-forked daemons too;
 - output (stdout and stderr merged) is read incrementally and only the first
-  and last `OUTPUT_CAP` bytes are kept;
-- where `unshare -rn` works the command runs without network.
+  and last `OUTPUT_CAP` bytes are kept.
 
 Example (a probe test in a scratch worktree)::
 
@@ -28,11 +32,11 @@ Example (a probe test in a scratch worktree)::
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,7 +46,9 @@ from typing import Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
+from reviewui.core.run import sandbox
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
+from reviewui.core.run.tempdirs import private_tempdir
 
 from reviewui.core.run.warm_runner import WarmPytest
 
@@ -79,6 +85,10 @@ class RunResult:
     """Why no JUnit outcomes could be read (pytest only), else None."""
     warm: bool = False
     """True when the run was a fork of a warm pytest server (core/run/warm_runner.py)."""
+    sandbox: str = "bwrap"
+    """How the run was contained: "bwrap", or "none" (the reviewer ran it `--unsandboxed`)."""
+    limit: str | None = None
+    """"memory limit" / "disk limit" when the run failed on a sandbox limit, else None."""
     extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     """Free-form facts for callers (unused by the runner itself)."""
 
@@ -123,6 +133,7 @@ def run_tests(
     output_cap: int = OUTPUT_CAP,
     argv_prefix: Sequence[str] = (),
     warm: WarmPytest | None = None,
+    writable: Sequence[str | Path] = (),
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
 
@@ -130,12 +141,16 @@ def run_tests(
     added (reviewui uses it for coverage). `network=True` skips the
     no-network namespace. `warm` (a server started with the same Python,
     env_allow and network) runs a `<python> -m pytest` command as a fork of
-    it; anything else, or a server that cannot serve, runs cold. Raises
-    ReviewError when the command cannot be parsed or started (e.g. not on PATH).
+    it; anything else, or a server that cannot serve, runs cold. `writable`
+    names directories besides `cwd` the run may write (coverage data).
+    Raises ReviewError when the command cannot be parsed or started (e.g. not
+    on PATH), or when no sandbox can run and the reviewer did not opt out.
     """
     argv = split_command(command) if isinstance(command, str) else list(command)
     pytest_mode = is_pytest_command(argv)
-    work = Path(tempfile.mkdtemp(prefix="reviewui-run-"))
+    level = sandbox.require()
+    ran_warm = warm is not None and not argv_prefix and warm.accepts(argv)
+    work = warm.work_dir(cwd) if ran_warm and warm is not None else private_tempdir("run")
     try:
         home = work / "home"
         home.mkdir()
@@ -147,17 +162,27 @@ def run_tests(
             extra["REVIEWUI_TEST_PATHS"] = "\n".join(test_paths)
         if extra_env:
             extra.update(extra_env)
-        env = scrubbed_env(str(home), allow=env_allow, extra=extra)
+        if level == "none":
+            (work / "tmp").mkdir()
+        env = scrubbed_env(str(home), allow=env_allow, extra=extra,
+                           tmpdir="/tmp" if level == "bwrap" else str(work / "tmp"))
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
         outcome = None
-        if warm is not None and not argv_prefix and warm.accepts(argv):
+        if ran_warm and warm is not None:
             full = [*argv]
             outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap)
         ran_warm = outcome is not None
         if outcome is None:
-            full = [*([] if network else network_isolation_prefix()), *argv_prefix, *argv]
-            outcome = _execute(full, cwd, env, timeout, cancel, output_cap)
+            inner = [*argv_prefix, *argv]
+            limits = sandbox.limits()
+            if level == "bwrap":
+                box = sandbox.Box(writable=(Path(cwd), work, *(Path(w) for w in writable)), chdir=Path(cwd).resolve(),
+                                  network=network, limits=limits, python=argv[0])
+                full = sandbox.wrap(inner, box)
+            else:
+                full = [*([] if network else network_isolation_prefix()), *inner]
+            outcome = _execute(full, cwd, env, timeout, cancel, output_cap, limits)
         rc, seconds, timed_out, cancelled, out, total = outcome
         tests: tuple[TestOutcome, ...] = ()
         junit_error = None
@@ -166,6 +191,9 @@ def run_tests(
                 tests = tuple(parse_junit(junit))
             except JUnitError as e:
                 junit_error = str(e)
+        hit = None
+        if rc != 0 and not cancelled:
+            hit = sandbox.limit_reason(out, [t.exception for t in tests] + [t.message for t in tests])
         return RunResult(
             command=tuple(full),
             returncode=rc,
@@ -178,6 +206,8 @@ def run_tests(
             tests=tests,
             junit_error=junit_error,
             warm=ran_warm,
+            sandbox=level,
+            limit=hit,
         )
     finally:
         _rmtree(work)
@@ -190,8 +220,12 @@ def _execute(
     timeout: float | None,
     cancel: threading.Event | None,
     cap: int,
+    limits: sandbox.Limits | None = None,
 ) -> tuple[int | None, float, bool, bool, str, int]:
     start = time.monotonic()
+    preexec = None
+    if limits is not None and sandbox.needs_preexec():
+        preexec = functools.partial(sandbox.preexec_limits, limits)
     try:
         proc = subprocess.Popen(
             argv,
@@ -201,6 +235,7 @@ def _execute(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=preexec,
         )
     except OSError as e:
         raise ReviewError(f"cannot start test command {argv[0]!r}: {e.strerror or e}") from e

@@ -1,13 +1,13 @@
-"""The environment untrusted test code runs in: no secrets, a throw-away HOME, no network.
+"""The environment untrusted test code runs in: an allowlist, a throw-away HOME.
 
 Agent-written tests are code the reviewer has not read yet. They get the
-reviewer's PATH (so the reviewer's Python and tools are used) but not the
-reviewer's credentials: any variable whose name looks like a secret is
-dropped unless the repository's `env-allow` setting keeps it. HOME points at
-an empty temporary directory so `~/.aws`, `~/.netrc`, `~/.ssh` and friends
-are out of reach. Where the kernel lets an unprivileged user create a user +
-network namespace (`unshare -rn true` succeeds), the command also runs
-without network.
+reviewer's PATH, locale, TERM, TZ and the Python variables a run needs, and
+nothing else unless the trusted `env-allow` setting names it: an allowlist,
+never a denylist, so `SSH_AUTH_SOCK`, `DATABASE_URL` or `NPM_CONFIG__AUTH`
+never reach a test. HOME points at an empty private directory. The rest of
+the clean room (filesystem, namespaces, limits) is `sandbox.py`; without
+bwrap (`--unsandboxed`) `network_isolation_prefix` still takes the network
+away where `unshare -rn` works.
 """
 
 from __future__ import annotations
@@ -49,18 +49,30 @@ def is_secret_name(name: str) -> bool:
     return any(w in upper for w in SECRET_WORDS) or upper.startswith(SECRET_PREFIXES)
 
 
+ALLOWED_NAMES: frozenset[str] = frozenset({
+    "PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLORTERM", "NO_COLOR", "USER", "LOGNAME",
+    "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONIOENCODING", "PYTHONWARNINGS",
+    "PYTHONFAULTHANDLER", "PYTHONDEVMODE", "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONOPTIMIZE",
+    "PYTHONMALLOC", "PYTHONTRACEMALLOC", "PYTEST_PLUGINS",
+})
+"""Variables a run gets from the reviewer's environment (plus LC_*, plus `env-allow`); nothing else
+passes, so a secret with an innocent name (SSH_AUTH_SOCK, DATABASE_URL, NPM_CONFIG__AUTH) never does."""
+
+
 def scrubbed_env(
     home: str,
     *,
     allow: Iterable[str] = (),
     base: Mapping[str, str] | None = None,
     extra: Mapping[str, str] | None = None,
+    tmpdir: str | None = None,
 ) -> dict[str, str]:
-    """Return a copy of `base` (default os.environ) fit for running untrusted tests.
+    """Return the environment a run of untrusted tests gets, built from `base` (default os.environ).
 
-    Secret-looking names are removed unless listed in `allow`; HOME is set to
-    `home`; PYTHONDONTWRITEBYTECODE=1 keeps `__pycache__` out of the tree;
-    `extra` is applied last.
+    Only ALLOWED_NAMES, LC_* and the names in `allow` (trusted `env-allow`)
+    are copied; HOME is `home`; TMPDIR is `tmpdir` when given;
+    PYTHONDONTWRITEBYTECODE=1 keeps `__pycache__` out of the tree; `extra`
+    is applied last.
     """
     keep = set(allow)
     src = os.environ if base is None else base
@@ -68,7 +80,7 @@ def scrubbed_env(
     for name, value in src.items():
         if name in _HARNESS_VARS or name.startswith(_HARNESS_PREFIXES):
             continue
-        if is_secret_name(name) and name not in keep:
+        if not (name in ALLOWED_NAMES or name.startswith("LC_") or name in keep):
             continue
         if name == "PYTEST_PLUGINS":
             value = ",".join(p for p in value.split(",") if p.strip() not in _HARNESS_PLUGINS)
@@ -76,6 +88,8 @@ def scrubbed_env(
                 continue
         env[name] = value
     env["HOME"] = home
+    if tmpdir:
+        env["TMPDIR"] = tmpdir
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     # Keep tools from prompting on a terminal they do not own.
     env["GIT_TERMINAL_PROMPT"] = "0"

@@ -3,16 +3,21 @@
 A bite sweep runs `<python> -m pytest` once per hunk, and a cold run spends
 most of its time importing pytest and its plugins (about 0.3 s of 0.45 s on
 the development machine) before it tests anything. A WarmPytest starts
-`warm_server.py` once with the project's Python, inside the same sandbox a
-cold run gets (scrubbed environment, no network), and each run is a fork
-of it: `run_tests(..., warm=server)` uses it for `<python> -m pytest`
-commands and falls back to a cold run when the server cannot serve.
+`warm_server.py` with the project's Python inside the same bubblewrap sandbox
+a cold run gets (allowlisted environment, read-only filesystem, own PID and
+network namespaces, limits), one server per scratch slot (the directory
+holding the run's cwd, the only one it can write besides its own work area),
+and each run is a fork of it: `run_tests(..., warm=server)` uses it for
+`<python> -m pytest` commands and falls back to a cold run when the server
+cannot serve.
 
-What a cold run guarantees still holds: each run is its own process group,
-killed whole on timeout, on cancel and after it exits; its output is read
-through a FIFO into the same capped buffer; it gets its own environment and
-HOME; and it imports the code under test afresh (the server imports only
-pytest and the plugins installed in site-packages, never the working tree).
+What a cold run guarantees still holds: a slot's server runs one run at a
+time, and when that run ends, times out or is cancelled the server kills
+every other process of its PID namespace (so `setsid` and double-forked
+daemons go too); its output is read through a FIFO into the same capped
+buffer; it gets its own environment and HOME; and it imports the code under
+test afresh (the server imports only pytest and the plugins installed in
+site-packages, never the working tree).
 """
 
 from __future__ import annotations
@@ -21,7 +26,6 @@ import itertools
 import json
 import os
 import queue
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -29,14 +33,18 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from reviewui.core.run import sandbox
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
+from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 
 SERVER_SOURCE = (Path(__file__).parent / "warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0
 """Seconds a run waits for the server to finish importing before it runs cold instead."""
 REPLY_WAIT = 30.0
 """Seconds a run waits for the server to say it has forked (it answers at once when well)."""
+KILL_WAIT = 5.0
+"""Seconds a killed run's server gets to report it gone before the whole server is killed."""
 
 
 def warm_form(argv: Sequence[str]) -> bool:
@@ -45,31 +53,127 @@ def warm_form(argv: Sequence[str]) -> bool:
 
 
 class WarmPytest:
-    """One warm pytest server for one Python; safe to use from several threads at once."""
+    """Warm pytest servers for one Python, one per scratch slot; safe to use from several threads."""
 
     def __init__(self, python: str, *, env_allow: Sequence[str] = (), network: bool = False) -> None:
         self.python = python
-        self._home = Path(tempfile.mkdtemp(prefix="reviewui-warm-"))
+        self.env_allow = tuple(env_allow)
+        self.network = network
+        self._servers: dict[Path, _Server] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @staticmethod
+    def _slot(cwd: str | Path) -> Path:
+        return Path(cwd).resolve().parent
+
+    def _server(self, cwd: str | Path) -> "_Server":
+        slot = self._slot(cwd)
+        slot.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            server = self._servers.get(slot)
+            if server is not None and server.slot_id != _identity(slot):
+                # The slot dir was replaced: the server's bind still shows the old one. A new server.
+                server.close()
+                server = None
+            if server is None:
+                server = self._servers[slot] = _Server(self, slot)
+                if self._closed:
+                    server.close()
+            return server
+
+    def prestart(self, cwds: Sequence[str | Path]) -> None:
+        """Start the servers for these run directories now (they import pytest while other work runs)."""
+        for cwd in cwds:
+            self._server(cwd)
+
+    @property
+    def problem(self) -> str | None:
+        """Why a server cannot serve, once known (the first one found)."""
+        return next((s.problem for s in list(self._servers.values()) if s.problem), None)
+
+    @property
+    def running(self) -> bool:
+        """True while any server process is up."""
+        return any(s.running for s in list(self._servers.values()))
+
+    def accepts(self, argv: Sequence[str]) -> bool:
+        """True when this server can run `argv`: `<its python> -m pytest ...`."""
+        return warm_form(argv) and argv[0] == self.python and not self._closed
+
+    def work_dir(self, cwd: str | Path) -> Path:
+        """A fresh per-run directory the server for `cwd` can see (for HOME, JUnit, the output FIFO)."""
+        return Path(tempfile.mkdtemp(prefix="run-", dir=self._server(cwd).io))
+
+    def execute(
+        self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
+        cancel: threading.Event | None, cap: int,
+    ) -> tuple[int | None, float, bool, bool, str, int] | None:
+        """Run `pytest args` in `cwd` as a fork of its slot's server; None when it cannot (run it cold).
+
+        Returns what runner._execute returns: (exit code or None when killed,
+        seconds, timed out, cancelled, capped output, total output bytes).
+        """
+        if self._closed:
+            return None
+        return self._server(cwd).execute(args, cwd, env, timeout, cancel, cap)
+
+    def close(self) -> None:
+        """Stop every server (runs in flight are killed with them)."""
+        with self._lock:
+            self._closed = True
+            servers = list(self._servers.values())
+        for server in servers:
+            server.close()
+
+
+class _Server:
+    """One warm server process, sandboxed with write access to one slot directory."""
+
+    def __init__(self, owner: WarmPytest, slot: Path) -> None:
+        self.python = owner.python
+        self.slot_id = _identity(slot)
+        """The slot dir's (device, inode) when the server bound it."""
+        self.io = private_tempdir("warm")
+        home = self.io / "home"
+        home.mkdir()
         self._ready = threading.Event()
         self._dead = False
         self._boxes: dict[int, queue.Queue[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._run_lock = threading.Lock()  # one run at a time: the sweep after it may kill everything else
         self.problem: str | None = None
-        """Why the server cannot serve (it died, or failed to import pytest), once known."""
-        argv = [*([] if network else network_isolation_prefix()), python, "-c", SERVER_SOURCE]
+        self.level = sandbox.level()
+        env = scrubbed_env(str(home), allow=owner.env_allow, extra={WARM_OWNER_MARKER: str(os.getpid())},
+                           tmpdir="/tmp" if self.level == "bwrap" else str(self.io))
+        if self.level == "bwrap":
+            box = sandbox.Box(writable=(slot, self.io), chdir=home, network=owner.network,
+                              limits=sandbox.limits(), python=owner.python)
+            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep"], box)
+        else:
+            argv = [*([] if owner.network else network_isolation_prefix()), owner.python, "-c", SERVER_SOURCE]
+        self._proc: subprocess.Popen[bytes] | None = None
+        started = threading.Event()
+        # bwrap's --die-with-parent follows the *thread* that started it: a thread of its own
+        # lives exactly as long as the server, so the server does not die with a finished worker.
+        threading.Thread(target=self._own, args=(argv, env, home, started), name="warm-pytest-owner",
+                         daemon=True).start()
+        started.wait(30)
+
+    def _own(self, argv: list[str], env: dict[str, str], home: Path, started: threading.Event) -> None:
         try:
-            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                argv, cwd=self._home,
-                env=scrubbed_env(str(self._home), allow=env_allow, extra={WARM_OWNER_MARKER: str(os.getpid())}),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                start_new_session=True,
+            self._proc = subprocess.Popen(
+                argv, cwd=home, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, start_new_session=True,
             )
         except OSError as e:
-            self._proc = None
-            self._fail(f"cannot start {python}: {e.strerror or e}")
+            self._fail(f"cannot start {self.python}: {e.strerror or e}")
+            started.set()
             return
-        threading.Thread(target=self._read, name="warm-pytest", daemon=True).start()
+        started.set()
+        self._read()
+        self._proc.wait()
 
     # --- the server's replies ------------------------------------------------
 
@@ -104,23 +208,22 @@ class WarmPytest:
 
     # --- running -------------------------------------------------------------
 
-    def accepts(self, argv: Sequence[str]) -> bool:
-        """True when this server can run `argv`: `<its python> -m pytest ...`."""
-        return warm_form(argv) and argv[0] == self.python and not self._dead
-
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
         cancel: threading.Event | None, cap: int,
     ) -> tuple[int | None, float, bool, bool, str, int] | None:
-        """Run `pytest args` in `cwd` as a fork of the server; None when it cannot (run it cold).
-
-        Returns what runner._execute returns: (exit code or None when killed,
-        seconds, timed out, cancelled, capped output, total output bytes).
-        """
+        """See WarmPytest.execute."""
         self._ready.wait(READY_WAIT)
         if self._dead or not self._ready.is_set():
             return None
-        work = Path(tempfile.mkdtemp(prefix="reviewui-warmrun-"))
+        with self._run_lock:
+            return self._execute(args, cwd, env, timeout, cancel, cap)
+
+    def _execute(
+        self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
+        cancel: threading.Event | None, cap: int,
+    ) -> tuple[int | None, float, bool, bool, str, int] | None:
+        work = Path(tempfile.mkdtemp(prefix="fifo-", dir=self.io))
         fifo = work / "output"
         os.mkfifo(fifo, 0o600)
         # Our own write end keeps the reader from seeing end-of-file before the child
@@ -135,6 +238,7 @@ class WarmPytest:
         box: queue.Queue[dict[str, Any]] = queue.Queue()
         self._boxes[rid] = box
         pid: int | None = None
+        finished = False
         try:
             request = {"id": rid, "cwd": str(Path(cwd).resolve()), "args": list(args), "env": env, "output": str(fifo)}
             if not self._send(request):
@@ -149,6 +253,7 @@ class WarmPytest:
             pid = int(reply["pid"])
             deadline = None if timeout is None else start + timeout
             timed_out = cancelled = False
+            killed_at: float | None = None
             while True:
                 try:
                     reply = box.get(timeout=POLL_SECONDS)
@@ -157,33 +262,44 @@ class WarmPytest:
                         cancelled = True
                     elif deadline is not None and time.monotonic() > deadline:
                         timed_out = True
-                    if cancelled or timed_out:
-                        kill_group(pid)
+                    if (cancelled or timed_out) and killed_at is None:
+                        killed_at = time.monotonic()
+                        self._kill(rid, pid)
+                    elif killed_at is not None and time.monotonic() - killed_at > KILL_WAIT:
+                        self.close()  # the server did not report the run gone: it goes, and the run with it
+                        break
                     continue
                 if "exit" in reply:
                     break
                 if reply.get("dead"):
+                    if killed_at is not None:
+                        break
                     return None  # the server went away mid-run: the caller runs it cold
             seconds = time.monotonic() - start
-            kill_group(pid)  # grandchildren the run left behind go with it
+            finished = True
             os.close(keeper)
             keeper = -1
             reader.join(timeout=2.0)
             rc = None if (timed_out or cancelled) else int(reply["exit"])
             return rc, seconds, timed_out, cancelled, buf.text(), buf.total
         finally:
-            if pid is not None:
-                kill_group(pid)
+            if pid is not None and not finished:
+                self._kill(rid, pid)
             if keeper >= 0:
                 os.close(keeper)
             self._boxes.pop(rid, None)
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work)
+
+    def _kill(self, rid: int, pid: int) -> None:
+        if self.level == "none":
+            kill_group(pid)  # no PID namespace: the pid is ours to kill
+        self._send({"kill": rid})
 
     def _send(self, request: dict[str, Any]) -> bool:
         proc = self._proc
         if proc is None or proc.stdin is None:
             return False
-        with self._lock:
+        with self._send_lock:
             try:
                 proc.stdin.write(json.dumps(request).encode() + b"\n")
                 proc.stdin.flush()
@@ -193,7 +309,8 @@ class WarmPytest:
         return True
 
     def close(self) -> None:
-        """Stop the server (runs in flight are killed by their callers)."""
+        """Stop the server (and, in its PID namespace, everything it forked)."""
+        self._dead = True
         proc = self._proc
         if proc is not None:
             try:
@@ -202,8 +319,16 @@ class WarmPytest:
             except OSError:
                 pass
             kill_group(proc.pid)
-            proc.wait()
-        shutil.rmtree(self._home, ignore_errors=True)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        remove_tree(self.io)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_dev, st.st_ino
 
 
 def _drain_fd(fd: int, buf: CappedBuffer) -> None:

@@ -10,10 +10,15 @@ the request's environment and working directory, and runs pytest.main.
 Nothing is ever imported from a working tree here: the code under test is
 imported by each child afresh, so a hunk reverted between two runs is seen.
 
-Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"}.
-Out: {"ready": true} once, then per request {"id", "pid"} and {"id", "exit"}
-(a negative exit is the signal that ended the child), or {"id", "error"}.
-Requests may overlap (one per scratch worktree); replies carry their id.
+Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"},
+or {"kill": id} to kill a run. Out: {"ready": true} once, then per request
+{"id", "pid"} and {"id", "exit"} (a negative exit is the signal that ended
+the child), or {"id", "error"}. Replies carry their id.
+
+Started with the argument `sweep` (only ever inside its own bubblewrap PID
+namespace, where it and the namespace's init are the only processes that are
+not a run's), it kills every other process of the namespace when a run ends
+or is killed: `setsid` and double-forked daemons go with the run.
 """
 
 import json
@@ -159,6 +164,37 @@ def child(request):
             os._exit(code)
 
 
+def _in_own_pid_namespace():
+    """True only inside bwrap's PID namespace: our parent is its pid 1, and pid 1 is bwrap."""
+    try:
+        with open("/proc/1/comm") as f:
+            return os.getppid() == 1 and f.read().strip() == "bwrap"
+    except OSError:
+        return False
+
+
+# The sweep kills every process it can see but two: never on a host, whatever argv says.
+SWEEP = len(sys.argv) > 1 and sys.argv[1] == "sweep" and _in_own_pid_namespace()
+
+
+def _sweep():
+    """Kill every process of this PID namespace but init and the server (sandboxed servers only)."""
+    if not SWEEP:
+        return
+    me = os.getpid()
+    for _ in range(3):
+        found = False
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) not in (1, me):
+                found = True
+                try:
+                    os.kill(int(name), signal.SIGKILL)
+                except OSError:
+                    pass
+        if not found:
+            return
+
+
 def _exit_code(status):
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
@@ -188,6 +224,15 @@ def serve():
                 request = {}
                 try:
                     request = json.loads(line)
+                    if "kill" in request:
+                        for pid, rid in running.items():
+                            if rid == request["kill"]:
+                                try:
+                                    os.killpg(pid, signal.SIGKILL)
+                                except OSError:
+                                    pass
+                                _sweep()
+                        continue
                     sys.stdout.flush()
                     pid = os.fork()
                 except Exception as e:
@@ -200,6 +245,12 @@ def serve():
         for pid in list(running):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
+                try:
+                    os.killpg(pid, signal.SIGKILL)  # what the run left in its group
+                except OSError:
+                    pass
+                if len(running) == 1:
+                    _sweep()  # and what escaped the group (setsid, double fork)
                 _write({"id": running.pop(pid), "exit": _exit_code(status)})
 
 

@@ -1,27 +1,33 @@
-"""Scratch git worktrees: the clean room where tests run, never the reviewer's tree.
+"""Scratch trees: the clean room where tests run, never the reviewer's tree and never linked to it.
 
-Each scratch is a `git worktree add --detach` of the reviewed repository,
-living under `user_cache_dir()/worktrees/<repo-id>/<n>` — outside the repo,
-because pytest walks up parent directories for config and conftest files.
-Scratches are reused between runs; resetting one only ever runs git with
-`--git-dir`/`--work-tree` pointing at the scratch itself
-(`checkout --detach -f <rev>` + `clean -ffdx`), so nothing can reach the
-reviewer's working tree, index, HEAD, branches, tags or stash.
+A scratch is *not* a `git worktree` of the reviewed repository (whose `.git`
+file would lead a test straight to the reviewer's refs, config and hooks). It
+is a self-contained copy: for each commit reviewui builds, once, a *pristine*
+tree under `user_cache_dir()/scratch/<repo-id>/pristine/<sha>` from the
+repository's objects (a pack of exactly that tree, `read-tree` and
+`checkout-index` in a fresh `git init`), with no hooks, no fsmonitor, no
+filters or textconv (no system/global config is read, and the tree's
+attributes are overridden), and a fresh repository whose HEAD commit *is*
+the tree under test. A checkout copies the pristine into the slot; a
+reverted hunk is committed on top (as a root commit with the same author,
+date and message), so `git diff --quiet HEAD` cannot tell reverted from
+unreverted. Nothing is registered in the reviewer's repository.
 
-Ownership is an `flock` on `<n>.lock` (with the owner's pid written in it):
-the kernel drops the lock when the owner dies, even by SIGKILL. A scratch
-whose lock file still names another pid was abandoned by a crash: its
-orphaned test processes (found by the REVIEWUI_SCRATCH variable every test
-run carries) are killed, and the scratch is reset, or removed and re-added
-when it is no longer a valid worktree. Stale worktree registrations of *our*
-scratches are pruned; other worktrees of the repository are left alone.
+Slots live under `.../slots/<n>/tree` (the slot directory is what a sandboxed
+run may write); ownership is an `flock` on `<n>.lock` (with the owner's pid
+written in it): the kernel drops the lock when the owner dies, even by
+SIGKILL. A slot whose lock file names another pid was abandoned by a crash:
+its orphaned test processes (only possible without the sandbox, found by
+the REVIEWUI_SCRATCH variable) are killed and the slot is rebuilt. Worktree
+registrations left by older reviewui versions (under `worktrees/`) are pruned;
+the reviewer's own worktrees are left alone.
 
 Typical use (also by probes)::
 
     with WorktreePool(repo_dir, size=2) as pool:
         with pool.acquire() as scratch:
             scratch.checkout(head_sha)                # clean tree at head
-            scratch.revert_hunk(filediff, hunk)       # optional: undo one hunk
+            scratch.revert_hunk(filediff, hunk)       # optional: undo one hunk (and commit it)
             scratch.add_file("tests/test_probe.py", text)
             ...run_tests(scratch.path, ...)...
 """
@@ -36,20 +42,24 @@ import queue
 import re
 import shutil
 import signal
+import subprocess
 from pathlib import Path
 from typing import Iterator
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text, run_git
+from reviewui.core.git import git_text
 from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.run import sandbox
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
+from reviewui.core.run.scratch_build import (
+    commit_scratch, git_plain, prune_pristines, pristine,
+)
+from reviewui.core.run.tempdirs import remove_tree
 
 MAX_SCRATCHES = 64
 """Upper bound on scratch slots per repository (concurrent reviewui processes share them)."""
-
-_GIT_SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "advice.detachedHead=false")
 
 
 def repo_id(repo_dir: str | Path) -> str:
@@ -61,31 +71,42 @@ def repo_id(repo_dir: str | Path) -> str:
 
 def scratch_root(repo_dir: str | Path) -> Path:
     """The directory holding this repository's scratch worktrees."""
+    return user_cache_dir() / "scratch" / repo_id(repo_dir)
+
+
+def _legacy_root(repo_dir: str | Path) -> Path:
+    """Where reviewui versions before the sandbox kept `git worktree` scratches."""
     return user_cache_dir() / "worktrees" / repo_id(repo_dir)
 
 
 class Scratch:
-    """One scratch worktree, owned by this process while its lock is held."""
+    """One scratch slot, owned by this process while its lock is held."""
 
-    def __init__(self, repo_dir: Path, common_dir: Path, path: Path, slot: int) -> None:
+    def __init__(self, repo_dir: Path, common_dir: Path, path: Path, slot: int, root: Path | None = None) -> None:
         self.repo_dir = repo_dir
         self.common_dir = common_dir
         self.path = path
-        """Absolute path of the worktree (tests run with this as cwd)."""
+        """Absolute path of the scratch tree (tests run with this as cwd)."""
         self.slot = slot
+        self.root = root or path.parent.parent.parent
         self.rev: str | None = None
         """The commit the scratch was last checked out at."""
-        self._admin: Path | None = None
 
     def checkout(self, rev: str) -> None:
-        """Make the scratch a clean, detached checkout of `rev` (creating it if needed).
+        """Make the scratch a clean copy of `rev` with a repository of its own (HEAD = that tree).
 
-        Removes every untracked and ignored file. Raises ReviewError when git fails.
+        Everything a previous run left in the slot is removed. Raises ReviewError when git fails.
         """
-        if self._admin is None or not self._is_valid():
-            self._create(rev)
-        self._git("checkout", "--detach", "-f", "-q", rev)
-        self._git("clean", "-ffdxq")
+        sha = git_plain(self.repo_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+        if not sha:
+            raise ReviewError(f"cannot check out {rev!r}: no such commit")
+        source = pristine(self.repo_dir, self.root, sha)
+        slot_dir = self.path.parent
+        slot_dir.mkdir(parents=True, exist_ok=True)
+        _empty(slot_dir)
+        proc = subprocess.run(["cp", "-a", str(source), str(self.path)], capture_output=True)
+        if proc.returncode != 0:
+            raise ReviewError(f"cannot copy the scratch tree: {proc.stderr.decode('utf-8', 'replace').strip()}")
         self.rev = rev
 
     def reset(self) -> None:
@@ -94,12 +115,12 @@ class Scratch:
             self.checkout(self.rev)
 
     def revert_hunk(self, filediff: FileDiff, hunk: Hunk) -> str:
-        """Undo exactly `hunk` of `filediff` in the scratch; return the path changed.
+        """Undo exactly `hunk` of `filediff` in the scratch, commit it as HEAD; return the path changed.
 
-        The scratch must be at the diff's head. An added file whose only
-        hunk is reverted is deleted; a deleted file is recreated. Raises
-        RevertError when the hunk's lines are not where it says, or when
-        reverting would not change the file.
+        The scratch must be at the diff's head (fresh from `checkout`). An
+        added file whose only hunk is reverted is deleted; a deleted file is
+        recreated. Raises RevertError when the hunk's lines are not where it
+        says, or when reverting would not change the file.
         """
         raw = raw_hunk_for(filediff, hunk)
         target = self._inside(filediff.path)
@@ -112,6 +133,7 @@ class Scratch:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(out)
+        commit_scratch(self.path, filediff.path)
         return filediff.path
 
     def add_file(self, rel: str, content: str | bytes) -> Path:
@@ -130,66 +152,14 @@ class Scratch:
             raise ReviewError(f"path escapes the scratch worktree: {rel}")
         return p
 
-    # --- creation and validation -------------------------------------
-
-    def _is_valid(self) -> bool:
-        """True when the dir is a worktree of our repository whose admin dir points back at it."""
-        dotgit = self.path / ".git"
-        try:
-            line = dotgit.read_text().strip()
-        except OSError:
-            return False
-        if not line.startswith("gitdir: "):
-            return False
-        admin = Path(line[len("gitdir: ") :]).resolve()
-        if admin.parent != (self.common_dir / "worktrees").resolve():
-            return False
-        try:
-            back = Path((admin / "gitdir").read_text().strip()).resolve()
-        except OSError:
-            return False
-        if back != dotgit.resolve():
-            return False
-        self._admin = admin
-        return True
-
-    def _create(self, rev: str) -> None:
-        if self.path.exists() and not self._is_valid():
-            shutil.rmtree(self.path, ignore_errors=True)
-        if self.path.exists():
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # `git worktree add` is not safe to run twice at once in one repository
-        # (it reads the other entries under .git/worktrees while one is half
-        # written), so creations are serialised across threads and processes.
-        with _repo_lock(self.path.parent / "create.lock"):
-            prune_ours(self.common_dir, self.path.parent)
-            _git_plain(self.repo_dir, "worktree", "add", "--detach", "-f", "-q", str(self.path), rev)
-        if not self._is_valid():
-            raise ReviewError(f"git created a scratch worktree that does not check out: {self.path}")
-
-    def _git(self, *args: str) -> str:
-        assert self._admin is not None
-        return _git_plain(self.path, f"--git-dir={self._admin}", f"--work-tree={self.path}", *args)
-
-
-@contextlib.contextmanager
-def _repo_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive flock on `path` (blocking) for the duration."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 class WorktreePool:
-    """`size` scratch worktrees of one repository, locked for this process.
+    """`size` scratch slots of one repository, locked for this process.
 
     Use as a context manager; `acquire()` lends one scratch to one worker at
-    a time. Raises ReviewError when no slot can be locked.
+    a time. Opening registers the repository (checkout and git dirs) as
+    hidden from every sandboxed run. Raises ReviewError when no slot can be locked.
     """
 
     def __init__(self, repo_dir: str | Path, size: int = 1) -> None:
@@ -199,6 +169,9 @@ class WorktreePool:
         self.common_dir = Path(
             git_text(self.repo_dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
         ).resolve()
+        git_dir = Path(git_text(self.repo_dir, "rev-parse", "--absolute-git-dir")).resolve()
+        toplevel = git_text(self.repo_dir, "rev-parse", "--show-toplevel", check=False)
+        sandbox.hide(self.repo_dir, self.common_dir, git_dir, *([toplevel] if toplevel else []), self.root)
         self.scratches: list[Scratch] = []
         self._locks: list[int] = []
         self._free: queue.Queue[Scratch] = queue.Queue()
@@ -213,14 +186,16 @@ class WorktreePool:
     def open(self) -> None:
         """Lock `size` slots, recovering any a crashed run left behind."""
         self.root.mkdir(parents=True, exist_ok=True)
-        prune_ours(self.common_dir, self.root)
+        prune_ours(self.common_dir, _legacy_root(self.repo_dir))
+        prune_pristines(self.root)
         for slot in range(MAX_SCRATCHES):
             if len(self.scratches) >= self.size:
                 break
             fd = _try_lock(self.root / f"{slot}.lock")
             if fd is None:
                 continue
-            scratch = Scratch(self.repo_dir, self.common_dir, (self.root / str(slot)).resolve(), slot)
+            path = (self.root / "slots" / str(slot)).resolve() / "tree"
+            scratch = Scratch(self.repo_dir, self.common_dir, path, slot, self.root)
             self._locks.append(fd)
             self.scratches.append(scratch)
             self._free.put(scratch)
@@ -229,10 +204,29 @@ class WorktreePool:
                 kill_orphans(scratch.path, previous_owner=previous)
         if not self.scratches:
             self.close()
-            raise ReviewError(f"every scratch worktree slot under {self.root} is in use")
+            raise ReviewError(f"every scratch slot under {self.root} is in use")
+        self._sweep_abandoned_slots()
+
+    def _sweep_abandoned_slots(self) -> None:
+        """Empty slots nobody holds (a killed reviewui's scratch trees do not stay in the cache)."""
+        slots = self.root / "slots"
+        mine = {s.slot for s in self.scratches}
+        for entry in list(slots.iterdir()) if slots.is_dir() else ():
+            if not entry.name.isdigit() or int(entry.name) in mine:
+                continue
+            fd = _try_lock(self.root / f"{entry.name}.lock")
+            if fd is None:
+                continue  # another reviewui's
+            try:
+                _empty(entry)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
 
     def close(self) -> None:
-        """Release every lock (scratches stay on disk for the next run)."""
+        """Empty our slots (a run's files do not stay in the cache) and release every lock."""
+        for scratch in self.scratches:
+            _empty(scratch.path.parent)
         for fd in self._locks:
             try:
                 os.ftruncate(fd, 0)
@@ -249,6 +243,17 @@ class WorktreePool:
             yield scratch
         finally:
             self._free.put(scratch)
+
+
+def _empty(slot_dir: Path) -> None:
+    """Remove everything in a slot dir but the dir itself (a warm server has it bound: same inode)."""
+    if not slot_dir.is_dir():
+        return
+    for entry in list(slot_dir.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            remove_tree(entry)
+        else:
+            entry.unlink()
 
 
 def _try_lock(path: Path) -> int | None:
@@ -318,14 +323,6 @@ def prune_ours(common_dir: Path, root: Path) -> None:
             shutil.rmtree(admin, ignore_errors=True)
 
 
-def _git_plain(cwd: Path, *args: str) -> str:
-    env: dict[str, str | None] = {
-        # Never let discovery climb out of the scratch area into some enclosing repository.
-        "GIT_CEILING_DIRECTORIES": str(Path(cwd).resolve().parent),
-        "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_DIR": None, "GIT_WORK_TREE": None, "GIT_INDEX_FILE": None,
-    }
-    return run_git(cwd, *args, env=env, config=_GIT_SAFE).decode("utf-8", "replace")
-
 
 __all__ = ["RevertError", "Scratch", "WorktreePool", "kill_orphans", "prune_ours", "repo_id", "scratch_root"]
+

@@ -2,6 +2,7 @@
 
 Repo, branch, base and head short SHAs, commit count, files and +/−
 totals, review progress and the latest verdict; all drawn as literal text.
+UNSANDBOXED in the error colour when agent code runs without bubblewrap.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from reviewui.core.run import sandbox
 from reviewui.core.session import ReviewSession
 
 
@@ -51,4 +53,6 @@ class ReviewHeader(Static):
             parts.append((self.verdict, f"bold {tone}"))
         if self.status:
             parts.append(("  " + self.status, "$warning"))
+        if sandbox.level() == "none":  # agent code runs without bubblewrap: the reviewer opted in
+            parts.append(("  UNSANDBOXED", "bold $error"))
         return Content.assemble(*parts)

@@ -82,3 +82,50 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def marked(tag: str) -> dict[int, int]:
+    """{pid: parent pid} of live processes whose command line contains `tag`, as the host sees them.
+
+    Runs happen in their own PID namespace, so a test cannot report its pids
+    (nor write a file outside its scratch): hostile tests name their children
+    with a tag instead, and the host finds them in its /proc.
+    """
+    found: dict[int, int] = {}
+    needle = tag.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle in (entry / "cmdline").read_bytes():
+                stat = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+                if stat[0] != "Z":
+                    found[int(entry.name)] = int(stat[1])
+        except OSError:
+            continue
+    return found
+
+
+class Watch:
+    """Collects, in a thread, every pid (and its parent) that carried `tag` while the block ran."""
+
+    def __init__(self, tag: str) -> None:
+        import threading
+
+        self.tag = tag
+        self.seen: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.seen.update(marked(self.tag))
+            self._stop.wait(0.02)
+
+    def __enter__(self) -> "Watch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -15,8 +15,8 @@ import pytest
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.run.worktree import scratch_root
-from tests.core.bite.helpers import load, use_venv_python
-from tests.core.bite.test_bite_edges import alive, loop_repo
+from tests.core.bite.helpers import alive, load, marked, use_venv_python
+from tests.core.bite.test_bite_edges import loop_repo, loop_tag
 
 pytestmark = pytest.mark.slow
 
@@ -35,26 +35,31 @@ run_bite(t, load_diff(str(t.repo_dir), t.base, t.head), Settings(warm_runner=sys
 
 
 def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
-    """Cold runs: the killed sweep's run is left behind, and the next start kills it."""
+    """Cold runs: the killed sweep's run dies with it (bwrap --die-with-parent, own PID namespace),
+    and the next start recovers the slot. (Before the sandbox the run was left behind until the
+    next start killed it.)"""
     use_venv_python(monkeypatch)
-    pidfile = tmp_path / "pids"
-    rb = loop_repo(tmp_path / "r", pidfile)
+    rb = loop_repo(tmp_path / "r")
     before = rb.snapshot()
-    orphan, grandchild = _sweep_killed_mid_run(rb.root, pidfile, "cold")
-    assert alive(orphan)  # left behind by the kill: the next start must deal with it
+    orphan, grandchild = _sweep_killed_mid_run(rb.root, "cold")
+    deadline = time.monotonic() + 10
+    while (alive(orphan) or alive(grandchild)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(orphan) and not alive(grandchild)
     assert rb.snapshot() == before
 
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(warm_runner=False), timeout=3, jobs=1)
     assert rep.baseline.status == "green"
     assert [r.verdict for r in rep.results] == ["timeout"]
-    assert not alive(orphan) and not alive(grandchild)
     assert rb.snapshot() == before
-    # The crashed run's scratch was reused, not duplicated, and git knows only live scratches.
+    # The crashed run's slot was reused, not duplicated, and nothing is registered in the repo.
     root = scratch_root(rb.root)
-    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["0"]
+    assert [p.name for p in root.iterdir() if p.name.endswith(".lock") and p.name[0].isdigit()] == ["0.lock"]
+    # emptied on close: a run's files do not stay in the cache
+    assert not [p for slot in (root / "slots").iterdir() for p in slot.iterdir()]
     listed = rb.git("worktree", "list", "--porcelain")
-    assert listed.count("worktree ") == 2 and "prunable" not in listed
+    assert listed.count("worktree ") == 1
 
 
 def _kill_reviewui(proc: subprocess.Popen, run: int) -> None:
@@ -62,20 +67,28 @@ def _kill_reviewui(proc: subprocess.Popen, run: int) -> None:
 
 
 def _sweep_killed_mid_run(
-    repo: Path, pidfile: Path, mode: str, kill: Callable[[subprocess.Popen, int], None] = _kill_reviewui,
+    repo: Path, mode: str, kill: Callable[[subprocess.Popen, int], None] = _kill_reviewui,
 ) -> tuple[int, int]:
-    """Run a sweep in its own process, `kill` it once the reverted run is looping; (run, grandchild) pids."""
+    """Run a sweep in its own process, `kill` it once the reverted run is looping; (run, grandchild) host pids."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(repo), mode], cwd=PROJECT, env=env)
+    tag = loop_tag(repo)
     try:
         deadline = time.monotonic() + 60
-        # Two lines: the baseline ran, and now the reverted (endlessly looping) run is in progress.
-        while not (pidfile.exists() and len(pidfile.read_text().splitlines()) >= 2):
+        # The baseline's grandchild lives a moment; the reverted (endlessly looping) run's stays.
+        first_seen: dict[int, float] = {}
+        while True:
             assert proc.poll() is None, "the sweep ended before it could be killed"
             if time.monotonic() > deadline:
                 raise AssertionError("the sweep never reached the reverted run")
+            now = time.monotonic()
+            live = marked(tag)
+            steady = [pid for pid in live if now - first_seen.setdefault(pid, now) > 1.5]
+            if steady:
+                grandchild = steady[0]
+                run = live[grandchild]
+                break
             time.sleep(0.05)
-        run, grandchild = (int(p) for p in pidfile.read_text().splitlines()[1].split())
         kill(proc, run)
         proc.wait()
     finally:
@@ -85,12 +98,11 @@ def _sweep_killed_mid_run(
 
 
 def test_kill_9_mid_warm_sweep_takes_the_run_with_it(tmp_path: Path, monkeypatch) -> None:
-    """Warm runs: the server sees reviewui go and kills the run it forked, grandchildren too."""
+    """Warm runs: the server's sandbox sees reviewui go and takes the run it forked, grandchildren too."""
     use_venv_python(monkeypatch)
-    pidfile = tmp_path / "pids"
-    rb = loop_repo(tmp_path / "r", pidfile)
+    rb = loop_repo(tmp_path / "r")
     before = rb.snapshot()
-    run, grandchild = _sweep_killed_mid_run(rb.root, pidfile, "warm")
+    run, grandchild = _sweep_killed_mid_run(rb.root, "warm")
     deadline = time.monotonic() + 10
     while (alive(run) or alive(grandchild)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -98,40 +110,25 @@ def test_kill_9_mid_warm_sweep_takes_the_run_with_it(tmp_path: Path, monkeypatch
     assert rb.snapshot() == before
 
 
-def _warm_servers_of(owner: int) -> list[int]:
-    needle = f"REVIEWUI_WARM_OWNER={owner}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
-def test_warm_server_killed_with_reviewui_its_runs_die_at_the_next_start(tmp_path: Path, monkeypatch) -> None:
-    """Both killed at once (no one left to clean up): the next start knows them by the owner's pid."""
+def test_warm_server_killed_with_reviewui_its_runs_die_at_once(tmp_path: Path, monkeypatch) -> None:
+    """Both killed at once (no one left to clean up): the PID namespace takes the run anyway.
+    (Before the sandbox the orphaned run lived until the next start killed it.)"""
     use_venv_python(monkeypatch)
-    pidfile = tmp_path / "pids"
-    rb = loop_repo(tmp_path / "r", pidfile)
+    rb = loop_repo(tmp_path / "r")
 
     def kill_both(proc: subprocess.Popen, run: int) -> None:
-        marked = _warm_servers_of(proc.pid)
-        assert run in marked, (run, marked)  # the forked run carries its server's marker
-        # Both at once: stopped first, so neither can react to the other's death
-        # (reviewui kills the run when its server dies; the server, when reviewui does).
-        both = [proc.pid, *(pid for pid in marked if pid != run)]
+        server = int(Path(f"/proc/{run}/stat").read_text().rsplit(")", 1)[-1].split()[1])
+        both = [proc.pid, server]
         for pid in both:
             os.kill(pid, signal.SIGSTOP)
         for pid in both:
             os.kill(pid, signal.SIGKILL)
 
-    run, grandchild = _sweep_killed_mid_run(rb.root, pidfile, "warm", kill_both)
-    time.sleep(0.5)
-    assert alive(run), "the orphaned run died before the next start"  # nobody left to kill it
+    run, grandchild = _sweep_killed_mid_run(rb.root, "warm", kill_both)
+    deadline = time.monotonic() + 10
+    while (alive(run) or alive(grandchild)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(run) and not alive(grandchild)
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
     assert [r.verdict for r in rep.results] == ["timeout"], rep.results
-    assert not alive(run) and not alive(grandchild)

@@ -11,7 +11,7 @@ import pytest
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.errors import ReviewError
-from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, alive, feature_repo, load, use_venv_python
+from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, Watch, alive, feature_repo, load, use_venv_python
 from tests.gitrepo import make_repo
 
 pytestmark = pytest.mark.slow
@@ -23,8 +23,16 @@ def _venv(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 
-def loop_repo(root: Path, pidfile: Path):
-    """A hunk whose revert makes the code loop forever; the test records its pid and a grandchild's."""
+def loop_tag(root: Path) -> str:
+    """The argument of the tagged `sleep` a loop_repo test starts (unique per repo)."""
+    return f"120.{abs(hash(str(root))) % 10**6:06d}"
+
+
+def loop_repo(root: Path, pidfile: Path | None = None):
+    """A hunk whose revert makes the code loop forever; the test starts a grandchild tagged `loop_tag(root)`.
+
+    (It used to write pids to `pidfile`; a sandboxed run can write nothing outside its scratch.)
+    """
     base = {"pkg/__init__.py": "", "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n    return i\n"}
     branch = {
         "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n        if i >= n:\n            break\n    return i\n",
@@ -32,9 +40,7 @@ def loop_repo(root: Path, pidfile: Path):
             "import os, signal, subprocess\nfrom pkg.loop import count\n\n\n"
             "def test_count():\n"
             "    signal.alarm(120)  # a run orphaned by a broken cleanup (a mutant of it) still ends\n"
-            "    child = subprocess.Popen(['sleep', '120'])\n"
-            f"    with open({str(pidfile)!r}, 'a') as f:\n"
-            "        f.write(f'{os.getpid()} {child.pid}\\n')\n"
+            f"    child = subprocess.Popen(['sleep', {loop_tag(root)!r}])\n"
             "    assert count(3) == 3\n"
         ),
     }
@@ -55,16 +61,17 @@ def test_red_baseline_skips_every_hunk(tmp_path: Path) -> None:
 
 
 def test_hang_is_a_timeout_and_leaves_no_process(tmp_path: Path) -> None:
-    pidfile = tmp_path / "pids"
-    rb = loop_repo(tmp_path / "r", pidfile)
+    rb = loop_repo(tmp_path / "r")
     before = rb.snapshot()
     t, d = load(rb.root)
     start = time.monotonic()
-    rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
+    with Watch(loop_tag(rb.root)) as watch:
+        rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
     assert time.monotonic() - start < 40
     assert [r.verdict for r in rep.results] == ["timeout"]
-    pids = [int(p) for line in pidfile.read_text().splitlines() for p in line.split()]
-    assert len(pids) == 4  # baseline run + reverted run, each: pytest and its grandchild
+    # the reverted run's pytest and its grandchild, as the host sees them
+    pids = {*watch.seen, *watch.seen.values()}
+    assert len(pids) >= 2
     deadline = time.monotonic() + 5
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)

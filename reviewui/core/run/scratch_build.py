@@ -1,0 +1,138 @@
+"""Building pristine scratch trees from a repository's objects, with no hooks, filters or fsmonitor.
+
+`pristine(repo_dir, root, sha)` returns `root/pristine/<sha>`: commit `sha`'s
+tree written by `checkout-index` into a fresh `git init` (no template, no
+system or global config, so no filter drivers, hooks or fsmonitor from
+anywhere; the tree's own attributes overridden by `info/attributes`), whose
+objects are a pack of exactly that tree from the reviewer's repository and
+whose HEAD commit has that tree. `commit_scratch` re-commits a changed
+scratch the same way (same author, date, message: a reverted tree and an
+unreverted one look alike to git). Read-only git in the reviewer's
+repository goes through `git_plain` (no hooks, no fsmonitor, no optional locks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from reviewui.core.git import run_git
+from reviewui.core.run.tempdirs import remove_tree
+
+KEEP_PRISTINES = 6
+"""Pristine trees kept per repository (the oldest beyond this are removed when a pool opens)."""
+
+SCRATCH_MESSAGE = "reviewui scratch"
+"""The message of every scratch HEAD commit (reverted or not, they look alike)."""
+
+_GIT_SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "advice.detachedHead=false")
+
+# The scratch's own repository: no system or global config (no filter drivers, no hooks,
+# no fsmonitor from anywhere), a fixed identity and date so every scratch commit looks alike.
+_SCRATCH_ENV: dict[str, str | None] = {
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "reviewui", "GIT_AUTHOR_EMAIL": "reviewui@localhost",
+    "GIT_COMMITTER_NAME": "reviewui", "GIT_COMMITTER_EMAIL": "reviewui@localhost",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+    "GIT_INDEX_FILE": None, "GIT_OBJECT_DIRECTORY": None, "GIT_ALTERNATE_OBJECT_DIRECTORIES": None,
+}
+_NO_ATTRIBUTES = "* -text -eol -ident -filter -working-tree-encoding\n"
+
+
+
+def scratch_git(cwd: Path, git_dir: str, *args: str, stdin: bytes | None = None) -> str:
+    env = {**_SCRATCH_ENV, "GIT_DIR": git_dir, "GIT_WORK_TREE": str(cwd), "GIT_CEILING_DIRECTORIES": str(cwd.parent)}
+    return run_git(cwd, *args, env=env, config=_GIT_SAFE, input=stdin, what="scratch git").decode("utf-8", "replace")
+
+
+def pristine(repo_dir: Path, root: Path, sha: str) -> Path:
+    """The pristine tree of commit `sha` (built on first use, shared by every slot)."""
+    base = root / "pristine"
+    done = base / sha
+    if (done / ".git" / "HEAD").is_file():
+        return done
+    base.mkdir(parents=True, exist_ok=True)
+    with repo_lock(root / "pristine.lock"):
+        if (done / ".git" / "HEAD").is_file():
+            return done
+        work = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
+        tree_dir = work / "tree"
+        try:
+            _build(repo_dir, tree_dir, sha)
+            os.replace(tree_dir, done)
+        finally:
+            remove_tree(work)
+    return done
+
+
+def _build(repo_dir: Path, dest: Path, sha: str) -> None:
+    """Write commit `sha`'s tree into `dest` with a fresh repository whose HEAD has exactly that tree."""
+    tree = git_plain(repo_dir, "rev-parse", "--verify", f"{sha}^{{tree}}").strip()
+    objects = run_git(repo_dir, "rev-list", "--objects", tree, env=plain_env(repo_dir), config=_GIT_SAFE)
+    pack = run_git(repo_dir, "pack-objects", "--stdout", "-q", input=objects, env=plain_env(repo_dir),
+                   config=_GIT_SAFE)
+    dest.mkdir(parents=True)
+    gd = str(dest / ".git")
+    run_git(dest, "init", "-q", "--template=", "-b", "scratch", str(dest),
+            env={**_SCRATCH_ENV, "GIT_DIR": None, "GIT_WORK_TREE": None}, config=_GIT_SAFE)
+    info = dest / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(_NO_ATTRIBUTES)
+    scratch_git(dest, gd, "index-pack", "--stdin", stdin=pack)
+    scratch_git(dest, gd, "read-tree", tree)
+    scratch_git(dest, gd, "checkout-index", "-a", "-f", "-u")
+    commit = scratch_git(dest, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
+    scratch_git(dest, gd, "update-ref", "HEAD", commit)
+
+
+def prune_pristines(root: Path) -> None:
+    base = root / "pristine"
+    if not base.is_dir():
+        return
+    with repo_lock(root / "pristine.lock"):
+        for stale in base.glob(".build-*"):  # builds run under this lock: any left is a killed one's
+            remove_tree(stale)
+        entries = sorted((p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                         key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[KEEP_PRISTINES:]:
+            remove_tree(old)
+
+
+@contextlib.contextmanager
+def repo_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive flock on `path` (blocking) for the duration."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def plain_env(cwd: Path) -> dict[str, str | None]:
+    return {
+        # Never let discovery climb out of the repository into some enclosing one.
+        "GIT_CEILING_DIRECTORIES": str(Path(cwd).resolve().parent),
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_DIR": None, "GIT_WORK_TREE": None, "GIT_INDEX_FILE": None,
+    }
+
+
+def git_plain(cwd: Path, *args: str) -> str:
+    """Read-only git in the reviewer's repository: no hooks, no fsmonitor, no optional locks."""
+    return run_git(cwd, *args, env=plain_env(cwd), config=_GIT_SAFE, check=False).decode("utf-8", "replace")
+
+
+
+def commit_scratch(path: Path, rel: str) -> None:
+    """Make the scratch's HEAD the tree as it is now, `rel` re-added (before any test ran in this copy)."""
+    gd = str(path / ".git")
+    scratch_git(path, gd, "add", "-A", "--", rel)
+    tree = scratch_git(path, gd, "write-tree").strip()
+    commit = scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
+    scratch_git(path, gd, "update-ref", "HEAD", commit)

@@ -1,0 +1,76 @@
+"""reviewui's temp dirs, named with the owner's pid so the next start can remove a killed run's.
+
+`private_tempdir("run")` makes `<tmp>/reviewui-run-<pid>-XXXX`. The first call
+in a process removes every `reviewui-<kind>-<pid>-*` dir whose pid is no longer
+alive (a reviewui killed with SIGKILL never ran its `finally`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+_NAME = re.compile(r"^reviewui-[a-z]+-(\d+)-")
+_swept = False
+_lock = threading.Lock()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_tree(path: str | Path) -> None:
+    """Remove a directory a hostile run wrote into (read-only dirs included); never follows symlinks."""
+
+    def onerror(func: object, p: str, exc: object) -> None:
+        try:
+            parent = os.path.dirname(p)
+            os.chmod(parent, stat.S_IRWXU)
+            if os.path.isdir(p) and not os.path.islink(p):
+                os.chmod(p, stat.S_IRWXU)
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.unlink(p)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=onerror)  # type: ignore[arg-type]
+
+
+def sweep_stale(root: str | Path | None = None) -> int:
+    """Remove temp dirs left by reviewui processes that are gone; return how many."""
+    base = Path(root or tempfile.gettempdir())
+    removed = 0
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _NAME.match(entry.name)
+        if not m or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            remove_tree(entry)
+            removed += 1
+    return removed
+
+
+def private_tempdir(kind: str) -> Path:
+    """A fresh temp dir of this process (`kind` is a lower-case word); stale ones are swept first."""
+    global _swept
+    with _lock:
+        if not _swept:
+            _swept = True
+            sweep_stale()
+    return Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-"))

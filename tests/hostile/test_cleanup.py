@@ -1,0 +1,83 @@
+"""What a killed reviewui leaves behind (temp dirs, scratch trees, half-built pristines) the next start removes;
+nothing is ever registered in the reviewer's repository."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.run import tempdirs
+from reviewui.core.run.worktree import WorktreePool, scratch_root
+from tests.gitrepo import make_repo
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_temp_dirs_of_a_dead_reviewui_are_swept(tmp_path: Path) -> None:
+    dead = tmp_path / f"reviewui-run-{_dead_pid()}-abc"
+    (dead / "home").mkdir(parents=True)
+    (dead / "home" / "big").write_bytes(b"x" * 1000)
+    os.chmod(dead / "home", 0o500)  # a hostile run made it read-only
+    live = tmp_path / f"reviewui-run-{os.getppid()}-abc"  # a live process's: kept
+    live.mkdir()
+    other = tmp_path / "reviewui-notours"
+    other.mkdir()
+    assert tempdirs.sweep_stale(tmp_path) == 1
+    assert not dead.exists() and live.exists() and other.exists()
+
+
+def test_private_tempdir_names_its_owner() -> None:
+    d = tempdirs.private_tempdir("run")
+    try:
+        assert d.name.startswith(f"reviewui-run-{os.getpid()}-") and Path(tempfile.gettempdir()) == d.parent
+    finally:
+        d.rmdir()
+
+
+def test_abandoned_slots_and_builds_are_emptied_by_the_next_start(tmp_path: Path) -> None:
+    rb = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    pool = WorktreePool(rb.root, 2)
+    pool.open()
+    for s in pool.scratches:
+        with pool.acquire() as scratch:
+            scratch.checkout("agent/work")
+            scratch.add_file("left-by-a-test.bin", b"x" * 4096)
+    # killed: the locks go with the process, nothing else is cleaned
+    for fd in pool._locks:
+        os.close(fd)
+    root = scratch_root(rb.root)
+    half = root / "pristine" / ".build-killed"
+    half.mkdir()
+    with WorktreePool(rb.root, 1) as again:
+        assert [s.slot for s in again.scratches] == [0]
+        assert not any((root / "slots" / "1").iterdir())  # the other slot's tree is gone
+        assert not half.exists()
+    assert rb.git("worktree", "list", "--porcelain").count("worktree ") == 1
+    assert not [p for slot in (root / "slots").iterdir() for p in slot.iterdir()]
+
+
+def test_require_refuses_in_one_line_unless_the_user_config_opts_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewui.core.config import user_config_dir
+    from reviewui.core.errors import ReviewError
+    from reviewui.core.run import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "user namespaces are off")
+    monkeypatch.setattr(sandbox, "_opt_in", False)
+    with pytest.raises(ReviewError, match="without a sandbox: user namespaces are off") as e:
+        sandbox.require()
+    assert "\n" not in str(e.value) and "--unsandboxed" in str(e.value)
+    cfg = user_config_dir() / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text("unsandboxed = true\n")
+    assert sandbox.require() == "none" and sandbox.level() == "none"
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: None)
+    assert sandbox.require() == "bwrap"
