@@ -198,16 +198,15 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     instance = getattr(args, "instance", None)
     extra: dict[str, Any] | None = None
     if args.repo or args.branch or args.base:
-        from reviewui.core.transcript import link_hunks
+        from reviewui.core.session import ReviewSession
 
         session = ReviewSession.open(
             args.repo, args.branch, args.base, transcript=args.file, transcript_format=args.transcript_format,
             transcript_instance=instance,
         )
         t = session.transcript()
-        assert t is not None
-        session.diff.preload()
-        links = link_hunks(t, [h for f in session.diff.files for h in f.hunks], [f.path for f in session.diff.files])
+        links = session.link_transcript()
+        assert t is not None and links is not None  # a transcript was given, so both exist
         extra = {
             "files": [
                 {"path": f, "turns": list(turns), "unattributed": not turns} for f, turns in links.by_file.items()
