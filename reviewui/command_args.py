@@ -35,6 +35,7 @@ def session_from_args(args: argparse.Namespace, branch: str | None = None) -> Re
         task=getattr(args, "task", None),
         task_file=getattr(args, "task_file", None),
         run=run_options_from_args(args),
+        trust_branch_config=getattr(args, "trust_branch_config", False),
     )
 
 

@@ -96,13 +96,13 @@ def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""
     from pathlib import Path
 
-    from reviewui.core.config import Settings
+    from reviewui.core.config import notes_ref_for
     from reviewui.core.git import open_repo
     from reviewui.core.notes.sync import pull_notes, push_notes
 
     repo = open_repo(args.repo or Path.cwd())
     root = Path(repo.working_tree_dir or ".")
-    ref = Settings.from_repo(root).notes_ref
+    ref = notes_ref_for(root)
     if args.action == "pull":
         added = pull_notes(root, args.remote, ref)
         out(f"pulled {added} review{'s' if added != 1 else ''} from {args.remote}")
