@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from reviewui.core.git import show_file
+from reviewui.core.safe_text import visible
 from reviewui.core.target import Target
 
 Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped"]
@@ -240,4 +241,4 @@ def _replacement(hunk_text: str) -> str:
 
 def _visible(line: str) -> str:
     """Escape control characters so output cannot drive the terminal."""
-    return "".join(c if c == "\t" or c.isprintable() else repr(c)[1:-1] for c in line)
+    return visible(line)

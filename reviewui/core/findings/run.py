@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.findings.bidi import bidi_control
 from reviewui.core.findings.bite_rules import bite_findings
 from reviewui.core.findings.calls import test_mentions_only, uncalled_function
 from reviewui.core.findings.change_shape import no_change, test_only_change
@@ -75,6 +76,7 @@ def compute_findings(
     rules: list[tuple[str, Callable[[], list[Finding]]]] = [
         ("no-change", lambda: no_change(target, diff)),
         ("config-changed", lambda: config_changed(target, settings)),
+        ("bidi-control", lambda: bidi_control(diff)),
         ("test-only-change", lambda: test_only_change(diff)),
         ("tests-not-additive", lambda: tests_not_additive(target, diff, settings)),
         ("task-identifier-missing", lambda: task_identifier_missing(target, diff, task_text, head)),
