@@ -11,6 +11,7 @@ escapes, bidi and invisible characters `\\u202e` (Python's escape notation).
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 BIDI_CONTROLS = frozenset(
@@ -69,3 +70,34 @@ def bidi_characters(text: str) -> list[str]:
         return []
     # Non-ASCII format characters and fillers; C1 controls are escaped by `visible` but are not "bidi".
     return [c for c in text if c > "\x9f" and (c in BIDI_CONTROLS or c in INVISIBLES or _unsafe(c, ""))]
+
+
+MARKER = "\u2426"
+"""What `picture` draws for a bidi, invisible or format character: ␦ (one cell)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _picture_table() -> dict[int, int]:
+    # Built once, on first use: one pass over the Basic Multilingual Plane (~20 ms).
+    table = {c: 0x2400 + c for c in range(0x20) if c != 0x09}  # ␀ … ␟, as `cat -v` never could
+    table[0x7F] = 0x2421  # ␡
+    table.update({c: 0xFFFD for c in range(0x80, 0xA0)})  # C1: no picture exists
+    marker = ord(MARKER)
+    for c in range(0xA0, 0x10000):
+        ch = chr(c)
+        if ch in _FILLERS or unicodedata.category(ch) in _UNSAFE_CATEGORIES:
+            table[c] = marker
+    table.update({c: marker for c in range(0xE0000, 0xE0080)})  # tag characters
+    return table
+
+
+def picture(text: str) -> str:
+    """Return `text` with each unsafe character replaced by one visible character (same length).
+
+    For views that align columns or highlight by character offset (the
+    diff): C0 controls become control pictures (ESC is ␛), DEL ␡, C1 controls
+    U+FFFD, and bidi, invisible and format characters ␦. Tabs are kept.
+    """
+    if text.isprintable() and _FILLERS.isdisjoint(text):
+        return text
+    return text.translate(_picture_table())

@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from reviewui.core.safe_text import visible
+
 SEVERITY_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$text-muted"}
 ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -52,8 +54,8 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
                     Content.assemble(
                         (f"{f.severity:<8}", SEVERITY_STYLE.get(f.severity, "")),
                         (f"{f.kind:<28}", "bold"),
-                        f"{f.file or '(branch)'}{':' + str(f.line) if f.line else ''}  ",
-                        f.message,
+                        f"{visible(f.file or '(branch)')}{':' + str(f.line) if f.line else ''}  ",
+                        visible(f.message),
                     ),
                     id=str(i),
                 )
@@ -69,7 +71,7 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
         if event.option.id is None:
             return
         f = self.findings[int(event.option.id)]
-        self.query_one("#evidence", Static).update(Content(f.evidence or ""))
+        self.query_one("#evidence", Static).update(Content(visible(f.evidence or "", multiline=True)))
 
     @on(OptionList.OptionSelected, "#findings-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -33,6 +33,7 @@ from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
+from reviewui.core.safe_text import visible
 
 BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
              "timeout": "warn", "error": "bad", "skipped": "info"}
@@ -319,7 +320,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         """Show `path` with the cursor on the hunk holding branch-side `line` (or the first)."""
         f = self.session.diff.file(path)
         if f is None:
-            self.notify(f"{path} is not changed on this branch", severity="warning")
+            self.notify(f"{visible(path)} is not changed on this branch", severity="warning", markup=False)
             return
         index = 0
         if line:
@@ -376,4 +377,4 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
 
     def set_status(self, text: str) -> None:
         """Show a line in the status bar (progress of long work, results)."""
-        self.query_one("#status", Static).update(Content(text))
+        self.query_one("#status", Static).update(Content(visible(text)))

@@ -20,6 +20,7 @@ from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.screens.matrix import MatrixScreen
 from reviewui.ui.widgets.results_panel import ResultsPanel
+from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
@@ -126,7 +127,7 @@ class BiteActions(Screen[None]):
         self.biting = False
         if message.report is None:
             self.set_status(f"bite-check stopped: {message.error}")
-            self.notify(message.error or "bite-check failed", severity="error")
+            self.notify(visible(message.error or "bite-check failed"), severity="error", markup=False)
             return
         report = message.report
         self.baseline = report.baseline

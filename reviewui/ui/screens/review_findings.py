@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from reviewui.ui.messages import FindingsReady, WorkFailed
 from reviewui.ui.screens.findings import FindingsScreen
+from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
@@ -54,7 +55,7 @@ class FindingsActions(Screen[None]):
 
     @on(WorkFailed)
     def _work_failed(self, message: WorkFailed) -> None:
-        self.notify(f"{message.what}: {message.error}", severity="error")
+        self.notify(visible(f"{message.what}: {message.error}"), severity="error", markup=False)
 
     def action_findings(self) -> None:
         def jump(where: tuple[str, int | None] | None) -> None:

@@ -19,6 +19,7 @@ from textual.widgets import ContentSwitcher, Sparkline, Static
 from reviewui.ui.messages import TranscriptReady, WorkFailed
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.widgets.transcript_view import TranscriptView
+from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
@@ -115,7 +116,7 @@ class TranscriptActions(Screen[None]):
                 counts[flag] = counts.get(flag, 0) + 1
         cumulative = t.cumulative_input()
         self.query_one("#transcript-summary", Static).update(Content.assemble(
-            (f"{t.format}", "bold $accent"), f"  {len(t.turns)} turns",
+            (visible(f"{t.format}"), "bold $accent"), f"  {len(t.turns)} turns",
             (f"  {t.skipped_lines} malformed lines skipped" if t.skipped_lines else "", "$warning"),
             f"  cumulative input {cumulative[-1] if cumulative else 0:,} tokens  ",
             ("  ".join(f"{k} {v}" for k, v in counts.items()), "$warning"),
@@ -186,7 +187,7 @@ class TranscriptActions(Screen[None]):
 
     @on(TranscriptView.FilterChanged)
     def _filter_changed(self, message: TranscriptView.FilterChanged) -> None:
-        self.query_one("#transcript-filter", Static).update(Content.assemble(("showing ", "$text-muted"), message.label))
+        self.query_one("#transcript-filter", Static).update(Content.assemble(("showing ", "$text-muted"), visible(message.label)))
 
     if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
         def start_background(self) -> None: ...

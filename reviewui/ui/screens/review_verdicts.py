@@ -19,6 +19,7 @@ from reviewui.core.state import ReviewState
 from reviewui.ui.screens.history import HistoryScreen
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.screens.verdict import VerdictDraft, VerdictModal
+from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
@@ -88,7 +89,7 @@ class VerdictActions(Screen[None]):
                 self.state.add_comment(h.file, h.header, text, line)
                 self._save_state()
                 self.evidence_changed(h.file)
-                self.notify(f"Comment added on {where}")
+                self.notify(f"Comment added on {visible(where)}", markup=False)
 
         self.app.push_screen(TextPromptModal(f"Comment on {where}", "What should the author know?"), done)
 
