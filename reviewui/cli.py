@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 from reviewui import __version__, headless
 from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
+from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 
 COMMANDS = ("open", "demo", "bite", "fixtures", "transcript", "probe", "verdict", "log", "notes", "check")
@@ -165,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except ReviewError as e:
-        sys.stderr.write(f"reviewui: {e}\n")
+        sys.stderr.write(f"reviewui: {visible(str(e))}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("reviewui: interrupted\n")

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from reviewui.core.session import ReviewSession, RunOptions
+from reviewui.core.safe_text import json_visible
 
 
 def run_options_from_args(args: argparse.Namespace) -> RunOptions:
@@ -41,4 +42,4 @@ def session_from_args(args: argparse.Namespace, branch: str | None = None) -> Re
 
 def emit(data: Any) -> None:
     """Print JSON to stdout (UTF-8, stable key order as built)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.errors import ReviewError
+from reviewui.core.safe_text import json_visible, visible
 from reviewui.core.session import ReviewSession
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {}
@@ -26,8 +27,10 @@ def handler(name: str) -> Callable[[Callable[[argparse.Namespace], int]], Callab
     return register
 
 
-def out(text: str) -> None:
-    """Print text, ending with one newline."""
+def out(text: str, *, is_json: bool = False) -> None:
+    """Print text (control, bidi and invisible characters made visible), ending with one newline."""
+    # Whatever a renderer forgot, the terminal never gets raw; JSON keeps its meaning.
+    text = json_visible(text) if is_json else visible(text, multiline=True)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -167,7 +170,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     session.diff.preload()
     report = _run_bite(session) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
-    out(render(args.format, session.target, session.diff, findings, __version__))
+    out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     return exit_code(findings)
 
 
@@ -229,7 +232,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     else:
         out(render_text(report))
     for err in report.errors:
-        sys.stderr.write(f"reviewui: {err.path}:{err.line}: cannot analyse: {err.message}\n")
+        sys.stderr.write(visible(f"reviewui: {err.path}:{err.line}: cannot analyse: {err.message}") + "\n")
     return 0
 
 

@@ -58,9 +58,10 @@ def visible(text: str, *, multiline: bool = False) -> str:
     are kept too (a view that draws several lines), otherwise they show as
     `\\x0a`.
     """
-    if text.isprintable() and _FILLERS.isdisjoint(text):
-        return text  # the common case, at C speed
     keep = "\t\n" if multiline else "\t"
+    plain = text if text.isprintable() else text.replace("\t", "").replace("\n", "" if multiline else "\n")
+    if plain.isprintable() and _FILLERS.isdisjoint(text):
+        return text  # the common case, at C speed
     return "".join(_mark(c) if _unsafe(c, keep) else c for c in text)
 
 
@@ -101,3 +102,23 @@ def picture(text: str) -> str:
     if text.isprintable() and _FILLERS.isdisjoint(text):
         return text
     return text.translate(_picture_table())
+
+
+def json_visible(dumped: str) -> str:
+    """Return JSON text (from `json.dumps`) with every unsafe character written as a `\\\\uXXXX` escape.
+
+    The data is unchanged for any JSON reader; only a terminal showing the
+    text sees escapes instead of C1 controls or bidi characters (`json.dumps`
+    already escapes C0 controls, but not these).
+    """
+    if dumped.isascii():
+        return dumped
+
+    def esc(ch: str) -> str:
+        code = ord(ch)
+        if code < 0x10000:
+            return f"\\u{code:04x}"
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+    return "".join(esc(c) if c > "\x7e" and _unsafe(c, "") else c for c in dumped)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewui.core.safe_text import bidi_characters, visible
+from reviewui.core.safe_text import bidi_characters, picture, visible
 
 OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"
 TITLE = "\x1b]0;owned\x1b\\"
@@ -48,3 +48,11 @@ def test_nothing_unsafe_survives_any_code_point() -> None:
 def test_bidi_characters() -> None:
     assert bidi_characters("a\u202eb\x1b\u200bc") == ["\u202e", "\u200b"]
     assert bidi_characters("plain ascii\x1b") == [] and bidi_characters("日本 שלום") == []
+
+
+def test_picture_keeps_one_character_per_character() -> None:
+    raw = "a\x1b]52;c;x\x07\u202eb\x9b\u200b\U000e0041\x7f\tc"
+    out = picture(raw)
+    assert out == "a\u241b]52;c;x\u2407\u2426b\ufffd\u2426\u2426\u2421\tc"
+    assert len(out) == len(raw)
+    assert picture("日本 🎉 héllo") == "日本 🎉 héllo"
