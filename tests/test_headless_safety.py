@@ -33,7 +33,9 @@ def test_check_text_json_and_sarif_are_safe_to_print(tmp_path: Path) -> None:
 
 def test_errors_naming_a_hostile_path_are_escaped(tmp_path: Path) -> None:
     make_repo(tmp_path, {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    (tmp_path / "p.py").write_text("def test_p():\n    assert True\n")
     proc = run_cli("probe", "agent/work", "--file", "p.py", "--hunk", f"x{OSC52}.py:0", cwd=tmp_path)
     assert proc.returncode == 2
     _clean(proc.stderr)
+    assert "x\\x1b]52;c;cHduZWQ=\\x07.py is not changed" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
