@@ -10,6 +10,7 @@ import sys
 from typing import Any, Callable
 
 from reviewui.command_args import emit, session_from_args
+from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import json_visible, visible
 from reviewui.core.session import ReviewSession
@@ -187,7 +188,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if not args.file:
         raise ReviewError("probe needs --file PROBE.py")
     try:
-        code = Path(args.file).read_text(encoding="utf-8")
+        code = read_input_text(args.file, "probe file")  # no FIFO, device or bomb
     except (OSError, UnicodeDecodeError) as e:
         raise ReviewError(f"cannot read probe file: {args.file}") from e
     check_probe_syntax(code)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reviewui.core.config import BranchConfigChange, Settings, branch_config_change, resolve_settings
+from reviewui.core.bounded import read_input_text
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
 from reviewui.core.target import Target, resolve_target
@@ -80,13 +81,13 @@ class ReviewSession:
             raise ReviewError(f"no such transcript: {tpath}")
         if task_file is not None:
             try:
-                task = Path(task_file).read_text(encoding="utf-8", errors="replace")
+                task = read_input_text(task_file, "task file")  # no FIFO, device or bomb
             except OSError as e:
                 raise ReviewError(f"cannot read task file: {task_file}") from e
         elif task is None:
             default_task = target.repo_dir / ".reviewui" / "task.md"
             if default_task.is_file():
-                task = default_task.read_text(encoding="utf-8", errors="replace")
+                task = read_input_text(default_task, "task file")
         return cls(
             target=target,
             settings=settings,

@@ -13,6 +13,7 @@ import gc
 from pathlib import Path
 from typing import Any, Iterable
 
+from reviewui.core.bounded import check_input
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 from reviewui.core.transcript import claude_code, codex, messages, openhands, swe_agent
@@ -65,6 +66,7 @@ def load_transcript(
     p = Path(path)
     if not p.exists():
         raise ReviewError(f"no such transcript: {p}")
+    check_input(p, "transcript", allow_dir=True)  # no FIFO, device or oversized file (core/bounded.py)
     counter = LineCounter()
     doc: Any = None
     if format:

@@ -1,0 +1,97 @@
+"""Hostile input files: /dev/zero, a FIFO and a gzip bomb as transcript, probe or task file.
+
+Each must end in exit 2 with one line on stderr: never a hang (the FIFO has
+no writer; a timeout guards the test), never a MemoryError traceback.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.bounded import read_input_text
+from reviewui.core.errors import ReviewError
+from tests.clirun import run_cli
+from tests.gitrepo import make_repo
+
+BOMB_BYTES = 64 << 20  # inflates to 64 MiB of zeros (no newline): past the caps set below
+
+
+def _bomb(path: Path) -> Path:
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+    chunk = bytes(1 << 20)
+    with open(path, "wb") as f:
+        for _ in range(BOMB_BYTES >> 20):
+            f.write(c.compress(chunk))
+        f.write(c.flush())
+    assert path.stat().st_size < 200_000
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    make_repo(tmp_path / "r", {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    # The reviewer's own caps (user config): 8 MiB transcripts, 1 MiB other inputs.
+    cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "reviewui"
+    cfg.mkdir(parents=True, exist_ok=True)
+    (cfg / "config.toml").write_text(f"max-transcript-bytes = {8 << 20}\nmax-input-bytes = {1 << 20}\n")
+    return tmp_path / "r"
+
+
+def _inputs(tmp_path: Path) -> dict[str, Path]:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    return {"dev-zero": Path("/dev/zero"), "fifo": fifo, "gzip-bomb": _bomb(tmp_path / "bomb.jsonl.gz")}
+
+
+COMMANDS = {
+    "transcript": lambda f: ("transcript", str(f)),
+    "check --transcript": lambda f: ("check", "agent/work", "--transcript", str(f)),
+    "probe --file": lambda f: ("probe", "agent/work", "--file", str(f)),
+    "check --task-file": lambda f: ("check", "agent/work", "--task-file", str(f)),
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_hostile_inputs_exit_2_in_one_line(repo: Path, tmp_path: Path, command: str) -> None:
+    for name, path in _inputs(_fresh(tmp_path, command)).items():
+        proc = run_cli(*COMMANDS[command](path), cwd=repo, timeout=60)
+        assert proc.returncode == 2, (name, proc.stderr[-500:])
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("reviewui: "), (name, proc.stderr[-500:])
+        assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
+        expected = {"dev-zero": "is a device", "fifo": "is a FIFO", "gzip-bomb": "decompresses to more than"}[name]
+        assert expected in lines[0], (name, lines[0])
+
+
+def _fresh(tmp_path: Path, command: str) -> Path:
+    d = tmp_path / command.replace(" ", "_").replace("-", "")
+    d.mkdir()
+    return d
+
+
+def test_oversized_plain_file_is_refused_before_reading(tmp_path: Path) -> None:
+    big = tmp_path / "task.md"
+    with open(big, "wb") as f:
+        f.truncate(5 << 20)  # sparse: costs no disk
+    with pytest.raises(ReviewError, match=r"task file .* is larger than 4 MiB"):
+        read_input_text(big, "task file")
+    assert read_input_text(big, "task file", cap=6 << 20) == "\0" * (5 << 20)
+
+
+def test_small_gzip_and_plain_inputs_still_read(tmp_path: Path) -> None:
+    (tmp_path / "t.md").write_bytes("fix `parse_row` \xff".encode("latin-1"))
+    assert read_input_text(tmp_path / "t.md", "task file") == "fix `parse_row` \ufffd"
+    (tmp_path / "t.md.gz").write_bytes(gzip.compress(b"fix it"))
+    assert read_input_text(tmp_path / "t.md.gz", "task file") == "fix it"
+
+
+def test_transcripts_within_the_cap_still_load(repo: Path) -> None:
+    fixtures = Path(__file__).parent / "fixtures" / "transcripts"
+    for name in ("claude_code_red_green.jsonl.gz", "claude_code_red_green.jsonl", "openhands_v1_conversation"):
+        proc = run_cli("transcript", str(fixtures / name), "--format", "json", cwd=repo, timeout=60)
+        assert proc.returncode == 0, (name, proc.stderr)
