@@ -19,10 +19,18 @@ SEVERITY_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$
 ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
-    """Findings listed error first; dismisses with (file, line) to jump there, or None."""
+TRUST_BRANCH_CONFIG = "trust-branch-config"
+"""What the screen dismisses with when the reviewer accepts the branch's own config changes."""
 
-    BINDINGS = [Binding("escape,F,q", "close", "Close")]
+
+class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
+    """Findings listed error first; dismisses with (file, line) to jump there, TRUST_BRANCH_CONFIG, or None."""
+
+    BINDINGS = [
+        Binding("escape,F,q", "close", "Close"),
+        Binding("T", "trust_config", "Trust branch config", tooltip="Apply the branch's own reviewui config "
+                "changes (config-changed) for this review"),
+    ]
 
     DEFAULT_CSS = """
     FindingsScreen { align: center middle; }
@@ -33,8 +41,9 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
     FindingsScreen #evidence { height: auto; max-height: 12; margin-top: 1; color: $text-muted; }
     """
 
-    def __init__(self, findings: list[Any], computing: bool = False) -> None:
+    def __init__(self, findings: list[Any], computing: bool = False, can_trust: bool = False) -> None:
         super().__init__()
+        self.can_trust = can_trust and any(f.kind == "config-changed" for f in findings)
         self.findings = sorted(findings, key=lambda f: (ORDER.get(f.severity, 3), f.file or "", f.line or 0))
         self.computing = computing
 
@@ -82,6 +91,13 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
             self.dismiss((f.file, f.line))
         else:
             self.notify("This finding is about the whole branch, not one place", timeout=3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer `T` only when the branch changes reviewui's config and it is not accepted yet."""
+        return self.can_trust if action == "trust_config" else True
+
+    def action_trust_config(self) -> None:
+        self.dismiss(TRUST_BRANCH_CONFIG)
 
     def action_close(self) -> None:
         self.dismiss(None)

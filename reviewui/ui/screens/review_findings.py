@@ -12,9 +12,9 @@ from textual import on, work
 from textual.binding import Binding
 from textual.screen import Screen
 
-from reviewui.ui.messages import FindingsReady, WorkFailed
-from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.core.safe_text import visible
+from reviewui.ui.messages import FindingsReady, WorkFailed
+from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, FindingsScreen
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
@@ -58,13 +58,31 @@ class FindingsActions(Screen[None]):
         self.notify(visible(f"{message.what}: {message.error}"), severity="error", markup=False)
 
     def action_findings(self) -> None:
-        def jump(where: tuple[str, int | None] | None) -> None:
-            if where is None:
+        def jump(where: tuple[str, int | None] | str | None) -> None:
+            if where == TRUST_BRANCH_CONFIG:
+                self.trust_branch_config()
+                return
+            if where is None or isinstance(where, str):
                 return
             path, line = where
             self.jump_to(path, line)
 
-        self.app.push_screen(FindingsScreen(self.findings, computing=not self.findings_ready), jump)
+        can_trust = not self.session.settings.branch_config_trusted
+        self.app.push_screen(FindingsScreen(self.findings, computing=not self.findings_ready, can_trust=can_trust), jump)
+
+    def trust_branch_config(self) -> None:
+        """Accept the branch's own config changes for this review (the twin of --trust-branch-config)."""
+        from reviewui.core.errors import ReviewError
+
+        try:
+            self.session.accept_branch_config()
+        except ReviewError as e:
+            self.notify(visible(str(e)), severity="error", markup=False)
+            return
+        keys = ", ".join(self.session.branch_config().keys)
+        self.notify(visible(f"Branch config accepted for this review: {keys}"), severity="warning", markup=False)
+        self.findings_ready = False
+        self.compute_findings()
 
     if TYPE_CHECKING:  # provided by the other halves of ReviewScreen
         def evidence_changed(self, path: str | None) -> None: ...
