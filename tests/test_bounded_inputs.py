@@ -95,3 +95,16 @@ def test_transcripts_within_the_cap_still_load(repo: Path) -> None:
     for name in ("claude_code_red_green.jsonl.gz", "claude_code_red_green.jsonl", "openhands_v1_conversation"):
         proc = run_cli("transcript", str(fixtures / name), "--format", "json", cwd=repo, timeout=60)
         assert proc.returncode == 0, (name, proc.stderr)
+
+
+def test_an_oversized_note_is_refused_in_one_line(repo: Path) -> None:
+    import subprocess
+
+    assert run_cli("verdict", "agent/work", "approve", cwd=repo).returncode == 0
+    head = subprocess.run(["git", "rev-parse", "agent/work"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    big = "[[review]]\n" + "# padding\n" * 150_000  # 1.5 MiB: past the 1 MiB cap set by the fixture
+    subprocess.run(["git", "notes", "--ref", "refs/notes/reviewui", "add", "-f", "-F", "-", head],
+                   cwd=repo, input=big, text=True, check=True, capture_output=True)
+    proc = run_cli("log", "agent/work", cwd=repo, timeout=60)
+    assert proc.returncode == 2 and "larger than" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
