@@ -88,6 +88,10 @@ def test_small_gzip_and_plain_inputs_still_read(tmp_path: Path) -> None:
     assert read_input_text(tmp_path / "t.md", "task file") == "fix `parse_row` \ufffd"
     (tmp_path / "t.md.gz").write_bytes(gzip.compress(b"fix it"))
     assert read_input_text(tmp_path / "t.md.gz", "task file") == "fix it"
+    for broken in (gzip.compress(b"fix it" * 100)[:-12], b"\x1f\x8b\x08\x00garbage-after-the-magic"):
+        (tmp_path / "bad.gz").write_bytes(broken)
+        with pytest.raises(ReviewError, match="cannot read task file"):
+            read_input_text(tmp_path / "bad.gz", "task file")
 
 
 def test_transcripts_within_the_cap_still_load(repo: Path) -> None:
@@ -108,3 +112,19 @@ def test_an_oversized_note_is_refused_in_one_line(repo: Path) -> None:
     proc = run_cli("log", "agent/work", cwd=repo, timeout=60)
     assert proc.returncode == 2 and "larger than" in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_zip_member_over_the_cap_is_refused(tmp_path: Path) -> None:
+    import zipfile
+
+    from reviewui.core.bounded import read_zip_member
+
+    path = tmp_path / "log.eval"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("samples/1.json", b"0" * (2 << 20))  # 2 MiB of one byte: a few KiB compressed
+        z.writestr("samples/2.json", b'{"ok": 1}')
+    assert path.stat().st_size < 50_000
+    with zipfile.ZipFile(path) as z:
+        with pytest.raises(ReviewError, match="larger than 1 MiB"):
+            read_zip_member(z, "samples/1.json", "transcript", path, cap=1 << 20)
+        assert read_zip_member(z, "samples/2.json", "transcript", path, cap=1 << 20) == b'{"ok": 1}'

@@ -16,6 +16,7 @@ import io
 import os
 import stat
 import zipfile
+import zlib
 from pathlib import Path
 from typing import IO, Any
 
@@ -122,7 +123,7 @@ def read_input_text(path: str | Path, what: str, cap: int | None = None) -> str:
             f.seek(0)
             stream: IO[bytes] = io.BufferedReader(_Capped(gzip.GzipFile(fileobj=f), cap, what, path)) if head == b"\x1f\x8b" else f
             data = stream.read(cap + 1)
-    except (OSError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, EOFError, zlib.error) as e:  # a truncated or corrupt gzip too
         raise ReviewError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from e
     if len(data) > cap:
         raise ReviewError(f"{what} {path} is larger than {_mib(cap)}")
