@@ -13,15 +13,22 @@ call there (1 to 6 here), tool-result lines averaging 3 KB and 26 KB there
 
 Run: `python bench/bench_transcript.py [--mb 100] [--runs 5]`. Prints the
 medians, the ratio and the peak RSS; exits 1 when the ratio is over budget.
+
+`--headless` measures the headless command instead (issue 17's budget):
+`reviewui transcript FILE --format json` in a child process, its CPU time
+against the same `json.loads` loop (budget 2x) and its peak RSS (budget
+300 MB).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reviewui.core.transcript import load_transcript  # noqa: E402
 
 BUDGET = 1.5
+HEADLESS_BUDGET = 2.0
+HEADLESS_RSS_MB = 300
 CWD = "/home/dev/project"
 WORDS = (
     "the ledger writer returns none for an empty batch and the caller sums it so we guard the "
@@ -176,11 +185,54 @@ def timed(fn, *args) -> tuple[float, float, object]:
     return time.process_time() - c0, time.perf_counter() - w0, out
 
 
+def headless(path: Path) -> tuple[float, float, float]:
+    """Run `reviewui transcript PATH --format json` in a child; return (CPU s, wall s, peak RSS MB) of the child."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    with open(os.devnull, "w") as sink:
+        subprocess.run(
+            [sys.executable, "-m", "reviewui", "transcript", str(path), "--format", "json"],
+            stdout=sink, check=True, cwd=Path(__file__).resolve().parents[1],
+        )
+    wall = time.perf_counter() - w0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, after.ru_maxrss / 1024  # ru_maxrss of children: the largest child so far
+
+
+def main_headless(path: Path, runs: int) -> int:
+    """Compare the headless JSON command with the json.loads loop; exit 1 when over either budget."""
+    base_cpu, ours_cpu, ours_wall = [], [], []
+    rss = 0.0
+    for _ in range(runs):
+        c, _, _ = timed(plain_loop, path)
+        base_cpu.append(c)
+        c, w, r = headless(path)
+        ours_cpu.append(c)
+        ours_wall.append(w)
+        rss = max(rss, r)
+    b, o = statistics.median(base_cpu), statistics.median(ours_cpu)
+    ratio = o / b
+    print(f"plain json.loads loop:           median {b:.3f}s CPU")
+    print(f"reviewui transcript --format json: median {o:.3f}s CPU, {statistics.median(ours_wall):.3f}s wall (a child process)")
+    print(f"ratio: {ratio:.2f}x  (budget {HEADLESS_BUDGET}x)  {'OK' if ratio <= HEADLESS_BUDGET else 'OVER BUDGET'}")
+    print(f"peak RSS of the command: {rss:.0f} MB  (budget {HEADLESS_RSS_MB} MB)  "
+          f"{'OK' if rss <= HEADLESS_RSS_MB else 'OVER BUDGET'}")
+    return 0 if ratio <= HEADLESS_BUDGET and rss <= HEADLESS_RSS_MB else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=100.0, help="size of the generated session in MB")
     ap.add_argument("--runs", type=int, default=5, help="timed runs of each (medians are compared)")
+    ap.add_argument("--headless", action="store_true", help="measure `reviewui transcript --format json` instead")
     args = ap.parse_args()
+    if args.headless:
+        with tempfile.TemporaryDirectory(prefix="reviewui-bench-") as tmp:
+            path = Path(tmp) / "session.jsonl"
+            _, t_gen, lines = timed(generate, path, int(args.mb * 1024 * 1024))
+            print(f"generated {path.stat().st_size / 1e6:.1f} MB, {lines:,} lines in {t_gen:.1f}s")
+            return main_headless(path, args.runs)
     with tempfile.TemporaryDirectory(prefix="reviewui-bench-") as tmp:
         path = Path(tmp) / "session.jsonl"
         _, t_gen, lines = timed(generate, path, int(args.mb * 1024 * 1024))

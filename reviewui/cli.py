@@ -50,9 +50,21 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=_positive_float, metavar="S", help="time limit per run in seconds")
 
 
+def _transcript_format_arg(p: argparse.ArgumentParser) -> None:
+    from reviewui.core.transcript.model import FORMATS  # the registry is checked against this list
+
+    p.add_argument(
+        "--transcript-format", metavar="FMT", help=f"force the transcript format: {', '.join(FORMATS)}"
+    )
+    p.add_argument(
+        "--instance", metavar="ID",
+        help="which run of a transcript holding several (OpenHands resolver output, Inspect AI log, Aider session)",
+    )
+
+
 def _transcript_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcript", metavar="FILE", help="the agent's transcript")
-    p.add_argument("--transcript-format", metavar="FMT", help="force the transcript format")
+    _transcript_format_arg(p)
 
 
 def _positive_int(s: str) -> int:
@@ -102,7 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("transcript", help="read an agent transcript")
     p.add_argument("file")
-    p.add_argument("--transcript-format", metavar="FMT", help="force the transcript format")
+    _transcript_format_arg(p)
+    p.add_argument("--repo", metavar="DIR", help="link the turns to this repository's branch diff")
+    p.add_argument("--branch", metavar="REF", help="the branch the transcript produced (with --repo)")
+    p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
     p = sub.add_parser("probe", help="run a probe test on the branch and its base")

@@ -33,6 +33,7 @@ def session_from_args(args: argparse.Namespace, branch: str | None = None) -> Re
         getattr(args, "base", None),
         transcript=getattr(args, "transcript", None),
         transcript_format=getattr(args, "transcript_format", None),
+        transcript_instance=getattr(args, "instance", None),
         task=getattr(args, "task", None),
         task_file=getattr(args, "task_file", None),
         run=run_options_from_args(args),

@@ -6,6 +6,7 @@ the core, prints text or JSON, and returns the exit code.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import Any, Callable
 
@@ -242,14 +243,48 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
 
 @handler("transcript")
 def cmd_transcript(args: argparse.Namespace) -> int:
-    """Read an agent transcript: turns, flags and usage, as text or the contract JSON."""
-    from reviewui.core.transcript import load_transcript, render_text
+    """Read an agent transcript: turns, flags and usage, as text or the contract JSON (streamed).
 
-    t = load_transcript(args.file, args.transcript_format)
+    With --repo/--branch/--base, the turns are also linked to the branch diff:
+    every changed file with the turns that produced it, and the files no turn
+    accounts for (`unattributed`).
+    """
+    from reviewui.core.transcript import load_transcript, render_text
+    from reviewui.core.transcript.render import safe
+    from reviewui.core.transcript.stream import write_json
+
+    instance = getattr(args, "instance", None)
+    extra: dict[str, Any] | None = None
+    if args.repo or args.branch or args.base:
+        from reviewui.core.transcript import link_hunks
+
+        session = ReviewSession.open(
+            args.repo, args.branch, args.base, transcript=args.file, transcript_format=args.transcript_format,
+            transcript_instance=instance,
+        )
+        t = session.transcript()
+        assert t is not None
+        session.diff.preload()
+        links = link_hunks(t, [h for f in session.diff.files for h in f.hunks], [f.path for f in session.diff.files])
+        extra = {
+            "files": [
+                {"path": f, "turns": list(turns), "unattributed": not turns} for f, turns in links.by_file.items()
+            ],
+            "unattributed": list(links.unattributed),
+        }
+        note = links.note()
+        if note:
+            t = dataclasses.replace(t, notes=t.notes + (note,))
+    else:
+        t = load_transcript(args.file, args.transcript_format, instance=instance)
     if args.format == "json":
-        emit(t.to_json())
+        write_json(t, sys.stdout.write, extra)
     else:
         out(render_text(t))
+        if extra is not None:
+            for f in extra["files"]:
+                turns = ", ".join(f"#{i}" for i in f["turns"]) or "unattributed"
+                out(f"file {safe(f['path'])}: {turns}")
     if t.skipped_lines:
         sys.stderr.write(f"reviewui: skipped {t.skipped_lines} malformed line(s)\n")
     return 0

@@ -128,3 +128,23 @@ def test_zip_member_over_the_cap_is_refused(tmp_path: Path) -> None:
         with pytest.raises(ReviewError, match="larger than 1 MiB"):
             read_zip_member(z, "samples/1.json", "transcript", path, cap=1 << 20)
         assert read_zip_member(z, "samples/2.json", "transcript", path, cap=1 << 20) == b'{"ok": 1}'
+
+
+def test_inspect_zip_bomb_and_openhands_fifo_event(repo: Path, tmp_path: Path) -> None:
+    import shutil
+    import zipfile
+
+    bomb = tmp_path / "log.eval"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("header.json", b"{}")
+        z.writestr("samples/1_epoch_1.json", b" " * (16 << 20))  # 16 MiB of blanks, past the 8 MiB cap
+    proc = run_cli("transcript", str(bomb), "--transcript-format", "inspect-ai", cwd=repo, timeout=60)
+    assert proc.returncode == 2 and ("decompresses to more than" in proc.stderr or "larger than" in proc.stderr), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    # A FIFO among an OpenHands conversation's event files is skipped, not waited on.
+    folder = tmp_path / "conv"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "transcripts" / "openhands_v1_conversation", folder)
+    events = folder / "events" if (folder / "events").is_dir() else folder
+    os.mkfifo(events / "event-99999-fifo.json")
+    proc = run_cli("transcript", str(folder), "--format", "json", cwd=repo, timeout=60)
+    assert proc.returncode == 0, proc.stderr

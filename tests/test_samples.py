@@ -170,7 +170,7 @@ def test_transcript_command_json(samples: dict[str, Path]) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["format"] == "claude-code" and data["skipped_lines"] == 0
-    assert set(data["turns"][0]) == {"index", "role", "text", "reasoning_chars", "tool_calls", "files_written",
-                                      "stop", "usage", "flags"}
+    assert set(data["turns"][0]) == {"index", "role", "text", "reasoning", "reasoning_chars", "tool_calls",
+                                      "files_written", "stop", "usage", "flags", "group"}
     flags = {f for t in data["turns"] for f in t["flags"]}
     assert {"truncated", "reasoning-only", "claims-done"} <= flags

@@ -29,11 +29,12 @@ DEFAULT_INPUT_BYTES = 4 << 20
 
 
 def limit(kind: str) -> int:
-    """The byte cap for `kind` (`transcript` or anything else), from the user config or the default."""
+    """The byte cap for `kind` (`transcript…` or any other input), from the user config or the default."""
     from reviewui.core.config import load_user_prefs
 
     key, default = (
-        ("max-transcript-bytes", DEFAULT_TRANSCRIPT_BYTES) if kind == "transcript" else ("max-input-bytes", DEFAULT_INPUT_BYTES)
+        ("max-transcript-bytes", DEFAULT_TRANSCRIPT_BYTES) if kind.startswith("transcript")
+        else ("max-input-bytes", DEFAULT_INPUT_BYTES)
     )
     value = load_user_prefs().get(key, default)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default

@@ -46,6 +46,7 @@ class ReviewSession:
     diff: Diff
     transcript_path: Path | None = None
     transcript_format: str | None = None
+    transcript_instance: str | None = None
     task: str | None = None
     run: RunOptions = field(default_factory=RunOptions)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -61,6 +62,7 @@ class ReviewSession:
         *,
         transcript: str | Path | None = None,
         transcript_format: str | None = None,
+        transcript_instance: str | None = None,
         task: str | None = None,
         task_file: str | Path | None = None,
         run: RunOptions | None = None,
@@ -94,6 +96,7 @@ class ReviewSession:
             diff=diff,
             transcript_path=tpath,
             transcript_format=transcript_format,
+            transcript_instance=transcript_instance,
             task=task,
             run=run or RunOptions(),
         )
@@ -156,10 +159,15 @@ class ReviewSession:
         if self.transcript_path is None:
             return None
         from reviewui.core.transcript import load_transcript
+        from reviewui.core.transcript.linking import git_base_reader
 
         return self._cached(
             "transcript",
-            lambda: load_transcript(self.transcript_path, self.transcript_format, test_globs=self.settings.test_globs),
+            lambda: load_transcript(
+                self.transcript_path, self.transcript_format, test_globs=self.settings.test_globs,
+                instance=self.transcript_instance, branch_files=[f.path for f in self.diff.files],
+                base_file=git_base_reader(self.target.repo_dir, self.target.base),
+            ),
         )
 
     def fixtures(self) -> "FixtureReport":

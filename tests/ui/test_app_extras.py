@@ -54,8 +54,10 @@ async def test_findings_panel_enter_jumps_to_the_place(tmp_path: Path) -> None:
     built = build_sample("03-null-guard", tmp_path)
     app = make_app(ReviewSession.open(built.repo_dir, "agent/null-guard"), initial_file="ledger/writer.py")
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        # Twice: the findings workers start only once the transcript worker has delivered its turns.
+        for _ in range(2):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
         await pilot.press("F")
         await pilot.pause()
         assert isinstance(app.screen, FindingsScreen)

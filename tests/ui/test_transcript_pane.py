@@ -137,3 +137,40 @@ async def test_t_before_the_pane_is_mounted_mounts_it_once(sample3: ReviewSessio
         assert len(screen.query(TranscriptView)) == 1
         assert screen.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
         assert screen.focused is screen.query_one(TranscriptView)
+
+
+async def test_unattributed_files_are_announced_and_subagent_turns_marked(tmp_path: Path) -> None:
+    import json
+
+    from tests.gitrepo import make_repo
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+    resolver = fixtures / "openhands" / "resolver_output.jsonl"
+    patch = json.loads(resolver.read_text().splitlines()[0])["git_patch"].replace("\r\n", "\n")
+    license_text = "\n".join(ln[1:] for ln in patch.split("\n") if ln.startswith("+") and not ln.startswith("+++")) + "\n"
+    repo = tmp_path / "r"
+    make_repo(repo, {"README.md": "x\n"}, {"LICENSE": license_text, "NOTES.md": "[b]not[/b] from the transcript\n"})
+    session = ReviewSession.open(repo, "agent/work", "main", transcript=resolver)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        assert app.screen.links.unattributed == ("NOTES.md",)
+        assert app.screen.links.turns_for_file("LICENSE") == [4]
+        notes = [n.message for n in app._notifications]
+        assert any("unattributed: 1 changed file" in m and "NOTES.md" in m for m in notes)
+
+    task = fixtures / "claude-code" / "session_task_subagent_lines35-57.jsonl"
+    session = ReviewSession.open(repo, "agent/work", "main", transcript=task)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        lines = [view.render_line(y).text for y in range(min(view.size.height, len(view.rows)))]
+        marked = [ln for ln in lines if "↳ subagent" in ln]
+        grouped = [t for t in view.transcript.turns if t.group is not None]
+        assert grouped and len(marked) == min(len(grouped), len(lines) - 1)
+        assert "↳ subagent" not in lines[0]  # the Task call itself is the main agent's

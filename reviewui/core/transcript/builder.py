@@ -24,6 +24,7 @@ class Draft:
     __slots__ = (
         "role", "texts", "reasoning", "reasoning_size", "has_reasoning", "calls", "edits", "stop",
         "usage", "flags", "is_error", "exit_code", "prompt_key", "final", "line", "key", "last_uuid", "result_kind", "raw_usage",
+        "group",
     )
 
     def __init__(self, role: str, line: int | None = None, key: Any = None) -> None:
@@ -46,6 +47,7 @@ class Draft:
         self.last_uuid: Any = None  # Claude Code: uuid of the response's latest line
         self.result_kind: str | None = None
         self.raw_usage: Any = None  # a provider usage object, normalized at finalize
+        self.group: str | None = None  # the Task call whose subagent made this turn
 
     def add_text(self, text: str | None) -> None:
         """Append visible text (ignores None and empty strings)."""
@@ -68,6 +70,8 @@ class Run:
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
         self.cwd: str | None = None
+        self.notes: list[str] = []  # transcript-level remarks (a damaged file, the run picked)
+        self.prompt_key: Hashable | None = None  # what the current system prompt and tool set hash to
         self._calls: dict[str, tuple[Draft, ToolCall]] = {}
 
     def new(self, role: str, line: int | None = None, key: Any = None) -> Draft:

@@ -6,7 +6,9 @@ response's usage, which is counted once. `stop_reason` is always null in
 these files: truncation shows up as a synthetic `max_output_tokens` API-error
 line instead. A tool's result line carries `toolUseResult`, whose
 `structuredPatch` / `originalFile` say exactly what an Edit or Write did.
-Progress, snapshots, queue operations, meta lines and sidechains are not turns.
+Progress, snapshots, queue operations and meta lines are not turns; subagent
+turns (inline sidechain lines or `agent_progress` lines) are, tagged with the
+Task call that started them.
 """
 
 from __future__ import annotations
@@ -24,30 +26,85 @@ from reviewui.core.transcript.tools import interpret_call
 _TRUNCATION_ERRORS = ("max_output_tokens", "max_tokens")
 
 
+_TASK_TOOLS = ("Task", "Agent")
+
+
+class _Subagents:
+    """Subagent turns in a main session, each grouped under the Task call that started it."""
+
+    def __init__(self) -> None:
+        self.cur: dict[str, Draft | None] = {}  # group → the assistant draft its lines are grouped into
+        self.responses: dict[Any, Draft] = {}
+        self.open_tasks: list[str] = []  # Task calls still running (for inline sidechain lines)
+
+    def line(self, run: Run, d: dict[str, Any], lineno: int, group: str) -> None:
+        """Add one subagent line (an inline sidechain line or a progress line's message) to `group`."""
+        n = len(run.drafts)
+        if d.get("type") == "assistant":
+            self.cur[group] = _assistant(run, self.cur.get(group), d, lineno, self.responses)
+        elif not d.get("isMeta"):
+            _user(run, d, lineno)
+            self.cur[group] = None
+        for dr in run.drafts[n:]:
+            dr.group = group
+            dr.prompt_key = None  # a subagent has its own prompt; the main run's prefix did not change
+        cur = self.cur.get(group)
+        if cur is not None:
+            cur.group = group
+            cur.prompt_key = None
+
+
 def load(path: Path, counter: LineCounter) -> Run:
-    """Read a Claude Code session file into drafts (malformed lines counted in `counter`)."""
+    """Read a Claude Code session (or subagent) file into drafts (malformed lines counted in `counter`).
+
+    A subagent file (every line `isSidechain`) loads as its own transcript;
+    in a main session, subagent turns (inline sidechain lines, or the
+    `agent_progress` lines newer versions write) are kept, each tagged with
+    the id of the Task call that started it.
+    """
     run = Run()
     cur: Draft | None = None  # the assistant draft lines are being grouped into
     responses: dict[Any, Draft] = {}  # message id → its turn (tool results can interleave its lines)
+    subagent_file: bool | None = None
+    subs = _Subagents()
     for lineno, d in iter_jsonl(path, counter):
         t = d.get("type")
         if t == "assistant" or t == "user":
             if type(d.get("message")) is not dict:
                 counter.skipped += 1  # a turn line without its message: malformed
                 continue
-            if d.get("isSidechain"):
-                continue
+            if subagent_file is None:
+                subagent_file = bool(d.get("isSidechain"))
             try:
+                if d.get("isSidechain") and not subagent_file:
+                    # Under a running Task call: that subagent's turn. With none running it is
+                    # Claude Code's own side traffic (the "Warmup" exchanges), not the run.
+                    if subs.open_tasks:
+                        subs.line(run, d, lineno, subs.open_tasks[-1])
+                    continue
                 if t == "assistant":
                     cur = _assistant(run, cur, d, lineno, responses)
+                    if cur.calls and cur.calls[-1].name in _TASK_TOOLS:
+                        subs.open_tasks.append(cur.calls[-1].id or "task")
                 elif not d.get("isMeta"):
                     _user(run, d, lineno)
                     cur = None
+                    _close_tasks(run, subs)
             except SHAPE_ERRORS:
                 counter.skipped += 1
                 continue
             if run.cwd is None:
                 _set_cwd(run, d)
+        elif t == "progress":
+            data = d.get("data")
+            if type(data) is dict and data.get("type") == "agent_progress" and type(data.get("message")) is dict:
+                inner = data["message"]
+                if type(inner.get("message")) is dict and inner.get("type") in ("user", "assistant"):
+                    group = d.get("parentToolUseID")
+                    try:
+                        subs.line(run, inner, lineno, group if isinstance(group, str) else "subagent")
+                    except SHAPE_ERRORS:
+                        counter.skipped += 1
         elif t == "system" and d.get("subtype") == "compact_boundary":
             try:
                 _boundary(run, d, lineno)
@@ -55,6 +112,12 @@ def load(path: Path, counter: LineCounter) -> Run:
                 counter.skipped += 1
             cur = None
     return run
+
+
+def _close_tasks(run: Run, subs: _Subagents) -> None:
+    """A main-session tool result for a running Task call ends that subagent."""
+    if subs.open_tasks and run.last is not None and run.last.role == "tool" and run.last.result_kind is not None:
+        subs.open_tasks.pop()
 
 
 def _set_cwd(run: Run, d: dict[str, Any]) -> None:

@@ -1,113 +1,83 @@
-"""Working out which agent wrote a transcript, from its first bytes and its name.
+"""What a transcript's head shows, and the shape tests the format detectors share.
 
-JSONL files are told apart by their first parseable lines (Codex lines have a
-`payload`, Claude Code lines a session envelope, message lists a `role`);
-JSON documents by their top-level shape; folders by their event files. Only
-the head of a file is read here (a few hundred KB at most).
+`sniff` reads the first lines of a file (the whole file only when it is one
+JSON document, salvaged when damaged) into a `Sniff`; each format's detector
+(in `formats/`) decides from it. JSONL files are told apart by their first
+parseable lines (Codex lines have a `payload`, Claude Code lines a session
+envelope, message lists a `role`); JSON documents by their top-level shape;
+folders by their event files; zip archives and Markdown by their first bytes.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript.model import FORMATS
-from reviewui.core.transcript.source import load_document, read_head_lines
-
-ALIASES: dict[str, str] = {
-    "claude": "claude-code",
-    "claude_code": "claude-code",
-    "cc": "claude-code",
-    "codex-cli": "codex",
-    "codex-rollout": "codex",
-    "openai-chat": "openai",
-    "chat": "openai",
-    "mini": "mini-swe-agent",
-    "mini_swe_agent": "mini-swe-agent",
-    "mini-swe": "mini-swe-agent",
-    "swe_agent": "swe-agent",
-    "sweagent": "swe-agent",
-    "open-hands": "openhands",
-}
+from reviewui.core.transcript.source import Document, parse_document, read_head_lines, read_text
 
 _CC_TYPES = {"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation"}
 _CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "thinking", "redacted_thinking"}
 _HEAD_LINES = 200
 _HEAD_BYTES = 4 * 1024 * 1024
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
-def canonical_format(name: str) -> str:
-    """Return the canonical format name for `name` (an alias or a format).
+@dataclass(frozen=True)
+class Sniff:
+    """What the head of a transcript shows: the evidence every format's detector reads."""
 
-    Raises ReviewError naming the known formats when `name` is not one.
-    """
-    key = name.strip().lower()
-    key = ALIASES.get(key, key)
-    if key not in FORMATS:
-        raise ReviewError(f"unknown transcript format {name!r} (known: {', '.join(FORMATS)})")
-    return key
+    path: Path
+    """The file or folder."""
+    is_dir: bool = False
+    """A folder (an OpenHands conversation)."""
+    is_zip: bool = False
+    """A zip archive (an Inspect AI `.eval` log)."""
+    head: str = ""
+    """The first lines of the (decompressed) file as text, a byte-order mark dropped."""
+    objects: tuple[dict[str, Any], ...] = ()
+    """The JSON objects of the first lines, when the file reads as JSONL."""
+    document: Document | None = None
+    """The parsed document, when the file is one JSON document (salvaged when damaged)."""
+
+    @property
+    def doc(self) -> Any:
+        """The parsed document's value, or None when the file is not one JSON document."""
+        return self.document.value if self.document is not None else None
 
 
-def detect_format(path: Path) -> str:
-    """Return the format of the transcript at `path` (a file or a conversation folder).
+def sniff(path: Path) -> Sniff:
+    """Read the head of `path` (the whole file only when it is one JSON document).
 
-    Raises ReviewError when the file cannot be read or no known format fits.
-    """
-    return detect(path)[0]
-
-
-def detect(path: Path) -> tuple[str, Any]:
-    """Return `(format, document)`: the document is the parsed JSON when the file is one, else None.
-
-    Raises ReviewError when the file cannot be read or no known format fits.
+    Raises ReviewError when it cannot be read or holds nothing but blank lines.
     """
     if path.is_dir():
-        if _event_folder(path):
-            return "openhands", None
-        raise ReviewError(f"{path} is a folder but not an OpenHands conversation (no events/*.json)")
+        return Sniff(path, is_dir=True)
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) == _ZIP_MAGIC:
+                return Sniff(path, is_zip=True)
+    except OSError as e:
+        raise ReviewError(f"cannot read transcript {path}: {e.strerror or e}") from e
     lines, complete = read_head_lines(path, _HEAD_LINES, _HEAD_BYTES)
-    texts = [ln.strip() for ln in lines]
-    texts = [t for t in texts if t]
-    if not texts:
-        raise ReviewError(f"transcript {path.name} is empty")
-    first = texts[0].lstrip(b"\xef\xbb\xbf")
-    first_obj = _parse(first)
-    doc: Any = None
-    if first[:1] == b"[" or (first[:1] == b"{" and first_obj is None):
-        doc = _parse(b"".join(lines)) if complete else _load_whole(path)
-    elif isinstance(first_obj, dict) and complete and len(texts) == 1:
-        doc = first_obj  # one JSON object on one line: a document, not a log
-    if doc is not None:
-        fmt = from_document(doc, path.name)
-        if fmt is not None:
-            return fmt, doc
-    # JSONL (a malformed first line is just a skipped line).
-    objects = [first_obj] + [_parse(t) for t in texts[1:]]
-    fmt = _from_objects([o for o in objects if isinstance(o, dict)])
-    if fmt is not None:
-        return fmt, None
-    raise ReviewError(f"cannot tell the format of transcript {path.name}; pass --transcript-format")
-
-
-def document_or_none(path: Path) -> Any:
-    """Return the parsed JSON document when the file is one, or None when it is JSONL.
-
-    Raises ReviewError when it cannot be read, or looks like one JSON document but is not valid JSON.
-    """
-    lines, complete = read_head_lines(path, _HEAD_LINES, _HEAD_BYTES)
+    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        lines[0] = lines[0][3:]
+    head = b"".join(lines).decode("utf-8", "replace")
     texts = [t for t in (ln.strip() for ln in lines) if t]
     if not texts:
-        return None
-    first = texts[0].lstrip(b"\xef\xbb\xbf")
+        raise ReviewError(f"transcript {path.name} is empty")
+    first = texts[0]
     first_obj = _parse(first)
+    document: Document | None = None
     if first[:1] == b"[" or (first[:1] == b"{" and first_obj is None):
-        return load_document(path)
-    if isinstance(first_obj, dict) and complete and len(texts) == 1:
-        return first_obj
-    return None
+        document = parse_document(path, head if complete else read_text(path))
+    elif isinstance(first_obj, dict) and complete and len(texts) == 1:
+        document = Document(first_obj)  # one JSON object on one line: a document, not a log
+    objects = [first_obj] + [_parse(t) for t in texts[1:]]
+    return Sniff(path, head=head, objects=tuple(o for o in objects if isinstance(o, dict)), document=document)
 
 
 def _parse(raw: bytes) -> Any:
@@ -118,14 +88,7 @@ def _parse(raw: bytes) -> Any:
         return None
 
 
-def _load_whole(path: Path) -> Any:
-    try:
-        return load_document(path)
-    except ReviewError:
-        return None
-
-
-def _event_folder(path: Path) -> bool:
+def event_folder(path: Path) -> bool:
     """True when `path` (or its `events/`) holds OpenHands event files (`event-*.json` or `<n>.json`)."""
     events = path / "events" if (path / "events").is_dir() else path
     try:
@@ -134,22 +97,22 @@ def _event_folder(path: Path) -> bool:
         return False
 
 
-def _from_objects(objects: list[dict[str, Any]]) -> str | None:
-    """Classify JSONL by its first parseable lines, or None when none fits."""
-    for o in objects:
-        t = o.get("type")
-        if t in _CODEX_TYPES and "payload" in o:
-            return "codex"
-        if o.get("record_type") == "state":
-            return "codex"
-    for o in objects:
-        t = o.get("type")
-        if t in _CC_TYPES and ("sessionId" in o or "parentUuid" in o or "uuid" in o or "leafUuid" in o):
-            return "claude-code"
+def is_codex_line(o: dict[str, Any]) -> bool:
+    """True for a Codex rollout line."""
+    return (o.get("type") in _CODEX_TYPES and "payload" in o) or o.get("record_type") == "state"
+
+
+def is_claude_code_line(o: dict[str, Any]) -> bool:
+    """True for a Claude Code session (or subagent) line."""
+    return o.get("type") in _CC_TYPES and (
+        "sessionId" in o or "parentUuid" in o or "uuid" in o or "leafUuid" in o or "agentId" in o
+    )
+
+
+def message_objects_flavor(objects: tuple[dict[str, Any], ...]) -> str | None:
+    """The message-list flavor of JSONL lines that are messages (None when none is one)."""
     messages = [o for o in objects if "role" in o or "choices" in o]
-    if messages:
-        return messages_flavor(messages, "")
-    return None
+    return messages_flavor(messages, "") if messages else None
 
 
 def from_document(doc: Any, name: str = "") -> str | None:

@@ -11,7 +11,7 @@ drafts, in order, because several flags depend on what came before.
 from __future__ import annotations
 
 import re
-from typing import Hashable, Iterable
+from typing import Callable, Hashable, Iterable
 
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 from reviewui.core.transcript.builder import Draft, Run
@@ -29,40 +29,22 @@ from reviewui.core.transcript.model import (
     TOUCH_DECLARED,
     TRUNCATED,
     WRITES_TESTS,
+    FileEdit,
     Transcript,
     Turn,
     Usage,
 )
 from reviewui.core.transcript.normalize import usage_from
-from reviewui.core.transcript.patches import modifies_existing_lines
+from reviewui.core.transcript.patches import changed_lines, modifies_existing_lines
+from reviewui.core.transcript.signals import claims_done_text, prose, read_verdict, touch_paths
 
-_CLAIM = re.compile(
-    r"\baction:\s*done\b"
-    r"|\b(?:is|are|was|were|'s|’s)\s+already\s+(?:correct|fixed|implemented|done|in place|present|handled"
-    r"|working|supported|complete|covered|tested)\b"
-    r"|\balready\s+(?:works|exists|has\s+(?:a\s+|the\s+)?tests?\b)"
-    r"|\b(?:task|work|implementation|fix|change|changes)\s+(?:is|are|has been|have been)\s+(?:now\s+)?"
-    r"(?:complete|completed|done|finished)\b"
-    r"|\bi(?:'ve|’ve| have)\s+(?:now\s+)?(?:successfully\s+)?(?:completed|finished)\s+the\s+task\b",
-    re.IGNORECASE,
-)
-_TOUCH = re.compile(r"^[ \t>*\-]*TOUCH:[ \t]*`?([^\s`]+)`?[ \t]*$", re.MULTILINE)
-# (substring that must be present, pattern): one alternation would be several times slower.
-_FAIL = (
-    ("fail", re.compile(r"[1-9]\d* (?:failed|failing|failures?)\b")),
-    ("error", re.compile(r"(?<![\w.])[1-9]\d* errors?\b")),
-    ("FAIL", re.compile(r"^(?:FAILED|--- FAIL|FAIL)\b|test result: FAILED|FAILURES!", re.MULTILINE)),
-)
-_PASS = (
-    ("passed", re.compile(r"\d+ passed\b|All tests passed")),
-    ("ok", re.compile(r"test result: ok\b|^ok\s+\S", re.MULTILINE)),
-    ("OK", re.compile(r"^OK\b", re.MULTILINE)),
-    ("0 failures", re.compile(r"(?<!\d)0 failures\b")),
-)
-_CLAIM_WINDOW = 20_000
-_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic"}
+__all__ = ["BaseFile", "claims_done_text", "finalize", "prose", "read_verdict", "touch_paths"]
+
+BaseFile = Callable[[str], "str | None"]
+"""Reads a repo-relative path at the base commit (None when the file is not there)."""
+
+_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai"}
 """Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
-_VERDICT_WINDOW = 3_000  # test runners print their verdict at the end
 
 _BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
 _NAMES: dict[int, tuple[str, ...]] = {}
@@ -88,44 +70,45 @@ def _flag_names(bits: int) -> tuple[str, ...]:
     return names
 
 
-def claims_done_text(text: str) -> bool:
-    """True when `text` reads as a claim that the work is done ("Action: done", "already correct" …)."""
-    window = text[-_CLAIM_WINDOW:] if len(text) > _CLAIM_WINDOW else text
-    # Substring checks first: the regex is far slower and most turns claim nothing.
-    if not (
-        "done" in window or "Done" in window or "DONE" in window or "lready" in window or "omplete" in window
-        or "inished" in window
-    ):
-        return False
-    return bool(_CLAIM.search(window))
-
-
-def touch_paths(text: str) -> list[str]:
-    """Return the paths of `TOUCH: <path>` lines in `text`, in order."""
-    if "TOUCH:" not in text:
-        return []
-    return _TOUCH.findall(text)
-
-
-def read_verdict(output: str) -> str | None:
-    """Read a tool output's test summary: `fail`, `pass`, or None when it shows no test run."""
-    tail = output[-_VERDICT_WINDOW:]
-    if any(hint in tail and pat.search(tail) for hint, pat in _FAIL):
-        return "fail"
-    if any(hint in tail and pat.search(tail) for hint, pat in _PASS):
-        return "pass"
-    return None
-
-
 class _Files:
     """What the run has shown about files: which it created, which existed before it."""
 
-    def __init__(self, cwd: str | None, test_globs: Iterable[str]) -> None:
+    def __init__(self, cwd: str | None, test_globs: Iterable[str], base_file: BaseFile | None = None) -> None:
         self.cwd = cwd.rstrip("/") + "/" if cwd else None
         self.globs = tuple(test_globs)
         self.created: set[str] = set()
         self.existing: set[str] = set()
         self._test_cache: dict[str, bool] = {}
+        self.base_file = base_file
+        self._base: dict[str, frozenset[str] | None] = {}
+        self.added: dict[str, set[str]] = {}  # file → lines this run put into it
+        self.inserted: dict[str, list[str]] = {}  # file → text blocks this run put into it
+
+    def base_lines(self, key: str) -> frozenset[str] | None:
+        """The stripped lines of `key` at the base commit; empty when the file is not there; None when unknown."""
+        if self.base_file is None or key.startswith(("/", "../", "~")):
+            return None  # no base, or a path outside the repo the agent worked in: cannot tell
+        if key not in self._base:
+            text = self.base_file(key)
+            self._base[key] = frozenset(s for s in (ln.strip() for ln in text.splitlines()) if s) if text is not None else frozenset()
+        return self._base[key]
+
+    def _modifies_existing(self, k: str, e: FileEdit) -> bool | None:
+        """Whether edit `e` of test `k` changes lines that were there before the run (None: cannot tell)."""
+        m = modifies_existing_lines(e)
+        if not m or e.operation in ("delete", "shell"):
+            return m
+        removed = {s for s in (ln.strip() for ln in changed_lines(e)[1]) if s}
+        base = self.base_lines(k)
+        if base is not None:
+            return any(r in base for r in removed)  # only lines the base commit has are "existing"
+        old = (e.old or "").strip()
+        if old and any(old in block for block in self.inserted.get(k, ())):
+            return False  # the text replaced lies inside text this run inserted earlier: its own lines
+        ours = self.added.get(k)
+        if ours and removed and removed <= ours and all(len(r) >= 8 for r in removed):
+            return False  # every line taken out is a distinctive line the run wrote itself
+        return m
 
     def norm(self, path: str) -> str:
         """The path relative to the agent's cwd when it is under it, without a leading `./`."""
@@ -165,10 +148,14 @@ class _Files:
                 continue
             before = k not in self.created
             if test and before:
-                m = modifies_existing_lines(e)
+                m = self._modifies_existing(k, e)
                 if m is None:
                     m = e.existed is True or k in self.existing
                 modifies = modifies or m
+            if test:
+                self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in changed_lines(e)[0]) if s)
+                if e.new:
+                    self.inserted.setdefault(k, []).append(e.new)
             if e.operation == "delete":
                 self.created.discard(k)
             elif before:
@@ -246,8 +233,14 @@ def finalize(
     source: str,
     skipped: int,
     test_globs: Iterable[str] = DEFAULT_TEST_GLOBS,
+    base_file: BaseFile | None = None,
 ) -> Transcript:
-    """Freeze the run's drafts into a Transcript, computing every turn's flags."""
+    """Freeze the run's drafts into a Transcript, computing every turn's flags.
+
+    `base_file` reads a file at the base commit; with it, `edits-existing-test`
+    counts only lines the base has (without it, lines the run itself wrote earlier
+    do not count).
+    """
     drafts = run.drafts
     n = len(drafts)
     later_assistant = [False] * n
@@ -263,7 +256,7 @@ def finalize(
         if role != "system":
             nxt = role
 
-    files = _Files(run.cwd, test_globs)
+    files = _Files(run.cwd, test_globs, base_file)
     verdicts = _Verdicts()
     by_shape = fmt in _FINAL_BY_SHAPE
     prev_usage: Usage | None = None
@@ -289,7 +282,7 @@ def finalize(
                 kind = d.result_kind
                 if kind is None or kind == "shell" or kind == "other":
                     verdicts.outputs.append(text)
-            elif text:
+            elif text and fmt != "aider":  # Aider's session headers are a log, not a prompt
                 # Per-turn metadata at the top of the prompt (`turn=7 ts=…`): the prefix
                 # changes every turn, so no provider can serve it from cache.
                 head = _volatile_head(text)
@@ -301,7 +294,7 @@ def finalize(
             append(
                 make(
                     i + 1, role, text, reasoning, d.reasoning_size, (), (), d.stop or "unknown",
-                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line,
+                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line, d.group,
                 )
             )
             continue
@@ -323,7 +316,7 @@ def finalize(
                     bits |= _REASONING_RESENT
             if _claims_done(d, text, blank, stop, next_role[i], by_shape):
                 bits |= _CLAIMS_DONE
-            if usage is not None and usage.input > 0:
+            if usage is not None and usage.input > 0 and d.group is None:  # a subagent's calls have their own cache
                 if prev_usage is not None and (
                     _cache_dropped(prev_usage, usage) or (volatile_prefix and _never_cached(prev_usage, usage))
                 ):
@@ -372,6 +365,7 @@ def finalize(
                 written,
                 tuple(touch) if touch else (),
                 d.line,
+                d.group,
             )
         )
-    return Transcript(fmt, tuple(turns), skipped, source, run.cwd)
+    return Transcript(fmt, tuple(turns), skipped, source, run.cwd, tuple(run.notes))

@@ -14,7 +14,8 @@ duck-typed: anything with `file`, `index` and `lines` (each with `kind` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.patches import changed_lines
@@ -44,9 +45,43 @@ class HunkLinks:
         """Return the (file, hunk index) pairs turn `turn_index` produced, in diff order."""
         return list(self.by_turn.get(turn_index, ()))
 
+    by_file: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Diff file → the turns that produced it (its hunks' turns, else turns naming it, else the script's runner)."""
+    by_script: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Diff file → the turns that ran the script that wrote it (files no edit names)."""
+    unattributed: tuple[str, ...] = ()
+    """Diff files no turn accounts for, in diff order: the transcript does not explain them."""
+
     def files_for(self, turn_index: int) -> list[str]:
         """Return the diff files turn `turn_index` produced hunks in, in diff order."""
         return list(dict.fromkeys(f for f, _ in self.by_turn.get(turn_index, ())))
+
+    def turns_for_file(self, file: str) -> list[int]:
+        """Return the turns that produced diff file `file`; [] when none did (see `unattributed`)."""
+        return list(self.by_file.get(file, ()))
+
+    def is_unattributed(self, file: str) -> bool:
+        """True when no turn accounts for diff file `file`."""
+        return file in self.unattributed
+
+    def note(self) -> str | None:
+        """The transcript-level note about files the transcript does not explain, or None."""
+        if not self.unattributed:
+            return None
+        n = len(self.unattributed)
+        shown = ", ".join(self.unattributed[:10]) + (" …" if n > 10 else "")
+        return f"unattributed: {n} changed file{'s' if n != 1 else ''} no turn accounts for: {shown}"
+
+
+def git_base_reader(repo_dir: str | Path, base: str) -> Callable[[str], str | None]:
+    """A reader of repo-relative paths at commit `base` (None when the file is not there), for `edits-existing-test`."""
+    from reviewui.core.git import show_file
+
+    def read(path: str) -> str | None:
+        data = show_file(repo_dir, base, path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    return read
 
 
 def significant(line: str) -> bool:
@@ -108,17 +143,21 @@ def _matches(entry: _EditLines, added: list[str], removed: list[str]) -> bool:
     return bool(removed) and all(r in entry.removed for r in removed)
 
 
-def link_hunks(transcript: Transcript, hunks: Iterable[Any]) -> HunkLinks:
-    """Link each hunk to the turns whose edits produced or touched its lines.
+def link_hunks(transcript: Transcript, hunks: Iterable[Any], files: Iterable[str] = ()) -> HunkLinks:
+    """Link each hunk to the turns whose edits produced or touched its lines, and each diff file to its turns.
 
     `hunks` are `reviewui.core.diff.Hunk`-shaped objects (attributes `file`,
     `index`, `lines`; each line has `kind` in added/removed/context and `text`).
+    `files` adds diff files that have no hunks (binary, renamed, mode-only).
+    A file no turn accounts for is listed in `unattributed`.
     """
     index = _edit_index(transcript)
     by_hunk: dict[HunkKey, tuple[int, ...]] = {}
     by_turn: dict[int, list[HunkKey]] = {}
+    added_lines: dict[str, list[str]] = {}
     for h in hunks:
         key: HunkKey = (h.file, h.index)
+        added_lines.setdefault(h.file, []).extend(s for s in (ln.text.strip() for ln in h.lines if ln.kind == "added") if s)
         candidates = [
             e for e in index.get(norm_path(h.file).rsplit("/", 1)[-1], ()) if paths_match(e.path, h.file)
         ]
@@ -133,4 +172,37 @@ def link_hunks(transcript: Transcript, hunks: Iterable[Any]) -> HunkLinks:
         by_hunk[key] = tuple(turns)
         for t in turns:
             by_turn.setdefault(t, []).append(key)
-    return HunkLinks(by_hunk, {t: tuple(v) for t, v in by_turn.items()})
+    by_file, by_script, unattributed = _link_files(transcript, index, by_hunk, files, added_lines)
+    return HunkLinks(by_hunk, {t: tuple(v) for t, v in by_turn.items()}, by_file, by_script, unattributed)
+
+
+def _link_files(
+    transcript: Transcript, index: dict[str, list[_EditLines]], by_hunk: dict[HunkKey, tuple[int, ...]],
+    extra: Iterable[str], added_lines: dict[str, list[str]],
+) -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[int, ...]], tuple[str, ...]]:
+    from reviewui.core.transcript.attribution import ScriptRuns
+
+    turns: dict[str, set[int]] = {}
+    for (f, _), ts in by_hunk.items():
+        turns.setdefault(f, set()).update(ts)
+    added_by_file: dict[str, list[str]] = {}
+    for f, lines in added_lines.items():
+        added_by_file[f] = [a for a in lines if significant(a)]
+    for f in extra:
+        turns.setdefault(f, set())
+    scripts: ScriptRuns | None = None
+    by_script: dict[str, tuple[int, ...]] = {}
+    unattributed: list[str] = []
+    for f, ts in turns.items():
+        if not ts:
+            # No content match: any turn whose edits name the file (a rename, a binary, an rm) accounts for it.
+            ts.update(e.turn for e in index.get(norm_path(f).rsplit("/", 1)[-1], ()) if paths_match(e.path, f))
+        if not ts:
+            scripts = scripts or ScriptRuns(transcript)
+            runners = scripts.attribute(f, added_by_file.get(f, []))
+            if runners:
+                ts.update(runners)
+                by_script[f] = runners
+        if not ts:
+            unattributed.append(f)
+    return {f: tuple(sorted(ts)) for f, ts in turns.items()}, by_script, tuple(unattributed)

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.normalize import content_text, norm_stop, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.textcalls import result_tool, text_tool_calls
 from reviewui.core.transcript.tools import interpret_call
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
@@ -30,17 +31,20 @@ _FAILED_EDIT_PREFIXES = (
 )
 
 
-class _State:
+class State:
+    """A message-list run being built: the drafts, the current system prompt's key, the flavor."""
+
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
         self.run = Run()
         self.system_key: str | None = None
         self.seen_assistant = False
+        self.text_calls: list[str] = []  # ids of tool calls written as text, awaiting their results
 
 
 def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
     """Read a parsed JSON document (array or object holding `messages`) into drafts."""
-    st = _State(fmt)
+    st = State(fmt)
     if isinstance(doc, dict) and "messages" not in doc and ("role" in doc or "choices" in doc):
         doc = [doc]  # a one-line JSONL file: one message
     if isinstance(doc, dict):
@@ -49,19 +53,20 @@ def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
             dr = st.run.new("system", 0)
             text = content_text(system)
             dr.add_text(text)
-            st.system_key = prompt_key(text)
+            st.system_key = prompt_key(text, doc.get("tools"))
         messages = doc.get("messages")
         response = doc.get("response")
     else:
         messages, response = doc, None
     for i, m in enumerate(messages if isinstance(messages, list) else []):
-        _guarded(st, m, i + 1, counter)
+        guarded(st, m, i + 1, counter)
     if isinstance(response, dict):
-        _guarded(st, response, None, counter)
+        guarded(st, response, None, counter)
     return st.run
 
 
-def _guarded(st: _State, m: Any, lineno: int | None, counter: LineCounter) -> None:
+def guarded(st: State, m: Any, lineno: int | None, counter: LineCounter) -> None:
+    """Add message `m` to the run; one of an unexpected shape is counted in `counter`, not fatal."""
     if not isinstance(m, dict):
         counter.skipped += 1
         return
@@ -73,9 +78,9 @@ def _guarded(st: _State, m: Any, lineno: int | None, counter: LineCounter) -> No
 
 def load_jsonl(path: Path, counter: LineCounter, fmt: str) -> Run:
     """Read JSONL with one message (or chat-completion response) per line into drafts."""
-    st = _State(fmt)
+    st = State(fmt)
     for lineno, m in iter_jsonl(path, counter):
-        _guarded(st, m, lineno, counter)
+        guarded(st, m, lineno, counter)
     return st.run
 
 
@@ -93,7 +98,7 @@ def _from_response(resp: dict[str, Any]) -> dict[str, Any]:
     return msg
 
 
-def message(st: _State, m: dict[str, Any], lineno: int | None) -> None:
+def message(st: State, m: dict[str, Any], lineno: int | None) -> None:
     """Add one message (any supported shape) to the run as one turn."""
     if "choices" in m and "role" not in m:
         m = _from_response(m)
@@ -124,6 +129,14 @@ def message(st: _State, m: dict[str, Any], lineno: int | None) -> None:
             dr.add_text(text)
         elif st.fmt == "mini-swe-agent" and st.seen_assistant and _RETURNCODE.match(text):
             _tool(st, m, lineno)
+        elif st.text_calls and result_tool(text) is not None:
+            # The answer to a tool call the model wrote as text.
+            dr = run.new("tool", lineno)
+            dr.add_text(text)
+            run.result(dr, st.text_calls.pop(0))
+            note = _EXIT_NOTE.search(text[-300:])
+            if note:
+                dr.exit_code = int(note.group(1) or note.group(2))
         else:
             run.new("user", lineno).add_text(text)
     else:
@@ -139,7 +152,7 @@ def _response_of(m: dict[str, Any]) -> dict[str, Any]:
     return resp if isinstance(resp, dict) else {}
 
 
-def _assistant(st: _State, m: dict[str, Any], lineno: int | None) -> None:
+def _assistant(st: State, m: dict[str, Any], lineno: int | None) -> None:
     run = st.run
     dr = run.new("assistant", lineno)
     dr.prompt_key = st.system_key
@@ -157,6 +170,9 @@ def _assistant(st: _State, m: dict[str, Any], lineno: int | None) -> None:
             if bt == "thinking":
                 th = block.get("thinking")
                 dr.add_reasoning(th if isinstance(th, str) else None)
+            elif bt == "reasoning":  # Inspect AI's reasoning part
+                rs = block.get("reasoning")
+                dr.add_reasoning(rs if isinstance(rs, str) and not block.get("redacted") else None)
             elif bt == "redacted_thinking":
                 dr.add_reasoning(None, present=True)
             elif bt == "tool_use":
@@ -183,6 +199,14 @@ def _assistant(st: _State, m: dict[str, Any], lineno: int | None) -> None:
         for cmd in _mini_actions(m, "\n".join(dr.texts)):
             call, edits = interpret_call("bash", {"command": cmd})
             run.add_call(dr, call, edits)
+    elif not dr.calls and dr.texts:
+        # A model without native function calling writes its calls into the text.
+        st.text_calls = []
+        for name, args in text_tool_calls("\n".join(dr.texts)):
+            cid = f"text-{len(run.drafts)}-{len(dr.calls)}"
+            call, edits = interpret_call(name, args, cid)
+            run.add_call(dr, call, edits)
+            st.text_calls.append(cid)
     resp = _response_of(m)
     stop = m.get("finish_reason") or m.get("stop_reason")
     choices = resp.get("choices")
@@ -236,7 +260,7 @@ def _mini_actions(m: dict[str, Any], text: str) -> Iterable[str]:
     return _FENCE.findall(text)
 
 
-def _tool(st: _State, m: dict[str, Any], lineno: int | None) -> None:
+def _tool(st: State, m: dict[str, Any], lineno: int | None) -> None:
     run = st.run
     dr = run.new("tool", lineno)
     text = content_text(m.get("content"))

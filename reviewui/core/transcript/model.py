@@ -56,8 +56,10 @@ FORMATS: tuple[str, ...] = (
     "mini-swe-agent",
     "swe-agent",
     "openhands",
+    "aider",
+    "inspect-ai",
 )
-"""Every format name a transcript can report."""
+"""Every format name a transcript can report (the registry in `formats/` is checked against it)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,8 @@ class Turn:
     """Paths of `TOUCH: <path>` lines in this turn's text."""
     line: int | None = None
     """Where the turn starts in the source (line number, or event number for JSON documents)."""
+    group: str | None = None
+    """Id of the tool call (a Claude Code `Task`) whose subagent produced this turn; None for the main agent."""
 
     @classmethod
     def from_parts(
@@ -173,6 +177,7 @@ class Turn:
         files_written: tuple[str, ...],
         touch_paths: tuple[str, ...],
         line: int | None,
+        group: str | None = None,
     ) -> "Turn":
         """Build a Turn from every field, positionally; the same record the constructor makes.
 
@@ -196,6 +201,7 @@ class Turn:
         d["files_written"] = files_written
         d["touch_paths"] = touch_paths
         d["line"] = line
+        d["group"] = group
         return t
 
     def has(self, flag: str) -> bool:
@@ -208,12 +214,14 @@ class Turn:
             "index": self.index,
             "role": self.role,
             "text": self.text,
+            "reasoning": self.reasoning,
             "reasoning_chars": self.reasoning_chars,
             "tool_calls": [c.to_json() for c in self.tool_calls],
             "files_written": list(self.files_written),
             "stop": self.stop,
             "usage": self.usage.to_json(),
             "flags": list(self.flags),
+            "group": self.group,
         }
 
 
@@ -231,6 +239,8 @@ class Transcript:
     """The file or folder the transcript was read from."""
     cwd: str | None = None
     """The agent's working directory when the transcript records it."""
+    notes: tuple[str, ...] = ()
+    """Transcript-level remarks for the reviewer (where a damaged file broke off, which run was picked …)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON contract of `reviewui transcript FILE --format json`."""
@@ -238,6 +248,7 @@ class Transcript:
             "format": self.format,
             "turns": [t.to_json() for t in self.turns],
             "skipped_lines": self.skipped_lines,
+            "notes": list(self.notes),
         }
 
     def turn(self, index: int) -> Turn:

@@ -17,12 +17,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from reviewui.core.bounded import open_regular
 from reviewui.core.errors import ReviewError
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import COMPACTION, FileEdit, ToolCall, Usage
 from reviewui.core.transcript.normalize import content_text, norm_stop, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.source import LineCounter, load_document
-from reviewui.core.transcript.tools import interpret_call
+from reviewui.core.transcript.tools import edit_rejected, interpret_call
 
 _SKIP_ACTIONS = {"change_agent_state", "recall", "null"}
 _SKIP_OBSERVATIONS = {"agent_state_changed", "null", "recall", "user_rejected"}
@@ -31,6 +32,18 @@ _V0_TOOL = {"run": "execute_bash", "run_ipython": "execute_ipython_cell", "read"
             "finish": "finish", "think": "think", "browse": "browser", "browse_interactive": "browser"}
 _V1_SKIP = {"ConversationStateUpdateEvent", "PauseEvent", "ConversationErrorEvent"}
 _EVENT_NO = re.compile(r"(\d+)")
+_HANDED_BACK = {"awaiting_user_input", "finished"}
+
+
+def _final_message(run: Run) -> None:
+    """The agent's last message before it hands control back is its final answer: a done claim."""
+    for d in reversed(run.drafts):
+        if d.role == "assistant":
+            if not d.calls and d.texts:
+                d.final = True
+            return
+        if d.role != "tool" or d.texts:
+            return  # a user turn or a real result came after it
 
 
 def load_events(events: list[Any], counter: LineCounter) -> Run:
@@ -67,7 +80,8 @@ def _v0_action(run: Run, e: dict[str, Any], pos: int, cur: Draft | None, actions
     if action == "system":
         dr = run.new("system", pos)
         dr.add_text(content_text(args.get("content")))
-        dr.prompt_key = prompt_key(args.get("content"))
+        # The tool set is part of the prompt (and of the provider's cache key): a change of tools alone counts.
+        dr.prompt_key = run.prompt_key = prompt_key(args.get("content"), args.get("tools"))
         return None
     if action == "message" and source != "agent":
         run.new("user", pos).add_text(content_text(args.get("content")) or content_text(e.get("message")))
@@ -77,6 +91,7 @@ def _v0_action(run: Run, e: dict[str, Any], pos: int, cur: Draft | None, actions
     rid = resp.get("id")
     if cur is None or rid is None or cur.key != rid or run.last is not cur:
         cur = run.new("assistant", pos, key=rid)
+        cur.prompt_key = run.prompt_key
         _v0_response(cur, resp, args)
     if action == "message":
         cur.add_text(content_text(args.get("content")))
@@ -144,6 +159,11 @@ def _v0_args(action: Any, args: dict[str, Any]) -> tuple[str, Any]:
 
 def _v0_observation(run: Run, e: dict[str, Any], pos: int, actions: dict[Any, ToolCall]) -> None:
     obs = e.get("observation")
+    if obs == "agent_state_changed":
+        extras = e.get("extras") if isinstance(e.get("extras"), dict) else {}
+        if extras.get("agent_state") in _HANDED_BACK:
+            _final_message(run)
+        return
     if obs in _SKIP_OBSERVATIONS:
         return
     if obs in _COMPACT:
@@ -160,7 +180,7 @@ def _v0_observation(run: Run, e: dict[str, Any], pos: int, actions: dict[Any, To
     meta = extras.get("metadata")
     code = meta.get("exit_code") if isinstance(meta, dict) else None
     dr.exit_code = code if isinstance(code, int) and code >= 0 else None
-    if obs == "error":
+    if obs == "error" or (call is not None and call.kind in ("edit", "write") and edit_rejected(dr.texts[0] if dr.texts else "")):
         dr.is_error = True
         if call is not None:
             run.call_failed(call.id)
@@ -201,9 +221,9 @@ def load_folder(folder: Path, counter: LineCounter) -> Run:
     events: list[dict[str, Any]] = []
     for f in event_files(folder):
         try:
-            with open(f, "rb") as fh:
+            with open_regular(f, "transcript event") as fh:  # a FIFO or device is skipped, not waited on
                 e = json.loads(fh.read())
-        except (OSError, ValueError):
+        except (OSError, ValueError, ReviewError):
             counter.skipped += 1
             continue
         if isinstance(e, dict):
@@ -245,7 +265,8 @@ def _v1_event(st: _V1, e: dict[str, Any], pos: int) -> None:
         sp = e.get("system_prompt")
         text = sp if isinstance(sp, str) else content_text(sp)
         run.new("system", pos).add_text(text)
-        st.key = prompt_key(text)
+        # The tool set is part of the prompt (and of the provider's cache key): a change of tools alone counts.
+        st.key = prompt_key(text, e.get("tools"))
         st.cur = None
     elif kind == "MessageEvent":
         msg = e.get("llm_message") if isinstance(e.get("llm_message"), dict) else {}

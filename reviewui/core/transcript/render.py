@@ -78,6 +78,10 @@ def render_text(t: Transcript) -> str:
     claim = t.last_claim()
     if claim is not None:
         out.append(f"last claim: turn {claim.index}")
+    for note in t.notes:
+        out.append("note: " + safe(note))
+    if not t.turns:
+        out.append("0 turns")
     touched = t.touch_declared()
     if touched:
         out.append("TOUCH declared: " + ", ".join(safe(p) for p in touched))

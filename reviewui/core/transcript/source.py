@@ -54,8 +54,9 @@ def open_text(path: Path) -> IO[str]:
     """
     try:
         if is_gzip(path):
-            return io.TextIOWrapper(open_gzip(path), encoding="utf-8", errors="replace", newline="\n")
-        return open(path, encoding="utf-8", errors="replace", newline="\n")
+            return io.TextIOWrapper(open_gzip(path), encoding="utf-8-sig", errors="replace", newline="\n")
+        # utf-8-sig: an editor's byte-order mark would otherwise spoil the first line (often the task).
+        return open(path, encoding="utf-8-sig", errors="replace", newline="\n")
     except OSError as e:
         raise ReviewError(f"cannot read transcript {path}: {e.strerror or e}") from e
 
@@ -119,17 +120,68 @@ def iter_jsonl(path: Path, counter: LineCounter) -> Iterator[tuple[int, dict[str
             raise ReviewError(f"cannot read transcript {path}: {e.strerror or e}") from e
 
 
-def load_document(path: Path) -> Any:
-    """Parse the whole file as one JSON document.
+def read_text(path: Path) -> str:
+    """The whole (decompressed) file as text, a byte-order mark dropped.
 
-    Raises ReviewError when it cannot be read or is not valid JSON.
+    A gzip file cut short gives what was decompressed. Raises ReviewError when
+    the file cannot be read at all.
     """
+    chunks: list[bytes] = []
     try:
         with open_binary(path) as f:
-            data = f.read()
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
-        raise ReviewError(f"cannot read transcript {path}: {e}") from e
+            while True:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        if not chunks:
+            raise ReviewError(f"cannot read transcript {path}: {e}") from e
+    except OSError as e:
+        raise ReviewError(f"cannot read transcript {path}: {e.strerror or e}") from e
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+@dataclass
+class Document:
+    """A parsed JSON document, and where it broke off when it was damaged."""
+
+    value: Any
+    """The document (as far as it parsed)."""
+    skipped: int = 0
+    """Non-blank lines past the break, left unread."""
+    note: str | None = None
+    """Where and why parsing stopped, for the reviewer; None when the document was whole."""
+
+
+def parse_document(path: Path, text: str) -> Document | None:
+    """Parse `text` (the file at `path`) as one JSON document, salvaging a damaged one.
+
+    Returns None when not even the start of a document parses.
+    """
     try:
-        return json.loads(data.decode("utf-8", "replace"))
-    except ValueError as e:
-        raise ReviewError(f"transcript {path.name} is not valid JSON: {e}") from e
+        return Document(json.loads(text))
+    except ValueError:
+        pass
+    from reviewui.core.transcript.salvage import salvage
+
+    got = salvage(text)
+    if got is None:
+        return None
+    note = (
+        f"transcript {path.name} broke off at line {got.line}, column {got.column} ({got.reason}); "
+        f"loaded what came before, {got.skipped_lines} line(s) after it skipped"
+    )
+    return Document(got.value, got.skipped_lines, note)
+
+
+def load_document(path: Path) -> Any:
+    """Parse the whole file as one JSON document (a damaged one as far as it reads).
+
+    Raises ReviewError when it cannot be read or does not even start as JSON.
+    """
+    doc = parse_document(path, read_text(path))
+    if doc is None:
+        raise ReviewError(f"transcript {path.name} is not valid JSON")
+    return doc.value

@@ -19,7 +19,7 @@ from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import FileEdit, ToolCall
 from reviewui.core.transcript.normalize import content_text, parse_arguments
 from reviewui.core.transcript.source import LineCounter
-from reviewui.core.transcript.tools import interpret_call
+from reviewui.core.transcript.tools import edit_rejected, interpret_call
 
 _OPEN_FOOTER = re.compile(r"\(Open file: ([^)\n]+)\)")
 _FILE_HEADER = re.compile(r"^\[File: (.+?) \(\d+ lines total\)\]")
@@ -46,6 +46,7 @@ def load_document(doc: Any, counter: LineCounter) -> Run:
                 counter.skipped += 1
             elif not item.get("is_demo"):
                 _guarded(_history_item, st, item, i + 1, counter)
+        _final_submit(st, doc.get("trajectory"))
     else:
         steps = doc.get("trajectory")
         for i, step in enumerate(steps if isinstance(steps, list) else []):
@@ -54,6 +55,18 @@ def load_document(doc: Any, counter: LineCounter) -> Run:
             else:
                 counter.skipped += 1
     return st.run
+
+
+def _final_submit(st: _State, steps: Any) -> None:
+    """A `submit` recorded only as the last trajectory step (the history stops before it) still ends the run."""
+    if not isinstance(steps, list) or not steps or not isinstance(steps[-1], dict):
+        return
+    action = steps[-1].get("action")
+    if not isinstance(action, str) or action.strip().split(None, 1)[:1] != ["submit"]:
+        return
+    if any(c.kind == "finish" for d in st.run.drafts for c in d.calls):
+        return
+    _step(st, steps[-1], len(steps))
 
 
 def _guarded(fn: Callable[[_State, dict[str, Any], int], None], st: _State, item: dict[str, Any], pos: int, counter: LineCounter) -> None:
@@ -101,11 +114,18 @@ def _reasoning(dr: Draft, item: dict[str, Any]) -> None:
 
 
 def _observation(st: _State, text: str, pos: int, call_ids: Any) -> None:
+    prev = st.run.last
     dr = st.run.new("tool", pos)
     dr.add_text(text)
     if isinstance(call_ids, list):
         for cid in call_ids:
             st.run.result(dr, cid)
+    if prev is not None and prev.role == "assistant" and edit_rejected(text):
+        # The linter gate threw the edit away: a failed call, not a write.
+        dr.is_error = True
+        for c in prev.calls:
+            if c.kind in ("edit", "write"):
+                st.run.call_failed(c.id)
     head = _FILE_HEADER.match(text[:500])
     tail = _OPEN_FOOTER.search(text[-500:])
     if tail and tail.group(1).strip() != "n/a":
@@ -129,6 +149,10 @@ def _actions(st: _State, dr: Draft, action: Any, tool_calls: Any) -> None:
         return
     if isinstance(action, str) and action.strip():
         call, edits = _text_action(st, action.strip())
+        if call.id is None:  # text actions have no id; one is needed to drop a rejected edit
+            cid = f"swe-{len(st.run.drafts)}"
+            call = ToolCall(call.name, call.arguments, call.kind, call.paths, cid)
+            edits = [FileEdit(e.path, e.operation, e.old, e.new, e.patch, e.existed, cid) for e in edits]
         st.run.add_call(dr, call, edits)
 
 
@@ -139,6 +163,10 @@ def _function_call(st: _State, name: str, args: Any, call_id: Any) -> tuple[Tool
     if name == "edit" and ("search" in a or "replace" in a) and target:
         edit = FileEdit(target, "replace", _s(a.get("search")), _s(a.get("replace")), None, True, cid)
         return ToolCall(name, args, "edit", (target,), cid), [edit]
+    if name in ("insert", "append") and target and "path" not in a:
+        # SWE-agent's insert/append act on the open file; the call names no path of its own.
+        text = _s(a.get("text")) or _s(a.get("content")) or _s(a.get("new_str"))
+        return ToolCall(name, args, "edit", (target,), cid), [FileEdit(target, "insert", None, text, None, True, cid)]
     if name == "open" and isinstance(a.get("path"), str):
         st.open_file = a["path"]
         return ToolCall(name, args, "read", (a["path"],), cid), []

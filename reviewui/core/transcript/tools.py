@@ -15,6 +15,8 @@ from typing import Any
 
 from reviewui.core.transcript.model import FileEdit, ToolCall, ToolKind
 from reviewui.core.transcript.patches import parse_apply_patch, parse_unified_diff
+from reviewui.core.transcript.shell import might_write, python_edits
+from reviewui.core.transcript.shell import shell_edits as parsed_shell_edits
 
 _EDIT_TOOLS = {"edit", "multiedit", "notebookedit", "edit_file", "replace", "str_replace", "insert"}
 _EDITOR_TOOLS = {"str_replace_editor", "file_editor", "str_replace_based_edit_tool", "text_editor", "editor"}
@@ -27,15 +29,30 @@ _READ_TOOLS = {
     "read", "read_file", "view", "view_file", "open", "glob", "grep", "ls", "list_dir", "list_files",
     "find_file", "search_file", "search_dir", "goto", "scroll_up", "scroll_down", "cat", "notebookread",
 }
+_PYTHON_TOOLS = {"execute_ipython_cell", "ipython", "run_ipython", "python", "jupyter", "execute_python"}
 _FINISH_TOOLS = {"finish", "submit", "task_complete", "attempt_completion", "complete_task", "final_answer", "done"}
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "target_file")
 _GROUP: dict[str, str] = {}
 for _names, _group in (
     (_EDIT_TOOLS, "edit"), (_WRITE_TOOLS, "edit"), (_EDITOR_TOOLS, "editor"), (_SHELL_TOOLS, "shell"),
-    (_READ_TOOLS, "read"), (_FINISH_TOOLS, "finish"), ({"apply_patch"}, "apply_patch"),
+    (_READ_TOOLS, "read"), (_FINISH_TOOLS, "finish"), ({"apply_patch"}, "apply_patch"), (_PYTHON_TOOLS, "python"),
 ):
     for _n in _names:
         _GROUP[_n] = _group
+
+_REJECTED = (
+    "Your proposed edit has introduced new syntax error(s)",  # SWE-agent's and OpenHands' linter gate
+    "Your changes have NOT been applied",
+    "[No exact match found in",  # OpenHands agentskills edit_file_by_replace
+    "No replacement was performed",
+)
+
+
+def edit_rejected(output: str) -> bool:
+    """True when a tool's output says the edit it was asked for was not applied (linter gate, no match)."""
+    head = output[:600]
+    return any(m in head for m in _REJECTED)
+
 
 FINISH_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 """Commands mini-swe-agent treats as "I am done"."""
@@ -94,6 +111,10 @@ def interpret_call(name: str, args: Any, call_id: str | None = None) -> tuple[To
         return ToolCall(name, args, "finish" if finish else "shell", _paths(edits) if edits else (), call_id), edits
     if group == "edit":
         return _edit_call(name, low, args, call_id)
+    if group == "python":
+        code = args.get("code") if isinstance(args, dict) else args
+        edits = python_edits(code, call_id) if isinstance(code, str) else []
+        return ToolCall(name, args, "shell" if not edits else "edit", _paths(edits), call_id), edits
     if group == "editor":
         return _editor_call(name, args, call_id)
     if group == "apply_patch":
@@ -164,13 +185,20 @@ def _edit_call(name: str, low: str, args: Any, call_id: str | None) -> tuple[Too
 
 
 def shell_edits(cmd: str, call_id: str | None = None) -> list[FileEdit]:
-    """Return the file edits a shell command evidently makes.
+    """Return the file edits a shell command evidently makes (see `shell.py`).
 
-    Recognises heredoc writes (`cat > f <<EOF`, `tee f <<EOF`), patches fed to
-    `git apply` / `patch` / `apply_patch`, `sed -i`/`perl -i` in-place edits,
-    output redirection (`echo … > f`) and `rm`. Anything cleverer (a Python
-    one-liner that opens a file) is not seen.
+    A command the shell parser cannot read falls back to line heuristics
+    (heredoc writes, patches, `sed -i`, echo/printf/cat/tee redirects, `rm`).
     """
+    if not might_write(cmd):
+        return []
+    parsed = parsed_shell_edits(cmd, call_id)
+    if parsed is not None:
+        return parsed
+    return _heuristic_shell_edits(cmd, call_id)
+
+
+def _heuristic_shell_edits(cmd: str, call_id: str | None = None) -> list[FileEdit]:
     if not cmd or not (
         ">" in cmd or "sed" in cmd or "tee" in cmd or "apply" in cmd or "patch" in cmd or "rm " in cmd
         or "perl -i" in cmd

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Sparkline, Static
 
+from reviewui.ui.diff_rows import display_text
 from reviewui.ui.messages import TranscriptReady, WorkFailed
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.widgets.transcript_view import TranscriptView
@@ -92,7 +93,7 @@ class TranscriptActions(Screen[None]):
         try:
             self.session.diff.preload()
             hunks = [h for f in self.session.diff.files for h in f.hunks]
-            links = link_hunks(transcript, hunks)
+            links = link_hunks(transcript, hunks, [f.path for f in self.session.diff.files])
         except ReviewError as e:
             self.post_message(WorkFailed("transcript", str(e)))
             return
@@ -105,6 +106,9 @@ class TranscriptActions(Screen[None]):
             self.query_one(TranscriptView).set_links(message.links)
             for f in self.session.diff.files:
                 self.evidence_changed(f.path)
+            note = message.links.note()
+            if note:  # changed files the transcript does not explain are evidence in themselves
+                self.notify(display_text(note), severity="warning", markup=False)
             return
         self.transcript = t = message.transcript
         self.start_background()

@@ -312,6 +312,8 @@ class TranscriptView(LineCursorView):
             first = "→ " + visible(", ".join(c.name for c in t.tool_calls))
         elif not first and t.reasoning_chars:
             first = f"(reasoning only: {t.reasoning_chars:,} chars)"
+        if t.group is not None:
+            text.append(" ↳ subagent", self._style("muted"))  # a turn of the subagent a Task call started
         text.append(" " + first, self._style("header"))
         return text
 

@@ -34,7 +34,8 @@ def test_empty_and_blank_files(tmp_path: Path) -> None:
 
 def test_binary_and_prose_files_have_no_format(tmp_path: Path) -> None:
     (tmp_path / "x.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 20)
-    (tmp_path / "notes.md").write_text("# aider chat started at 2024-08-06 08:55:14\n\n#### hello\n")
+    # Aider histories are a format now (issue 17); other Markdown is still prose.
+    (tmp_path / "notes.md").write_text("# Meeting notes\n\n- ship it\n")
     _raises(tmp_path / "x.png", "cannot tell the format")
     _raises(tmp_path / "notes.md", "cannot tell the format")
 
@@ -47,7 +48,8 @@ def test_json_of_no_known_shape(tmp_path: Path) -> None:
 
 
 def test_unknown_forced_format_lists_the_known_ones() -> None:
-    _raises(RED_GREEN, "unknown transcript format 'aider'.*claude-code", "aider")
+    # `aider` became a format in issue 17; the error now lists every accepted name.
+    _raises(RED_GREEN, "unknown transcript format 'nonsense'.*claude-code.*aider.*inspect-ai", "nonsense")
 
 
 def test_forced_aliases_work() -> None:

@@ -11,7 +11,11 @@ from reviewui.core.transcript import FLAGS, FORMATS, Turn, load_transcript, rend
 from reviewui.core.transcript.model import NO_USAGE, ToolCall
 from tests.core.transcript.helpers import FIXTURES, REPO
 
-TURN_KEYS = {"index", "role", "text", "reasoning_chars", "tool_calls", "files_written", "stop", "usage", "flags"}
+# Issue 17 added `reasoning` (the full text) and `group` (the Task call a subagent turn belongs to).
+TURN_KEYS = {
+    "index", "role", "text", "reasoning", "reasoning_chars", "tool_calls", "files_written", "stop", "usage", "flags",
+    "group",
+}
 ROLES = {"user", "assistant", "tool", "system"}
 STOPS = {"end", "tool_use", "max_tokens", "context_window", "error", "unknown"}
 KINDS = {"edit", "write", "shell", "read", "finish", "other"}
@@ -23,15 +27,22 @@ def test_flag_and_format_vocabularies_are_the_contract() -> None:
         "edits-test-after-failure", "claims-done", "cache-miss", "prompt-changed", "tool-error",
         "compaction", "touch-declared",
     )
-    assert set(FORMATS) == {"claude-code", "codex", "openai", "anthropic", "mini-swe-agent", "swe-agent", "openhands"}
+    assert set(FORMATS) == {
+        "claude-code", "codex", "openai", "anthropic", "mini-swe-agent", "swe-agent", "openhands", "aider", "inspect-ai",
+    }
 
 
 def test_json_has_exactly_the_contract_keys_for_every_fixture() -> None:
-    paths = [p for p in FIXTURES.iterdir()]
-    assert len(paths) >= 9
+    top = [p for p in FIXTURES.iterdir() if p.is_file() or p.name == "openhands_v1_conversation"]
+    # The real samples, one folder per format (issue 17), each with its SOURCE manifest.
+    real = [  # every file but SOURCE.txt and base-commit files (*.txt)
+        p for d in FIXTURES.iterdir() if (d / "SOURCE.txt").is_file() for p in d.iterdir() if not p.name.endswith(".txt")
+    ]
+    paths = top + real
+    assert len(top) >= 9 and len(real) >= 11
     for path in paths:
         data = json.loads(json.dumps(load_transcript(path).to_json()))
-        assert set(data) == {"format", "turns", "skipped_lines"}, path
+        assert set(data) == {"format", "turns", "skipped_lines", "notes"}, path
         assert data["format"] in FORMATS
         for turn in data["turns"]:
             assert set(turn) == TURN_KEYS, path
@@ -48,12 +59,14 @@ def test_json_values_for_one_turn() -> None:
         "index": 5,
         "role": "assistant",
         "text": "",
+        "reasoning": "",
         "reasoning_chars": 0,
         "tool_calls": [{"name": "Edit", "kind": "edit", "paths": ["/home/dev/ledger/tests/test_ledger.py"]}],
         "files_written": ["/home/dev/ledger/tests/test_ledger.py"],
         "stop": "tool_use",
         "usage": {"input": 5503, "cached": 5200, "output": 60},
         "flags": ["writes-tests", "edits-existing-test", "edits-test-after-failure"],
+        "group": None,
     }
 
 

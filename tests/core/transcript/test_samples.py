@@ -154,12 +154,18 @@ def test_sample_loads_with_format_and_turn_count(rel: str, fmt: str, count) -> N
 
 
 def test_claude_code_excerpt_splits_additive_test_edit_from_assertion_rewrite() -> None:
-    """The excerpt adds a describe block (additive), then rewrites two assertions."""
+    """The excerpt adds a describe block (additive), then rewrites two assertions of that same block.
+
+    Issue 17: the rewritten assertions are lines the run itself added two turns
+    earlier (each Edit's old_string lies inside the first Edit's new_string), so
+    the rewrite writes tests but does not edit an existing test.
+    """
     t = load_transcript(SAMPLES / CC_EDITS)
     edits = [turn for turn in t.turns if turn.edits]
     additive, rewrite = [e for e in edits if "test" in e.edits[0].path]
     assert WRITES_TESTS in additive.flags and EDITS_EXISTING_TEST not in additive.flags
-    assert WRITES_TESTS in rewrite.flags and EDITS_EXISTING_TEST in rewrite.flags
+    assert all(e.old and e.old in (additive.edits[0].new or "") for e in rewrite.edits)
+    assert WRITES_TESTS in rewrite.flags and EDITS_EXISTING_TEST not in rewrite.flags
     assert len(rewrite.tool_calls) == 2  # two Edit lines of one message are one turn
     # The excerpt starts mid-session (its first parent id points outside it): no user turn, no task.
     assert t.turns[0].role == "tool"

@@ -1,0 +1,36 @@
+"""One module per transcript format, each declaring its `FORMAT`; `FORMAT_LIST` is the detection order.
+
+The order matters only where shapes overlap: an Inspect AI zip or an Aider
+Markdown file is told by its first bytes; Codex and Claude Code JSONL by their
+line envelopes; an OpenHands resolver record has a `history` like a SWE-agent
+trajectory and so is asked first; plain OpenAI-shaped message lists (and empty
+documents) are the last resort.
+"""
+
+from __future__ import annotations
+
+from reviewui.core.transcript.formats import (
+    aider,
+    anthropic,
+    claude_code,
+    codex,
+    inspect_ai,
+    mini_swe_agent,
+    openai,
+    openhands,
+    swe_agent,
+)
+from reviewui.core.transcript.registry import Format
+
+FORMAT_LIST: tuple[Format, ...] = (
+    inspect_ai.FORMAT,
+    aider.FORMAT,
+    codex.FORMAT,
+    claude_code.FORMAT,
+    openhands.FORMAT,
+    mini_swe_agent.FORMAT,
+    swe_agent.FORMAT,
+    anthropic.FORMAT,
+    openai.FORMAT,
+)
+"""Every registered format, in detection order."""

@@ -1,0 +1,32 @@
+"""mini-swe-agent trajectories (`.traj.json`, `trajectory_format: mini-swe-agent-*`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewui.core.transcript import messages
+from reviewui.core.transcript.builder import Run
+from reviewui.core.transcript.detect import Sniff
+from reviewui.core.transcript.formats._shape import document, shape
+from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.source import LineCounter
+
+NAME = "mini-swe-agent"
+
+
+def detect(s: Sniff) -> bool:
+    """True when the document or its JSONL lines have this message-list shape."""
+    return shape(s) == NAME
+
+
+def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
+    """Read the message list (a document, or JSONL one message per line)."""
+    if s.document is None and not s.is_dir and s.objects:
+        return messages.load_jsonl(path, counter, NAME)
+    notes: list[str] = []
+    run = messages.load_document(document(path, s, counter, notes), NAME, counter)
+    run.notes.extend(notes)
+    return run
+
+
+FORMAT = Format(NAME, detect, load, "mini-swe-agent/upstream_test_github_issue.traj.json", ("mini", "mini_swe_agent", "mini-swe"))

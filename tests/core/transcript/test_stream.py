@@ -1,0 +1,38 @@
+"""The streamed JSON of `reviewui transcript --format json` is the contract's value, reasoning text included."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+from reviewui.core.transcript import load_transcript
+from reviewui.core.transcript.stream import write_json
+from tests.core.transcript.helpers import FIXTURES, REPO
+
+MINI_DS = FIXTURES / "openai_prefix_change.jsonl"
+CC = FIXTURES / "claude_code_red_green.jsonl"
+
+
+def test_streamed_json_is_the_contract_value_for_every_real_sample() -> None:
+    paths = [p for d in FIXTURES.iterdir() if (d / "SOURCE.txt").is_file() for p in d.iterdir() if not p.name.endswith(".txt")]
+    for p in paths + [CC, MINI_DS]:
+        t = load_transcript(p)
+        buf = io.StringIO()
+        write_json(t, buf.write, {"extra": [1]})
+        assert json.loads(buf.getvalue()) == dict(t.to_json(), extra=[1]), p
+        assert buf.getvalue().count("\n") >= len(t.turns)  # a line per turn, not one big blob
+
+
+def test_headless_json_carries_the_full_reasoning_text() -> None:
+    t = load_transcript(CC)
+    thought = [x for x in t.turns if x.reasoning]
+    assert thought
+    r = subprocess.run(
+        [sys.executable, "-m", "reviewui", "transcript", str(CC), "--format", "json"], capture_output=True, text=True, cwd=REPO
+    )
+    assert r.returncode == 0, r.stderr
+    turns = json.loads(r.stdout)["turns"]
+    for x in thought:
+        assert turns[x.index - 1]["reasoning"] == x.reasoning and len(x.reasoning) == x.reasoning_chars
