@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 from reviewui import __version__, headless
 from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
+from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 
 COMMANDS = ("open", "demo", "bite", "fixtures", "transcript", "probe", "verdict", "log", "notes", "check")
@@ -34,6 +35,12 @@ def _target_args(p: argparse.ArgumentParser, branch: bool = True) -> None:
         p.add_argument("branch", nargs="?", help="branch to review (default: the checked-out branch)")
     p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
     p.add_argument("--repo", metavar="DIR", default=None, help="repository (default: current directory)")
+    _trust_arg(p)
+
+
+def _trust_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust-branch-config", action="store_true",
+                   help="apply the branch's own changes to reviewui's config (ignored by default)")
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -131,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", metavar="REF")
     p.add_argument("--repo", metavar="DIR")
     p.add_argument("--with-bites", action="store_true", help="run the bite sweep first and attach it")
+    _trust_arg(p)
     _run_args(p)
 
     p = sub.add_parser("log", help="list the verdicts recorded for a branch")
@@ -181,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except ReviewError as e:
-        sys.stderr.write(f"reviewui: {e}\n")
+        sys.stderr.write(f"reviewui: {visible(str(e))}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("reviewui: interrupted\n")

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from reviewui.core.session import ReviewSession, RunOptions
+from reviewui.core.safe_text import json_visible
 
 
 def run_options_from_args(args: argparse.Namespace) -> RunOptions:
@@ -36,9 +37,10 @@ def session_from_args(args: argparse.Namespace, branch: str | None = None) -> Re
         task=getattr(args, "task", None),
         task_file=getattr(args, "task_file", None),
         run=run_options_from_args(args),
+        trust_branch_config=getattr(args, "trust_branch_config", False),
     )
 
 
 def emit(data: Any) -> None:
     """Print JSON to stdout (UTF-8, stable key order as built)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")

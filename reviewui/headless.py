@@ -11,7 +11,9 @@ import sys
 from typing import Any, Callable
 
 from reviewui.command_args import emit, session_from_args
+from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
+from reviewui.core.safe_text import json_visible, visible
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -26,8 +28,10 @@ def handler(name: str) -> Callable[[Callable[[argparse.Namespace], int]], Callab
     return register
 
 
-def out(text: str) -> None:
-    """Print text, ending with one newline."""
+def out(text: str, *, is_json: bool = False) -> None:
+    """Print text (control, bidi and invisible characters made visible), ending with one newline."""
+    # Whatever a renderer forgot, the terminal never gets raw; JSON keeps its meaning.
+    text = json_visible(text) if is_json else visible(text, multiline=True)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -70,13 +74,13 @@ def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""
     from pathlib import Path
 
-    from reviewui.core.config import Settings
+    from reviewui.core.config import notes_ref_for
     from reviewui.core.git import open_repo
     from reviewui.core.notes.sync import pull_notes, push_notes
 
     repo = open_repo(args.repo or Path.cwd())
     root = Path(repo.working_tree_dir or ".")
-    ref = Settings.from_repo(root).notes_ref
+    ref = notes_ref_for(root)
     if args.action == "pull":
         added = pull_notes(root, args.remote, ref)
         out(f"pulled {added} review{'s' if added != 1 else ''} from {args.remote}")
@@ -126,7 +130,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
     report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
-    out(render(args.format, session.target, session.diff, findings, __version__))
+    out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     return exit_code(findings)
 
 
@@ -143,7 +147,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if not args.file:
         raise ReviewError("probe needs --file PROBE.py")
     try:
-        code = Path(args.file).read_text(encoding="utf-8")
+        code = read_input_text(args.file, "probe file")  # no FIFO, device or bomb
     except (OSError, UnicodeDecodeError) as e:
         raise ReviewError(f"cannot read probe file: {args.file}") from e
     check_probe_syntax(code)
@@ -176,7 +180,7 @@ def cmd_fixtures(args: argparse.Namespace) -> int:
     else:
         out(render_text(report))
     for err in report.errors:
-        sys.stderr.write(f"reviewui: {err.path}:{err.line}: cannot analyse: {err.message}\n")
+        sys.stderr.write(visible(f"reviewui: {err.path}:{err.line}: cannot analyse: {err.message}") + "\n")
     return 0
 
 

@@ -57,8 +57,10 @@ def test_empty_repo(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stderr.strip() == f"reviewui: repository has no commits yet: {tmp_path / 'e'}"
 
 
-def test_bad_config_is_one_line(repo: Path) -> None:
-    (repo / ".reviewui.toml").write_text("test-command = [\n")
+def test_bad_config_is_one_line(tmp_path: Path) -> None:
+    # The base commit's config is read (a working-tree file is not, since issue 13).
+    repo = tmp_path / "r"
+    make_repo(repo, {"a.py": "A = 1\n", ".reviewui.toml": "test-command = [\n"}, {"a.py": "A = 2\n"})
     proc = run("agent/work", "--file", "a.py", cwd=repo)
     assert proc.returncode == 2
     assert proc.stderr.startswith("reviewui: config: .reviewui.toml is not valid TOML")

@@ -1,8 +1,13 @@
-"""One typed settings object for a review.
+"""One typed settings object for a review, from trusted sources only.
 
-Read from the reviewed repository: `[tool.reviewui]` in its pyproject.toml,
-then `.reviewui.toml` (whose keys win). Command-line flags override both.
-The user's own preferences (the theme) live in the user config dir.
+Settings come from the reviewer's user config (`config.toml` in the user
+config dir, the same keys at top level), then the *base* commit's
+`[tool.reviewui]` in pyproject.toml and its `.reviewui.toml` (whose keys
+win), read as blobs through git. The branch under review and any working
+tree that holds it are never read: the agent writes those. The branch's own
+changes to the config are listed (`branch_config_changes`) and applied only
+when the reviewer accepts them for this review. Command-line flags override
+everything.
 """
 
 from __future__ import annotations
@@ -53,24 +58,17 @@ class Settings:
     warm_runner: bool = True
     """Run bite-checks of a `<python> -m pytest` command as forks of one warm pytest process
     (see core/run/warm_runner.py); `warm-runner = false` starts every run cold."""
+    branch_config_trusted: bool = False
+    """True when the reviewer accepted the branch's own config changes for this review."""
 
     @classmethod
-    def from_repo(cls, repo_dir: str | Path) -> "Settings":
-        """Read the settings of the repository at `repo_dir`.
+    def from_commit(cls, repo_dir: str | Path, rev: str) -> "Settings":
+        """Read the settings stored at commit `rev`, on top of the user's config.
 
         Raises ReviewError when a config file is not valid TOML or a key has
         the wrong type.
         """
-        root = Path(repo_dir)
-        data: dict[str, Any] = {}
-        pyproject = root / "pyproject.toml"
-        if pyproject.is_file():
-            data.update(_load_toml(pyproject).get("tool", {}).get("reviewui", {}))
-        dotfile = root / ".reviewui.toml"
-        if dotfile.is_file():
-            loaded = _load_toml(dotfile)
-            data.update(loaded.get("tool", {}).get("reviewui", loaded))
-        return cls.from_mapping(data)
+        return cls.from_mapping(merge_mappings(user_settings_mapping(), repo_config_at(repo_dir, rev)))
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> "Settings":
@@ -82,7 +80,11 @@ class Settings:
             s = replace(s, test_command=_str(data["test-command"], "test-command"))
         if "notes-ref" in data:
             ref = _str(data["notes-ref"], "notes-ref")
-            s = replace(s, notes_ref=ref if ref.startswith("refs/") else f"refs/notes/{ref}")
+            ref = ref if ref.startswith("refs/") else f"refs/notes/{ref}"
+            # A verdict is a note: any other namespace (refs/heads/main) would commit onto a branch.
+            if not ref.startswith("refs/notes/") or ".." in ref or ref.endswith("/"):
+                raise ReviewError(f"config: notes-ref must be under refs/notes/, got {ref!r}")
+            s = replace(s, notes_ref=ref)
         if "transcript" in data:
             s = replace(s, transcript_paths=(_str(data["transcript"], "transcript"),))
         if "severity" in data:
@@ -112,11 +114,150 @@ class Settings:
         return s
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
+CONFIG_FILES: tuple[str, ...] = ("pyproject.toml", ".reviewui.toml")
+"""The files (at the repository root) reviewui's config is read from, later ones winning."""
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+"""A config blob larger than this is refused rather than parsed."""
+
+
+def config_from_blobs(blobs: dict[str, bytes | None]) -> dict[str, Any]:
+    """Return the `[tool.reviewui]` mapping held by the contents of CONFIG_FILES.
+
+    `blobs` maps a file name to its bytes (None when absent). Raises
+    ReviewError when a present file is not valid TOML (or is too large).
+    """
+    data: dict[str, Any] = {}
+    pyproject = blobs.get("pyproject.toml")
+    if pyproject is not None:
+        section = _load_toml("pyproject.toml", pyproject).get("tool", {}).get("reviewui", {})
+        data.update(section if isinstance(section, dict) else {})
+    dotfile = blobs.get(".reviewui.toml")
+    if dotfile is not None:
+        loaded = _load_toml(".reviewui.toml", dotfile)
+        section = loaded.get("tool", {}).get("reviewui", loaded)
+        data.update(section if isinstance(section, dict) else {})
+    return data
+
+
+def repo_config_at(repo_dir: str | Path, rev: str) -> dict[str, Any]:
+    """Return the reviewui config mapping stored at commit `rev` (blobs read through git).
+
+    Raises ReviewError when a config file there is not valid TOML.
+    """
+    from reviewui.core.git import show_file
+
+    return config_from_blobs({name: show_file(repo_dir, rev, name) for name in CONFIG_FILES})
+
+
+def user_settings_mapping() -> dict[str, Any]:
+    """Return the review settings in the user's own config file (top-level keys)."""
+    return {k: v for k, v in load_user_prefs().items() if k in SETTING_KEYS}
+
+
+SETTING_KEYS: tuple[str, ...] = (
+    "test-globs", "test-command", "notes-ref", "transcript", "severity",
+    "env-allow", "network", "warm-runner", "exclude", "timeout",
+)
+"""Every key Settings.from_mapping reads."""
+
+
+def merge_mappings(*layers: dict[str, Any]) -> dict[str, Any]:
+    """Merge config mappings, later layers winning key by key (and kind by kind for `severity`)."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            if key == "severity" and isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = {**out[key], **value}
+            else:
+                out[key] = value
+    return out
+
+
+def changed_keys(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, ...]:
+    """Return the config keys whose value differs (`severity.KIND` for one severity), sorted."""
+    keys: set[str] = set()
+    for key in set(before) | set(after):
+        old, new = before.get(key), after.get(key)
+        if key == "severity" and isinstance(old, (dict, type(None))) and isinstance(new, (dict, type(None))):
+            o, n = old or {}, new or {}
+            keys |= {f"severity.{k}" for k in set(o) | set(n) if o.get(k) != n.get(k)}
+        elif old != new:
+            keys.add(key)
+    return tuple(sorted(keys))
+
+
+@dataclass(frozen=True)
+class BranchConfigChange:
+    """How the branch under review changes reviewui's own config, relative to its base."""
+
+    keys: tuple[str, ...]
+    """Changed keys (`network`, `severity.no-change`…), sorted; empty when none changed."""
+    files: tuple[str, ...]
+    """The config files (of CONFIG_FILES) whose reviewui part the branch changes."""
+    error: str | None = None
+    """Why the branch's config could not be read (then `keys` is empty), else None."""
+
+    @property
+    def changed(self) -> bool:
+        """True when the branch changes (or breaks) reviewui's config."""
+        return bool(self.keys) or self.error is not None
+
+
+def branch_config_change(repo_dir: str | Path, base: str, head: str) -> BranchConfigChange:
+    """Compare reviewui's config at `head` with the one at `base`.
+
+    Raises ReviewError only when the base's config is unreadable (that one is trusted).
+    """
+    from reviewui.core.git import show_file
+
+    if base == head:
+        return BranchConfigChange((), ())
+    before = {n: show_file(repo_dir, base, n) for n in CONFIG_FILES}
+    after = {n: show_file(repo_dir, head, n) for n in CONFIG_FILES}
+    base_map = config_from_blobs(before)
+    files = []
+    for name in CONFIG_FILES:
+        if before[name] == after[name]:
+            continue
+        try:
+            one_before = config_from_blobs({name: before[name]})
+            one_after = config_from_blobs({name: after[name]})
+        except ReviewError as e:
+            return BranchConfigChange((), (name,), str(e).removeprefix("config: "))
+        if changed_keys(one_before, one_after):
+            files.append(name)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        head_map = config_from_blobs(after)
+    except ReviewError as e:  # pragma: no cover - caught per file above
+        return BranchConfigChange((), tuple(files), str(e).removeprefix("config: "))
+    return BranchConfigChange(changed_keys(base_map, head_map), tuple(files))
+
+
+def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch: bool = False) -> Settings:
+    """Return the settings for reviewing `base..head`: user config, then the base commit's config.
+
+    With `trust_branch` (the reviewer accepted the branch's config for this
+    review) the branch head's config is laid on top, except that the branch
+    can never lower the severity of the `config-changed` finding about itself.
+    Raises ReviewError for a config that is not valid TOML or has a bad value.
+    """
+    layers = [user_settings_mapping(), repo_config_at(repo_dir, base)]
+    if trust_branch and base != head:
+        branch = dict(repo_config_at(repo_dir, head))
+        if isinstance(branch.get("severity"), dict):
+            branch["severity"] = {k: v for k, v in branch["severity"].items() if k != "config-changed"}
+        layers.append(branch)
+    return replace(Settings.from_mapping(merge_mappings(*layers)), branch_config_trusted=trust_branch)
+
+
+def _load_toml(name: str, data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ReviewError(f"config: {name} is larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ReviewError(f"config: {path.name} is not valid TOML: {e}") from e
+        raise ReviewError(f"config: {name} is not valid TOML: {e}") from e
 
 
 def _str(value: Any, key: str) -> str:
@@ -170,3 +311,21 @@ def save_user_pref(key: str, value: Any) -> None:
     tmp = path / "config.toml.tmp"
     tmp.write_text(tomli_w.dumps(prefs), encoding="utf-8")
     tmp.replace(path / "config.toml")
+
+
+def notes_ref_for(repo_dir: str | Path) -> str:
+    """The notes ref of a repository without a branch under review (`notes pull|push`).
+
+    Read from the user's config and the default branch's committed config
+    (never the checked-out branch or the working tree). Raises ReviewError
+    for a bad config value.
+    """
+    from reviewui.core.git import rev_parse
+    from reviewui.core.target import default_base_ref
+
+    try:
+        rev = rev_parse(repo_dir, default_base_ref(Path(repo_dir)))
+    except ReviewError:
+        rev = None
+    repo = repo_config_at(repo_dir, rev) if rev else {}
+    return Settings.from_mapping(merge_mappings(user_settings_mapping(), repo)).notes_ref

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
-from reviewui.core.config import Settings
+from reviewui.core.config import BranchConfigChange, Settings, branch_config_change, resolve_settings
+from reviewui.core.bounded import read_input_text
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import EvidenceLedger, HunkKey, VerdictEvidence
@@ -79,27 +80,30 @@ class ReviewSession:
         task: str | None = None,
         task_file: str | Path | None = None,
         run: RunOptions | None = None,
+        trust_branch_config: bool = False,
     ) -> "ReviewSession":
         """Resolve the target, read the repo's settings and list the diff.
 
         Raises ReviewError for anything the user can fix (bad repo, branch,
-        base, config, or an unreadable task file).
+        base, config, or an unreadable task file). Settings come from the
+        user's and the base commit's config; the branch's own config changes
+        only with `trust_branch_config`.
         """
         target = resolve_target(repo, branch, base)
-        settings = Settings.from_repo(target.repo_dir)
+        settings = resolve_settings(target.repo_dir, target.base, target.head, trust_branch=trust_branch_config)
         diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
         tpath = Path(transcript) if transcript else _find_transcript(target.repo_dir, settings)
         if tpath is not None and not tpath.exists():
             raise ReviewError(f"no such transcript: {tpath}")
         if task_file is not None:
             try:
-                task = Path(task_file).read_text(encoding="utf-8", errors="replace")
+                task = read_input_text(task_file, "task file")  # no FIFO, device or bomb
             except OSError as e:
                 raise ReviewError(f"cannot read task file: {task_file}") from e
         elif task is None:
             default_task = target.repo_dir / ".reviewui" / "task.md"
             if default_task.is_file():
-                task = default_task.read_text(encoding="utf-8", errors="replace")
+                task = read_input_text(default_task, "task file")
         return cls(
             target=target,
             settings=settings,
@@ -115,6 +119,23 @@ class ReviewSession:
     def test_command(self) -> str:
         """The test command in force (flag, then config, then default)."""
         return self.run.test_cmd or self.settings.test_command
+
+    def branch_config(self) -> BranchConfigChange:
+        """How the branch changes reviewui's own config (keys, files), computed once."""
+        t = self.target
+        return self._cached("branch_config", lambda: branch_config_change(t.repo_dir, t.base, t.head))
+
+    def accept_branch_config(self) -> None:
+        """Apply the branch's own config changes for the rest of this review (findings recomputed).
+
+        The diff keeps the test globs it was listed with. Raises ReviewError
+        when the branch's config is not valid.
+        """
+        t = self.target
+        self.settings = resolve_settings(t.repo_dir, t.base, t.head, trust_branch=True)
+        with self._lock:
+            for key in ("findings", "analysed_diff"):
+                self._cache.pop(key, None)
 
     def _cached(self, key: str, make: Callable[[], T]) -> T:
         # One lock per key: a second worker asking for the transcript while the

@@ -12,6 +12,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.diff import DiffLine, FileDiff, Hunk
 from reviewui.core.worddiff import Span, changed_spans, pair_changes
+from reviewui.core.safe_text import picture
 
 RowKind = Literal["hunk", "context", "added", "removed", "note", "split"]
 
@@ -47,18 +48,14 @@ class Row:
     right: Side | None = None
 
 
-_CONTROL = {c: 0x2400 + c for c in range(0x20) if c != 0x09}
-_CONTROL[0x7F] = 0x2421
-_CONTROL.update({c: 0xFFFD for c in range(0x80, 0xA0)})
-
-
 def display_text(text: str) -> str:
-    """Text safe to draw: tabs expanded, control characters shown as symbols.
+    """Text safe to draw: tabs expanded, control, bidi and invisible characters shown as symbols.
 
     An ESC byte in agent-written content must never reach the terminal, and
-    markup-looking text is drawn through Text objects, never parsed.
+    markup-looking text is drawn through Text objects, never parsed. One
+    character stays one character, so word-level spans keep their offsets.
     """
-    return text.expandtabs(4).translate(_CONTROL)
+    return picture(text.expandtabs(4))
 
 
 def file_notes(f: FileDiff) -> list[str]:

@@ -9,13 +9,17 @@ import pytest
 from reviewui.core.config import Settings
 from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
-from tests.gitrepo import make_repo
+from tests.gitrepo import RepoBuilder, make_repo
 
 
 def test_pyproject_then_dotfile_wins(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.reviewui]\ntest-command = "a"\nnotes-ref = "team"\n')
-    (tmp_path / ".reviewui.toml").write_text('test-command = "b"\nexclude = ["vendor/**"]\n')
-    s = Settings.from_repo(tmp_path)
+    # Read from a commit now, never the working tree (issue 13).
+    rb = RepoBuilder(tmp_path)
+    sha = rb.commit({
+        "pyproject.toml": '[tool.reviewui]\ntest-command = "a"\nnotes-ref = "team"\n',
+        ".reviewui.toml": 'test-command = "b"\nexclude = ["vendor/**"]\n',
+    })
+    s = Settings.from_commit(tmp_path, sha)
     assert (s.test_command, s.notes_ref, s.exclude) == ("b", "refs/notes/team", ("vendor/**",))
 
 
@@ -42,8 +46,9 @@ def test_exclude_leaves_files_out_of_findings_but_not_the_diff(tmp_path: Path) -
         "tests/test_app.py": "from app import f\n\n\ndef test_f():\n    assert f() == 2\n",
         "samples/demo/tests/test_demo.py": "def test_demo():\n    assert True\n",
         "aaa/vendored.py": "X = 1\n",
-        ".reviewui.toml": 'exclude = ["samples/**", "tests/**", "aaa/**"]\n',
     }
+    # The config is the base's (a branch's own config is ignored since issue 13).
+    base[".reviewui.toml"] = 'exclude = ["samples/**", "tests/**", "aaa/**"]\n'
     make_repo(tmp_path, base, branch, stay="agent/work")
     session = ReviewSession.open(tmp_path, "agent/work")
     all_paths = [f.path for f in session.diff.files]
@@ -64,9 +69,8 @@ def test_excluded_code_is_not_a_caller_and_its_tests_are_not_analysed(tmp_path: 
         "app.py": "def helper():\n    return 1\n",
         "samples/demo/use.py": "from app import helper\n\nhelper()\n",
         "samples/demo/tests/test_use.py": "from app import helper\n\n\ndef test_h():\n    assert helper() == 1\n",
-        ".reviewui.toml": 'exclude = ["samples/**"]\n',
     }
-    make_repo(tmp_path, {"README.md": "x\n"}, branch, stay="agent/work")
+    make_repo(tmp_path, {"README.md": "x\n", ".reviewui.toml": 'exclude = ["samples/**"]\n'}, branch, stay="agent/work")
     session = ReviewSession.open(tmp_path, "agent/work")
     uncalled = [f for f in session.findings() if f.kind == "uncalled-function"]
     assert [(f.symbol, f.severity) for f in uncalled] == [("app.helper", "warning")]

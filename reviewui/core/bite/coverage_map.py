@@ -143,10 +143,10 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
     """Write the rcfile and plugin into `work`; return the extra environment for the run."""
     work.mkdir(parents=True, exist_ok=True)
     (work / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
-    include = "\n".join(f"    {scratch / f}" for f in files)
+    include = "\n".join(f"    {_glob_literal(str(scratch / f))}" for f in files)
     lines = [
         "[run]",
-        f"data_file = {work / '.coverage'}",
+        f"data_file = {str(work / '.coverage').replace('$', '$$')}",
         "parallel = true",
         f"core = {support.core}",
         "disable_warnings = no-data-collected, module-not-imported, couldnt-parse, no-ctracer",
@@ -164,6 +164,20 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
         "REVIEWUI_COV_SEEN": str(work / "seen.txt"),
         "COVERAGE_CORE": support.core,
     }
+
+
+def _glob_literal(path: str) -> str:
+    """`path` as a coverage include pattern that matches it, whatever its characters.
+
+    The rcfile is INI with one pattern a line, and patterns are globs with
+    `$VAR` expansion: glob characters, `$`, whitespace, line breaks and
+    unencodable characters each become `?` (one character), a backslash `/`
+    (coverage's `/` matches either slash). The pattern may then also match a
+    sibling differing there; read_map keeps exact paths only.
+    """
+    return "".join(
+        "/" if c == "\\" else c if c.isprintable() and not c.isspace() and c not in "*?[]$#;" else "?" for c in path
+    )
 
 
 Choice = Literal["uncovered", "tests", "all"]

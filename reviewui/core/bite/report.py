@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from reviewui.core.bite.guard_report import GuardResult, guard_summary
 from reviewui.core.git import show_file
+from reviewui.core.safe_text import visible
 from reviewui.core.target import Target
 
 Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped"]
@@ -265,4 +266,4 @@ def _replacement(hunk_text: str) -> str:
 
 def _visible(line: str) -> str:
     """Escape control characters so output cannot drive the terminal."""
-    return "".join(c if c == "\t" or c.isprintable() else repr(c)[1:-1] for c in line)
+    return visible(line)

@@ -58,6 +58,12 @@ KINDS: dict[str, KindInfo] = {
     ),
     "broken-hunk": KindInfo("info", "Reverting this hunk broke the test run, so it could not be graded."),
     "baseline-red": KindInfo("error", "The branch's own test suite does not pass."),
+    "config-changed": KindInfo(
+        "error", "The branch changes reviewui's own config; the changes are ignored unless the reviewer accepts them."
+    ),
+    "bidi-control": KindInfo(
+        "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
+    ),
 }
 """Every finding kind -> (default severity, one-line description)."""
 

@@ -9,14 +9,13 @@ sent to the terminal.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from reviewui.core.findings.model import SEVERITIES, Finding
 from reviewui.core.findings.sarif import to_sarif
+from reviewui.core.safe_text import visible
 
 FORMATS = ("text", "json", "sarif")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def exit_code(findings: list[Finding]) -> int:
@@ -57,8 +56,8 @@ def check_json(target: Any, diff: Any, findings: list[Finding]) -> dict[str, Any
 
 
 def safe(text: str) -> str:
-    """Return `text` with control characters (ANSI escapes included) shown as \\xNN."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    """Return `text` with control, bidi and invisible characters (ANSI escapes included) made visible."""
+    return visible(text)
 
 
 def render_text(findings: list[Finding]) -> str:

@@ -14,10 +14,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.findings.bidi import bidi_control
 from reviewui.core.findings.bite_rules import bite_findings
 from reviewui.core.findings.guard_rules import guard_findings
 from reviewui.core.findings.calls import test_mentions_only, uncalled_function
 from reviewui.core.findings.change_shape import no_change, test_only_change
+from reviewui.core.findings.config_rules import config_changed
 from reviewui.core.findings.duplicates import duplicate_function
 from reviewui.core.findings.model import KINDS, Finding, sort_key
 from reviewui.core.findings.refs import RefIndex
@@ -81,6 +83,8 @@ def compute_findings(
     index = RefIndex(head)
     rules: list[tuple[str, Callable[[], list[Finding]]]] = [
         ("no-change", lambda: no_change(target, diff)),
+        ("config-changed", lambda: config_changed(target, settings)),
+        ("bidi-control", lambda: bidi_control(diff)),
         ("test-only-change", lambda: test_only_change(diff)),
         ("tests-not-additive", lambda: tests_not_additive(target, diff, settings)),
         ("task-identifier-missing", lambda: task_identifier_missing(target, diff, task_text, head)),

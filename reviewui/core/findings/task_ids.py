@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.source import TreeSource
@@ -59,7 +60,7 @@ def load_task_text(task: str | None = None, task_file: str | Path | None = None,
         return task
     if task_file is not None:
         try:
-            return Path(task_file).read_text(encoding="utf-8", errors="replace")[:MAX_TASK_CHARS]
+            return read_input_text(task_file, "task file")[:MAX_TASK_CHARS]  # no FIFO, device or bomb
         except OSError as e:
             raise ReviewError(f"cannot read task file {task_file}: {e.strerror or e}") from e
     if transcript is not None:

@@ -47,6 +47,7 @@ class NotesSnapshot:
         sha = self.blob(obj)
         if sha is None:
             return None
+        check_blob_sizes(self.repo_dir, [sha])  # a pulled note can be a bomb
         return run_git(self.repo_dir, "cat-file", "blob", sha).decode("utf-8", "surrogateescape")
 
     def read_all(self) -> dict[str, str]:
@@ -92,6 +93,7 @@ def read_blobs(repo_dir: str | Path, shas: list[str]) -> dict[str, bytes]:
     """Return the contents of the blobs `shas`, read in one `git cat-file --batch`."""
     if not shas:
         return {}
+    check_blob_sizes(repo_dir, shas)  # a pulled note can be a bomb
     out = run_git(repo_dir, "cat-file", "--batch", input="".join(s + "\n" for s in shas).encode())
     blobs: dict[str, bytes] = {}
     pos = 0
@@ -104,6 +106,18 @@ def read_blobs(repo_dir: str | Path, shas: list[str]) -> dict[str, bytes]:
         blobs[sha] = out[nl + 1 : nl + 1 + size]
         pos = nl + 1 + size + 1
     return blobs
+
+
+def check_blob_sizes(repo_dir: str | Path, shas: list[str]) -> None:
+    """Raise ReviewError when any of the note blobs `shas` is larger than the input cap (core/bounded.py)."""
+    from reviewui.core.bounded import limit
+
+    cap = limit("note")
+    out = run_git(repo_dir, "cat-file", "--batch-check", input="".join(s + "\n" for s in shas).encode())
+    for line in out.decode("utf-8", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].isdigit() and int(parts[2]) > cap:
+            raise ReviewError(f"note blob {parts[0][:12]} is larger than {cap:,} bytes (max-input-bytes); not read")
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is th
     parse_note,
     reviews_in,
 )
+from reviewui.core.safe_text import visible
 from reviewui.core.notes.store import (  # noqa: F401
     NotesEdit,
     NotesSnapshot,
@@ -199,4 +200,4 @@ def render_log_text(
 
 
 def _safe(text: str) -> str:
-    return "".join(ch if ch.isprintable() or ch == "\t" else repr(ch)[1:-1] for ch in text)
+    return visible(text)

@@ -27,6 +27,7 @@ from reviewui.core.git import list_files
 from reviewui.core.bite.revert import RevertError
 from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
 from reviewui.core.run.worktree import WorktreePool
+from reviewui.core.safe_text import visible
 from reviewui.core.probe.source import (  # noqa: F401 - re-exported for callers of probe
     check_probe_syntax,
     drafts_path,
@@ -143,10 +144,9 @@ class ProbeReport:
         lines.append(self.summary())
         if self.reverted is not None:
             lines.append(compare_reverted(self.branch, self.reverted))
-        return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", "\n".join(lines))
+        return visible("\n".join(lines), multiline=True)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 _VERB = {"passed": "passes", "failed": "fails", "error": "errors", "timeout": "times out"}

@@ -14,6 +14,7 @@ import gc
 from pathlib import Path
 from typing import Any, Iterable
 
+from reviewui.core.bounded import check_input
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 from reviewui.core.transcript import registry
@@ -79,6 +80,7 @@ def load_transcript(
     p = Path(path)
     if not p.exists():
         raise ReviewError(f"no such transcript: {p}")
+    check_input(p, "transcript", allow_dir=True)  # no FIFO, device or oversized file (core/bounded.py)
     counter = LineCounter()
     s = sniff(p)
     fmt = registry.get(format) if format else registry.detect(s)

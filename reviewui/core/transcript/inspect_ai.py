@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from reviewui.core.bounded import read_zip_member
 from reviewui.core.errors import ReviewError
 from reviewui.core.transcript import messages
 from reviewui.core.transcript.builder import Run
@@ -36,7 +37,7 @@ def load_zip(path: Path, counter: LineCounter, instance: str | None) -> Run:
             if not names:
                 return Run()
             name = _pick_name(names, instance, path)
-            sample = json.loads(z.read(name).decode("utf-8", "replace"))
+            sample = json.loads(read_zip_member(z, name, "transcript", path).decode("utf-8", "replace"))  # capped
     except (OSError, zipfile.BadZipFile, ValueError, KeyError) as e:
         raise ReviewError(f"cannot read Inspect AI log {path.name}: {e}") from e
     run = load_sample(sample, counter)

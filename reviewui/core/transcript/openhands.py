@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from reviewui.core.bounded import open_regular
 from reviewui.core.errors import ReviewError
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import COMPACTION, FileEdit, ToolCall, Usage
@@ -220,9 +221,9 @@ def load_folder(folder: Path, counter: LineCounter) -> Run:
     events: list[dict[str, Any]] = []
     for f in event_files(folder):
         try:
-            with open(f, "rb") as fh:
+            with open_regular(f, "transcript event") as fh:  # a FIFO or device is skipped, not waited on
                 e = json.loads(fh.read())
-        except (OSError, ValueError):
+        except (OSError, ValueError, ReviewError):
             counter.skipped += 1
             continue
         if isinstance(e, dict):

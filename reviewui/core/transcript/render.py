@@ -8,18 +8,17 @@ transcript cannot drive the reader's terminal.
 
 from __future__ import annotations
 
-import re
 
 from reviewui.core.transcript.model import FLAGS, Transcript, Turn
+from reviewui.core.safe_text import visible
 
 _PREVIEW_LINES = 4
 _PREVIEW_WIDTH = 160
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def safe(text: str) -> str:
     """Return `text` with control characters (escape sequences, bidi overrides) shown as `\\xNN`."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text)
+    return visible(text)
 
 
 def _preview(text: str) -> list[str]:

@@ -12,12 +12,14 @@ not the line.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator, cast
+from typing import IO, Any, Iterator
 
+from reviewui.core.bounded import open_gzip
 from reviewui.core.errors import ReviewError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -39,7 +41,7 @@ def open_binary(path: Path) -> IO[bytes]:
     """
     try:
         if is_gzip(path):
-            return cast(IO[bytes], gzip.open(path, "rb"))
+            return open_gzip(path)  # decompression capped (core/bounded.py)
         return open(path, "rb")
     except OSError as e:
         raise ReviewError(f"cannot read transcript {path}: {e.strerror or e}") from e
@@ -52,7 +54,7 @@ def open_text(path: Path) -> IO[str]:
     """
     try:
         if is_gzip(path):
-            return cast(IO[str], gzip.open(path, "rt", encoding="utf-8-sig", errors="replace", newline="\n"))
+            return io.TextIOWrapper(open_gzip(path), encoding="utf-8-sig", errors="replace", newline="\n")
         # utf-8-sig: an editor's byte-order mark would otherwise spoil the first line (often the task).
         return open(path, encoding="utf-8-sig", errors="replace", newline="\n")
     except OSError as e:

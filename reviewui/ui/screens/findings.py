@@ -13,14 +13,24 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from reviewui.core.safe_text import visible
+
 SEVERITY_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$text-muted"}
 ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
-    """Findings listed error first; dismisses with (file, line) to jump there, or None."""
+TRUST_BRANCH_CONFIG = "trust-branch-config"
+"""What the screen dismisses with when the reviewer accepts the branch's own config changes."""
 
-    BINDINGS = [Binding("escape,F,q", "close", "Close")]
+
+class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
+    """Findings listed error first; dismisses with (file, line) to jump there, TRUST_BRANCH_CONFIG, or None."""
+
+    BINDINGS = [
+        Binding("escape,F,q", "close", "Close"),
+        Binding("T", "trust_config", "Trust branch config", tooltip="Apply the branch's own reviewui config "
+                "changes (config-changed) for this review"),
+    ]
 
     DEFAULT_CSS = """
     FindingsScreen { align: center middle; }
@@ -31,8 +41,9 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
     FindingsScreen #evidence { height: auto; max-height: 12; margin-top: 1; color: $text-muted; }
     """
 
-    def __init__(self, findings: list[Any], computing: bool = False) -> None:
+    def __init__(self, findings: list[Any], computing: bool = False, can_trust: bool = False) -> None:
         super().__init__()
+        self.can_trust = can_trust and any(f.kind == "config-changed" for f in findings)
         self.findings = sorted(findings, key=lambda f: (ORDER.get(f.severity, 3), f.file or "", f.line or 0))
         self.computing = computing
 
@@ -52,8 +63,8 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
                     Content.assemble(
                         (f"{f.severity:<8}", SEVERITY_STYLE.get(f.severity, "")),
                         (f"{f.kind:<28}", "bold"),
-                        f"{f.file or '(branch)'}{':' + str(f.line) if f.line else ''}  ",
-                        f.message,
+                        f"{visible(f.file or '(branch)')}{':' + str(f.line) if f.line else ''}  ",
+                        visible(f.message),
                     ),
                     id=str(i),
                 )
@@ -69,7 +80,7 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
         if event.option.id is None:
             return
         f = self.findings[int(event.option.id)]
-        self.query_one("#evidence", Static).update(Content(f.evidence or ""))
+        self.query_one("#evidence", Static).update(Content(visible(f.evidence or "", multiline=True)))
 
     @on(OptionList.OptionSelected, "#findings-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -80,6 +91,13 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | None]):
             self.dismiss((f.file, f.line))
         else:
             self.notify("This finding is about the whole branch, not one place", timeout=3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer `T` only when the branch changes reviewui's config and it is not accepted yet."""
+        return self.can_trust if action == "trust_config" else True
+
+    def action_trust_config(self) -> None:
+        self.dismiss(TRUST_BRANCH_CONFIG)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from reviewui.core.notes.verdicts import Review
+from reviewui.core.safe_text import visible
 
 RELATION = {
     "this-head": ("on this head", "$success"),
@@ -45,11 +46,11 @@ class HistoryScreen(ModalScreen[None]):
             lines.append(
                 Content.assemble(
                     (f"{verdict:<8}", f"bold {'$success' if verdict == 'approve' else '$error'}"),
-                    f" {review.at_iso()}  {review.reviewer}  @{review.head[:7]}  ",
+                    f" {review.at_iso()}  {visible(review.reviewer)}  @{visible(review.head[:7])}  ",
                     (label, tone),
                 )
             )
             if review.reason:
-                lines.append(Content("          " + review.reason))
+                lines.append(Content("          " + visible(review.reason, multiline=True)))
         with VerticalScroll():
             yield Static(Content("\n").join(lines), id="history-text")

@@ -9,6 +9,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from reviewui.core.safe_text import visible
+
 
 class MatrixScreen(ModalScreen[None]):
     """A hunk × test table built from the bite results so far."""
@@ -36,7 +38,7 @@ class MatrixScreen(ModalScreen[None]):
             yield DataTable(id="matrix", zebra_stripes=True, cursor_type="row")
             decorative = [t for t in self.tests if not any((h, t) in self.bit for h, _ in self.hunks)]
             text = (
-                Content.assemble(("Decorative (bit nothing): ", "bold $warning"), ", ".join(decorative))
+                Content.assemble(("Decorative (bit nothing): ", "bold $warning"), visible(", ".join(decorative)))
                 if decorative and self.hunks
                 else Content("")
             )
@@ -48,11 +50,11 @@ class MatrixScreen(ModalScreen[None]):
         for i, _ in enumerate(self.tests):
             table.add_column(Content(f"T{i + 1}"), key=f"t{i}")
         for key, label in self.hunks:
-            cells = [Content(label)] + [
+            cells = [Content(visible(label))] + [
                 Content.assemble(("●", "bold $success")) if (key, t) in self.bit else Content("·")
                 for t in self.tests
             ]
             table.add_row(*cells, key=key)
-        legend = "  ".join(f"T{i + 1} = {t}" for i, t in enumerate(self.tests))
+        legend = "  ".join(f"T{i + 1} = {visible(t)}" for i, t in enumerate(self.tests))
         table.tooltip = legend
         self.query_one("#decorative", Static).tooltip = legend

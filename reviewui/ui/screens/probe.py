@@ -35,6 +35,7 @@ from reviewui.core.session import ReviewSession
 from reviewui.core.state import ReviewState
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.widgets.key_footer import KeyFooter
+from reviewui.core.safe_text import visible
 
 STATUS_STYLE = {"passed": "bold $success", "failed": "bold $error", "error": "bold $warning",
                 "timeout": "bold $warning"}
@@ -107,7 +108,7 @@ class ProbeScreen(Screen[None]):
         t = self.session.target
         where = f"{self.hunk.file} {self.hunk.header}" if self.hunk is not None else "the branch"
         title = f"Probe — {where} · {t.branch} @ {t.head[:7]} vs base {t.base[:7]}"
-        yield Static(Content(title), id="probe-title")
+        yield Static(Content(visible(title)), id="probe-title")
         code = load_draft(self.state.path, self.draft_key)
         if code is None:
             try:
@@ -198,7 +199,7 @@ class ProbeScreen(Screen[None]):
         self._box("base", render_run(report.base))
         if report.reverted is not None:
             self.query_one("#outcome-reverted", Static).update(render_run(report.reverted))
-        lines = [Content(report.summary())]
+        lines = [Content(visible(report.summary(), multiline=True))]
         if (rs := report.reverted_summary()) is not None:
             lines.append(Content(rs))
         self._summary(Content("\n").join(lines))
@@ -291,15 +292,15 @@ def render_run(run: ProbeRun) -> Content:
     for t in run.tests:
         mark = {"passed": "✓", "failed": "✗"}.get(t.outcome, "!")
         name = t.id.split("::", 1)[1] if "::" in t.id else t.id  # the file is the same for all
-        parts.append(Content.assemble(f"{mark} {t.outcome}  ", (name, "bold")))
+        parts.append(Content.assemble(f"{mark} {t.outcome}  ", (visible(name), "bold")))
         if t.message:
-            parts.append(Content("    " + t.message))
+            parts.append(Content("    " + visible(t.message, multiline=True)))
     if not run.tests:
         if run.reason:
-            parts.append(Content(run.reason))
+            parts.append(Content(visible(run.reason)))
         tail = [ln for ln in run.output.splitlines() if ln.strip()][-OUTPUT_TAIL:]
         if run.status == "error" and tail:
-            parts.append(Content.styled("\n".join(tail), "$text-muted"))
+            parts.append(Content.styled(visible("\n".join(tail), multiline=True), "$text-muted"))
     return Content("\n").join(parts)
 
 

@@ -23,6 +23,7 @@ from textual.widgets import ContentSwitcher, Static
 from textual.worker import Worker, WorkerState
 
 from reviewui.core.evidence import EvidenceLedger
+from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
 from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
@@ -141,13 +142,13 @@ class ReviewScreen(Screen[None]):
         """A worker that died of a bug still tells the reviewer, in one line (and does not hold up ReviewReady)."""
         if event.state == WorkerState.ERROR:
             error = event.worker.error
-            self.notify(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}",
-                        severity="error", timeout=10)
+            self.notify(visible(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}"),
+                        severity="error", timeout=10, markup=False)
             self.startup.settled(event.worker.group)
 
     @on(WorkFailed)
     def _work_failed(self, message: WorkFailed) -> None:
-        self.notify(f"{message.what}: {message.error}", severity="error")
+        self.notify(visible(f"{message.what}: {message.error}"), severity="error", markup=False)
         self.startup.settled(message.what)
 
     # --- messages, wired to the parts --------------------------------------
@@ -309,4 +310,4 @@ class ReviewScreen(Screen[None]):
 
     def set_status(self, text: str) -> None:
         """Show a line in the status bar (progress of long work, results)."""
-        self.query_one("#status", Static).update(Content(text))
+        self.query_one("#status", Static).update(Content(visible(text)))

@@ -20,6 +20,7 @@ from reviewui.ui.screens.matrix import MatrixScreen
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
 from reviewui.ui.widgets.results_panel import ResultsPanel
+from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import HunkResult
@@ -140,7 +141,7 @@ class BitesPart(ReviewPart):
         self.biting = False
         if message.report is None:
             self.screen.set_status(f"bite-check stopped: {message.error}")
-            self.screen.notify(message.error or "bite-check failed", severity="error")
+            self.screen.notify(visible(message.error or "bite-check failed"), severity="error", markup=False)
             return
         report = message.report
         self.ledger.add_report(report)

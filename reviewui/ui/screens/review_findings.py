@@ -13,7 +13,8 @@ from textual.binding import Binding
 
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import FindingsReady, WorkFailed
-from reviewui.ui.screens.findings import FindingsScreen
+from reviewui.core.safe_text import visible
+from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, FindingsScreen
 from reviewui.ui.screens.review_part import ReviewPart
 
 if TYPE_CHECKING:
@@ -53,10 +54,25 @@ class FindingsPart(ReviewPart):
     def show(self) -> None:
         """Open the findings list; enter on one jumps to it."""
 
-        def jump(where: tuple[str, int | None] | None) -> None:
-            if where is not None:
+        def jump(where: tuple[str, int | None] | str | None) -> None:
+            if where == TRUST_BRANCH_CONFIG:
+                self.trust_branch_config()
+            elif where is not None and not isinstance(where, str):
                 self.screen.navigation.jump_to(*where)
 
+        can_trust = not self.session.settings.branch_config_trusted
         self.screen.app.push_screen(
-            FindingsScreen(self.ledger.findings, computing=not self.ledger.findings_ready), jump
+            FindingsScreen(self.ledger.findings, computing=not self.ledger.findings_ready, can_trust=can_trust), jump
         )
+
+    def trust_branch_config(self) -> None:
+        """Accept the branch's own config changes for this review (the twin of --trust-branch-config)."""
+        try:
+            self.session.accept_branch_config()
+        except ReviewError as e:
+            self.screen.notify(visible(str(e)), severity="error", markup=False)
+            return
+        keys = ", ".join(self.session.branch_config().keys)
+        self.screen.notify(visible(f"Branch config accepted for this review: {keys}"), severity="warning", markup=False)
+        self.ledger.findings_ready = False
+        self.compute()

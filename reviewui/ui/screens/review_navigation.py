@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from reviewui.core.safe_text import visible
 from reviewui.ui.screens.review_part import ReviewPart
 
 
@@ -40,7 +41,7 @@ class NavigationPart(ReviewPart):
         """Show `path` with the cursor on the hunk holding branch-side `line` (or the first)."""
         f = self.session.diff.file(path)
         if f is None:
-            self.screen.notify(f"{path} is not changed on this branch", severity="warning")
+            self.screen.notify(f"{visible(path)} is not changed on this branch", severity="warning", markup=False)
             return
         index = next((h.index for h in f.hunks if h.contains(line)), 0)
         self.show(path, index)

@@ -20,6 +20,7 @@ from reviewui.ui.messages import TranscriptReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.widgets.transcript_view import TranscriptView
+from reviewui.core.safe_text import visible
 
 SPARK_POINTS = 120
 
@@ -119,7 +120,7 @@ class TranscriptPart(ReviewPart):
                 counts[flag] = counts.get(flag, 0) + 1
         cumulative = t.cumulative_input()
         self.screen.query_one("#transcript-summary", Static).update(Content.assemble(
-            (f"{t.format}", "bold $accent"), f"  {len(t.turns)} turns",
+            (visible(f"{t.format}"), "bold $accent"), f"  {len(t.turns)} turns",
             (f"  {t.skipped_lines} malformed lines skipped" if t.skipped_lines else "", "$warning"),
             f"  cumulative input {cumulative[-1] if cumulative else 0:,} tokens  ",
             ("  ".join(f"{k} {v}" for k, v in counts.items()), "$warning"),
@@ -185,4 +186,4 @@ class TranscriptPart(ReviewPart):
     def filter_changed(self, message: TranscriptView.FilterChanged) -> None:
         """Say which turns are shown."""
         self.screen.query_one("#transcript-filter", Static).update(
-            Content.assemble(("showing ", "$text-muted"), message.label))
+            Content.assemble(("showing ", "$text-muted"), visible(message.label)))

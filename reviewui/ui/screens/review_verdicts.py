@@ -20,6 +20,7 @@ from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.review_header import ReviewHeader
+from reviewui.core.safe_text import visible
 
 RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
                  "different-patch": " (earlier head, changed since)"}
@@ -85,7 +86,7 @@ class VerdictsPart(ReviewPart):
                 self.ledger.state.add_comment(h.file, h.header, text, line)
                 self._save_state()
                 self.screen.evidence_changed(h.file)
-                self.screen.notify(f"Comment added on {where}")
+                self.screen.notify(f"Comment added on {visible(where)}", markup=False)
 
         self.screen.app.push_screen(TextPromptModal(f"Comment on {where}", "What should the author know?"), done)
 

@@ -17,6 +17,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from reviewui.core.safe_text import visible
+
 
 @dataclass(frozen=True)
 class VerdictDraft:
@@ -59,7 +61,7 @@ class VerdictModal(ModalScreen[str | None]):
             ("Findings", d.findings), ("Comments", d.comments),
         ):
             lines.append(Content.assemble(("\n" + name + f" ({len(items)})", "bold $accent")))
-            lines.extend(Content("  " + item) for item in items) if items else lines.append(
+            lines.extend(Content("  " + visible(item)) for item in items) if items else lines.append(
                 Content.assemble(("  none", "$text-muted"))
             )
         with Vertical():

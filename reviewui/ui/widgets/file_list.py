@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from reviewui.core.diff import Diff, FileDiff
 from reviewui.ui.widgets.line_cursor import LineCursorView
+from reviewui.core.safe_text import visible
 
 GROUPS = (("source", "Source"), ("test", "Tests"), ("other", "Other"))
 STATUS_MARK = {"added": "A", "deleted": "D", "modified": "M", "renamed": "R", "mode": "X"}
@@ -175,7 +176,7 @@ class FileList(LineCursorView):
         if summary:
             tail += [" ", summary]
         after = Content.assemble(*tail)
-        path = f.path
+        path = visible(f.path)
         room = width - 3 - after.cell_length  # " M " before the path
         if len(path) > room:
             keep = max(room, MIN_PATH) - 1
@@ -196,7 +197,7 @@ class FileList(LineCursorView):
             if index == self.cursor:
                 base = self.get_visual_style("file-list--cursor")
             f = self._files.get(row.path)
-            content = self.entry(f, width) if f is not None else Content(" " + row.path)
+            content = self.entry(f, width) if f is not None else Content(" " + visible(row.path))
         segments = [
             Segment(text, style.rich_style)
             for text, style in content.render(base, end="", parse_style=self.app.stylesheet.parse_style)

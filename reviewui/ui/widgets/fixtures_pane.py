@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 
 from reviewui.core.diff import Hunk
 from reviewui.core.fixtures import FixtureReport, TestAnatomy
+from reviewui.core.safe_text import visible
 
 @lru_cache(maxsize=1)
 def _lexer() -> PythonLexer:
@@ -37,7 +38,7 @@ def _lexer() -> PythonLexer:
 def emphasize_literals(text: str, style: str) -> Content:
     """`text` as Content with its literal values (strings, numbers, None/True/False) styled."""
     parts: list[str | tuple[str, str]] = []
-    for ttype, value in _lexer().get_tokens(text):
+    for ttype, value in _lexer().get_tokens(visible(text)):
         if ttype in Literal or value in ("None", "True", "False"):
             parts.append((value, style))
         elif ttype in Comment:
@@ -121,7 +122,7 @@ class FixturesPane(Vertical):
             if not symbols:
                 options.append(_line("No changed function or class in this hunk.", "$text-muted"))
             for sym in symbols:
-                options.append(Option(Content.assemble(("● ", "$accent"), (sym.name, "bold"), f"  {sym.file}:{sym.line}"),
+                options.append(Option(Content.assemble(("● ", "$accent"), (visible(sym.name), "bold"), f"  {visible(sym.file)}:{sym.line}"),
                                       disabled=True))
                 if not sym.tests_calling:
                     options.append(_line("  ⚠ no added or changed test calls this", "bold $error"))
@@ -129,7 +130,7 @@ class FixturesPane(Vertical):
                     options.append(_line(f"  only imports/mentions it: {tid}", "$warning"))
                 for tid in sym.tests_calling:
                     opened = tid in self.expanded
-                    options.append(Option(Content.assemble(("  ▾ " if opened else "  ▸ ", "$accent"), tid),
+                    options.append(Option(Content.assemble(("  ▾ " if opened else "  ▸ ", "$accent"), visible(tid)),
                                           id=f"t:{tid}"))
                     test = report.test(tid)
                     if opened and test is not None:
@@ -141,8 +142,8 @@ class FixturesPane(Vertical):
 
     def _anatomy(self, t: TestAnatomy, indent: str = "") -> list[Option]:
         out: list[Option] = [Option(Content.assemble(
-            (indent + t.id, "bold"), (f"  {t.status}", "$success" if t.status == "added" else "$warning"),
-            (f"  {t.file}:{t.line}", "$text-muted"),
+            (indent + visible(t.id), "bold"), (f"  {t.status}", "$success" if t.status == "added" else "$warning"),
+            (f"  {visible(t.file)}:{t.line}", "$text-muted"),
         ), disabled=True)]
         for fx in t.fixtures:
             key = f"fx:{len(self._fixtures)}"
@@ -150,15 +151,15 @@ class FixturesPane(Vertical):
             where = "builtin" if fx.builtin else (fx.defined_in or "not found")
             extra = f"  params={list(fx.params)}" if fx.params else ""
             out.append(Option(Content.assemble(
-                (indent + "  fixture ", "$text-muted"), (fx.name, "bold $accent"), f"  {where}{extra}",
-                (f"  requires {', '.join(fx.requires)}" if fx.requires else "", "$text-muted"),
+                (indent + "  fixture ", "$text-muted"), (visible(fx.name), "bold $accent"), visible(f"  {where}{extra}"),
+                (visible(f"  requires {', '.join(fx.requires)}") if fx.requires else "", "$text-muted"),
             ), id=key))
         for table in t.parametrize:
             out.append(_line(indent + "  parametrize " + ", ".join(table.argnames), "$accent"))
             for i, case in enumerate(table.cases):
                 label = table.ids[i] if i < len(table.ids) else str(i)
                 out.append(Option(Content.assemble(
-                    (f"{indent}    [{label}] ", "$text-muted"), emphasize_literals(", ".join(case), "bold $warning")),
+                    (f"{indent}    [{visible(label)}] ", "$text-muted"), emphasize_literals(", ".join(case), "bold $warning")),
                     disabled=True))
         if t.data:
             out.append(_line(indent + "  data built", "$accent"))
@@ -207,8 +208,8 @@ class FixturesPane(Vertical):
                    disabled=True)
             for i, text in enumerate(source.splitlines())
         ]
-        self._set(Content.assemble(("fixture ", "$text-muted"), (getattr(fx, "name", ""), "bold $accent"),
-                                   f"  {getattr(fx, 'defined_in', '')}   (backspace: back)"), options)
+        self._set(Content.assemble(("fixture ", "$text-muted"), (visible(getattr(fx, "name", "")), "bold $accent"),
+                                   f"  {visible(getattr(fx, 'defined_in', '') or '')}   (backspace: back)"), options)
 
     def action_back(self) -> None:
         if not self._back:
@@ -218,7 +219,7 @@ class FixturesPane(Vertical):
 
 
 def _line(text: str, style: str = "") -> Option:
-    return Option(Content.assemble((text, style)), disabled=True)
+    return Option(Content.assemble((visible(text), style)), disabled=True)
 
 
 def _one_line(text: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from textual.content import Content
 
+from reviewui.core.safe_text import visible
 from reviewui.ui.evidence_view import TONE_STYLE
 from reviewui.ui.widgets.diff_view import Badge
 
@@ -27,11 +28,6 @@ MARKS: dict[str, tuple[str, str]] = {
 
 # When one line has several guards, the mark shows the one a reviewer must see first.
 _PRIORITY = ("toothless", "uncovered", "error", "broken", "timeout", "bites")
-
-
-def visible(text: str) -> str:
-    """Control characters made visible (agent code is hostile)."""
-    return "".join(c if c == "\t" or c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def line_marks(results: Iterable[Any], path: str) -> dict[int, tuple[str, str]]:

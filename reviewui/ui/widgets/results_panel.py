@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from reviewui.core.safe_text import visible
 from reviewui.ui.evidence_view import bite_style
 from reviewui.ui.widgets.guard_marks import guard_lines, only_a_missing_name
 
@@ -52,32 +53,32 @@ class ResultsPanel(VerticalScroll):
         if result is None:
             if baseline is not None and baseline.status != "green":
                 lines.append(Content.assemble(("baseline ", "bold"), (baseline.status, "bold $error"),
-                                              f"  {baseline.reason}"))
-                lines.extend(Content(f"  {t}") for t in baseline.failing_tests)
+                                              f"  {visible(baseline.reason)}"))
+                lines.extend(Content(f"  {visible(t)}") for t in baseline.failing_tests)
             else:
                 lines.append(Content.assemble(("No bite-check for this hunk yet: b checks it, B sweeps every hunk.",
                                                "$text-muted")))
         else:
             lines.append(Content.assemble(
                 (result.verdict.upper(), f"bold {bite_style(result.verdict)}"),
-                f"  {result.file} {result.header}  {result.seconds:.2f}s",
+                f"  {visible(result.file)} {result.header}  {result.seconds:.2f}s",
             ))
             if result.reason:
-                lines.append(Content("  " + result.reason))
+                lines.append(Content("  " + visible(result.reason)))
             if only_a_missing_name(result):
                 lines.append(Content.assemble(("  the hunk revert only removes a name; its guards say more:",
                                                "$text-muted")))
             lines.extend(guard_lines(result))
             for test in result.failing_tests:
-                lines.append(Content.assemble(("  ✗ ", "$error"), test))
+                lines.append(Content.assemble(("  ✗ ", "$error"), visible(test)))
                 message = result.messages.get(test, "")
                 if message:
-                    lines.append(Content.assemble(("      " + message.splitlines()[0], "$text-muted")))
+                    lines.append(Content.assemble(("      " + visible(message.splitlines()[0]), "$text-muted")))
             if result.tests_run and result.verdict == "toothless":
                 lines.append(Content.assemble(("  still passing with the hunk reverted: ", "$warning"),
-                                              ", ".join(result.tests_run)))
+                                              visible(", ".join(result.tests_run))))
             tail = result.output.splitlines()[-OUTPUT_TAIL:]
             if tail:
                 lines.append(Content.assemble(("\noutput (tail)", "bold $text-muted")))
-                lines.extend(Content("  " + ln) for ln in tail)
+                lines.extend(Content("  " + visible(ln)) for ln in tail)
         text.first(Static).update(Content("\n").join(lines))

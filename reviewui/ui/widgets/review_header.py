@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from reviewui.core.run import sandbox
 from reviewui.core.session import ReviewSession
+from reviewui.core.safe_text import visible
 
 
 class ReviewHeader(Static):
@@ -34,10 +35,10 @@ class ReviewHeader(Static):
         t = self.session.target
         d = self.session.diff
         parts: list[str | tuple[str, str]] = [
-            (t.repo_dir.name, "bold"),
+            (visible(t.repo_dir.name), "bold"),
             "  ",
-            (t.branch, "bold $accent"),
-            f"  {t.base_ref}@{t.base[:7]}..{t.head[:7]}",
+            (visible(t.branch), "bold $accent"),
+            f"  {visible(t.base_ref)}@{t.base[:7]}..{t.head[:7]}",
             f"  {t.commits} commit{'s' if t.commits != 1 else ''}",
             f"  {len(d.files)} files ",
             (f"+{d.added}", "$success"),

@@ -22,6 +22,7 @@ from textual.strip import Strip
 from reviewui.core.transcript import FLAGS, Transcript, Turn
 from reviewui.ui.diff_rows import display_text
 from reviewui.ui.widgets.line_cursor import LineCursorView
+from reviewui.core.safe_text import visible
 
 BAR = 12
 MAX_DETAIL_LINES = 400
@@ -296,7 +297,7 @@ class TranscriptView(LineCursorView):
     def _header(self, t: Turn) -> Text:
         text = Text()
         text.append(f"#{t.index:<5}", self._style("muted"))
-        text.append(f"{t.role:<9}", self._style("role"))
+        text.append(f"{visible(t.role):<9}", self._style("role"))
         if t.usage.input or t.usage.output:
             filled = round(BAR * t.usage.input / self._max_input)
             text.append("█" * filled + "·" * (BAR - filled), self._style("bar"))
@@ -308,7 +309,7 @@ class TranscriptView(LineCursorView):
             text.append(" ")
         first = display_text(t.text.strip().split("\n", 1)[0][:300]) if t.text.strip() else ""
         if not first and t.tool_calls:
-            first = "→ " + ", ".join(c.name for c in t.tool_calls)
+            first = "→ " + visible(", ".join(c.name for c in t.tool_calls))
         elif not first and t.reasoning_chars:
             first = f"(reasoning only: {t.reasoning_chars:,} chars)"
         if t.group is not None:

@@ -1,0 +1,56 @@
+"""The UI twin of --trust-branch-config: `T` on the findings panel accepts the branch's config changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewui.core.session import ReviewSession
+from reviewui.ui.app import make_app
+from reviewui.ui.screens.findings import FindingsScreen
+from tests.gitrepo import make_repo
+
+SIZE = (140, 40)
+BASE = {"app.py": "def f():\n    return 1\n", "tests/test_app.py": "from app import f\n\n\ndef test_f():\n    assert f() == 1\n"}
+
+
+async def _open_findings(app, pilot) -> FindingsScreen:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("F")
+    await pilot.pause()
+    assert isinstance(app.screen, FindingsScreen)
+    return app.screen
+
+
+async def test_t_accepts_the_branch_config_and_findings_are_recomputed(tmp_path: Path) -> None:
+    branch = {"app.py": "def f():\n    return 2\n", ".reviewui.toml": 'network = true\ntimeout = 9\n'}
+    make_repo(tmp_path, BASE, branch)
+    session = ReviewSession.open(tmp_path, "agent/work")
+    app = make_app(session, initial_file="app.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_findings(app, pilot)
+        cc = [f for f in screen.findings if f.kind == "config-changed"]
+        assert len(cc) == 1 and "ignored" in cc[0].message and "network, timeout" in cc[0].message
+        assert screen.check_action("trust_config", ()) is True
+        assert session.settings.network is False
+        await pilot.press("T")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, FindingsScreen)
+        assert (session.settings.network, session.settings.timeout, session.settings.branch_config_trusted) == (True, 9.0, True)
+        screen = await _open_findings(app, pilot)
+        cc = [f for f in screen.findings if f.kind == "config-changed"]
+        assert len(cc) == 1 and "accepted" in cc[0].message and cc[0].severity == "error"
+        assert screen.check_action("trust_config", ()) is False  # nothing left to accept
+
+
+async def test_t_is_not_offered_without_a_config_change(tmp_path: Path) -> None:
+    make_repo(tmp_path, BASE, {"app.py": "def f():\n    return 2\n"})
+    session = ReviewSession.open(tmp_path, "agent/work")
+    app = make_app(session, initial_file="app.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_findings(app, pilot)
+        assert screen.check_action("trust_config", ()) is False
+        await pilot.press("T")
+        await pilot.pause()
+        assert isinstance(app.screen, FindingsScreen) and session.settings.branch_config_trusted is False
