@@ -113,7 +113,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 
 def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None,
-              on_progress: Callable[[int, int], None] | None = None) -> Any:
+              on_progress: Callable[[int, int], None] | None = None, include_config: bool = False) -> Any:
     """Run the bite-check on the analysed part of the diff (settings' `exclude` left out)."""
     from reviewui.core.bite.engine import run_bite
 
@@ -122,6 +122,7 @@ def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None
     return run_bite(
         session.target, session.analysed_diff(), session.settings, hunks=hunks,
         all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd, on_progress=on_progress,
+        include_config=include_config,
     )
 
 
@@ -130,8 +131,8 @@ def _run_bite(session: ReviewSession, hunks: list[tuple[str, int]] | None = None
 
 @handler("bite")
 def cmd_bite(args: argparse.Namespace) -> int:
-    """Bite-check the branch's source hunks; exit 0 only when every hunk bites."""
-    from reviewui.core.bite.engine import parse_hunk_spec
+    """Bite-check the branch's code hunks: exit 0 all bite, 1 some do not, 3 nothing learned, 2 usage."""
+    from reviewui.core.bite.engine import UntrustedCommand, parse_hunk_spec
 
     session = session_from_args(args)
     session.diff.preload()
@@ -142,7 +143,11 @@ def cmd_bite(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
-    report = _run_bite(session, hunks, progress)
+    try:
+        report = _run_bite(session, hunks, progress, include_config=getattr(args, "include_config", False))
+    except UntrustedCommand as e:
+        sys.stderr.write(f"reviewui: {e}\n")
+        return 3
     if args.format == "json":
         emit(report.to_json(session.target))
     elif args.format == "stryker":

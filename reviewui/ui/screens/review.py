@@ -35,9 +35,9 @@ from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 
 BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
-             "timeout": "warn", "error": "bad", "skipped": "info"}
+             "timeout": "warn", "error": "bad", "skipped": "info", "not-code": "info"}
 BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
-              "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
+              "timeout": "$warning", "error": "$error", "skipped": "$text-muted", "not-code": "$text-muted"}
 
 
 class NavigationKeys(Screen[None]):

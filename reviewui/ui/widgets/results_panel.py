@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 TONE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
-        "timeout": "$warning", "error": "$error", "skipped": "$text-muted"}
+        "timeout": "$warning", "error": "$error", "skipped": "$text-muted", "not-code": "$text-muted"}
 OUTPUT_TAIL = 40
 
 
@@ -53,6 +53,9 @@ class ResultsPanel(VerticalScroll):
                 lines.append(Content.assemble(("baseline ", "bold"), (baseline.status, "bold $error"),
                                               f"  {baseline.reason}"))
                 lines.extend(Content(f"  {t}") for t in baseline.failing_tests)
+                lines.extend(Content.assemble(("  | " + "".join(c if c.isprintable() else repr(c)[1:-1] for c in ln),
+                                               "$text-muted"))
+                             for ln in (getattr(baseline, "output_tail", "") or "").splitlines())
             else:
                 lines.append(Content.assemble(("No bite-check for this hunk yet: b checks it, B sweeps every hunk.",
                                                "$text-muted")))
