@@ -14,8 +14,11 @@ untracked and excluded, so they never show up in the diff under review.
 from __future__ import annotations
 
 import importlib.resources
+import json
 import os
+import shlex
 import shutil
+import sys
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -31,6 +34,8 @@ TASK_FILE = "task.md"
 DELETE_FILE = "DELETE"
 REVIEWUI_DIR = ".reviewui"
 MARKER_FILE = "reviewui-demo"
+DEMO_SETTINGS = ".reviewui.toml"
+"""Untracked settings of a built demo repo: its test command names reviewui's own Python."""
 """Written inside a built repo's `.git/`; proves a directory is ours to rebuild."""
 
 # Caches and editor droppings must never reach a commit: they would make the
@@ -155,7 +160,11 @@ def build_sample(name: str, dest_dir: str | Path) -> BuiltSample:
     exclude = repo / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     with exclude.open("a", encoding="utf-8") as fh:
-        fh.write(f"{REVIEWUI_DIR}/\n")
+        fh.write(f"{REVIEWUI_DIR}/\n{DEMO_SETTINGS}\n")
+    # The samples' tests run with reviewui's own Python, which has pytest (a runtime
+    # dependency): a bare `python` on PATH may not, and then `b` could not bite.
+    (repo / DEMO_SETTINGS).write_text(
+        f"test-command = {json.dumps(shlex.join([sys.executable, '-m', 'pytest']))}\n", encoding="utf-8")
 
     return BuiltSample(
         name=name,
