@@ -143,7 +143,8 @@ class BiteActions(Screen[None]):
         elif report.baseline.status != "green":
             self.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
         else:
-            self.set_status(f"bite-check done: {counts or 'no hunks'}")
+            selection = getattr(report, "selection", "")
+            self.set_status(f"bite-check done: {counts or 'no hunks'}{' — ' + selection if selection else ''}")
         self._show_result()
 
     def _show_result(self) -> None:
