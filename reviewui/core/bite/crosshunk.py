@@ -107,9 +107,17 @@ def type_error_name(message: str) -> str | None:
 
 
 def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
-    """`file:line` of the first added line of another hunk of the branch that mentions `name`."""
+    """`file:line` of the first added line of another code hunk of the branch that mentions `name`.
+
+    Test hunks do not count (a test using what the hunk adds is checking it), nor
+    do files that are not code (docs, config).
+    """
+    from reviewui.core.bite.selection import is_not_code
+
     word = re.compile(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b")
     for f in diff.files:
+        if f.role == "test" or f.binary or is_not_code(f.path):
+            continue
         for h in f.hunks:
             if h.key == skip.key:
                 continue

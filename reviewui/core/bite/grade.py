@@ -129,7 +129,9 @@ def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str],
     """Grade a pytest revert run (see the module docstring).
 
     `names` are what the revert removed (names, parameters, functions whose
-    signature changed); `user_of(name)` says where another hunk uses one.
+    signature changed); `user_of(name)` says where another code hunk uses one,
+    and when given, a failure about a name no other code hunk uses is a bite
+    (the test checks what the hunk adds).
     """
     if run.timed_out:
         return Grade("timeout", reason=f"killed after {run.seconds:.1f}s")
@@ -147,11 +149,12 @@ def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str],
         if run.returncode == 0:
             return Grade("toothless", reason="every selected test still passed")
         return Grade("error", reason=f"exit code {run.returncode} but no test reported a failure")
-    real = [t for t in failing if not _excused(t, names)]
+    real = [t for t in failing if not _excused(t, names)
+            or (user_of is not None and user_of(referenced_name(t) or "") is None)]
     if not real:
         first = failing[0]
         name = referenced_name(first) or ""
-        where = (user_of(name) if user_of else None) or "other code of the branch"
+        where = (user_of(name) if user_of else None) or "other code of the branch"  # found above when given
         return Grade(
             "broken",
             messages={t.id: t.message for t in failing},

@@ -74,7 +74,8 @@ class BiteActions(Screen[None]):
         self._start([(h.file, h.index)])
 
     def action_sweep(self) -> None:
-        hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.analysed_diff())]
+        # The sweep checks code only (config/docs hunks are `not-code`); `b` on one checks it anyway.
+        hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.analysed_diff(), include_config=False)]
         if not hunks:
             self.notify("No source hunks to bite-check", severity="warning")
             return
