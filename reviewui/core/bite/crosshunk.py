@@ -115,6 +115,8 @@ def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
     from reviewui.core.bite.selection import is_not_code
 
     word = re.compile(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b")
+    # `x.name = ...`, `name: T = ...`, `def name`: another hunk defining its own `name` is not a use of ours.
+    own = re.compile(rf"^\s*(?:[\w.]*\.)?{re.escape(name)}\s*(?::[^=]*)?=(?!=)|^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b")
     for f in diff.files:
         if f.role == "test" or f.binary or is_not_code(f.path):
             continue
@@ -122,6 +124,7 @@ def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
             if h.key == skip.key:
                 continue
             for ln in h.lines:
-                if ln.kind == "added" and ln.new_no is not None and word.search(ln.text.split("#", 1)[0]):
+                code = ln.text.split("#", 1)[0]
+                if ln.kind == "added" and ln.new_no is not None and word.search(code) and not own.search(code):
                     return f"{f.path}:{ln.new_no}"
     return None

@@ -173,3 +173,20 @@ def test_removed_by_revert(head: str, reverted: str, names: set, params: set, fu
     assert r is not None
     assert (set(r.names), set(r.params), set(r.functions)) == (names, params, functions)
     assert removed_by_revert("def (:\n", reverted) is None
+
+
+def test_user_of_skips_tests_docs_and_other_definitions(tmp_path: Path) -> None:
+    from reviewui.core.bite.crosshunk import user_of
+
+    base = {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    pass\n", "pkg/b.py": "def g():\n    pass\n",
+            "pkg/c.py": "def h():\n    pass\n", "docs/x.md": "a\n", "tests/test_a.py": "def test_a():\n    pass\n"}
+    branch = {"pkg/a.py": "def f():\n    pass\nf.cache = {}\n", "pkg/b.py": "def g():\n    pass\ng.cache = {}\n",
+              "docs/x.md": "a\nuse f.cache\n", "tests/test_a.py": "def test_a():\n    assert f.cache == {}\n"}
+    rb = make_repo(tmp_path / "r", base, {**base, **branch})
+    t, d = load(rb.root)
+    mine = d.file("pkg/a.py").hunks[0]
+    assert user_of("cache", d, mine) is None  # b.py defines its own .cache; docs and tests don't count
+    rb.checkout("agent/work")
+    rb.commit({"pkg/c.py": "def h():\n    return g.cache\n"}, "use")
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/a.py").hunks[0]) == "pkg/c.py:2"
