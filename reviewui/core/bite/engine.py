@@ -3,22 +3,28 @@
 `run_bite(target, diff, settings, ...)` is the entry point for the UI (`b`,
 `B`) and for `reviewui bite`. The steps, each chosen so the evidence cannot lie:
 
-1. Baseline: the selected tests (test files the branch added or changed, or
-   the whole suite with `all_tests`) at the unmodified head. Not green means
-   every hunk is `skipped`. For `<python> -m pytest` with coverage installed
-   in that Python the baseline also records which test executes which
-   changed line (`coverage_map`).
+0. Hunks of files that are not code are `not-code` (unless include_config);
+   with no code hunk at all the report says "nothing to bite-check" and
+   nothing runs.
+1. Baseline (selection.py): changed test files and test files importing a
+   changed helper, `__init__.py` or conftest; the whole suite when there are
+   none, or when the branch changes data files (their readers are recorded).
+   Every run (runctx.py, origin.py) puts the scratch's import roots first
+   and records where the changed modules came from: a module from outside
+   the scratch (editable install) makes the run `broken`. For
+   `<python> -m pytest` with coverage the baseline also records which test
+   executes which changed line (`coverage_map`); a map blind to an imported
+   changed module is dropped. Not green: every hunk is `skipped`, with
+   pytest's own error lines and a fix hint (baseline.py).
 2. Instrument check, once: pytest must report a throw-away, always-failing
-   test placed beside the selected tests as failed (and exit non-zero). Any
-   other command must exit non-zero when every changed source file is
-   replaced by garbage; a command that cannot fail is refused with a
-   ReviewError instead of calling every hunk toothless.
-3. Per source hunk (role `source`, or `other` with a code-like file; never
-   test hunks, binary or mode-only changes): `uncovered` straight from the
-   coverage map, or revert only that hunk in a scratch, run the tests that
-   execute it, and grade (`bite_grade`). Hunks run in parallel, one scratch
-   worktree per job; results stream through `on_result` / `on_progress`; the
-   `cancel` event kills running process groups promptly.
+   test as failed (and exit non-zero). Any other command must exit non-zero
+   when every changed source file is replaced by garbage; a command that
+   cannot fail raises UntrustedCommand instead of calling hunks toothless.
+3. Per hunk: `uncovered` straight from the coverage map, or revert only that
+   hunk, run the tests that execute it (plus data-file readers), and grade
+   (`bite_grade`; cross-hunk by ast, crosshunk.py). Hunks run in parallel,
+   one scratch per job; results stream through `on_result` / `on_progress`;
+   the `cancel` event kills running process groups promptly.
 
 Pass a `BiteCache` (one per review session) to reuse the baseline and the
 instrument check across `b` presses on the same head.
