@@ -152,3 +152,21 @@ def test_var_prefix_in_test_cmd_via_cli(tmp_path: Path, monkeypatch, cmd: str) -
     assert {h["file"]: h["verdict"] for h in doc["hunks"]} == {"src/pkg/mod.py": "bites",
                                                                "src/pkg/other.py": "toothless"}
     assert res.returncode == 1
+
+
+def test_pythonpath_ini_and_p_plugin_in_addopts_warm_and_cold_agree(tmp_path: Path, monkeypatch) -> None:
+    # The project's own ini puts testing/ on the path and loads a plugin from it with -p.
+    use_venv_python(monkeypatch)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    base = {**SRC_BASE, "pytest.ini": "[pytest]\npythonpath = testing\naddopts = -p lowplugin\n",
+            "testing/lowplugin.py": "import pytest\n\n\n@pytest.fixture\ndef low():\n    return 0\n"}
+    branch = {**SRC_BRANCH, "tests/test_mod.py": (
+        "from pkg.mod import clamp\nfrom pkg.other import label\n\n\n"
+        "def test_clamp(low):\n    assert clamp(-5, low, 10) == 0\n\n\n"
+        "def test_label_runs():\n    label(3)\n")}
+    rb = make_repo(tmp_path / "r", base, branch)
+    t, d = load(rb.root)
+    warm = run_bite(t, d, Settings(), jobs=2)
+    cold = run_bite(t, d, Settings(warm_runner=False), jobs=2)
+    want = {"src/pkg/mod.py": "bites", "src/pkg/other.py": "toothless"}
+    assert _verdicts(warm) == _verdicts(cold) == want, (warm.baseline.reason, cold.baseline.reason)
