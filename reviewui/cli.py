@@ -110,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hunk", metavar="FILE[:INDEX]", help="check only this file's hunks, or one hunk")
     p.add_argument("--guards", action="store_true",
                    help="also revert the guards inside the agent's lines (conditions, early exits, statements)")
+    p.add_argument("--include-config", action="store_true",
+                   help="also bite-check hunks of files that are not code (toml, yaml, cfg, md, json, ...)")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
 
     p = sub.add_parser("fixtures", help="show what the branch's tests are made of")

@@ -14,14 +14,18 @@ untracked and excluded, so they never show up in the diff under review.
 from __future__ import annotations
 
 import importlib.resources
+import json
 import os
+import shlex
 import shutil
+import sys
 import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from reviewui.core.config import LOCAL_CONFIG
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import run_git
 
@@ -156,6 +160,10 @@ def build_sample(name: str, dest_dir: str | Path) -> BuiltSample:
     exclude.parent.mkdir(parents=True, exist_ok=True)
     with exclude.open("a", encoding="utf-8") as fh:
         fh.write(f"{REVIEWUI_DIR}/\n")
+    # The samples' tests run with reviewui's own Python, which has pytest (a runtime
+    # dependency): a bare `python` on PATH may not, and then `b` could not bite.
+    (repo / ".git" / LOCAL_CONFIG).write_text(  # the reviewer's own settings for this repo
+        f"test-command = {json.dumps(shlex.join([sys.executable, '-m', 'pytest']))}\n", encoding="utf-8")
 
     return BuiltSample(
         name=name,

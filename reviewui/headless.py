@@ -95,7 +95,9 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 @handler("bite")
 def cmd_bite(args: argparse.Namespace) -> int:
-    """Bite-check the branch's source hunks; exit 0 only when every hunk bites."""
+    """Bite-check the branch's code hunks: exit 0 all bite, 1 some do not, 3 nothing learned, 2 usage."""
+    from reviewui.core.bite.engine import UntrustedCommand
+
     session = session_from_args(args)
     hunks = session.hunks(args.hunk) if args.hunk else None
 
@@ -104,7 +106,12 @@ def cmd_bite(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
-    report = session.bite(hunks, on_progress=progress, guards=args.guards)
+    try:
+        report = session.bite(hunks, on_progress=progress, guards=args.guards,
+                              include_config=getattr(args, "include_config", False))
+    except UntrustedCommand as e:
+        sys.stderr.write(f"reviewui: {e}\n")
+        return 3
     if args.format == "json":
         emit(report.to_json(session.target))
     elif args.format == "stryker":

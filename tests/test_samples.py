@@ -27,7 +27,8 @@ def test_correct_guard_hunk_bites(samples: dict[str, Path]) -> None:
                    "--format", "json", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "baseline", "hunks", "summary"}
+    assert set(data) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "baseline",
+                         "hunks", "summary"}
     assert data["baseline"]["status"] == "green"
     [hunk] = data["hunks"]
     assert hunk["file"] == "coder/history.py" and "and not msg.tool_calls" in hunk["text"]

@@ -150,6 +150,20 @@ def repo_config_at(repo_dir: str | Path, rev: str) -> dict[str, Any]:
     return config_from_blobs({name: show_file(repo_dir, rev, name) for name in CONFIG_FILES})
 
 
+LOCAL_CONFIG = "reviewui.toml"
+"""The reviewer's own settings for one repository, kept in its git dir (git never fetches or pushes it)."""
+
+
+def local_config(repo_dir: str | Path) -> dict[str, Any]:
+    """Return the review settings in `<git dir>/reviewui.toml` (the reviewer's, per repository), or {}."""
+    from reviewui.core.git import git_common_dir
+
+    path = git_common_dir(repo_dir) / LOCAL_CONFIG
+    if not path.is_file():
+        return {}
+    return {k: v for k, v in _load_toml(str(path), path.read_bytes()).items() if k in SETTING_KEYS}
+
+
 def user_settings_mapping() -> dict[str, Any]:
     """Return the review settings in the user's own config file (top-level keys)."""
     return {k: v for k, v in load_user_prefs().items() if k in SETTING_KEYS}
@@ -235,14 +249,17 @@ def branch_config_change(repo_dir: str | Path, base: str, head: str) -> BranchCo
 
 
 def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch: bool = False) -> Settings:
-    """Return the settings for reviewing `base..head`: user config, then the base commit's config.
+    """Return the settings for reviewing `base..head`: user config, the base commit's, the reviewer's local one.
+
+    The local layer (`<git dir>/reviewui.toml`) is the reviewer's own: no
+    branch can write it (tests run in a sandbox that hides `.git`).
 
     With `trust_branch` (the reviewer accepted the branch's config for this
     review) the branch head's config is laid on top, except that the branch
     can never lower the severity of the `config-changed` finding about itself.
     Raises ReviewError for a config that is not valid TOML or has a bad value.
     """
-    layers = [user_settings_mapping(), repo_config_at(repo_dir, base)]
+    layers = [user_settings_mapping(), repo_config_at(repo_dir, base), local_config(repo_dir)]
     if trust_branch and base != head:
         branch = dict(repo_config_at(repo_dir, head))
         if isinstance(branch.get("severity"), dict):

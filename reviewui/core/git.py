@@ -96,6 +96,11 @@ def git_text(cwd: str | Path, *args: str, check: bool = True) -> str:
     return run_git(cwd, *args, check=check).decode("utf-8", "replace").strip()
 
 
+def git_common_dir(cwd: str | Path) -> Path:
+    """The repository's shared git directory (the main `.git`, also from a linked worktree)."""
+    return Path(git_text(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+
+
 def rev_parse(cwd: str | Path, ref: str) -> str | None:
     """Return the commit SHA `ref` names, or None when it names no commit."""
     out = run_git(cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)

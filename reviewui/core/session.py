@@ -276,10 +276,12 @@ class ReviewSession:
         cancel: threading.Event | None = None,
         cache: "BiteCache | None" = None,
         guards: bool = False,
+        include_config: bool = False,
     ) -> "BiteReport":
         """Bite-check `hunks` (None: every source hunk) of the analysed diff with the session's run options.
 
-        `guards` also grades the guard reverts inside each hunk (core/bite/guards.py).
+        `guards` also grades the guard reverts inside each hunk (core/bite/guards.py);
+        `include_config` bite-checks hunks of files that are not code too.
 
         Does not touch the ledger (the UI runs this in a worker): callers add
         the report with `evidence.add_report`. Raises ReviewError as run_bite does.
@@ -292,6 +294,7 @@ class ReviewSession:
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
+            include_config=include_config,
         )
 
     def probe(

@@ -15,7 +15,7 @@ from reviewui.ui.widgets.diff_view import Badge
 
 BITE_TONE: dict[str, str] = {
     "bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
-    "timeout": "warn", "error": "bad", "skipped": "info",
+    "timeout": "warn", "error": "bad", "skipped": "info", "not-code": "info",
 }
 """Bite verdict -> badge tone (good | bad | warn | info)."""
 

@@ -90,6 +90,8 @@ class CoverageSupport:
     """coverage.py version found there."""
     core: str
     """`ctrace` when the C tracer imports, else `pytrace` (both support contexts)."""
+    pytest_cov: bool = False
+    """True when pytest-cov is installed there (its own measuring is switched off with --no-cov)."""
 
     @property
     def has_subprocess_patch(self) -> bool:
@@ -111,7 +113,9 @@ def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
         "import coverage\n"
         "try:\n from coverage.tracer import CTracer; core='ctrace'\n"
         "except Exception:\n core='pytrace'\n"
-        "print(coverage.__version__, core)\n"
+        "try:\n import pytest_cov; pc='1'\n"
+        "except Exception:\n pc='0'\n"
+        "print(coverage.__version__, core, pc)\n"
     )
     try:
         # Run from an empty dir: `-c` puts the cwd (the reviewer's checkout, maybe the branch) on sys.path.
@@ -122,21 +126,24 @@ def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     parts = proc.stdout.decode("utf-8", "replace").split()
-    if proc.returncode != 0 or len(parts) != 2:
+    if proc.returncode != 0 or len(parts) != 3:
         return None
-    return CoverageSupport(version=parts[0], core=parts[1])
+    return CoverageSupport(version=parts[0], core=parts[1], pytest_cov=parts[2] == "1")
 
 
-def coverage_argv(argv: Sequence[str], rcfile: Path) -> list[str] | None:
+def coverage_argv(argv: Sequence[str], rcfile: Path, support: CoverageSupport | None = None) -> list[str] | None:
     """Turn `<python> -m pytest ARGS` into `<python> -m coverage run ... -m pytest ARGS`.
 
-    Returns None for any other shape of command (no coverage guidance then).
+    With pytest-cov installed, `--no-cov` keeps its own measuring (from
+    `--cov` in addopts) from taking the tracer over. Returns None for any
+    other shape of command (no coverage guidance then).
     """
     if len(argv) < 3 or list(argv[1:3]) != ["-m", "pytest"]:
         return None
     if not os.path.basename(argv[0]).startswith("python"):
         return None
-    return [argv[0], "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest", *argv[3:]]
+    no_cov = ["--no-cov"] if support is not None and support.pytest_cov else []
+    return [argv[0], "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest", *argv[3:], *no_cov]
 
 
 def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport) -> dict[str, str]:
@@ -156,11 +163,10 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
     if support.has_subprocess_patch:
         lines.append("patch = subprocess")
     (work / "rcfile").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    plugins = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p]
-    pythonpath = [str(work), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    # Joined with the run's own PYTHONPATH / PYTEST_PLUGINS by the caller (origin.merge_env).
     return {
-        "PYTEST_PLUGINS": ",".join([*plugins, PLUGIN_MODULE]),
-        "PYTHONPATH": os.pathsep.join(pythonpath),
+        "PYTEST_PLUGINS": PLUGIN_MODULE,
+        "PYTHONPATH": str(work),
         "REVIEWUI_COV_SEEN": str(work / "seen.txt"),
         "COVERAGE_CORE": support.core,
     }
@@ -228,6 +234,18 @@ class CoverageMap:
                 return Selection("all", reason="executed outside a test body (import, fixture or subprocess)")
             tests.add(node)
         return Selection("tests", tuple(sorted(tests)))
+
+
+def _blind_to(self: "CoverageMap", modules: Sequence[object], imported: dict[str, str]) -> str | None:
+    """A changed module the tests imported but of which no line was recorded (the map is blind), else None."""
+    for m in modules:
+        name, path = getattr(m, "name", ""), getattr(m, "path", "")
+        if name in imported and not self.lines.get(path):
+            return name
+    return None
+
+
+CoverageMap.blind_to = _blind_to  # type: ignore[attr-defined]
 
 
 def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence[str]) -> CoverageMap | None:

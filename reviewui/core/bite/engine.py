@@ -3,22 +3,28 @@
 `run_bite(target, diff, settings, ...)` is the entry point for the UI (`b`,
 `B`) and for `reviewui bite`. The steps, each chosen so the evidence cannot lie:
 
-1. Baseline: the selected tests (test files the branch added or changed, or
-   the whole suite with `all_tests`) at the unmodified head. Not green means
-   every hunk is `skipped`. For `<python> -m pytest` with coverage installed
-   in that Python the baseline also records which test executes which
-   changed line (`coverage_map`).
+0. Hunks of files that are not code are `not-code` (unless include_config);
+   with no code hunk at all the report says "nothing to bite-check" and
+   nothing runs.
+1. Baseline (selection.py): changed test files and test files importing a
+   changed helper, `__init__.py` or conftest; the whole suite when there are
+   none, or when the branch changes data files (their readers are recorded).
+   Every run (runctx.py, origin.py) puts the scratch's import roots first
+   and records where the changed modules came from: a module from outside
+   the scratch (editable install) makes the run `broken`. For
+   `<python> -m pytest` with coverage the baseline also records which test
+   executes which changed line (`coverage_map`); a map blind to an imported
+   changed module is dropped. Not green: every hunk is `skipped`, with
+   pytest's own error lines and a fix hint (baseline.py).
 2. Instrument check, once: pytest must report a throw-away, always-failing
-   test placed beside the selected tests as failed (and exit non-zero). Any
-   other command must exit non-zero when every changed source file is
-   replaced by garbage; a command that cannot fail is refused with a
-   ReviewError instead of calling every hunk toothless.
-3. Per source hunk (role `source`, or `other` with a code-like file; never
-   test hunks, binary or mode-only changes): `uncovered` straight from the
-   coverage map, or revert only that hunk in a scratch, run the tests that
-   execute it, and grade (`bite_grade`). Hunks run in parallel, one scratch
-   worktree per job; results stream through `on_result` / `on_progress`; the
-   `cancel` event kills running process groups promptly.
+   test as failed (and exit non-zero). Any other command must exit non-zero
+   when every changed source file is replaced by garbage; a command that
+   cannot fail raises UntrustedCommand instead of calling hunks toothless.
+3. Per hunk: `uncovered` straight from the coverage map, or revert only that
+   hunk, run the tests that execute it (plus data-file readers), and grade
+   (`bite_grade`; cross-hunk by ast, crosshunk.py). Hunks run in parallel,
+   one scratch per job; results stream through `on_result` / `on_progress`;
+   the `cancel` event kills running process groups promptly.
 
 Pass a `BiteCache` (one per review session) to reuse the baseline and the
 instrument check across `b` presses on the same head.
@@ -32,89 +38,49 @@ import shutil
 import tempfile
 import threading
 from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_check
+from reviewui.core.bite.baseline import classify, error_lines
+from reviewui.core.bite.crosshunk import removed_by_revert, user_of
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
+from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite.revert import RevertError
+from reviewui.core.bite.runctx import RunContext
+from reviewui.core.bite.selection import (
+    StaticSelection, checkable_hunks, is_test_file, not_code_hunks, parse_hunk_spec, selected_test_files,
+    selection_note, static_selection,
+)
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files, show_file
-from reviewui.core.bite.revert import RevertError
-from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
+from reviewui.core.run.runner import is_pytest_command, split_command
 from reviewui.core.target import Target
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
 from reviewui.core.run.worktree import Scratch, WorktreePool
 
-SELECTED_TEST_GLOBS = ("test_*.py", "*_test.py")
-CODE_LIKE_OTHER = frozenset({".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", ".html", ".css", ".j2", ".jinja",
-                             ".tmpl", ".xml", ".env", ".properties", ".mk"})
-CODE_LIKE_NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile"})
 INSTRUMENT_TEST = 'def test_reviewui_instrument():\n    assert False, "reviewui instrument check: this test must fail"\n'
 GARBAGE = b")(}{ reviewui instrument check: this file is deliberately broken ][\n"
 
-
-def selected_test_files(diff: Diff) -> list[str]:
-    """Test files the branch added or changed (test_*.py / *_test.py, not deleted, not conftest)."""
-    return [
-        f.path
-        for f in diff.files
-        if f.role == "test" and f.status != "deleted" and not f.binary
-        and any(fnmatchcase(PurePosixPath(f.path).name, g) for g in SELECTED_TEST_GLOBS)
-    ]
+__all__ = ["BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
 
 
-def is_revertible(f: FileDiff) -> bool:
-    """True for files whose hunks are bite-checked: source, or code-like `other`; text only."""
-    if f.binary or not f.hunks:
-        return False
-    if f.role == "source":
-        return True
-    p = PurePosixPath(f.path)
-    return f.role == "other" and (p.suffix.lower() in CODE_LIKE_OTHER or p.name in CODE_LIKE_NAMES)
-
-
-def checkable_hunks(diff: Diff, wanted: list[tuple[str, int]] | None = None) -> list[tuple[FileDiff, Hunk]]:
-    """The hunks a sweep checks, or just `wanted` ones. Raises ReviewError for unknown/test hunks."""
-    if wanted is None:
-        return [(f, h) for f in diff.files if is_revertible(f) for h in f.hunks]
-    out: list[tuple[FileDiff, Hunk]] = []
-    for path, index in wanted:
-        f = diff.file(path)
-        if f is None:
-            raise ReviewError(f"{path} is not changed on this branch")
-        if not 0 <= index < len(f.hunks):
-            raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
-        if not is_revertible(f):
-            raise ReviewError(f"{path} is a {f.role} file: only source hunks are bite-checked")
-        out.append((f, f.hunks[index]))
-    return out
-
-
-def parse_hunk_spec(spec: str, diff: Diff) -> list[tuple[str, int]]:
-    """Parse `--hunk FILE[:INDEX]` into (file, index) pairs (all hunks of FILE without INDEX).
-
-    Raises ReviewError for an unknown file or a bad index.
-    """
-    path, sep, idx = spec.rpartition(":")
-    if not sep or not idx.isdigit() or diff.file(spec) is not None:
-        path, idx = spec, ""
-    f = diff.file(path)
-    if f is None:
-        raise ReviewError(f"--hunk: {path} is not changed on this branch")
-    if idx:
-        return [(f.path, int(idx))]
-    return [(f.path, h.index) for h in f.hunks]
+class UntrustedCommand(ReviewError):
+    """The test command failed the instrument check: nothing it says can be believed (exit 3)."""
 
 
 @dataclass(frozen=True)
 class _Prepared:
     baseline: Baseline
     cov: cm.CoverageMap | None
+    chosen: tuple[str, ...] = ()
+    """Node ids chosen beyond coverage: tests in statically selected files and readers of changed data."""
+    note: str = ""
+    """How many tests were selected and why."""
 
 
 class BiteCache:
@@ -171,24 +137,40 @@ def run_bite(
     cancel: threading.Event | None = None,
     cache: BiteCache | None = None,
     guards: bool = False,
+    include_config: bool = False,
 ) -> BiteReport:
-    """Bite-check the given hunks (default: every source hunk) and return the report.
+    """Bite-check the given hunks (default: every code hunk) and return the report.
 
-    Raises ReviewError when the command is unusable (unparseable, cannot be
-    started, fails the instrument check), when nothing selects tests (pytest
-    without test changes: pass all_tests), or for unknown hunks. With
+    Hunks of files that are not code come back `not-code` unless
+    `include_config`. Raises UntrustedCommand when the command fails the
+    instrument check, ReviewError when it is unusable (unparseable, cannot be
+    started) or for unknown hunks. With
     `guards`, each result also carries its guard reverts (guard_check.py).
     """
     command = test_cmd or settings.test_command
-    argv = split_command(command)
+    user_env, argv = split_env_words(split_command(command))
+    if not argv:
+        raise ReviewError(f"the test command {command!r} sets variables but runs nothing")
     pytest_mode = is_pytest_command(argv)
-    selected = () if all_tests else tuple(selected_test_files(diff))
-    if pytest_mode and not selected and not all_tests:
-        raise ReviewError("the branch adds or changes no test files (test_*.py, *_test.py); use --all-tests")
-    targets = checkable_hunks(diff, hunks)
+    targets = checkable_hunks(diff, hunks, include_config or hunks is not None)
+    config_only = [] if include_config or hunks is not None else not_code_hunks(diff)
+    not_code = tuple(_result(h, "not-code", reason="not code (use --include-config to check it)")
+                     for _, h in config_only)
+    for r in not_code:
+        if on_result:
+            on_result(r)
+    if not targets:
+        return BiteReport(baseline=Baseline("green", reason="nothing to bite-check: no source hunk"),
+                          results=not_code, selected_tests=(), test_command=command,
+                          selection="nothing to bite-check: the branch changes no source code")
+    tree = list_files(target.repo_dir, target.head)
+    static = static_selection(diff, tree, lambda p: _head_text(target, p))
+    whole = all_tests or not static.files or (pytest_mode and bool(static.data_files))
+    selected = () if whole else static.files
     limit = timeout or settings.timeout
     jobs = max(1, jobs or os.cpu_count() or 1)
-    key = (str(target.repo_dir), target.head, tuple(argv), selected, tuple(settings.env_allow))
+    key = (str(target.repo_dir), target.head, tuple(argv), tuple(sorted(user_env.items())), selected,
+           tuple(settings.env_allow))
     total = len(targets)
     results: dict[tuple[str, int], HunkResult] = {}
 
@@ -202,6 +184,8 @@ def run_bite(
     own_cache = cache is None
     if cache is None:
         cache = BiteCache()
+    work = Path(tempfile.mkdtemp(prefix="reviewui-bite-"))
+    modules = changed_modules([f.path for f, _ in checkable_hunks(diff) if f.status != "deleted"], tree)
     try:
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, total))) as pool:
             # Started first, the warm server imports pytest while the baseline runs; the
@@ -209,11 +193,13 @@ def run_bite(
             warm = cache.warm_server(argv[0], settings) if settings.warm_runner and warm_form(argv) else None
             if warm is not None:
                 warm.prestart([s.path for s in pool.scratches])  # one sandboxed server per slot
+            ctx = RunContext(argv, user_env, modules, settings, work, cancel, warm, static.data_files,
+                             checkout_roots(argv[0], target.repo_dir))
             prepared = cache.get(key)
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
                 # baseline serves later checks of other hunks too.
-                prepared = _prepare(pool, target, argv, selected, checkable_hunks(diff), settings, limit, cancel, warm)
+                prepared = _prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit)
                 if prepared.baseline.reason != "cancelled":
                     cache.put(key, prepared)
             base = prepared.baseline
@@ -226,18 +212,21 @@ def run_bite(
                 if base.status != "green":
                     join.hunk(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
-                sel = _selection(prepared, target, f, h, selected)
+                sel = _selection(prepared, target, f, h)
                 if sel.choice == "uncovered":
                     join.hunk(_result(h, "uncovered", reason=sel.reason))
+                elif sel.choice == "tests":
+                    pending.append((f, h, tuple(dict.fromkeys([*sel.tests, *prepared.chosen]))))
                 else:
-                    pending.append((f, h, sel.tests if sel.choice == "tests" else selected))
+                    pending.append((f, h, prepared.chosen if whole and prepared.chosen and prepared.cov is None
+                                    else selected))
 
             def check(item: tuple[FileDiff, Hunk, tuple[str, ...]]) -> HunkResult:
                 f, h, tests = item
                 if cancel is not None and cancel.is_set():
                     return _result(h, "skipped", reason="cancelled")
                 with pool.acquire() as scratch:
-                    return _check_one(scratch, target, f, h, argv, tests, per_run, settings, cancel, pytest_mode, warm)
+                    return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
                 futures: list[cf.Future[object]] = [ex.submit(check, item) for item in pending]
@@ -248,134 +237,126 @@ def run_bite(
     finally:
         if own_cache:
             cache.close()
+        shutil.rmtree(work, ignore_errors=True)
 
     order = {h.key: n for n, (_, h) in enumerate(targets)}
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
-    return BiteReport(baseline=base, results=ordered, selected_tests=selected, test_command=command,
-                      guards_checked=guards)
+    return BiteReport(baseline=base, results=ordered + not_code, selected_tests=selected, test_command=command,
+                      selection=prepared.note, guards_checked=guards)
+
+
+def _head_text(target: Target, path: str) -> str | None:
+    raw = show_file(target.repo_dir, target.head, path)
+    return None if raw is None else raw.decode("utf-8", "replace")
 
 
 def _result(h: Hunk, verdict: str, **kw: object) -> HunkResult:
     return HunkResult(file=h.file, index=h.index, header=h.header, text=h.text, verdict=verdict, **kw)  # type: ignore[arg-type]
 
 
-def _selection(prepared: _Prepared, target: Target, f: FileDiff, h: Hunk, selected: tuple[str, ...]) -> cm.Selection:
+def _selection(prepared: _Prepared, target: Target, f: FileDiff, h: Hunk) -> cm.Selection:
     if prepared.cov is None:
         return cm.Selection("all")
-    raw = show_file(target.repo_dir, target.head, f.path)
-    return prepared.cov.select(h, None if raw is None else raw.decode("utf-8", "replace"))
+    return prepared.cov.select(h, _head_text(target, f.path))
 
 
 def _check_one(
-    scratch: Scratch, target: Target, f: FileDiff, h: Hunk, argv: list[str], tests: tuple[str, ...],
-    limit: float, settings: Settings, cancel: threading.Event | None, pytest_mode: bool,
-    warm: WarmPytest | None = None,
+    scratch: Scratch, target: Target, diff: Diff, f: FileDiff, h: Hunk, ctx: RunContext,
+    tests: tuple[str, ...], limit: float,
 ) -> HunkResult:
     try:
         scratch.checkout(target.head)
+        path = scratch.path / f.path
+        before = path.read_bytes() if path.is_file() else b""
         scratch.revert_hunk(f, h)
-        run = run_tests(scratch.path, argv, tests, limit, env_allow=settings.env_allow,
-                        network=settings.network, cancel=cancel, warm=warm)
+        after = path.read_bytes() if path.is_file() else b""
+        seen = ctx.run(scratch.path, tests, limit)
     except RevertError as e:
         return _result(h, "error", reason=f"revert could not be applied: {e}")
     except ReviewError as e:
         return _result(h, "error", reason=f"runner failed: {e}")
-    g = grade_pytest(run, defined_names(f, h)) if pytest_mode else grade_exit_code(run)
+    run = seen.run
     # Say `coder/history.py`, not the scratch worktree's absolute path under the cache dir.
     root = str(scratch.path).rstrip("/") + "/"
 
     def rel(text: str) -> str:
         return text.replace(root, "")
 
+    passed = tuple(t.id for t in run.tests if t.outcome == "passed")
+    if seen.foreign:
+        return _result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output), tests_run=tests)
+    if ctx.pytest_mode:
+        removed = removed_by_revert(before.decode("utf-8", "replace"), after.decode("utf-8", "replace")) \
+            if f.path.endswith(".py") else None
+        names = defined_names(f, h) | (removed.all if removed else frozenset())
+        g = grade_pytest(run, names, lambda n: user_of(n, diff, h))
+    else:
+        g = grade_exit_code(run)
     return _result(
         h, g.verdict, failing_tests=g.failing_tests, messages={k: rel(v) for k, v in g.messages.items()},
-        reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=tests,
+        reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=tests, passed_tests=passed,
     )
 
 
 def _prepare(
-    pool: WorktreePool, target: Target, argv: list[str], selected: tuple[str, ...],
-    targets: list[tuple[FileDiff, Hunk]], settings: Settings, limit: float | None, cancel: threading.Event | None,
-    warm: WarmPytest | None = None,
+    pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
+    targets: list[tuple[FileDiff, Hunk]], limit: float | None,
 ) -> _Prepared:
-    pytest_mode = is_pytest_command(argv)
     baseline_limit = max(60.0, 3 * limit) if limit else 600.0
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
-    work = Path(tempfile.mkdtemp(prefix="reviewui-cov-"))
-    try:
-        with pool.acquire() as scratch:
-            scratch.checkout(target.head)
-            run_argv, extra, support = list(argv), None, None
-            if pytest_mode and py_files:
-                support = cm.probe_coverage(argv[0], os.environ.get("PATH", os.defpath))
-                cov_argv = cm.coverage_argv(argv, work / "rcfile") if support else None
-                if support and cov_argv:
-                    extra = cm.prepare(work, scratch.path, py_files, support)
-                    run_argv = cov_argv
-            run = run_tests(scratch.path, run_argv, selected, baseline_limit,
-                            env_allow=settings.env_allow, network=settings.network, extra_env=extra,
-                            cancel=cancel, writable=(work,))
-            baseline = _baseline(run, pytest_mode)
-            cov = None
-            if baseline.status == "green" and extra is not None:
-                cov = cm.read_map(work, scratch.path, py_files, baseline.tests)
-            if cov is not None:
-                baseline = replace(baseline, coverage_guided=True)
-            if baseline.status == "green":
-                _instrument_check(scratch, target, argv, selected, targets, settings, baseline_limit, cancel, warm)
-            return _Prepared(baseline, cov)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _baseline(run: RunResult, pytest_mode: bool) -> Baseline:
-    common = {"seconds": run.seconds, "output": run.output, "tests": tuple(t.id for t in run.tests)}
-    if run.cancelled:
-        return Baseline("broken", reason="cancelled", **common)
-    if run.timed_out:
-        return Baseline("timeout", reason=f"killed after {run.seconds:.1f}s", **common)
-    if run.limit:
-        return Baseline("broken", reason=run.limit, **common)
-    if not pytest_mode:
-        if run.returncode == 0:
-            return Baseline("green", **common)
-        return Baseline("red", reason=f"exit code {run.returncode}", **common)
-    collection = [t for t in run.tests if t.collection]
-    if run.returncode in (2, 3, 4, 5) or collection or run.junit_error:
-        why = collection[0].message if collection else (run.junit_error or f"pytest exit code {run.returncode}")
-        return Baseline("broken", reason=why, **common)
-    failing = run.failing
-    if failing:
-        return Baseline("red", tuple(t.id for t in failing), {t.id: t.message for t in failing},
-                        reason=f"{len(failing)} selected test(s) fail at the branch head", **common)
-    if run.returncode != 0:
-        return Baseline("broken", reason=f"exit code {run.returncode} but no failing test reported", **common)
-    return Baseline("green", **common)
+    cov_dir = ctx.work / "cov"
+    with pool.acquire() as scratch:
+        scratch.checkout(target.head)
+        run_argv, extra = list(ctx.argv), None
+        if ctx.pytest_mode and py_files:
+            support = cm.probe_coverage(ctx.argv[0], os.environ.get("PATH", os.defpath))
+            cov_argv = cm.coverage_argv(ctx.argv, cov_dir / "rcfile", support) if support else None
+            if support and cov_argv:
+                extra = cm.prepare(cov_dir, scratch.path, py_files, support)
+                run_argv = cov_argv
+        seen = ctx.run(scratch.path, selected, baseline_limit, argv=run_argv, extra=extra, warm=False,
+                       record_opens=True)
+        baseline = classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv))
+        if seen.foreign and baseline.status == "green":
+            baseline = replace(baseline, status="broken", reason=seen.foreign)
+        cov, note = None, ""
+        if baseline.status == "green" and extra is not None:
+            cov = cm.read_map(cov_dir, scratch.path, py_files, baseline.tests)
+            if cov is not None and (blind := cov.blind_to(ctx.modules, seen.observed.modules)):
+                cov, note = None, (f"; coverage map not trusted ({blind} was imported but no line of it was "
+                                   "recorded): every hunk is reverted")
+        if cov is not None:
+            baseline = replace(baseline, coverage_guided=True)
+        if baseline.status == "green":
+            _instrument_check(scratch, target, ctx, selected, targets, baseline_limit)
+        openers = tuple(sorted({t for ts in seen.observed.opens.values() for t in ts}))
+        in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
+        chosen = tuple(dict.fromkeys([*in_files, *openers]))
+        return _Prepared(baseline, cov, chosen, selection_note(static, selected, baseline.tests, openers, cov) + note)
 
 
 def _instrument_check(
-    scratch: Scratch, target: Target, argv: list[str], selected: tuple[str, ...],
-    targets: list[tuple[FileDiff, Hunk]], settings: Settings, limit: float, cancel: threading.Event | None,
-    warm: WarmPytest | None = None,
+    scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
+    targets: list[tuple[FileDiff, Hunk]], limit: float,
 ) -> None:
-    """Raise ReviewError unless the command demonstrably reports a failure (the warm runner included)."""
+    """Raise UntrustedCommand unless the command demonstrably reports a failure (the warm runner included)."""
     scratch.reset()
     try:
-        if is_pytest_command(argv):
+        if ctx.pytest_mode:
             folder = _test_folder(target, selected)
             rel = f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
             scratch.add_file(rel, INSTRUMENT_TEST)
-            run = run_tests(scratch.path, argv, [rel], limit, env_allow=settings.env_allow,
-                            network=settings.network, cancel=cancel, warm=warm)
+            run = ctx.run(scratch.path, [rel], limit).run
             node = f"{rel}::test_reviewui_instrument"
             seen = {t.id: t.outcome for t in run.tests}
             if run.killed:
                 return
             if run.returncode == 0 or seen.get(node) != "failed":
                 what = seen.get(node, "not reported at all")
-                raise ReviewError(
+                tail = error_lines(run.output, 3).replace("\n", " | ")
+                raise UntrustedCommand(
                     f"the test command cannot be trusted: a deliberately failing test ({node}) was "
-                    f"{what} with exit code {run.returncode}; check --test-cmd"
+                    f"{what} with exit code {run.returncode}{' (' + tail + ')' if tail else ''}; check --test-cmd"
                 )
             return
         files = sorted({f.path for f, _ in targets if f.status != "deleted"})
@@ -383,10 +364,9 @@ def _instrument_check(
             return
         for path in files:
             scratch.add_file(path, GARBAGE)
-        run = run_tests(scratch.path, argv, selected, limit, env_allow=settings.env_allow,
-                        network=settings.network, cancel=cancel)
+        run = ctx.run(scratch.path, selected, limit).run
         if run.returncode == 0:
-            raise ReviewError(
+            raise UntrustedCommand(
                 "the test command cannot be trusted: it still exits 0 with every changed source file "
                 "replaced by garbage (it cannot fail, or does not exercise the change); check --test-cmd"
             )
@@ -396,10 +376,7 @@ def _instrument_check(
 
 def _test_folder(target: Target, selected: tuple[str, ...]) -> str:
     """Where the instrument test goes: beside the first selected test, else beside any test."""
-    candidates = list(selected) or [
-        p for p in list_files(target.repo_dir, target.head)
-        if any(fnmatchcase(PurePosixPath(p).name, g) for g in SELECTED_TEST_GLOBS)
-    ]
+    candidates = list(selected) or [p for p in list_files(target.repo_dir, target.head) if is_test_file(p)]
     if not candidates:
         return ""
     parent = str(PurePosixPath(candidates[0]).parent)

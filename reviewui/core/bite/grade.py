@@ -16,6 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Callable
+
+from reviewui.core.bite.crosshunk import type_error_name
 
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.junit import TestOutcome
@@ -105,6 +108,8 @@ def _import_list(text: str) -> set[str]:
 def referenced_name(t: TestOutcome) -> str | None:
     """The name a NameError/ImportError/AttributeError-style failure is about, else None."""
     exc = t.exception
+    if exc == "TypeError":
+        return type_error_name(t.message)
     if exc not in NAME_ERRORS:
         return None
     for rx in _NAME_IN_MESSAGE:
@@ -120,8 +125,14 @@ def _excused(t: TestOutcome, names: frozenset[str]) -> bool:
     return name in names or name.rsplit(".", 1)[-1] in names or name.split(".", 1)[0] in names
 
 
-def grade_pytest(run: RunResult, names: frozenset[str]) -> Grade:
-    """Grade a pytest revert run (see the module docstring)."""
+def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str], str | None] | None = None) -> Grade:
+    """Grade a pytest revert run (see the module docstring).
+
+    `names` are what the revert removed (names, parameters, functions whose
+    signature changed); `user_of(name)` says where another code hunk uses one,
+    and when given, a failure about a name no other code hunk uses is a bite
+    (the test checks what the hunk adds).
+    """
     if run.timed_out:
         return Grade("timeout", reason=f"killed after {run.seconds:.1f}s")
     if run.cancelled:
@@ -140,14 +151,16 @@ def grade_pytest(run: RunResult, names: frozenset[str]) -> Grade:
         if run.returncode == 0:
             return Grade("toothless", reason="every selected test still passed")
         return Grade("error", reason=f"exit code {run.returncode} but no test reported a failure")
-    real = [t for t in failing if not _excused(t, names)]
+    real = [t for t in failing if not _excused(t, names)
+            or (user_of is not None and user_of(referenced_name(t) or "") is None)]
     if not real:
         first = failing[0]
+        name = referenced_name(first) or ""
+        where = (user_of(name) if user_of else None) or "other code of the branch"  # found above when given
         return Grade(
             "broken",
             messages={t.id: t.message for t in failing},
-            reason=f"cross-hunk dependency: the revert removes `{referenced_name(first)}`, "
-            f"which other code uses ({first.message})",
+            reason=f"cross-hunk: {name} is defined by this hunk and used by {where} ({first.message})",
         )
     return Grade("bites", tuple(t.id for t in real), {t.id: t.message for t in real})
 

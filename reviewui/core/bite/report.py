@@ -18,8 +18,8 @@ from reviewui.core.git import show_file
 from reviewui.core.safe_text import visible
 from reviewui.core.target import Target
 
-Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped"]
-VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped")
+Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code"]
+VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code")
 BaselineStatus = Literal["green", "red", "broken", "timeout"]
 
 STRYKER_STATUS: dict[str, str] = {
@@ -30,7 +30,11 @@ STRYKER_STATUS: dict[str, str] = {
     "timeout": "Timeout",
     "error": "RuntimeError",
     "skipped": "Ignored",
+    "not-code": "Ignored",
 }
+
+EXIT_ALL_BITE, EXIT_SOME_WEAK, EXIT_NOTHING_LEARNED = 0, 1, 3
+"""`reviewui bite` exit codes (2 is a usage error, raised as ReviewError)."""
 
 _LANGUAGES = {
     ".py": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -53,7 +57,7 @@ class HunkResult:
     text: str
     """The hunk as in the diff."""
     verdict: Verdict
-    """bites | toothless | uncovered | broken | timeout | error | skipped."""
+    """bites | toothless | uncovered | broken | timeout | error | skipped | not-code."""
     failing_tests: tuple[str, ...] = ()
     """Node ids of the tests that failed with the hunk reverted (the ones that bit)."""
     messages: dict[str, str] = field(default_factory=dict, hash=False)
@@ -68,6 +72,8 @@ class HunkResult:
     """What was run: node ids (coverage-guided), test files, or () for the whole suite."""
     guards: tuple[GuardResult, ...] = ()
     """Guard reverts inside the hunk's added lines (`bite --guards`), in line order."""
+    passed_tests: tuple[str, ...] = ()
+    """Node ids that ran and passed in the revert run."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -95,6 +101,8 @@ class Baseline:
     """Node ids that ran (pytest only)."""
     coverage_guided: bool = False
     """True when per-test coverage was recorded and reverts run only covering tests."""
+    output_tail: str = ""
+    """pytest's first error lines (else the last lines of output) when not green."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,8 @@ class BiteReport:
     def guard_summary(self) -> dict[str, int]:
         """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
         return guard_summary(g for r in self.results for g in r.guards)
+    selection: str = ""
+    """How many tests were selected and why, in one line."""
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
@@ -125,8 +135,17 @@ class BiteReport:
 
     @property
     def exit_code(self) -> int:
-        """0 when every checked hunk bites, else 1."""
-        return 0 if all(r.verdict == "bites" for r in self.results) else 1
+        """0 every code hunk bites (or none to check), 1 some do not, 3 nothing could be learned.
+
+        `not-code` hunks never count. A baseline that is not green, or hunks
+        that were all skipped or errored, learn nothing: 3.
+        """
+        code = [r for r in self.results if r.verdict != "not-code"]
+        if not code:
+            return EXIT_ALL_BITE
+        if self.baseline.status != "green" or all(r.verdict in ("skipped", "error") for r in code):
+            return EXIT_NOTHING_LEARNED
+        return EXIT_ALL_BITE if all(r.verdict == "bites" for r in code) else EXIT_SOME_WEAK
 
     def matrix(self) -> dict[str, tuple[tuple[str, int], ...]]:
         """Test node id -> the hunks it bit; tests that bit nothing map to ()."""
@@ -138,10 +157,16 @@ class BiteReport:
         return {t: tuple(keys) for t, keys in out.items()}
 
     def decorative_tests(self) -> tuple[str, ...]:
-        """Tests that ran at baseline but bit none of the checked hunks (meaningful after a sweep)."""
+        """Tests that ran for the checked hunks and passed every time (never hung, failed or skipped)."""
+        failed = {t for r in self.results for t in r.failing_tests} | {
+            t for r in self.results for t in r.messages}
         # A test that bit a guard revert (issue 15) is not decorative either.
-        bit_guard = {t for r in self.results for g in r.guards if g.verdict == "bites" for t in g.failing_tests}
-        return tuple(t for t, keys in self.matrix().items() if not keys and t not in bit_guard)
+        failed |= {t for r in self.results for g in r.guards if g.verdict == "bites" for t in g.failing_tests}
+        passed: dict[str, None] = {}
+        for r in self.results:
+            for t in r.passed_tests:
+                passed.setdefault(t, None)
+        return tuple(t for t in passed if t not in failed)
 
     def to_json(self, target: Target) -> dict[str, Any]:
         """The contract JSON document (see the issue) as a dict ready for json.dumps."""
@@ -160,10 +185,13 @@ class BiteReport:
             "head": target.head,
             "test_command": self.test_command,
             "selected_tests": list(self.selected_tests),
+            "selection": self.selection,
             "baseline": {
                 "status": self.baseline.status,
                 "failing_tests": list(self.baseline.failing_tests),
                 "seconds": round(self.baseline.seconds, 3),
+                "reason": self.baseline.reason,
+                "output_tail": self.baseline.output_tail,
             },
             "hunks": [
                 {
@@ -173,7 +201,8 @@ class BiteReport:
                     "text": r.text,
                     "verdict": r.verdict,
                     "failing_tests": list(r.failing_tests),
-                    "reason": r.reason,
+                    "failures": [{"test": t, "message": m} for t, m in r.messages.items()],
+                    "reason": r.reason or _default_reason(r),
                     "seconds": round(r.seconds, 3),
                 }
                 for r in self.results
@@ -189,9 +218,13 @@ class BiteReport:
         b = self.baseline
         lines.append(f"command: {self.test_command}")
         lines.append(f"tests: {', '.join(self.selected_tests) or 'whole suite'}")
+        if self.selection:
+            lines.append(f"selected: {self.selection}")
         lines.append(f"baseline: {b.status} ({b.seconds:.2f}s){' - ' + b.reason if b.reason else ''}")
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")
+        if b.status != "green" and b.output_tail:
+            lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:
             lines.append(f"{r.verdict.upper():<10} {r.file}:{r.index} {r.header} ({r.seconds:.2f}s)")
             for t in r.failing_tests:
@@ -201,7 +234,7 @@ class BiteReport:
                 lines.append(f"    {r.reason}")
             lines.extend(f"    guard {g.one_line()}" for g in r.guards)
         s = self.summary()
-        lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "no source hunks to check")
+        lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "nothing to bite-check")
         if self.guards_checked:
             gs = self.guard_summary()
             lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))
@@ -247,6 +280,15 @@ class BiteReport:
             "projectRoot": str(target.repo_dir),
             "files": files,
         }
+
+
+def _default_reason(r: HunkResult) -> str:
+    """The one-line reason of a verdict that needed none in the text output."""
+    if r.verdict == "bites":
+        return f"{len(r.failing_tests)} test(s) failed with the hunk reverted"
+    if r.verdict == "toothless":
+        return "every selected test still passed"
+    return r.verdict
 
 
 def _location(r: HunkResult, source: str) -> tuple[dict[str, int], dict[str, int]]:

@@ -41,7 +41,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
@@ -120,6 +120,16 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
+@dataclass(frozen=True)
+class RunFiles:
+    """Files a caller puts in one run's own directory, which the sandboxed or warm run can see."""
+
+    setup: Callable[[Path], Mapping[str, str]]
+    """Writes the files into the run directory; returns extra environment for the run."""
+    collect: Callable[[Path], None]
+    """Reads what the run wrote there, before the directory is removed."""
+
+
 def run_tests(
     cwd: str | Path,
     command: str | Sequence[str],
@@ -134,6 +144,7 @@ def run_tests(
     argv_prefix: Sequence[str] = (),
     warm: WarmPytest | None = None,
     writable: Sequence[str | Path] = (),
+    run_files: RunFiles | None = None,
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
 
@@ -143,6 +154,7 @@ def run_tests(
     env_allow and network) runs a `<python> -m pytest` command as a fork of
     it; anything else, or a server that cannot serve, runs cold. `writable`
     names directories besides `cwd` the run may write (coverage data).
+    `run_files` puts files in the run's own directory and reads them back.
     Raises ReviewError when the command cannot be parsed or started (e.g. not
     on PATH), or when no sandbox can run and the reviewer did not opt out.
     """
@@ -162,6 +174,8 @@ def run_tests(
             extra["REVIEWUI_TEST_PATHS"] = "\n".join(test_paths)
         if extra_env:
             extra.update(extra_env)
+        if run_files is not None:
+            extra.update(run_files.setup(work))
         if level == "none":
             (work / "tmp").mkdir()
         env = scrubbed_env(str(home), allow=env_allow, extra=extra,
@@ -210,6 +224,8 @@ def run_tests(
             limit=hit,
         )
     finally:
+        if run_files is not None:
+            run_files.collect(work)
         _rmtree(work)
 
 

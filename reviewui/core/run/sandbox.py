@@ -90,7 +90,7 @@ def bwrap_problem() -> str | None:
     try:
         proc = subprocess.run(
             [exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-             "--proc", "/proc", "--", "true"],
+             "--proc", "/proc", "--", sys.executable, "-c", ""],  # a program that is surely there
             capture_output=True, timeout=20,
         )
     except (OSError, subprocess.TimeoutExpired) as e:

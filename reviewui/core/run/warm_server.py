@@ -145,9 +145,14 @@ def child(request):
         os.dup2(null, 0)
         os.close(null)
         os.chdir(request["cwd"])
+        _own_pythonpath = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         os.environ.clear()
         os.environ.update(request["env"])
-        sys.path.insert(0, request["cwd"])  # as `python -m pytest` puts the working directory first
+        # As a cold `python -m pytest` in cwd: the working directory, then the request's
+        # PYTHONPATH (relative entries against cwd), and none of the server's own entries.
+        sys.path[:] = [p for p in sys.path if p not in _own_pythonpath]
+        sys.path[0:0] = [request["cwd"]] + [
+            os.path.join(request["cwd"], p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         sys.argv = ["pytest"] + list(request["args"])
         import pytest
 

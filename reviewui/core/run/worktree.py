@@ -42,7 +42,6 @@ import queue
 import re
 import shutil
 import signal
-import subprocess
 from pathlib import Path
 from typing import Iterator
 
@@ -104,9 +103,10 @@ class Scratch:
         slot_dir = self.path.parent
         slot_dir.mkdir(parents=True, exist_ok=True)
         _empty(slot_dir)
-        proc = subprocess.run(["cp", "-a", str(source), str(self.path)], capture_output=True)
-        if proc.returncode != 0:
-            raise ReviewError(f"cannot copy the scratch tree: {proc.stderr.decode('utf-8', 'replace').strip()}")
+        try:  # in Python, not `cp -a`: the reviewer's PATH may hold only git and their Python
+            shutil.copytree(source, self.path, symlinks=True)
+        except (OSError, shutil.Error) as e:
+            raise ReviewError(f"cannot copy the scratch tree: {e}") from e
         self.rev = rev
 
     def reset(self) -> None:

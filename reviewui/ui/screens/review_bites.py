@@ -86,7 +86,8 @@ class BitesPart(ReviewPart):
 
     def sweep(self) -> None:
         """Bite-check every source hunk."""
-        hunks = [h.key for _, h in checkable_hunks(self.session.analysed_diff())]
+        # The sweep checks code only (config/docs hunks are `not-code`); `b` on one checks it anyway.
+        hunks = [h.key for _, h in checkable_hunks(self.session.analysed_diff(), include_config=False)]
         if not hunks:
             self.screen.notify("No source hunks to bite-check", severity="warning")
             return
@@ -154,7 +155,8 @@ class BitesPart(ReviewPart):
         elif report.baseline.status != "green":
             self.screen.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
         else:
-            self.screen.set_status(f"bite-check done: {counts or 'no hunks'}")
+            selection = report.selection
+            self.screen.set_status(f"bite-check done: {counts or 'no hunks'}{' — ' + selection if selection else ''}")
         self.show_result()
 
     def panel(self) -> ResultsPanel:

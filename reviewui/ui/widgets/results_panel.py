@@ -55,6 +55,8 @@ class ResultsPanel(VerticalScroll):
                 lines.append(Content.assemble(("baseline ", "bold"), (baseline.status, "bold $error"),
                                               f"  {visible(baseline.reason)}"))
                 lines.extend(Content(f"  {visible(t)}") for t in baseline.failing_tests)
+                lines.extend(Content.assemble(("  | " + visible(ln), "$text-muted"))
+                             for ln in (baseline.output_tail or "").splitlines())
             else:
                 lines.append(Content.assemble(("No bite-check for this hunk yet: b checks it, B sweeps every hunk.",
                                                "$text-muted")))

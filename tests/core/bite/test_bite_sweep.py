@@ -72,14 +72,19 @@ def test_results_stream_and_progress_counts(sweep) -> None:
 def test_json_contract(sweep) -> None:
     _, _, t, _, report, *_ = sweep
     doc = json.loads(json.dumps(report.to_json(t)))
-    assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "baseline", "hunks", "summary"}
+    assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "baseline",
+                        "hunks", "summary"}
     assert doc["branch"] == "agent/work" and doc["head"] == t.head and doc["base"] == t.base
     assert doc["test_command"] == "python -m pytest"
     assert doc["selected_tests"] == ["tests/test_feature.py", "tests/test_names.py"]
-    assert set(doc["baseline"]) == {"status", "failing_tests", "seconds"}
+    assert set(doc["baseline"]) == {"status", "failing_tests", "seconds", "reason", "output_tail"}
+    assert doc["selection"].startswith("4 tests: 4 in changed test files")
     for h in doc["hunks"]:
-        assert set(h) == {"file", "index", "header", "text", "verdict", "failing_tests", "reason", "seconds"}
-        assert h["text"].startswith(h["header"])
+        assert set(h) == {"file", "index", "header", "text", "verdict", "failing_tests", "failures", "reason", "seconds"}
+        assert h["text"].startswith(h["header"]) and h["reason"]
+    guard = next(h for h in doc["hunks"] if h["file"] == "pkg/guard.py")
+    assert [f["test"] for f in guard["failures"]] == ["tests/test_feature.py::test_clamp"]
+    assert "assert" in guard["failures"][0]["message"]
     assert doc["summary"] == {v: (1 if v in ("bites", "toothless", "uncovered", "broken") else 0) for v in VERDICTS}
 
 
@@ -104,9 +109,9 @@ def test_matrix_and_decorative_tests(sweep) -> None:
     report = sweep[4]
     m = report.matrix()
     assert m["tests/test_feature.py::test_clamp"] == (("pkg/guard.py", 0),)
-    assert set(report.decorative_tests()) == {
-        "tests/test_feature.py::test_label_runs", "tests/test_feature.py::test_pick", "tests/test_names.py::test_helper"
-    }
+    # Only tests that ran for a checked hunk and passed each time: test_pick never ran (its
+    # hunk is uncovered), test_helper failed (cross-hunk).
+    assert set(report.decorative_tests()) == {"tests/test_feature.py::test_label_runs"}
     text = report.render_text(sweep[2])
     assert "BITES" in text and "TOOTHLESS" in text and "tests that bit nothing" in text
 
@@ -141,10 +146,3 @@ def test_selection_and_hunk_specs(sweep) -> None:
         checkable_hunks(d, [("pkg/guard.py", 3)])
 
 
-def test_no_test_changes_needs_all_tests(tmp_path: Path) -> None:
-    from tests.gitrepo import make_repo
-
-    rb = make_repo(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
-    t, d = load(rb.root)
-    with pytest.raises(ReviewError, match="--all-tests"):
-        run_bite(t, d, Settings())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import reviewui.core.bite.engine as bite
+import reviewui.core.bite.runctx as bite
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import feature_repo, load, use_venv_python

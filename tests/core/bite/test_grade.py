@@ -131,3 +131,14 @@ def test_text_report_neutralises_terminal_escapes() -> None:
     text = BiteReport(Baseline("green", tests=("t.py::test_\x1b[31m",)), (r,), ("t.py",), "pytest").render_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "\\x1b[31m" in text and "[bold red]x[/bold red]" in text
+
+
+def test_a_removed_name_only_a_test_uses_is_a_bite_with_a_user_lookup() -> None:
+    # With the branch's hunks known (user_of given): no other code hunk uses `cache`, so the
+    # failing test checks exactly what the hunk adds: a bite. A code user makes it cross-hunk.
+    msg = "AttributeError: 'function' object has no attribute 'cache'"
+    names = frozenset({"cache"})
+    g = grade_pytest(run(failed("t.py::test_attr", msg)), names, lambda n: None)
+    assert g.verdict == "bites" and g.failing_tests == ("t.py::test_attr",)
+    g = grade_pytest(run(failed("t.py::test_attr", msg)), names, lambda n: "pkg/use.py:7")
+    assert g.verdict == "broken" and g.reason.startswith("cross-hunk: cache is defined by this hunk and used by pkg/use.py:7")

@@ -1,0 +1,93 @@
+"""Run `reviewui bite` out of the box on real commits and print how often it agrees with the hand verdicts.
+
+Each case of cases.toml names a public repository, a commit and, per source hunk
+(`file` + hunk header), the verdict established by hand: a one-hunk
+`git apply -R` and the project's test suite (see hand_revert.py). This script
+clones the repository from the local mirror (`fetch` of the search tool puts it
+under /work/.mirror/<owner>+<name>/repo), checks the commit out as the reviewer's
+working tree, points PYTHONPATH at that checkout (what `pip install -e .` does:
+the reviewer's copy is importable from anywhere) and runs
+
+    reviewui bite <commit> --base <commit>^ --format json
+
+with no --test-cmd and no --all-tests. Hunks of files that are not code must come
+back `not-code`; every other hunk is compared with the hand verdict. CI cannot
+reach the repositories: this is a bench you run and report, not a test.
+
+    python bench/realworld/run.py [--python PY] [--only PROJECT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MIRRORS = Path(os.environ.get("REVIEWUI_MIRRORS", "/work/.mirror"))
+
+
+def run_case(case: dict, python: str, tmp: Path) -> list[tuple[str, str, str, str]]:
+    """(file, header, expected, got) for each hunk of one case."""
+    owner, name = case["project"].split("/")
+    mirror = MIRRORS / f"{owner}+{name}" / "repo"
+    repo = tmp / f"{name}-{case['commit'][:8]}"
+    subprocess.run(["git", "clone", "-q", str(mirror), str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", case["commit"]], check=True)
+    bin_dir = str(Path(python).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+           # the dev environment's editable install: the reviewer's checkout wins imports
+           "PYTHONPATH": os.pathsep.join([str(repo / "src"), str(repo)])}
+    proc = subprocess.run([python, "-m", "reviewui", "bite", case["commit"], "--base", case["commit"] + "^",
+                           "--format", "json"], cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+    try:
+        doc = json.loads(proc.stdout)
+    except ValueError:
+        return [(h["file"], h["header"], h["verdict"], f"no report (exit {proc.returncode}): "
+                 + (proc.stderr.strip().splitlines() or [""])[-1][:120]) for h in case["hunks"]]
+    got = {(h["file"], h["header"]): h for h in doc["hunks"]}
+    rows = []
+    for h in case["hunks"]:
+        r = got.get((h["file"], h["header"]))
+        rows.append((h["file"], h["header"], h["verdict"], r["verdict"] if r else "missing"))
+        if r and r["verdict"] != h["verdict"]:
+            print(f"      {h['file']} {h['header']}: {r['reason'][:160]}")
+    if doc["baseline"]["status"] != "green":
+        print(f"      baseline {doc['baseline']['status']}: {doc['baseline']['reason'][:200]}")
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python", default=sys.executable, help="the dev environment's Python (has reviewui and pytest)")
+    ap.add_argument("--only", help="run only cases of this owner/name")
+    args = ap.parse_args()
+    cases = tomllib.loads((HERE / "cases.toml").read_text(encoding="utf-8"))["case"]
+    agree = total = origin_toothless = 0
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="reviewui-realworld-") as tmp:
+        for case in cases:
+            if args.only and case["project"] != args.only:
+                continue
+            print(f"{case['project']} {case['commit'][:10]} ({case.get('shape', '')})")
+            for file, header, want, got in run_case(case, args.python, Path(tmp)):
+                # By hand, "no test fails" cannot tell toothless from uncovered; both say no test guards it.
+                ok = want == got or (want == "toothless" and got == "uncovered")
+                agree += ok
+                total += 1
+                origin_toothless += (got == "toothless" and want == "bites")
+                print(f"  {'ok ' if ok else 'BAD'} {file} {header}: expected {want}, got {got}")
+    pct = 100.0 * agree / total if total else 0.0
+    print(f"agreement: {agree}/{total} hunks = {pct:.1f}%  (bites called toothless: {origin_toothless}); "
+          f"{time.monotonic() - start:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

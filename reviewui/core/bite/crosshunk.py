@@ -1,0 +1,130 @@
+"""Cross-hunk dependencies, by `ast`: what a single-hunk revert takes away that other hunks use.
+
+Reverting one hunk can fail tests only because another hunk of the same
+branch needs what it added: a function, an imported name, a parameter, a
+class attribute. Such a failure says nothing about whether the tests check
+behaviour, so it is `broken`, not `bites`. Instead of guessing from the
+hunk's text, the module is parsed before (branch head) and after the revert,
+and the difference is exact: names defined or imported anywhere in the
+module (multi-line `from x import (` blocks included), and parameters of
+each function (by qualified name).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from reviewui.core.diff import Diff, Hunk
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What the revert took away from the module."""
+
+    names: frozenset[str]
+    """Names defined or imported at head that the reverted module no longer defines."""
+    params: frozenset[str]
+    """Parameter names a function had at head and no longer has."""
+    functions: frozenset[str]
+    """Short names of functions whose parameter lists the revert changed."""
+
+    @property
+    def all(self) -> frozenset[str]:
+        """Every name a failure may be about."""
+        return self.names | self.params | self.functions
+
+
+def removed_by_revert(head: str, reverted: str) -> Removed | None:
+    """Compare the module at head and after the revert; None when either does not parse."""
+    before, after = _facts(head), _facts(reverted)
+    if before is None or after is None:
+        return None
+    names = before[0] - after[0]
+    params: set[str] = set()
+    functions: set[str] = set()
+    for qual, ps in before[1].items():
+        now = after[1].get(qual)
+        if now is not None and now != ps:
+            params |= set(ps) - set(now)
+            functions.add(qual.rsplit(".", 1)[-1])
+    return Removed(frozenset(names), frozenset(params), frozenset(functions))
+
+
+def _facts(text: str) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    sigs: dict[str, tuple[str, ...]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(child.name)
+                qual = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    a = child.args
+                    sigs[qual] = tuple(x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs,
+                                                       *([a.vararg] if a.vararg else []),
+                                                       *([a.kwarg] if a.kwarg else [])])
+                visit(child, qual + ".")
+                continue
+            if isinstance(child, ast.Import):
+                for al in child.names:
+                    names.add(al.asname or al.name.split(".")[0])
+                    names.update(al.name.split("."))
+            elif isinstance(child, ast.ImportFrom):
+                for al in child.names:
+                    names.add(al.asname or al.name)
+            elif isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            names.add(n.id)
+                        elif isinstance(n, ast.Attribute):
+                            names.add(n.attr)
+            visit(child, prefix)
+
+    visit(tree, "")
+    return names, sigs
+
+
+_UNEXPECTED_KW = re.compile(r"unexpected keyword argument '(\w+)'")
+_POSITIONAL = re.compile(r"(\w+)\(\) (?:takes|missing) ")
+
+
+def type_error_name(message: str) -> str | None:
+    """The argument (or function) a TypeError about a call signature names, else None."""
+    if m := _UNEXPECTED_KW.search(message):
+        return m.group(1)
+    if m := _POSITIONAL.search(message):
+        return m.group(1)
+    return None
+
+
+def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
+    """`file:line` of the first added line of another code hunk of the branch that mentions `name`.
+
+    Test hunks do not count (a test using what the hunk adds is checking it), nor
+    do files that are not code (docs, config).
+    """
+    from reviewui.core.bite.selection import is_not_code
+
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b")
+    # `x.name = ...`, `name: T = ...`, `def name`: another hunk defining its own `name` is not a use of ours.
+    own = re.compile(rf"^\s*(?:[\w.]*\.)?{re.escape(name)}\s*(?::[^=]*)?=(?!=)|^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b")
+    for f in diff.files:
+        if f.role == "test" or f.binary or is_not_code(f.path):
+            continue
+        for h in f.hunks:
+            if h.key == skip.key:
+                continue
+            for ln in h.lines:
+                code = ln.text.split("#", 1)[0]
+                if ln.kind == "added" and ln.new_no is not None and word.search(code) and not own.search(code):
+                    return f"{f.path}:{ln.new_no}"
+    return None

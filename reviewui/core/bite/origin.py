@@ -1,0 +1,261 @@
+"""Prove that the code under test is the scratch's: import roots first, origins recorded.
+
+A revert only means something if the tests import the reverted file. With
+the project installed `pip install -e .` (or a PYTHONPATH / `.pth` entry
+pointing at the reviewer's checkout), `import pkg` finds the reviewer's copy
+and every revert changes nothing: all hunks would come out toothless.
+
+So every run gets:
+- the scratch's import roots first on PYTHONPATH (the directories the changed
+  modules are importable from: `src/`, the repo root, the parent of the
+  topmost package), ahead of the user's own PYTHONPATH entries, which are
+  resolved against the scratch (as a shell in the scratch would), and ahead of
+  site-packages and `.pth` entries, which Python puts after PYTHONPATH;
+- a tiny pytest plugin (`reviewui_origin`, loaded through PYTEST_PLUGINS from
+  a directory outside the scratch) that writes, at session end, the file each
+  changed module was actually imported from.
+
+`foreign(report, scratch)` then names a changed module that came from
+anywhere but the scratch; the engine calls such a run `broken` with the
+reason "tests imported <module> from <path>, not the scratch (editable install?)".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Mapping, Sequence
+
+PLUGIN_MODULE = "reviewui_origin"
+OUT_VAR = "REVIEWUI_ORIGIN_OUT"
+MODULES_VAR = "REVIEWUI_ORIGIN_MODULES"
+
+DATA_VAR = "REVIEWUI_DATA_FILES"
+
+PLUGIN_SOURCE = '''"""reviewui: record where the changed modules were imported from, and who opens changed data files."""
+import json
+import os
+import sys
+
+_data = set(p for p in os.environ.get("REVIEWUI_DATA_FILES", "").split(os.pathsep) if p)
+_opens = {}
+
+
+def _audit(event, args):
+    if event != "open" or not _data:
+        return
+    try:
+        path = os.path.realpath(os.fsdecode(args[0]))
+    except Exception:
+        return
+    if path in _data:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+        if test:
+            _opens.setdefault(path, set()).add(test)
+
+
+if _data:
+    sys.addaudithook(_audit)
+
+
+def pytest_sessionfinish(session):
+    out = os.environ.get("REVIEWUI_ORIGIN_OUT")
+    if not out:
+        return
+    found = {}
+    for name in os.environ.get("REVIEWUI_ORIGIN_MODULES", "").split(","):
+        module = sys.modules.get(name) if name else None
+        path = getattr(module, "__file__", None) if module is not None else None
+        if path:
+            found[name] = os.path.realpath(path)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump({"modules": found, "opens": {k: sorted(v) for k, v in _opens.items()}}, f)
+'''
+
+_SOURCE_DIRS = ("src", "lib", "python")
+"""Directories that are import roots by convention even without packages in them."""
+
+
+@dataclass(frozen=True)
+class ChangedModule:
+    """One changed Python file as the tests would import it."""
+
+    path: str
+    """Repo-relative path, e.g. `src/pkg/mod.py`."""
+    name: str
+    """Dotted module name, e.g. `pkg.mod`."""
+    root: str
+    """Repo-relative import root it is importable from (`` for the repo root)."""
+
+
+def changed_modules(paths: Iterable[str], tree: Iterable[str]) -> list[ChangedModule]:
+    """The import name and root of each changed `.py` file, given every file of the head tree.
+
+    A file's root is the parent of its topmost package (directories with an
+    `__init__.py`); a top-level module outside packages under `src/`, `lib/`
+    or `python/` is rooted there; anything else is rooted in its own directory.
+    """
+    files = set(tree)
+    out: list[ChangedModule] = []
+    for path in sorted(set(paths)):
+        p = PurePosixPath(path)
+        if p.suffix != ".py" or p.name in ("conftest.py", "setup.py", "noxfile.py"):
+            continue
+        parts = list(p.parent.parts)
+        pkg: list[str] = []
+        while parts and f"{'/'.join(parts)}/__init__.py" in files:
+            pkg.insert(0, parts.pop())
+        if not pkg and len(parts) >= 2 and parts[-2] in _SOURCE_DIRS:
+            # a namespace package under src/ (no __init__.py): src is the root
+            pkg.insert(0, parts.pop())
+        stem = [] if p.stem == "__init__" else [p.stem]
+        dotted = ".".join([*pkg, *stem])
+        if not dotted or not all(x.isidentifier() for x in dotted.split(".")):
+            continue
+        out.append(ChangedModule(path, dotted, "/".join(parts)))
+    return out
+
+
+def import_roots(scratch: Path, modules: Sequence[ChangedModule]) -> list[str]:
+    """Absolute scratch directories to put first on the import path (most specific first)."""
+    roots: list[str] = []
+    for m in modules:
+        roots.append(str(scratch / m.root) if m.root else str(scratch))
+    if (scratch / "src").is_dir():
+        roots.append(str(scratch / "src"))
+    roots.append(str(scratch))
+    return list(dict.fromkeys(roots))
+
+
+def checkout_roots(python: str, checkout: Path) -> tuple[str, ...]:
+    """The test Python's import-path entries inside the reviewer's checkout, relative to it.
+
+    An editable install (a .pth file) points the test Python at the
+    reviewer's checkout, which the sandbox does not show; the same
+    directories of the scratch stand in for them. Empty when the Python
+    cannot be asked.
+    """
+    try:
+        out = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
+                             capture_output=True, text=True, timeout=30, cwd="/", stdin=subprocess.DEVNULL)
+        entries = json.loads(out.stdout or "[]")
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return ()
+    root = checkout.resolve()
+    rel: list[str] = []
+    for e in entries:
+        if not isinstance(e, str) or not e:
+            continue
+        try:
+            rel.append(Path(e).resolve().relative_to(root).as_posix())
+        except ValueError:
+            continue
+    return tuple(dict.fromkeys(rel))
+
+
+def resolve_pythonpath(value: str, scratch: Path) -> list[str]:
+    """PYTHONPATH entries with relative ones resolved against the scratch (empty entries dropped)."""
+    return [e if os.path.isabs(e) else str(scratch / e) for e in value.split(os.pathsep) if e]
+
+
+def run_env(
+    scratch: Path, modules: Sequence[ChangedModule], plugin_dir: Path, out_file: Path,
+    user_env: Mapping[str, str], data_files: Sequence[str] = (), checkout_dirs: Sequence[str] = (),
+) -> dict[str, str]:
+    """The extra environment of one run: the user's `VAR=value` words, scratch roots first, the plugin.
+
+    `user_env` holds the variables given before the command (`PYTHONPATH=src
+    python -m pytest`); a PYTHONPATH there (else the reviewer's own) has its
+    relative entries resolved against the scratch. `checkout_dirs` are import
+    directories the test Python has inside the reviewer's checkout
+    (`checkout_roots`), taken from the scratch instead.
+    """
+    write_plugin(plugin_dir)
+    env = dict(user_env)
+    user_pp = user_env.get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    path = [str(plugin_dir), *import_roots(scratch, modules), *resolve_pythonpath(user_pp, scratch),
+            *(str(scratch / d) for d in checkout_dirs)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
+    plugins = user_env.get("PYTEST_PLUGINS", os.environ.get("PYTEST_PLUGINS", ""))
+    env["PYTEST_PLUGINS"] = ",".join([*(p for p in plugins.split(",") if p.strip()), PLUGIN_MODULE])
+    env[MODULES_VAR] = ",".join(m.name for m in modules)
+    env[OUT_VAR] = str(out_file)
+    if data_files:
+        env[DATA_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in data_files)
+    return env
+
+
+def merge_env(base: Mapping[str, str], more: Mapping[str, str] | None) -> dict[str, str]:
+    """`base` updated with `more`, PYTHONPATH and PYTEST_PLUGINS joined rather than replaced."""
+    env = dict(base)
+    for key, value in (more or {}).items():
+        if key == "PYTHONPATH" and env.get(key):
+            parts = [*value.split(os.pathsep), *env[key].split(os.pathsep)]
+            env[key] = os.pathsep.join(dict.fromkeys(p for p in parts if p))
+        elif key == "PYTEST_PLUGINS" and env.get(key):
+            parts = [*env[key].split(","), *value.split(",")]
+            env[key] = ",".join(dict.fromkeys(p for p in parts if p))
+        else:
+            env[key] = value
+    return env
+
+
+def write_plugin(plugin_dir: Path) -> None:
+    """Write the origin plugin module into `plugin_dir` (a directory outside the scratch)."""
+    plugin_dir.mkdir(parents=True, exist_ok=True)
+    target = plugin_dir / f"{PLUGIN_MODULE}.py"
+    if not target.is_file():
+        target.write_text(PLUGIN_SOURCE, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the plugin saw in one run."""
+
+    modules: dict[str, str]
+    """Changed module name -> real path it was imported from."""
+    opens: dict[str, tuple[str, ...]]
+    """Real path of a changed data file -> node ids of the tests that opened it."""
+    written: bool
+    """False when the plugin wrote nothing (pytest never finished its session)."""
+
+
+def read_observed(out_file: Path) -> Observed:
+    """What the plugin wrote to `out_file` (empty, `written` False, when nothing)."""
+    try:
+        data = json.loads(out_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Observed({}, {}, False)
+    if not isinstance(data, dict):
+        return Observed({}, {}, False)
+    mods = data.get("modules") if isinstance(data.get("modules"), dict) else {}
+    opens = data.get("opens") if isinstance(data.get("opens"), dict) else {}
+    return Observed({str(k): str(v) for k, v in mods.items()},
+                    {str(k): tuple(str(x) for x in v) for k, v in opens.items() if isinstance(v, list)}, True)
+
+
+def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule]) -> str | None:
+    """The reason a run cannot count when a changed module came from outside the scratch, else None."""
+    root = os.path.realpath(scratch).rstrip(os.sep) + os.sep
+    by_name = {m.name: m for m in modules}
+    for name, path in sorted(origins.items()):
+        if name not in by_name or path.startswith(root):
+            continue
+        return f"tests imported {name} from {path}, not the scratch (editable install?)"
+    return None
+
+
+def split_env_words(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Leading `VAR=value` words of a command (as a shell takes them) and the rest of the argv."""
+    env: dict[str, str] = {}
+    rest = list(argv)
+    while rest:
+        name, eq, value = rest[0].partition("=")
+        if not eq or not name.isidentifier():
+            break
+        env[name] = value
+        rest.pop(0)
+    return env, rest

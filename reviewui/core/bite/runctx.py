@@ -1,0 +1,88 @@
+"""One sweep's way of running the test command in a scratch: same env, roots and plugin every run.
+
+Every run of a sweep (baseline, instrument check, each revert; warm or cold)
+goes through `RunContext.run`, so all of them see the same thing: the
+user's `VAR=value` words, the scratch's import roots first, the origin
+plugin, and relative PYTHONPATH entries resolved against the scratch.
+The result says whether a changed module came from outside the scratch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from reviewui.core.bite import origin
+from reviewui.core.config import Settings
+from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
+from reviewui.core.run.warm_runner import WarmPytest
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A run and what the origin plugin saw in it."""
+
+    run: RunResult
+    """The run itself."""
+    observed: origin.Observed
+    """Module origins and data-file opens."""
+    foreign: str | None
+    """Why the run does not count (a changed module came from elsewhere), else None."""
+
+
+@dataclass
+class RunContext:
+    """How every run of one sweep is made (see the module docstring)."""
+
+    argv: list[str]
+    """The command without its leading `VAR=value` words."""
+    user_env: dict[str, str]
+    """The `VAR=value` words given before the command."""
+    modules: list[origin.ChangedModule]
+    """The changed Python modules whose origin is checked."""
+    settings: Settings
+    """Sandbox settings (env allow-list, network)."""
+    work: Path
+    """A private directory for the plugin and its reports (outside every scratch)."""
+    cancel: threading.Event | None = None
+    """Set to stop runs promptly."""
+    warm: WarmPytest | None = None
+    """The warm server, when one serves this command."""
+    data_files: tuple[str, ...] = ()
+    """Changed data files whose opens are recorded (baseline only)."""
+    checkout_dirs: tuple[str, ...] = ()
+    """Import directories the test Python has inside the reviewer's checkout (origin.checkout_roots)."""
+    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    @property
+    def pytest_mode(self) -> bool:
+        """True when the command runs pytest (JUnit outcomes available)."""
+        return is_pytest_command(self.argv)
+
+    def run(
+        self, scratch: Path, tests: Sequence[str], limit: float | None, *,
+        argv: Sequence[str] | None = None, extra: Mapping[str, str] | None = None,
+        warm: bool = True, record_opens: bool = False,
+    ) -> Observation:
+        """Run the command (or `argv`) on `tests` in `scratch`. Raises ReviewError when it cannot start."""
+        box: dict[str, origin.Observed] = {}
+
+        def setup(run_dir: Path) -> dict[str, str]:
+            # The plugin and its report live in the run's own directory: the only place
+            # both a sandboxed cold run and a fork of a warm server can see.
+            env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
+                                 self.data_files if record_opens else (), self.checkout_dirs)
+            return origin.merge_env(env, extra)
+
+        def collect(run_dir: Path) -> None:
+            box["seen"] = origin.read_observed(run_dir / "origin.json")
+
+        run = run_tests(scratch, list(argv or self.argv), tests, limit, env_allow=self.settings.env_allow,
+                        network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
+                        run_files=RunFiles(setup, collect), writable=(self.work,))
+        seen = box["seen"]
+        return Observation(run, seen, origin.foreign(seen.modules, scratch, self.modules))

@@ -1,0 +1,217 @@
+"""Which hunks are bite-checked and which tests guard them.
+
+Hunks: source files and code-like `other` files; files that are not code
+(toml, yaml, cfg, ini, md, rst, txt, json, lock files) get the verdict
+`not-code` and are never reverted unless `include_config` is set.
+
+Tests, found without being told (`static_selection`):
+- test files the branch added or changed (test_*.py / *_test.py);
+- test files that import a changed test helper, a changed `__init__.py` of a
+  test package, or that sit under a changed conftest.py;
+then, from the baseline run (engine), tests that execute the changed lines
+(coverage) and tests that open a changed data file. With none of the static
+kind the baseline runs the whole suite and each hunk runs only the tests
+that execute it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
+from typing import Callable, Iterable
+
+from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.errors import ReviewError
+
+SELECTED_TEST_GLOBS = ("test_*.py", "*_test.py")
+CODE_LIKE_OTHER = frozenset({".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", ".html", ".css", ".j2", ".jinja",
+                             ".tmpl", ".xml", ".env", ".properties", ".mk"})
+CODE_LIKE_NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile"})
+NOT_CODE_SUFFIXES = frozenset({".toml", ".yaml", ".yml", ".cfg", ".ini", ".md", ".rst", ".txt", ".json", ".lock"})
+NOT_CODE_NAMES = frozenset({"Pipfile.lock", "poetry.lock", "uv.lock", "setup.cfg", "tox.ini", ".pre-commit-config.yaml"})
+
+
+def is_test_file(path: str) -> bool:
+    """True for a file pytest collects by default (test_*.py / *_test.py)."""
+    return any(fnmatchcase(PurePosixPath(path).name, g) for g in SELECTED_TEST_GLOBS)
+
+
+def is_not_code(path: str) -> bool:
+    """True for configuration, documentation, data and lock files."""
+    p = PurePosixPath(path)
+    return p.name in NOT_CODE_NAMES or p.suffix.lower() in NOT_CODE_SUFFIXES
+
+
+DATA_SUFFIXES = frozenset({".json", ".csv", ".tsv", ".txt", ".yaml", ".yml", ".xml", ".html", ".dat", ".bin",
+                           ".toml", ".ini", ".cfg", ".jsonl", ".ndjson", ".sql", ".pem", ".svg", ".png"})
+CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".pre-commit-config.yaml",
+                          "requirements.txt", "MANIFEST.in", ".coveragerc", "mkdocs.yml", ".readthedocs.yaml"})
+
+
+def is_data_file(path: str, role: str) -> bool:
+    """True for a changed file tests may read: anything non-Python under the tests, or data-like files."""
+    p = PurePosixPath(path)
+    if p.suffix == ".py" or role == "source" or p.name in CONFIG_NAMES or p.name in NOT_CODE_NAMES:
+        return False
+    if p.parts and p.parts[0].startswith(".") or p.suffix.lower() in (".md", ".rst", ".lock"):
+        return False
+    return role == "test" or p.suffix.lower() in DATA_SUFFIXES
+
+
+def selected_test_files(diff: Diff) -> list[str]:
+    """Test files the branch added or changed (test_*.py / *_test.py, not deleted, not conftest)."""
+    return [
+        f.path for f in diff.files
+        if f.role == "test" and f.status != "deleted" and not f.binary and is_test_file(f.path)
+    ]
+
+
+def is_revertible(f: FileDiff, include_config: bool = True) -> bool:
+    """True for files whose hunks are bite-checked: source, or code-like `other`; text only.
+
+    With `include_config` false, files that are not code are not revertible.
+    """
+    if f.binary or not f.hunks:
+        return False
+    if not include_config and is_not_code(f.path):
+        return False
+    if f.role == "source":
+        return True
+    p = PurePosixPath(f.path)
+    return f.role == "other" and (p.suffix.lower() in CODE_LIKE_OTHER or p.name in CODE_LIKE_NAMES)
+
+
+def not_code_hunks(diff: Diff) -> list[tuple[FileDiff, Hunk]]:
+    """Hunks that would be checked with `include_config` but are not code."""
+    return [(f, h) for f in diff.files if is_revertible(f) and not is_revertible(f, False) for h in f.hunks]
+
+
+def checkable_hunks(diff: Diff, wanted: list[tuple[str, int]] | None = None,
+                    include_config: bool = True) -> list[tuple[FileDiff, Hunk]]:
+    """The hunks a sweep checks, or just `wanted` ones. Raises ReviewError for unknown/test hunks."""
+    if wanted is None:
+        return [(f, h) for f in diff.files if is_revertible(f, include_config) for h in f.hunks]
+    out: list[tuple[FileDiff, Hunk]] = []
+    for path, index in wanted:
+        f = diff.file(path)
+        if f is None:
+            raise ReviewError(f"{path} is not changed on this branch")
+        if not 0 <= index < len(f.hunks):
+            raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
+        if not is_revertible(f):
+            raise ReviewError(f"{path} is a {f.role} file: only source hunks are bite-checked")
+        out.append((f, f.hunks[index]))
+    return out
+
+
+def parse_hunk_spec(spec: str, diff: Diff) -> list[tuple[str, int]]:
+    """Parse `--hunk FILE[:INDEX]` into (file, index) pairs (all hunks of FILE without INDEX).
+
+    Raises ReviewError for an unknown file or a bad index.
+    """
+    path, sep, idx = spec.rpartition(":")
+    if not sep or not idx.isdigit() or diff.file(spec) is not None:
+        path, idx = spec, ""
+    f = diff.file(path)
+    if f is None:
+        raise ReviewError(f"--hunk: {path} is not changed on this branch")
+    if idx:
+        return [(f.path, int(idx))]
+    return [(f.path, h.index) for h in f.hunks]
+
+
+@dataclass(frozen=True)
+class StaticSelection:
+    """Test files chosen from the diff alone, and why."""
+
+    changed: tuple[str, ...]
+    """Test files the branch added or changed."""
+    importers: tuple[str, ...]
+    """Test files that import a changed helper / `__init__.py` or sit under a changed conftest."""
+    data_files: tuple[str, ...]
+    """Changed files that are neither Python nor revertible code: tests may read them."""
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Every statically selected test file, once."""
+        return tuple(dict.fromkeys([*self.changed, *self.importers]))
+
+
+def static_selection(diff: Diff, tree: Iterable[str], read: Callable[[str], str | None]) -> StaticSelection:
+    """Select test files from the diff and the head tree (`read(path)` gives a head file's text)."""
+    files = list(tree)
+    changed = selected_test_files(diff)
+    helpers = [f for f in diff.files if f.role == "test" and f.status != "deleted" and not f.binary
+               and f.path.endswith(".py") and not is_test_file(f.path)]
+    tests = [p for p in files if is_test_file(p) and p not in changed]
+    importers: list[str] = []
+    helper_modules = {h.path: _module_names(h.path) for h in helpers if PurePosixPath(h.path).name != "conftest.py"}
+    conftest_dirs = [str(PurePosixPath(h.path).parent) for h in helpers if PurePosixPath(h.path).name == "conftest.py"]
+    for t in tests:
+        if any(d == "." or t.startswith(d + "/") for d in conftest_dirs):
+            importers.append(t)
+            continue
+        if not helper_modules:
+            continue
+        text = read(t)
+        imported = _imports(t, text) if text is not None else set()
+        if any(n in imported for names in helper_modules.values() for n in names):
+            importers.append(t)
+    data = tuple(f.path for f in diff.files if f.status != "deleted" and is_data_file(f.path, f.role))
+    return StaticSelection(tuple(changed), tuple(importers), data)
+
+
+def _module_names(path: str) -> set[str]:
+    """Every dotted name `path` may be imported as (each suffix of its package path)."""
+    p = PurePosixPath(path)
+    parts = list(p.with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return {".".join(parts[i:]) for i in range(len(parts))}
+
+
+def _imports(path: str, text: str) -> set[str]:
+    """Dotted modules `path` imports, relative imports resolved, with `from m import n` giving m and m.n."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    package = list(PurePosixPath(path).parent.parts)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out.add(a.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base:
+                out.add(base)
+            for a in node.names:
+                out.add(f"{base}.{a.name}" if base else a.name)
+    return out
+
+
+def selection_note(static: StaticSelection, selected: tuple[str, ...], ran: tuple[str, ...],
+                   openers: tuple[str, ...], coverage: object | None) -> str:
+    """One line: how many tests were selected and why."""
+    def in_files(files: tuple[str, ...]) -> int:
+        return sum(1 for t in ran if t.split("::", 1)[0] in files)
+
+    parts = []
+    if static.changed:
+        parts.append(f"{in_files(static.changed)} in changed test files")
+    if static.importers:
+        parts.append(f"{in_files(static.importers)} in test files importing a changed helper or conftest")
+    if openers:
+        parts.append(f"{len(openers)} reading a changed data file")
+    if selected:
+        return f"{len(ran)} tests: " + ", ".join(parts)
+    why = "; ".join(parts) if parts else "no test file changed"
+    per_hunk = ("each hunk runs the tests that execute its lines" if coverage is not None
+                else "no coverage map, each hunk runs them all")
+    return f"{len(ran)} tests of the whole suite ({why}); {per_hunk}"
