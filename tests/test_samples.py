@@ -144,7 +144,8 @@ def test_fixtures_command_json(samples: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize(
     "name, branch",
-    [("01-trim-reasoning", "agent/trim-reasoning"), ("02-add-stopped", "agent/add-stopped"), ("03-null-guard", "agent/null-guard")],
+    [("01-trim-reasoning", "agent/trim-reasoning"), ("02-add-stopped", "agent/add-stopped"), ("03-null-guard", "agent/null-guard"),
+     ("04-capped-backoff", "agent/capped-backoff")],
 )
 def test_every_hunk_links_to_the_turn_that_wrote_it(samples: dict[str, Path], name: str, branch: str) -> None:
     from reviewui.core.session import ReviewSession
@@ -174,3 +175,26 @@ def test_transcript_command_json(samples: dict[str, Path]) -> None:
                                       "stop", "usage", "flags"}
     flags = {f for t in data["turns"] for f in t["flags"]}
     assert {"truncated", "reasoning-only", "claims-done"} <= flags
+
+
+def test_sample_4_fixture_and_parametrize_show_why_the_cap_is_never_reached(samples: dict[str, Path]) -> None:
+    proc = run_cli("fixtures", "agent/capped-backoff", "--format", "json", cwd=samples["04-capped-backoff"])
+    assert proc.returncode == 0, proc.stderr
+    [test] = json.loads(proc.stdout)["tests"]
+    assert test["id"] == "tests/test_backoff.py::test_delay_is_capped"
+    [fixture] = test["fixtures"]
+    # the conftest fixture, with its value, and the six cases: no case reaches max_delay=3600
+    assert fixture["name"] == "policy" and fixture["defined_in"] == "tests/conftest.py:7"
+    assert "max_delay=3600.0" in fixture["source"]
+    [param] = test["parametrize"]
+    assert param["argnames"] == ["attempt", "expected"]
+    assert [c[1] for c in param["cases"]] == ["0.5", "1.0", "2.0", "8.0", "128.0", "1024.0"]
+
+
+@pytest.mark.slow
+def test_sample_4_cap_is_toothless(samples: dict[str, Path]) -> None:
+    proc = run_cli("bite", "agent/capped-backoff", "--test-cmd", PY, "--format", "json", cwd=samples["04-capped-backoff"])
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert [h["verdict"] for h in data["hunks"]] == ["toothless"]
+    assert "min(delay, policy.max_delay)" in data["hunks"][0]["text"]
