@@ -92,6 +92,17 @@ async def test_sweep_streams_every_hunk_and_matrix_names_decorative(session: Rev
         decorative = str(app.screen.query_one("#decorative", Static).render())
         assert "tests/test_calc.py::test_double" in decorative
         assert "test_clamp" not in decorative
+        # what is drawn: tests as rows by short name, hunks as file:line columns, readable cells
+        header, verdicts, *rows = app.screen.cell_text()
+        assert header == ["test", "calc.py:2", "calc.py:18", "calc.py:31"]
+        assert sorted(verdicts[1:]) == ["bites", "toothless", "uncovered"]
+        by_name = {r[0]: r[1:] for r in rows}
+        assert by_name["test_clamp"] == ["●", "·", "·"] and by_name["test_double"] == ["·", "·", "·"]
+        from textual.widgets import DataTable
+
+        table = app.screen.query_one(DataTable)
+        # every column is as wide as its label, not one character
+        assert [c.get_render_width(table) - 2 * table.cell_padding for c in table.ordered_columns][1:] == [9, 10, 10]
 
 
 async def test_b_on_a_test_hunk_is_refused(session: ReviewSession) -> None:

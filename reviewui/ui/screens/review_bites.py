@@ -18,7 +18,7 @@ from textual.screen import Screen
 from reviewui.core.bite.engine import BiteCache, checkable_hunks, run_bite
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
-from reviewui.ui.screens.matrix import MatrixScreen
+from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label
 from reviewui.ui.widgets.results_panel import ResultsPanel
 
 if TYPE_CHECKING:
@@ -164,7 +164,9 @@ class BiteActions(Screen[None]):
 
     def action_matrix(self) -> None:
         keys = sorted(self.bites, key=lambda k: (k[0], k[1]))
-        hunks = [(f"{p}:{i}", f"{p}:{i} {self.bites[(p, i)].verdict}") for p, i in keys]
+        files = {p: self.session.diff.file(p) for p, _ in keys}
+        hunks = [MatrixHunk(f"{p}:{i}", hunk_label(files[p].hunks[i]) if files[p] and i < len(files[p].hunks)
+                            else f"{p}:#{i + 1}", self.bites[(p, i)].verdict) for p, i in keys]
         bit = {(f"{p}:{i}", t) for (p, i) in keys for t in self.bites[(p, i)].failing_tests
                if self.bites[(p, i)].verdict == "bites"}
         tests = list(self.baseline_tests)
