@@ -98,14 +98,13 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
     from reviewui.core.config import Settings
     from reviewui.core.git import open_repo
-    from reviewui.core.notes.sync import pull_notes, push_notes
+    from reviewui.core.notes.sync import pull_notes_report, push_notes
 
     repo = open_repo(args.repo or Path.cwd())
     root = Path(repo.working_tree_dir or ".")
     ref = Settings.from_repo(root).notes_ref
     if args.action == "pull":
-        added = pull_notes(root, args.remote, ref)
-        out(f"pulled {added} review{'s' if added != 1 else ''} from {args.remote}")
+        out(pull_notes_report(root, args.remote, ref).words(args.remote))
     else:
         push_notes(root, args.remote, ref)
         out(f"pushed {ref} to {args.remote}")

@@ -13,7 +13,7 @@ from textual.screen import Screen
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes.verdicts import Review, branch_history, record_review, review_relation
+from reviewui.core.notes.verdicts import Review, record_review, review_relation
 from reviewui.core.notes.patchid import patch_id
 from reviewui.core.state import ReviewState
 from reviewui.ui.screens.history import HistoryScreen
@@ -132,12 +132,22 @@ class VerdictActions(Screen[None]):
         self.show_last_verdict()
         self.notify(f"Recorded {verdict} on {t.head[:7]} in {self.session.settings.notes_ref}")
 
-    def history_rows(self) -> list[tuple[Review, str]]:
-        """Earlier verdicts of this branch with how each relates to the head now."""
+    def history_rows(self) -> list[tuple[Review, str, str]]:
+        """Earlier verdicts of this branch: (review shown as whom, relation to the head now, signature words)."""
+        from dataclasses import replace
+
+        from reviewui.core.notes.trust import local_reviewer, shown_reviewer
+        from reviewui.core.notes.verdicts import checked_history
+
         t = self.session.target
-        reviews = branch_history(t.repo_dir, t.branch, t.head, self.session.settings.notes_ref)
-        current = patch_id(t.repo_dir, t.base, t.head) if reviews else ""
-        return [(r, review_relation(r, t.head, current)) for r in reviews]
+        checked = checked_history(t.repo_dir, t.branch, t.head, self.session.settings.notes_ref)
+        if not checked:
+            return []
+        current = patch_id(t.repo_dir, t.base, t.head)
+        me = local_reviewer(t.repo_dir)
+        # the reviewer field is replaced by whom it is shown as: a forged claim to be `me` never reads as mine
+        return [(replace(r, reviewer=shown_reviewer(r, c, me)), review_relation(r, t.head, current), c.words())
+                for r, c in checked]
 
     def show_last_verdict(self) -> None:
         """Put the latest verdict (and whether it still applies) in the header."""
@@ -148,11 +158,12 @@ class VerdictActions(Screen[None]):
         if not rows:
             header.verdict = ""
             return
-        review, relation = rows[-1]
+        review, relation, _signed = rows[-1]
         note = {"this-head": "", "same-patch": " (earlier head, same patch)",
                 "different-patch": " (earlier head, changed since)"}.get(relation, "")
         done = {"approve": "approved", "reject": "rejected"}.get(review.verdict, review.verdict)
-        header.verdict = f"{done} by {review.reviewer.split(' <')[0]}{note}"
+        who = "an unverified claim to be you" if review.reviewer.startswith("unverified") else review.reviewer.split(" <")[0]
+        header.verdict = f"{done} by {who}{note}"
 
     def action_history(self) -> None:
         self.app.push_screen(HistoryScreen(self.history_rows()))
