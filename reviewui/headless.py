@@ -178,7 +178,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     """Run a probe test on the branch and its base (and a reverted hunk); or export it."""
     from pathlib import Path
 
-    from reviewui.core.probe.run import check_probe_syntax, export_probe, run_probe
+    from reviewui.core.probe.run import check_probe_edited, check_probe_syntax, export_probe, run_probe
 
     if not args.file:
         raise ReviewError("probe needs --file PROBE.py")
@@ -187,18 +187,27 @@ def cmd_probe(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as e:
         raise ReviewError(f"cannot read probe file: {args.file}") from e
     check_probe_syntax(code)
+    check_probe_edited(code)
     if args.export:
         path = export_probe(code, args.export)
         out(f"exported the probe as a regression test: {path}")
         return 0
     session = session_from_args(args)
     hunk = _one_hunk(args.hunk, session) if args.hunk else None
-    report = run_probe(session, code, name=Path(args.file).name, hunk=hunk)
+    try:
+        report = run_probe(session, code, name=Path(args.file).name, hunk=hunk)
+    except ReviewError as e:
+        sys.stderr.write(f"reviewui: the probe could not run: {e}\n")
+        return PROBE_COULD_NOT_RUN
     if args.format == "json":
         emit(report.to_json())
     else:
         out(report.render_text())
-    return 0
+    return {"passed": 0, "failed": 1}.get(report.branch.status, PROBE_COULD_NOT_RUN)
+
+
+PROBE_COULD_NOT_RUN = 3
+"""`probe` exit code when the probe did not run to an outcome on the branch (error, timeout, setup)."""
 
 
 def _one_hunk(spec: str, session: ReviewSession) -> tuple[str, int]:

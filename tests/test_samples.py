@@ -105,13 +105,14 @@ def test_probe_command_on_the_story(samples: dict[str, Path], tmp_path: Path) ->
     probe.write_text(STORY_PROBE)
     repo = samples["01-trim-reasoning"]
     proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # issue 16: exit 1 = the probe fails on the branch (was 0 whatever happened)
     data = json.loads(proc.stdout)
     assert set(data) == {"probe", "branch", "base", "reverted"}
     assert (data["branch"]["status"], data["base"]["status"], data["reverted"]) == ("failed", "error", None)
     proc = run_cli("probe", "fix/trim-reasoning", "--base", "agent/trim-reasoning", "--file", str(probe),
                    "--hunk", "coder/history.py:0", "--test-cmd", PY, "--format", "json", cwd=repo)
     data = json.loads(proc.stdout)
+    assert proc.returncode == 0  # passes on the branch
     assert (data["branch"]["status"], data["base"]["status"]) == ("passed", "failed")
     assert data["reverted"]["status"] == "failed"
     assert data["reverted"]["hunk"] == {"file": "coder/history.py", "index": 0}
@@ -129,6 +130,22 @@ def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Pat
     assert proc.returncode == 2 and "has no hunk 9" in proc.stderr
     proc = run_cli("probe", "agent/trim-reasoning", cwd=repo)
     assert proc.returncode == 2 and "--file" in proc.stderr
+    template = tmp_path / "template.py"
+    template.write_text('from coder.history import NUDGE\n\n\ndef test_probe_x():\n    assert False, "write the probe"\n')
+    for extra in ((), ("--export", str(tmp_path / "t.py"))):
+        proc = run_cli("probe", "agent/trim-reasoning", "--file", str(template), *extra, cwd=repo)
+        assert proc.returncode == 2 and "probe line 5: still the template" in proc.stderr
+    assert not (tmp_path / "t.py").exists()
+
+
+@pytest.mark.slow
+def test_probe_that_cannot_run_on_the_branch_exits_3(samples: dict[str, Path], tmp_path: Path) -> None:
+    probe = tmp_path / "probe_broken.py"
+    probe.write_text("from coder.nowhere import nothing\n\n\ndef test_x():\n    assert nothing\n")
+    proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json",
+                   cwd=samples["01-trim-reasoning"])
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["branch"]["status"] == "error"
 
 
 def test_fixtures_command_json(samples: dict[str, Path]) -> None:

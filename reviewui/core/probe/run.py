@@ -28,8 +28,10 @@ from reviewui.core.bite.revert import RevertError
 from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.probe.source import (  # noqa: F401 - re-exported for callers of probe
+    check_probe_edited,
     check_probe_syntax,
     drafts_path,
+    export_to_review,
     export_probe,
     hunk_symbols,
     load_draft,

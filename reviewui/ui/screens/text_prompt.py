@@ -25,15 +25,17 @@ class TextPromptModal(ModalScreen[str | None]):
     TextPromptModal #prompt-title { text-style: bold; margin-bottom: 1; }
     """
 
-    def __init__(self, title: str, placeholder: str = "") -> None:
+    def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
         super().__init__()
         self.title_text = title
         self.placeholder = placeholder
+        self.value = value
+        """Text the input starts with (enter accepts it as it is)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content(self.title_text), id="prompt-title")
-            yield Input(placeholder=self.placeholder, id="prompt-input")
+            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
