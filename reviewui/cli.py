@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bite", help="bite-check the branch's source hunks")
     _target_args(p)
     _run_args(p)
-    p.add_argument("--hunk", metavar="FILE[:INDEX]", help="check only this file's hunks, or one hunk")
+    p.add_argument("--hunk", metavar="FILE[:N]", help="check only this file's hunks, or its hunk N (from 1)")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
 
     p = sub.add_parser("fixtures", help="show what the branch's tests are made of")
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     _target_args(p)
     _run_args(p)
     p.add_argument("--file", metavar="PROBE.py", help="the probe test file")
-    p.add_argument("--hunk", metavar="FILE:INDEX", help="also run with this hunk reverted")
+    p.add_argument("--hunk", metavar="FILE:N", help="also run with hunk N (from 1) of FILE reverted")
     p.add_argument("--export", metavar="PATH", help="write the probe as a regression test to PATH")
     p.add_argument("--format", choices=("text", "json"), default="text")
 

@@ -211,15 +211,15 @@ PROBE_COULD_NOT_RUN = 3
 
 
 def _one_hunk(spec: str, session: ReviewSession) -> tuple[str, int]:
-    path, sep, index = spec.rpartition(":")
-    if not sep or not index.isdigit():
-        raise ReviewError(f"--hunk takes FILE:INDEX, got {spec!r}")
+    from reviewui.core.bite.engine import hunk_number_to_index
+
+    path, sep, number = spec.rpartition(":")
+    if not sep or not number.isdigit():
+        raise ReviewError(f"--hunk takes FILE:N (N the hunk's number, from 1), got {spec!r}")
     f = session.diff.file(path)
     if f is None:
         raise ReviewError(f"{path} is not changed on this branch")
-    if not 0 <= int(index) < len(f.hunks):
-        raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
-    return (f.path, int(index))
+    return (f.path, hunk_number_to_index(path, int(number), len(f.hunks)))
 
 
 # --- fixtures -----------------------------------------------------------------

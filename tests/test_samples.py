@@ -110,12 +110,12 @@ def test_probe_command_on_the_story(samples: dict[str, Path], tmp_path: Path) ->
     assert set(data) == {"probe", "branch", "base", "reverted"}
     assert (data["branch"]["status"], data["base"]["status"], data["reverted"]) == ("failed", "error", None)
     proc = run_cli("probe", "fix/trim-reasoning", "--base", "agent/trim-reasoning", "--file", str(probe),
-                   "--hunk", "coder/history.py:0", "--test-cmd", PY, "--format", "json", cwd=repo)
+                   "--hunk", "coder/history.py:1", "--test-cmd", PY, "--format", "json", cwd=repo)
     data = json.loads(proc.stdout)
     assert proc.returncode == 0  # passes on the branch
     assert (data["branch"]["status"], data["base"]["status"]) == ("passed", "failed")
     assert data["reverted"]["status"] == "failed"
-    assert data["reverted"]["hunk"] == {"file": "coder/history.py", "index": 0}
+    assert data["reverted"]["hunk"] == {"file": "coder/history.py", "index": 0, "number": 1}
 
 
 def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Pat
     good = tmp_path / "good.py"
     good.write_text(STORY_PROBE)
     proc = run_cli("probe", "agent/trim-reasoning", "--file", str(good), "--hunk", "coder/history.py:9", cwd=repo)
-    assert proc.returncode == 2 and "has no hunk 9" in proc.stderr
+    assert proc.returncode == 2 and "has no hunk 9 (its hunks are numbered 1 to 1)" in proc.stderr
     proc = run_cli("probe", "agent/trim-reasoning", cwd=repo)
     assert proc.returncode == 2 and "--file" in proc.stderr
     template = tmp_path / "template.py"
@@ -215,3 +215,7 @@ def test_sample_4_cap_is_toothless(samples: dict[str, Path]) -> None:
     data = json.loads(proc.stdout)
     assert [h["verdict"] for h in data["hunks"]] == ["toothless"]
     assert "min(delay, policy.max_delay)" in data["hunks"][0]["text"]
+    assert (data["hunks"][0]["index"], data["hunks"][0]["number"]) == (0, 1)
+    text = run_cli("bite", "agent/capped-backoff", "--test-cmd", PY, "--hunk", "retry/backoff.py:1",
+                   cwd=samples["04-capped-backoff"]).stdout
+    assert "TOOTHLESS  retry/backoff.py hunk 1 @@" in text

@@ -112,12 +112,12 @@ def test_reverting_the_guard_hunk_shows_the_probe_bites_it(sample: Path) -> None
     assert report.reverted.rev == session.target.head
     assert "bites this hunk" in (report.reverted_summary() or "")
     data = report.to_json()["reverted"]
-    assert data["hunk"] == {"file": "coder/history.py", "index": 0} and data["status"] == "failed"
+    assert data["hunk"] == {"file": "coder/history.py", "index": 0, "number": 1} and data["status"] == "failed"
 
 
 def test_unknown_hunk_is_refused(sample: Path) -> None:
     session = open_session(sample, "agent/trim-reasoning")
-    with pytest.raises(ReviewError, match="no hunk 5"):
+    with pytest.raises(ReviewError, match="no hunk 6"):  # index 5 is hunk 6 to a person (issue 16)
         run_probe(session, STORY_PROBE, hunk=("coder/history.py", 5))
     with pytest.raises(ReviewError, match="not changed"):
         run_probe(session, STORY_PROBE, hunk=("README.md", 0))

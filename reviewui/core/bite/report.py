@@ -149,6 +149,7 @@ class BiteReport:
                 {
                     "file": r.file,
                     "index": r.index,
+                    "number": r.index + 1,
                     "header": r.header,
                     "text": r.text,
                     "verdict": r.verdict,
@@ -173,7 +174,7 @@ class BiteReport:
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")
         for r in self.results:
-            lines.append(f"{r.verdict.upper():<10} {r.file}:{r.index} {r.header} ({r.seconds:.2f}s)")
+            lines.append(f"{r.verdict.upper():<10} {r.file} hunk {r.index + 1} {r.header} ({r.seconds:.2f}s)")
             for t in r.failing_tests:
                 msg = r.messages.get(t, "")
                 lines.append(f"    {t}{': ' + msg if msg else ''}")

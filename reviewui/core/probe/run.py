@@ -87,7 +87,7 @@ class ProbeRun:
             "output": self.output,
         }
         if self.hunk is not None:
-            data["hunk"] = {"file": self.hunk[0], "index": self.hunk[1]}
+            data["hunk"] = {"file": self.hunk[0], "index": self.hunk[1], "number": self.hunk[1] + 1}
         return data
 
 
@@ -247,7 +247,7 @@ def run_probe(
         if f is None:
             raise ReviewError(f"{hunk[0]} is not changed on this branch")
         if not 0 <= hunk[1] < len(f.hunks):
-            raise ReviewError(f"{f.path} has no hunk {hunk[1]} (it has {len(f.hunks)})")
+            raise ReviewError(f"{f.path} has no hunk {hunk[1] + 1} (it has {len(f.hunks)})")
         revert = (f, f.hunks[hunk[1]])
     rel = probe_path(session)
     timeout = session.run.timeout or session.settings.timeout or PROBE_TIMEOUT
