@@ -296,3 +296,13 @@ def test_text_report_escapes_control_characters() -> None:
     assert "\\x1b[31mred" in text and "[bold]x[/bold]" in text
     assert text.splitlines()[-1] == "fails on branch, passes on base: the branch broke this"
     assert report.outcomes() == {"branch": "failed", "base": "passed"}
+
+
+def test_outcome_words() -> None:
+    from reviewui.core.probe.run import outcome_words
+
+    assert outcome_words({"branch": "failed", "base": "error"}) == "fails on branch, errors on base"
+    assert outcome_words({"branch": "passed", "base": "passed"}) == "passes on both"
+    assert outcome_words({"branch": "timeout", "base": "passed"}) == "times out on branch, passes on base"
+    assert outcome_words({}) == "not run"
+

@@ -89,3 +89,39 @@ async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_se
         await app2.workers.wait_for_complete()
         await pilot.pause()
         assert app2.screen.query_one(ReviewHeader).progress == (1, total)
+
+
+async def test_verdict_dialog_says_probe_results_in_words(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Static
+
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.state.keep_probe("test_edge", "def test_edge():\n    assert 0\n", {"branch": "failed", "base": "error"})
+        screen.state.keep_probe("test_unrun", "def test_unrun():\n    assert 1\n")
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        assert "test_edge: fails on branch, errors on base" in text
+        assert "test_unrun: not run" in text
+        assert "{" not in text.split("Kept probes", 1)[1].split("Findings", 1)[0]
+
+
+async def test_next_file_at_the_last_file_says_so(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        for _ in range(len(screen.file_list.paths) + 1):
+            await pilot.press("]")
+            await pilot.pause()
+        assert screen.file_list.highlighted_path == screen.file_list.paths[-1]
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("last file") for m in said)
+
+
+def test_bite_counts_read_as_words() -> None:
+    from reviewui.ui.screens.review import verdict_count
+
+    assert [verdict_count(1, "bites"), verdict_count(2, "bites"), verdict_count(1, "toothless")] == [
+        "1 bite", "2 bites", "1 toothless"]

@@ -175,6 +175,17 @@ def compare(branch: ProbeRun, base: ProbeRun) -> str:
     }[(b, a)]
 
 
+def outcome_words(outcomes: dict[str, str]) -> str:
+    """A kept probe's recorded outcomes in plain words, e.g. "fails on branch, errors on base"."""
+    b, a = outcomes.get("branch", ""), outcomes.get("base", "")
+    if not b and not a:
+        return "not run"
+    if b == a:
+        return f"{_VERB.get(b, b)} on both"
+    parts = [f"{_VERB.get(x, x)} on {where}" for x, where in ((b, "branch"), (a, "base")) if x]
+    return ", ".join(parts)
+
+
 def compare_reverted(branch: ProbeRun, reverted: ProbeRun) -> str:
     """Say plainly whether the probe bites the reverted hunk."""
     b, r = branch.status, reverted.status

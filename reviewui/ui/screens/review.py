@@ -34,6 +34,11 @@ from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.ui.widgets.review_header import ReviewHeader
 
+def verdict_count(n: int, verdict: str) -> str:
+    """`1 bite`, `2 bites`, `1 toothless`: a count of bite verdicts as a person would say it."""
+    return f"{n} bite" if verdict == "bites" and n == 1 else f"{n} {verdict}"
+
+
 BITE_TONE = {"bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
              "timeout": "warn", "error": "bad", "skipped": "info"}
 BITE_STYLE = {"bites": "$success", "toothless": "$error", "uncovered": "$warning", "broken": "$warning",
@@ -281,7 +286,7 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         for verdict in ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped"):
             n = verdicts.count(verdict)
             if n:
-                parts.append((f"{n} {verdict} ", BITE_STYLE.get(verdict, "$text-muted")))
+                parts.append((f"{verdict_count(n, verdict)} ", BITE_STYLE.get(verdict, "$text-muted")))
         found = [x for x in self.findings if x.file == path]
         if found:
             tone = "$error" if any(x.severity == "error" for x in found) else "$warning"
@@ -360,11 +365,15 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
         path = self.file_list.step(1)
         if path:
             self.show(path)
+        else:
+            self.notify("last file: ] has nowhere to go ([ goes back)", timeout=3)
 
     def action_prev_file(self) -> None:
         path = self.file_list.step(-1)
         if path:
             self.show(path)
+        else:
+            self.notify("first file: [ has nowhere to go (] goes on)", timeout=3)
 
     def action_toggle_split(self) -> None:
         self.diff_view.split = not self.diff_view.split

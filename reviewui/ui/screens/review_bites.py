@@ -137,7 +137,9 @@ class BiteActions(Screen[None]):
             self.bites[(res.file, res.index)] = res
             self.evidence_changed(res.file)
         self.compute_findings(report)  # toothless-hunk / baseline-red join the findings
-        counts = ", ".join(f"{n} {v}" for v, n in report.summary().items() if n)
+        from reviewui.ui.screens.review import verdict_count
+
+        counts = ", ".join(verdict_count(n, v) for v, n in report.summary().items() if n)
         if self._cancel.is_set():
             self.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
         elif report.baseline.status != "green":

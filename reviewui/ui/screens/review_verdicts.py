@@ -101,7 +101,9 @@ class VerdictActions(Screen[None]):
     def verdict_draft(self, verdict: str) -> VerdictDraft:
         """The evidence a verdict would record now, as lines for the modal."""
         bites = [f"{r.file} {r.header}: {r.verdict}" for r in self.bite_results()]
-        probes = [f"{p.name}: {p.outcomes}" if p.outcomes else p.name for p in self.state.probes()]
+        from reviewui.core.probe.run import outcome_words
+
+        probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in self.state.probes()]
         findings = [f"{f.severity} {f.kind}: {f.message}" for f in self.current_findings()]
         comments = [f"{c.file} {c.header}: {c.text}" for c in self.state.comments()]
         return VerdictDraft(verdict, bites, probes, findings, comments)
