@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from reviewui.core.transcript import Turn
+if TYPE_CHECKING:
+    from reviewui.core.transcript import Turn
 
 EDIT_LINES = 40
 """Lines of one edit's diff shown before "… N more"."""

@@ -64,7 +64,7 @@ async def test_b_bites_current_hunk_and_shows_evidence(session: ReviewSession) -
         assert [b.text for b in view.badges[hunk.index]][0] == "bites"
         text = panel_text(app)
         assert "BITES" in text and "tests/test_calc.py::test_clamp" in text
-        assert "bites" in screen.file_list.summaries["calc.py"].plain
+        assert "1 bite " in screen.file_list.summaries["calc.py"].plain  # issue 16: "1 bite", not "1 bites"
         servers = screen._bite_cache.warm_servers()
         assert len(servers) == 1 and servers[0].running
     # The check ran on the session's warm pytest server; leaving the app stops it.

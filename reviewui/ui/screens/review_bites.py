@@ -15,7 +15,6 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from reviewui.core.bite.engine import BiteCache, checkable_hunks, run_bite
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label
@@ -45,14 +44,15 @@ class BiteActions(Screen[None]):
 
     def init_bites(self) -> None:
         """Set up the per-session bite state (call from on_mount)."""
-        self._bite_cache = BiteCache()
+        self._bite_cache_obj: Any = None  # made on first use: the engine is a heavy import for the first paint
         self._cancel = threading.Event()
         self.baseline: Any = None
         self.baseline_tests: list[str] = []
 
     def on_unmount(self) -> None:
         self._cancel.set()
-        self._bite_cache.close()  # the session's warm pytest server goes with the screen
+        if self._bite_cache_obj is not None:
+            self._bite_cache_obj.close()  # the session's warm pytest server goes with the screen
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("bite", "sweep"):
@@ -61,11 +61,22 @@ class BiteActions(Screen[None]):
             return self.biting
         return True
 
+    @property
+    def _bite_cache(self) -> Any:
+        """The session's BiteCache (baselines, warm pytest servers), made on first use."""
+        if self._bite_cache_obj is None:
+            from reviewui.core.bite.engine import BiteCache
+
+            self._bite_cache_obj = BiteCache()
+        return self._bite_cache_obj
+
     def action_bite(self) -> None:
         h = self.diff_view.current_hunk
         if h is None:
             self.notify("No hunk under the cursor", severity="warning")
             return
+        from reviewui.core.bite.engine import checkable_hunks
+
         checkable = {(h2.file, h2.index) for _, h2 in checkable_hunks(self.session.analysed_diff())}
         if (h.file, h.index) not in checkable:
             self.notify("Test hunks are the evidence and are never reverted; pick a source hunk",
@@ -74,6 +85,8 @@ class BiteActions(Screen[None]):
         self._start([(h.file, h.index)])
 
     def action_sweep(self) -> None:
+        from reviewui.core.bite.engine import checkable_hunks
+
         hunks = [(h.file, h.index) for _, h in checkable_hunks(self.session.analysed_diff())]
         if not hunks:
             self.notify("No source hunks to bite-check", severity="warning")
@@ -91,6 +104,8 @@ class BiteActions(Screen[None]):
         """Run the bite-check off the UI thread; report with messages only."""
         r = self.session.run
         try:
+            from reviewui.core.bite.engine import run_bite
+
             report = run_bite(
                 self.session.target, self.session.analysed_diff(), self.session.settings,
                 hunks=hunks, all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,

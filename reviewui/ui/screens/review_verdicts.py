@@ -13,14 +13,12 @@ from textual.screen import Screen
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes.verdicts import Review, record_review, review_relation
-from reviewui.core.notes.patchid import patch_id
 from reviewui.core.state import ReviewState
-from reviewui.ui.screens.history import HistoryScreen
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.screens.verdict import VerdictDraft, VerdictModal
 
 if TYPE_CHECKING:
+    from reviewui.core.notes.verdicts import Review
     from reviewui.core.session import ReviewSession
     from reviewui.ui.widgets.diff_view import DiffView
 
@@ -120,7 +118,8 @@ class VerdictActions(Screen[None]):
         self.app.push_screen(VerdictModal(self.verdict_draft(verdict)), done)
 
     def _record(self, verdict: str, reason: str) -> None:
-        from reviewui.core.notes.verdicts import BiteRecord, FindingRecord
+        # the notes modules (and signing) load when a verdict is recorded, not before the first paint
+        from reviewui.core.notes.verdicts import BiteRecord, FindingRecord, Review, record_review
 
         t = self.session.target
         review = Review.new(
@@ -138,8 +137,9 @@ class VerdictActions(Screen[None]):
         """Earlier verdicts of this branch: (review shown as whom, relation to the head now, signature words)."""
         from dataclasses import replace
 
+        from reviewui.core.notes.patchid import patch_id
         from reviewui.core.notes.trust import local_reviewer, shown_reviewer
-        from reviewui.core.notes.verdicts import checked_history
+        from reviewui.core.notes.verdicts import checked_history, review_relation
 
         t = self.session.target
         checked = checked_history(t.repo_dir, t.branch, t.head, self.session.settings.notes_ref)
@@ -168,6 +168,8 @@ class VerdictActions(Screen[None]):
         header.verdict = f"{done} by {who}{note}"
 
     def action_history(self) -> None:
+        from reviewui.ui.screens.history import HistoryScreen
+
         self.app.push_screen(HistoryScreen(self.history_rows()))
 
     if TYPE_CHECKING:  # provided by the other halves of ReviewScreen

@@ -25,8 +25,12 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from typing import TYPE_CHECKING
+
 from reviewui.core.diff import Hunk
-from reviewui.core.fixtures import FixtureReport, TestAnatomy
+
+if TYPE_CHECKING:  # the analysis itself loads in a worker after the first paint
+    from reviewui.core.fixtures import FixtureReport, TestAnatomy
 
 @lru_cache(maxsize=1)
 def _lexer() -> PythonLexer:

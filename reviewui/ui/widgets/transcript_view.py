@@ -11,7 +11,7 @@ tool input. `g` asks the screen to show the hunks a turn wrote.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -21,10 +21,12 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from reviewui.core.transcript import FLAGS, Transcript, Turn
 from reviewui.ui.diff_rows import display_text
 from reviewui.ui.transcript_detail import edit_lines, search_text, wrap
 from reviewui.ui.widgets.line_cursor import LineCursorView
+
+if TYPE_CHECKING:  # the transcript modules load with the transcript, after the first paint
+    from reviewui.core.transcript import Transcript, Turn
 
 BAR = 12
 MAX_DETAIL_LINES = 400
@@ -306,6 +308,8 @@ class TranscriptView(LineCursorView):
         self._refilter()
 
     def action_cycle_flag(self) -> None:
+        from reviewui.core.transcript import FLAGS
+
         present = [f for f in FLAGS if self.transcript and any(f in t.flags for t in self.transcript.turns)]
         order: Sequence[str | None] = [None, *present]
         i = order.index(self.flag_filter) if self.flag_filter in order else 0
