@@ -229,3 +229,29 @@ async def test_search_looks_in_reasoning_and_tool_input(sample1: ReviewSession, 
         assert [view.transcript.turns[i].index for i in view.shown] == [4]
         view.set_search("old_string")  # a key of the Edit tool's input, nowhere in any text
         assert [view.transcript.turns[i].index for i in view.shown] == [6]
+
+
+async def test_diff_keys_are_off_while_the_transcript_is_in_front(sample3: ReviewSession) -> None:
+    from reviewui.ui.widgets.key_footer import KeyFooter
+
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        screen = app.screen
+        diff_cursor = screen.diff_view.cursor
+        shown_path = screen.file_list.highlighted_path
+        assert screen.check_action("next_hunk", ()) is True
+        assert "Next hunk" in app.screen.query_one(KeyFooter).render_line(0).text
+        await pilot.press("t")
+        await pilot.pause()
+        assert screen.check_action("next_hunk", ()) is False
+        for key in ("n", "]", "space", "s"):
+            await pilot.press(key)
+        await pilot.pause()
+        assert screen.diff_view.cursor == diff_cursor and screen.file_list.highlighted_path == shown_path
+        assert not screen.diff_view.split
+        footer = app.screen.query_one(KeyFooter).render_line(0).text
+        assert "Next hunk" not in footer and "Search" in footer  # the transcript's keys, not the diff's
+        await pilot.press("t")
+        await pilot.pause()
+        assert screen.check_action("next_hunk", ()) is True

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from reviewui.ui.widgets.diff_view import DiffView
 
 
+DIFF_ONLY_ACTIONS = frozenset({
+    "next_hunk", "prev_hunk", "next_file", "prev_file", "toggle_split", "toggle_reviewed", "comment",
+    "bite", "sweep", "probe", "toggle_fixtures", "toggle_results", "goto_turn", "verdict",
+})
+"""Screen actions that act on the diff: off while the transcript is in front."""
+
+
 class BiteActions(Screen[None]):
     """Bite-check keys, the worker, and the results panel."""
 
@@ -55,11 +62,19 @@ class BiteActions(Screen[None]):
             self._bite_cache_obj.close()  # the session's warm pytest server goes with the screen
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in DIFF_ONLY_ACTIONS and self._transcript_in_front():
+            return False  # keys of the hidden diff: neither offered in the footer nor run
         if action in ("bite", "sweep"):
             return not self.biting
         if action == "cancel_bite":
             return self.biting
         return True
+
+    def _transcript_in_front(self) -> bool:
+        from textual.widgets import ContentSwitcher
+
+        found = self.query("#main-switch")
+        return bool(found) and isinstance(found.first(), ContentSwitcher) and found.first().current == "transcript-pane"
 
     @property
     def _bite_cache(self) -> Any:
