@@ -125,3 +125,29 @@ def test_bite_counts_read_as_words() -> None:
 
     assert [verdict_count(1, "bites"), verdict_count(2, "bites"), verdict_count(1, "toothless")] == [
         "1 bite", "2 bites", "1 toothless"]
+
+
+async def test_approve_dialog_lists_what_stands_against_it(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Static
+
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("a")
+        await pilot.pause()
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        assert "Stands against" not in text  # nothing yet
+        await pilot.press("escape")
+        screen.state.keep_probe("test_edge", "def test_edge():\n    assert 0\n", {"branch": "failed", "base": "failed"})
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"wrong")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        head = text.split("Approve this branch", 1)[0]
+        assert "Stands against this approve (2):" in head
+        assert "kept probe test_edge fails on both" in head
+        assert "an earlier reject by Test Reviewer (this head)" in head

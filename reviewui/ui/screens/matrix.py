@@ -92,7 +92,7 @@ class MatrixScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#matrix", DataTable)
         names = short_names(self.tests)
-        first = max([len("test"), *(len(n) for n in names.values())])
+        first = max([len("verdict"), *(len(n) for n in names.values())])
         table.add_column("test", key="test", width=min(first, 60))
         for h in self.hunks:
             table.add_column(h.label, key=h.key, width=max(len(h.label), len(h.verdict)))

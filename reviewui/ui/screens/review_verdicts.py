@@ -104,7 +104,22 @@ class VerdictActions(Screen[None]):
         probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in self.state.probes()]
         findings = [f"{f.severity} {f.kind}: {f.message}" for f in self.current_findings()]
         comments = [f"{c.file} {c.header}: {c.text}" for c in self.state.comments()]
-        return VerdictDraft(verdict, bites, probes, findings, comments)
+        return VerdictDraft(verdict, bites, probes, findings, comments, against=self._against(verdict))
+
+    def _against(self, verdict: str) -> list[str]:
+        """What stands against `verdict` now, in plain words (empty: nothing does)."""
+        from reviewui.core.probe.run import outcome_words
+
+        if verdict != "approve":
+            return []
+        out = [f"kept probe {p.name} {outcome_words(p.outcomes)}" for p in self.state.probes()
+               if p.outcomes.get("branch") in ("failed", "error", "timeout")]
+        out += [f"{r.file} {r.header} is {r.verdict}: no test notices it reverted" for r in self.bite_results()
+                if r.verdict in ("toothless", "uncovered")]
+        out += [f"error finding {f.kind}: {f.message}" for f in self.current_findings() if f.severity == "error"]
+        out += [f"an earlier {r.verdict} by {r.reviewer.split(' <')[0]} ({rel.replace('-', ' ')})"
+                for r, rel, _ in self.history_rows() if r.verdict == "reject"]
+        return out
 
     def action_verdict(self, verdict: str) -> None:
         def done(reason: str | None) -> None:
