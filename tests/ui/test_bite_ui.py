@@ -111,3 +111,30 @@ async def test_b_on_a_test_hunk_is_refused(session: ReviewSession) -> None:
         await pilot.press("b")
         await pilot.pause()
         assert app.screen.bites == {} and not app.screen.biting
+
+
+async def test_cancelling_a_rerun_keeps_the_earlier_result(session: ReviewSession) -> None:
+    import dataclasses
+
+    from reviewui.ui.messages import BiteResult
+
+    app = make_app(session, initial_file="calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        hunk = screen.diff_view.current_hunk
+        await pilot.press("b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        first = screen.bites[("calc.py", hunk.index)]
+        assert first.verdict == "bites"
+        # the rerun was cancelled before it checked this hunk: what the engine reports then
+        cancelled = dataclasses.replace(first, verdict="skipped", reason="cancelled", failing_tests=())
+        screen.post_message(BiteResult(cancelled))
+        await pilot.pause()
+        assert screen.bites[("calc.py", hunk.index)] is first
+        assert "BITES" in panel_text(app) and "cancelled" not in panel_text(app)
+        # a hunk never checked before does show that it was cancelled
+        other = dataclasses.replace(cancelled, index=hunk.index + 1)
+        screen.post_message(BiteResult(other))
+        await pilot.pause()
+        assert screen.bites[("calc.py", hunk.index + 1)].verdict == "skipped"

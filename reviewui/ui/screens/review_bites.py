@@ -140,11 +140,17 @@ class BiteActions(Screen[None]):
         self._cancel.set()
         self.set_status("bite-check: cancelling…")
 
+    def _take_result(self, res: Any) -> None:
+        """Record a hunk's result; a cancelled run never replaces an earlier real result of that hunk."""
+        key = (res.file, res.index)
+        if res.verdict == "skipped" and res.reason == "cancelled" and key in self.bites:
+            return
+        self.bites[key] = res
+        self.evidence_changed(res.file)
+
     @on(BiteResult)
     def _bite_result(self, message: BiteResult) -> None:
-        res = message.result
-        self.bites[(res.file, res.index)] = res
-        self.evidence_changed(res.file)
+        self._take_result(message.result)
         self._show_result()
 
     @on(BiteProgress)
@@ -159,13 +165,13 @@ class BiteActions(Screen[None]):
             self.notify(message.error or "bite-check failed", severity="error")
             return
         report = message.report
-        self.baseline = report.baseline
+        if not (report.baseline.reason == "cancelled" and self.baseline is not None):
+            self.baseline = report.baseline  # a cancelled baseline says nothing: the earlier one stands
         for t in report.baseline.tests:
             if t not in self.baseline_tests:
                 self.baseline_tests.append(t)
         for res in report.results:
-            self.bites[(res.file, res.index)] = res
-            self.evidence_changed(res.file)
+            self._take_result(res)
         self.compute_findings(report)  # toothless-hunk / baseline-red join the findings
         from reviewui.ui.screens.review import verdict_count
 
