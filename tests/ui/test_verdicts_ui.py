@@ -151,3 +151,17 @@ async def test_approve_dialog_lists_what_stands_against_it(awkward_session: Revi
         assert "Stands against this approve (2):" in head
         assert "kept probe test_edge fails on both" in head
         assert "an earlier reject by Test Reviewer (this head)" in head
+
+
+async def test_header_at_80x24_keeps_branch_progress_and_verdict(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"no")
+        await pilot.press("enter")
+        await pilot.pause()
+        header = app.screen.query_one(ReviewHeader)
+        line = header.render_line(0).text
+        assert "agent/work" in line and "reviewed 0/" in line
+        assert "rejected by Test" in line

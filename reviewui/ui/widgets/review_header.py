@@ -31,17 +31,9 @@ class ReviewHeader(Static):
     def render(self) -> Content:
         t = self.session.target
         d = self.session.diff
-        parts: list[str | tuple[str, str]] = [
-            (t.repo_dir.name, "bold"),
-            "  ",
-            (t.branch, "bold $accent"),
-            f"  {t.base_ref}@{t.base[:7]}..{t.head[:7]}",
-            f"  {t.commits} commit{'s' if t.commits != 1 else ''}",
-            f"  {len(d.files)} files ",
-            (f"+{d.added}", "$success"),
-            ("/", "$text-muted"),
-            (f"−{d.removed}", "$error"),
-        ]
+        # What a reviewer needs most comes first, so a narrow terminal cuts the least useful facts:
+        # what is reviewed, progress and verdict, then the range and the size of the change.
+        parts: list[str | tuple[str, str]] = [(t.repo_dir.name, "bold"), "  ", (t.branch, "bold $accent")]
         done, total = self.progress
         if total:
             parts.append((f"  reviewed {done}/{total} hunks", "$text-muted"))
@@ -51,4 +43,12 @@ class ReviewHeader(Static):
             parts.append((self.verdict, f"bold {tone}"))
         if self.status:
             parts.append(("  " + self.status, "$warning"))
+        parts += [
+            f"  {len(d.files)} files ",
+            (f"+{d.added}", "$success"),
+            ("/", "$text-muted"),
+            (f"−{d.removed}", "$error"),
+            f"  {t.commits} commit{'s' if t.commits != 1 else ''}",
+            f"  {t.base_ref}@{t.base[:7]}..{t.head[:7]}",
+        ]
         return Content.assemble(*parts)
