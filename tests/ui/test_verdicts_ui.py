@@ -165,3 +165,37 @@ async def test_header_at_80x24_keeps_branch_progress_and_verdict(awkward_session
         line = header.render_line(0).text
         assert "agent/work" in line and "reviewed 0/" in line
         assert "rejected by Test" in line
+
+
+async def test_a_comment_is_shown_on_its_hunk_and_c_edits_or_deletes_it(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Input
+
+    from reviewui.ui.screens.text_prompt import TextPromptModal
+
+    app = make_app(awkward_session, initial_file="pkg/calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press(*"why None?", "enter")
+        await pilot.pause()
+        assert "💬 why None?" in [b.text for b in screen.diff_view.badges[0]]
+        await pilot.press("c")  # again on the same hunk: the comment, ready to edit
+        await pilot.pause()
+        assert isinstance(app.screen, TextPromptModal)
+        field = app.screen.query_one(Input)
+        assert field.value == "why None?"
+        field.value = "why None here?"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [c.text for c in screen.state.comments("pkg/calc.py")] == ["why None here?"]
+        assert "💬 why None here?" in [b.text for b in screen.diff_view.badges[0]]
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one(Input).value = ""
+        await pilot.press("enter")  # emptied: deleted
+        await pilot.pause()
+        assert screen.state.comments("pkg/calc.py") == []
+        assert not any(b.text.startswith("💬") for b in screen.diff_view.badges.get(0, []))

@@ -260,9 +260,13 @@ class ReviewScreen(BiteActions, FindingsActions, TranscriptActions, VerdictActio
             linked = self.transcript_badge(f.path, h.index)
             if linked is not None:
                 row.append(Badge(*linked))
-            n = sum(1 for c in comments if c.header == h.header)
-            if n:
-                row.append(Badge(f"{n} comment{'s' if n > 1 else ''}", "info"))
+            mine = [c for c in comments if c.header == h.header]
+            if mine:
+                # the comment itself, not a count: the reviewer reads it back where they wrote it
+                first = " ".join(mine[-1].text.split())
+                first = first if len(first) <= 60 else first[:59] + "…"
+                more = f" (+{len(mine) - 1})" if len(mine) > 1 else ""
+                row.append(Badge(f"💬 {first}{more}", "info"))
             badges[h.index] = row
         return badges
 

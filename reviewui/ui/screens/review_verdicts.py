@@ -81,14 +81,31 @@ class VerdictActions(Screen[None]):
         line = self.diff_view.current_line
         where = f"{h.file} {h.header}" + (f" line {line}" if line else "")
 
-        def done(text: str | None) -> None:
-            if text:
-                self.state.add_comment(h.file, h.header, text, line)
-                self._save_state()
-                self.evidence_changed(h.file)
-                self.notify(f"Comment added on {where}")
+        existing = next((c for c in self.state.comments(h.file) if c.header == h.header and c.line == line), None)
+        if existing is None and line is not None:
+            existing = next((c for c in self.state.comments(h.file) if c.header == h.header and c.line is None), None)
 
-        self.app.push_screen(TextPromptModal(f"Comment on {where}", "What should the author know?"), done)
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            if existing is not None:
+                # c on a commented hunk edits that comment; an emptied one is deleted
+                self.state.remove_comment(existing.id)
+                if text:
+                    self.state.add_comment(h.file, h.header, text, existing.line)
+            elif text:
+                self.state.add_comment(h.file, h.header, text, line)
+            self._save_state()
+            self.evidence_changed(h.file)
+            said = "added" if existing is None else ("changed" if text else "deleted")
+            self.notify(f"Comment {said} on {where}")
+
+        if existing is None:
+            prompt = TextPromptModal(f"Comment on {where}", "What should the author know?")
+        else:
+            prompt = TextPromptModal(f"Edit the comment on {where} (empty it and press enter to delete it)",
+                                     "What should the author know?", value=existing.text, allow_empty=True)
+        self.app.push_screen(prompt, done)
 
     def _save_state(self) -> None:
         try:

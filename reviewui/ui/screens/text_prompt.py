@@ -25,8 +25,10 @@ class TextPromptModal(ModalScreen[str | None]):
     TextPromptModal #prompt-title { text-style: bold; margin-bottom: 1; }
     """
 
-    def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
+    def __init__(self, title: str, placeholder: str = "", value: str = "", allow_empty: bool = False) -> None:
         super().__init__()
+        self.allow_empty = allow_empty
+        """Enter on an empty line returns "" (e.g. to delete), not None."""
         self.title_text = title
         self.placeholder = placeholder
         self.value = value
@@ -40,7 +42,7 @@ class TextPromptModal(ModalScreen[str | None]):
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        self.dismiss(text or None)
+        self.dismiss(text if text or self.allow_empty else None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
