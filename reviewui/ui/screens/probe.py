@@ -129,7 +129,10 @@ class ProbeScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.editor.focus()
+        # Seen in a loaded terminal: keys typed ahead pushed this screen while another was opening,
+        # and it mounted before its children; focus what is there rather than crash.
+        for editor in self.query("#probe-editor").results(TextArea):
+            editor.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("run", "run_reverted"):
