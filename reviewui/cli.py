@@ -98,16 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("open", help="open the review app (the default command)")
     _open_args(p)
 
-    p = sub.add_parser("demo", help="build the sample repos and open the first")
-    p.add_argument("name", nargs="?", help="sample to open (default: the first)")
-    p.add_argument("--dir", metavar="DIR", help="where to build (default: a temp dir)")
+    p = sub.add_parser("demo", help="open a demo story (built once, then reused)")
+    p.add_argument("name", nargs="?", help="story to open, e.g. 02-add-stopped or 2 (default: the first)")
+    p.add_argument("--dir", metavar="DIR", help="where the stories live (default: ~/.local/share/reviewui/demo)")
+    p.add_argument("--rebuild", action="store_true", help="build the stories afresh (asks before deleting your work)")
     p.add_argument("--no-open", action="store_true", help="only build and print where")
     p.add_argument("--theme", metavar="NAME")
 
     p = sub.add_parser("bite", help="bite-check the branch's source hunks")
     _target_args(p)
     _run_args(p)
-    p.add_argument("--hunk", metavar="FILE[:INDEX]", help="check only this file's hunks, or one hunk")
+    p.add_argument("--hunk", metavar="FILE[:N]", help="check only this file's hunks, or its hunk N (from 1)")
     p.add_argument("--guards", action="store_true",
                    help="also revert the guards inside the agent's lines (conditions, early exits, statements)")
     p.add_argument("--include-config", action="store_true",
@@ -130,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     _target_args(p)
     _run_args(p)
     p.add_argument("--file", metavar="PROBE.py", help="the probe test file")
-    p.add_argument("--hunk", metavar="FILE:INDEX", help="also run with this hunk reverted")
+    p.add_argument("--hunk", metavar="FILE:N", help="also run with hunk N (from 1) of FILE reverted")
     p.add_argument("--export", metavar="PATH", help="write the probe as a regression test to PATH")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -214,18 +215,18 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Build the sample repos; open the chosen (or first) one."""
-    import tempfile
+    """Build the demo stories once into a stable directory, list them, open the chosen (or first) one."""
+    from reviewui.demo_home import default_demo_dir, ensure_stories, resolve_name
 
-    from reviewui.demo import build_all, sample_names
-
-    dest = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="reviewui-demo-"))
-    if args.name and args.name not in sample_names():
-        raise ReviewError(f"unknown sample: {args.name} (choose from {', '.join(sample_names())})")
-    built = build_all(dest)
-    chosen = next((b for b in built if b.name == args.name), built[0]) if built else None
-    for b in built:
-        print(f"{b.name}: {b.repo_dir}  (branch {b.branch})")
+    dest = Path(args.dir) if args.dir else default_demo_dir()
+    wanted = resolve_name(args.name) if args.name else None
+    stories = ensure_stories(dest, rebuild=args.rebuild, confirm=_ask_yes)
+    chosen = next((s.sample for s in stories if s.sample.name == wanted), stories[0].sample if stories else None)
+    print(f"demo stories in {dest} (open one with `reviewui demo NAME`):")
+    for s in stories:
+        mark = ">" if chosen is not None and s.sample.name == chosen.name else " "
+        print(f"{mark} {s.sample.name:<22} branch {s.sample.branch:<24} {s.sample.repo_dir}")
+    sys.stdout.flush()
     if chosen is None or args.no_open:
         return 0
     session = ReviewSession.open(chosen.repo_dir, chosen.branch)
@@ -233,6 +234,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     run_app(session, theme=args.theme)
     return 0
+
+
+def _ask_yes(question: str) -> bool:
+    """Ask the user on the terminal; without one, the answer is no."""
+    if not sys.stdin.isatty():
+        sys.stderr.write(f"reviewui: kept, not rebuilt: {question} (answer needs a terminal)\n")
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {

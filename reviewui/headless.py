@@ -76,14 +76,13 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
     from reviewui.core.config import notes_ref_for
     from reviewui.core.git import open_repo
-    from reviewui.core.notes.sync import pull_notes, push_notes
+    from reviewui.core.notes.sync import pull_notes_report, push_notes
 
     repo = open_repo(args.repo or Path.cwd())
     root = Path(repo.working_tree_dir or ".")
     ref = notes_ref_for(root)
     if args.action == "pull":
-        added = pull_notes(root, args.remote, ref)
-        out(f"pulled {added} review{'s' if added != 1 else ''} from {args.remote}")
+        out(pull_notes_report(root, args.remote, ref).words(args.remote))
     else:
         push_notes(root, args.remote, ref)
         out(f"pushed {ref} to {args.remote}")
@@ -149,7 +148,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     """Run a probe test on the branch and its base (and a reverted hunk); or export it."""
     from pathlib import Path
 
-    from reviewui.core.probe.run import check_probe_syntax, export_probe
+    from reviewui.core.probe.run import check_probe_edited, check_probe_syntax, export_probe
 
     if not args.file:
         raise ReviewError("probe needs --file PROBE.py")
@@ -158,18 +157,27 @@ def cmd_probe(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as e:
         raise ReviewError(f"cannot read probe file: {args.file}") from e
     check_probe_syntax(code)
+    check_probe_edited(code)
     if args.export:
         path = export_probe(code, args.export)
         out(f"exported the probe as a regression test: {path}")
         return 0
     session = session_from_args(args)
     hunk = session.one_hunk(args.hunk) if args.hunk else None
-    report = session.probe(code, name=Path(args.file).name, hunk=hunk)
+    try:
+        report = session.probe(code, name=Path(args.file).name, hunk=hunk)
+    except ReviewError as e:
+        sys.stderr.write(f"reviewui: the probe could not run: {e}\n")
+        return PROBE_COULD_NOT_RUN
     if args.format == "json":
         emit(report.to_json())
     else:
         out(report.render_text())
-    return 0
+    return {"passed": 0, "failed": 1}.get(report.branch.status, PROBE_COULD_NOT_RUN)
+
+
+PROBE_COULD_NOT_RUN = 3
+"""`probe` exit code when the probe did not run to an outcome on the branch (error, timeout, setup)."""
 
 
 # --- fixtures -----------------------------------------------------------------

@@ -65,3 +65,12 @@ def test_bad_config_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("reviewui: config: .reviewui.toml is not valid TOML")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_theme_lists_the_themes_before_the_app_opens(repo: Path) -> None:
+    proc = run("agent/work", "--theme", "nosuch", cwd=repo)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("reviewui: unknown theme 'nosuch'; choose from: ")
+    assert "reviewui-dark" in line and "reviewui-light" in line
+    assert "\x1b[" not in proc.stdout  # the app never took over the terminal

@@ -53,3 +53,34 @@ def test_notes_push_and_pull_between_clones(tmp_path: Path) -> None:
     assert [r["reviewer"] for r in data["reviews"]] == ["Me <me@example.com>"]
     proc = run_cli("notes", "pull", "nowhere", cwd=mine)
     assert proc.returncode == 2 and proc.stderr.startswith("reviewui: ")
+
+
+def test_log_json_carries_the_evidence_and_only_the_latest_verdict_is_current(tmp_path: Path) -> None:
+    import dataclasses
+    from datetime import timedelta
+
+    from reviewui.core.notes.verdicts import (
+        BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review, log_json, record_review,
+    )
+
+    make_repo(tmp_path, {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    evidence = dict(
+        bites=[BiteRecord("a.py", "@@ -1 +1 @@", "toothless")],
+        probes=[ProbeRecord("probe_a", "def test_a(): assert False", "fail", "fail")],
+        comments=[CommentRecord("a.py", "@@ -1 +1 @@", 1, "why 2?")],
+        findings=[FindingRecord("toothless-hunk", "a.py hunk 1 bites nothing")],
+    )
+    reject = Review.new("reject", "no test", repo_dir=tmp_path, branch="agent/work", base="main", head="agent/work",
+                        **evidence)
+    record_review(tmp_path, reject)
+    approve = Review.new("approve", "fine after all", repo_dir=tmp_path, branch="agent/work", base="main",
+                         head="agent/work")
+    record_review(tmp_path, dataclasses.replace(approve, at=reject.at + timedelta(seconds=1)))
+    first, second = log_json(tmp_path, "agent/work", "main", "agent/work")["reviews"]
+    assert (first["verdict"], first["current"]) == ("reject", False)
+    assert (second["verdict"], second["current"]) == ("approve", True)
+    assert first["bites"] == [{"file": "a.py", "header": "@@ -1 +1 @@", "verdict": "toothless", "failing_tests": []}]
+    assert first["probes"][0]["branch"] == "fail" and first["probes"][0]["code"].startswith("def test_a")
+    assert first["comments"] == [{"file": "a.py", "header": "@@ -1 +1 @@", "line": 1, "text": "why 2?"}]
+    assert first["findings"] == [{"kind": "toothless-hunk", "message": "a.py hunk 1 bites nothing"}]
+    assert second["bites"] == [] and second["signature"]["status"] == "unsigned"

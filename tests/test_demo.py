@@ -28,11 +28,13 @@ COMMITS = {
     "01-trim-reasoning": {"agent/trim-reasoning": 2, "fix/trim-reasoning": 4},
     "02-add-stopped": {"agent/add-stopped": 1},
     "03-null-guard": {"agent/null-guard": 1},
+    "04-capped-backoff": {"agent/capped-backoff": 1},
 }
 OPENS = {
     "01-trim-reasoning": "agent/trim-reasoning",
     "02-add-stopped": "agent/add-stopped",
     "03-null-guard": "agent/null-guard",
+    "04-capped-backoff": "agent/capped-backoff",
 }
 
 
@@ -304,6 +306,8 @@ def test_transcripts_match_their_generator(monkeypatch, built) -> None:
     assert two == (SAMPLES_DIR / "02-add-stopped" / "transcript.jsonl").read_text(encoding="utf-8")
     three = json.dumps(gen.make_openai(), ensure_ascii=False, indent=1) + "\n"
     assert three == (SAMPLES_DIR / "03-null-guard" / "transcript.json").read_text(encoding="utf-8")
+    four = json.dumps(gen.make_backoff(), ensure_ascii=False, indent=1) + "\n"
+    assert four == (SAMPLES_DIR / "04-capped-backoff" / "transcript.json").read_text(encoding="utf-8")
 
 
 # -- every suite is green ------------------------------------------------------
@@ -320,6 +324,8 @@ def test_transcripts_match_their_generator(monkeypatch, built) -> None:
         ("02-add-stopped", "agent/add-stopped", 7),
         ("03-null-guard", "main", 6),
         ("03-null-guard", "agent/null-guard", 7),
+        ("04-capped-backoff", "main", 4),
+        ("04-capped-backoff", "agent/capped-backoff", 10),
     ],
 )
 def test_every_suite_is_green(tmp_path: Path, built, name: str, ref: str, passed: int) -> None:

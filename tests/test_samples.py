@@ -106,16 +106,17 @@ def test_probe_command_on_the_story(samples: dict[str, Path], tmp_path: Path) ->
     probe.write_text(STORY_PROBE)
     repo = samples["01-trim-reasoning"]
     proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # issue 16: exit 1 = the probe fails on the branch (was 0 whatever happened)
     data = json.loads(proc.stdout)
     assert set(data) == {"probe", "branch", "base", "reverted"}
     assert (data["branch"]["status"], data["base"]["status"], data["reverted"]) == ("failed", "error", None)
     proc = run_cli("probe", "fix/trim-reasoning", "--base", "agent/trim-reasoning", "--file", str(probe),
-                   "--hunk", "coder/history.py:0", "--test-cmd", PY, "--format", "json", cwd=repo)
+                   "--hunk", "coder/history.py:1", "--test-cmd", PY, "--format", "json", cwd=repo)
     data = json.loads(proc.stdout)
+    assert proc.returncode == 0  # passes on the branch
     assert (data["branch"]["status"], data["base"]["status"]) == ("passed", "failed")
     assert data["reverted"]["status"] == "failed"
-    assert data["reverted"]["hunk"] == {"file": "coder/history.py", "index": 0}
+    assert data["reverted"]["hunk"] == {"file": "coder/history.py", "index": 0, "number": 1}
 
 
 def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Path) -> None:
@@ -127,9 +128,25 @@ def test_probe_command_refuses_bad_input(samples: dict[str, Path], tmp_path: Pat
     good = tmp_path / "good.py"
     good.write_text(STORY_PROBE)
     proc = run_cli("probe", "agent/trim-reasoning", "--file", str(good), "--hunk", "coder/history.py:9", cwd=repo)
-    assert proc.returncode == 2 and "has no hunk 9" in proc.stderr
+    assert proc.returncode == 2 and "has no hunk 9 (its hunks are numbered 1 to 1)" in proc.stderr
     proc = run_cli("probe", "agent/trim-reasoning", cwd=repo)
     assert proc.returncode == 2 and "--file" in proc.stderr
+    template = tmp_path / "template.py"
+    template.write_text('from coder.history import NUDGE\n\n\ndef test_probe_x():\n    assert False, "write the probe"\n')
+    for extra in ((), ("--export", str(tmp_path / "t.py"))):
+        proc = run_cli("probe", "agent/trim-reasoning", "--file", str(template), *extra, cwd=repo)
+        assert proc.returncode == 2 and "probe line 5: still the template" in proc.stderr
+    assert not (tmp_path / "t.py").exists()
+
+
+@pytest.mark.slow
+def test_probe_that_cannot_run_on_the_branch_exits_3(samples: dict[str, Path], tmp_path: Path) -> None:
+    probe = tmp_path / "probe_broken.py"
+    probe.write_text("from coder.nowhere import nothing\n\n\ndef test_x():\n    assert nothing\n")
+    proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json",
+                   cwd=samples["01-trim-reasoning"])
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["branch"]["status"] == "error"
 
 
 def test_fixtures_command_json(samples: dict[str, Path]) -> None:
@@ -145,7 +162,8 @@ def test_fixtures_command_json(samples: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize(
     "name, branch",
-    [("01-trim-reasoning", "agent/trim-reasoning"), ("02-add-stopped", "agent/add-stopped"), ("03-null-guard", "agent/null-guard")],
+    [("01-trim-reasoning", "agent/trim-reasoning"), ("02-add-stopped", "agent/add-stopped"), ("03-null-guard", "agent/null-guard"),
+     ("04-capped-backoff", "agent/capped-backoff")],
 )
 def test_every_hunk_links_to_the_turn_that_wrote_it(samples: dict[str, Path], name: str, branch: str) -> None:
     from reviewui.core.session import ReviewSession
@@ -175,3 +193,30 @@ def test_transcript_command_json(samples: dict[str, Path]) -> None:
                                       "files_written", "stop", "usage", "flags", "group"}
     flags = {f for t in data["turns"] for f in t["flags"]}
     assert {"truncated", "reasoning-only", "claims-done"} <= flags
+
+
+def test_sample_4_fixture_and_parametrize_show_why_the_cap_is_never_reached(samples: dict[str, Path]) -> None:
+    proc = run_cli("fixtures", "agent/capped-backoff", "--format", "json", cwd=samples["04-capped-backoff"])
+    assert proc.returncode == 0, proc.stderr
+    [test] = json.loads(proc.stdout)["tests"]
+    assert test["id"] == "tests/test_backoff.py::test_delay_is_capped"
+    [fixture] = test["fixtures"]
+    # the conftest fixture, with its value, and the six cases: no case reaches max_delay=3600
+    assert fixture["name"] == "policy" and fixture["defined_in"] == "tests/conftest.py:7"
+    assert "max_delay=3600.0" in fixture["source"]
+    [param] = test["parametrize"]
+    assert param["argnames"] == ["attempt", "expected"]
+    assert [c[1] for c in param["cases"]] == ["0.5", "1.0", "2.0", "8.0", "128.0", "1024.0"]
+
+
+@pytest.mark.slow
+def test_sample_4_cap_is_toothless(samples: dict[str, Path]) -> None:
+    proc = run_cli("bite", "agent/capped-backoff", "--test-cmd", PY, "--format", "json", cwd=samples["04-capped-backoff"])
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert [h["verdict"] for h in data["hunks"]] == ["toothless"]
+    assert "min(delay, policy.max_delay)" in data["hunks"][0]["text"]
+    assert (data["hunks"][0]["index"], data["hunks"][0]["number"]) == (0, 1)
+    text = run_cli("bite", "agent/capped-backoff", "--test-cmd", PY, "--hunk", "retry/backoff.py:1",
+                   cwd=samples["04-capped-backoff"]).stdout
+    assert "TOOTHLESS  retry/backoff.py hunk 1 @@" in text

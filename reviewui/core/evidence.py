@@ -21,7 +21,7 @@ from reviewui.core.bite.report import VERDICTS as BITE_VERDICTS
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.diff import Hunk
 from reviewui.core.findings.model import Finding
-from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord
+from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review
 from reviewui.core.state import HunkComment, KeptProbe, ReviewState
 
 if TYPE_CHECKING:
@@ -84,6 +84,10 @@ class MatrixData:
     """(row key, test) where the test failed with the hunk reverted and the hunk bites."""
 
 
+HistoryRow = tuple[Review, str, str]
+"""An earlier verdict: (the review, shown as whom; its relation to the head now; its signature in words)."""
+
+
 @dataclass(frozen=True)
 class VerdictEvidence:
     """The evidence a verdict records (the keyword arguments of Review.new)."""
@@ -122,13 +126,16 @@ class EvidenceLedger:
     # --- adding evidence -------------------------------------------------
 
     def add_bite(self, result: HunkResult) -> None:
-        """Record one hunk's bite result (replacing an earlier one)."""
+        """Record one hunk's bite result (replacing an earlier one; a cancelled run never does)."""
+        if result.verdict == "skipped" and result.reason == "cancelled" and result.key in self.bites:
+            return
         self.bites[result.key] = result
 
     def add_report(self, report: BiteReport) -> None:
         """Record a finished bite run: its baseline, the tests it ran and every result."""
         self.report = report
-        self.baseline = report.baseline
+        if not (report.baseline.reason == "cancelled" and self.baseline is not None):
+            self.baseline = report.baseline  # a cancelled baseline says nothing: the earlier one stands
         for t in report.baseline.tests:
             if t not in self.baseline_tests:
                 self.baseline_tests.append(t)

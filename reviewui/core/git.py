@@ -13,17 +13,42 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import git as gitpython
+from typing import TYPE_CHECKING
 
 from reviewui.core.errors import ReviewError
 
+if TYPE_CHECKING:  # GitPython costs ~0.1 s to import: only commands that need a Repo pay it
+    import git as gitpython
 
-def open_repo(path: str | Path) -> gitpython.Repo:
+
+def repo_root(path: str | Path) -> Path:
+    """The working tree root of the repository containing `path` (plain git, no GitPython import).
+
+    Raises ReviewError as `open_repo` does: no such directory, not a git
+    repository, or a bare repository.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ReviewError(f"no such directory: {p}")
+    bare = run_git(p, "rev-parse", "--is-bare-repository", check=False).decode().strip()
+    if not bare:
+        raise ReviewError(f"not a git repository: {p}")
+    if bare == "true":
+        raise ReviewError(f"bare repository (no working tree): {p}")
+    top = run_git(p, "rev-parse", "--show-toplevel", check=False).decode("utf-8", "surrogateescape").strip()
+    if not top:  # inside .git, say: let GitPython work out where the tree is
+        return Path(open_repo(p).working_tree_dir or ".")
+    return Path(top)
+
+
+def open_repo(path: str | Path) -> "gitpython.Repo":
     """Open the git repository containing `path`.
 
     Raises ReviewError when `path` does not exist, is not inside a git
     repository, or is a bare repository (reviewui needs a working tree).
     """
+    import git as gitpython
+
     p = Path(path)
     if not p.exists():
         raise ReviewError(f"no such directory: {p}")

@@ -20,7 +20,7 @@ from reviewui.core.config import BranchConfigChange, Settings, branch_config_cha
 from reviewui.core.bounded import read_input_text
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
-from reviewui.core.evidence import EvidenceLedger, HunkKey, VerdictEvidence
+from reviewui.core.evidence import HistoryRow, EvidenceLedger, HunkKey, VerdictEvidence
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -256,16 +256,16 @@ class ReviewSession:
         return keys
 
     def one_hunk(self, spec: str) -> HunkKey:
-        """The one hunk `--hunk FILE:INDEX` names (probes). Raises ReviewError when it names none or several."""
-        path, sep, index = spec.rpartition(":")
-        if not sep or not index.isdigit():
-            raise ReviewError(f"--hunk takes FILE:INDEX, got {spec!r}")
+        """The one hunk `--hunk FILE:N` names (N counted from 1, as the text shows). Raises ReviewError otherwise."""
+        from reviewui.core.bite.selection import hunk_number_to_index
+
+        path, sep, number = spec.rpartition(":")
+        if not sep or not number.isdigit():
+            raise ReviewError(f"--hunk takes FILE:N (N the hunk's number, from 1), got {spec!r}")
         f = self.diff.file(path)
         if f is None:
             raise ReviewError(f"{path} is not changed on this branch")
-        if not 0 <= int(index) < len(f.hunks):
-            raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
-        return (f.path, int(index))
+        return (f.path, hunk_number_to_index(path, int(number), len(f.hunks)))
 
     def bite(
         self,
@@ -340,16 +340,27 @@ class ReviewSession:
         record_review(t.repo_dir, review, self.settings.notes_ref)
         return review
 
-    def history(self) -> "list[tuple[Review, str]]":
-        """Earlier verdicts of this branch, oldest first, each with how it relates to the head now
-        (`this-head`, `same-patch` or `different-patch`)."""
+    def history(self) -> "list[HistoryRow]":
+        """Earlier verdicts of this branch, oldest first: (review shown as whom, relation, signature words).
+
+        The relation to the head now is `this-head`, `same-patch` or
+        `different-patch`; the reviewer field says whom the review is shown
+        as, so a forged claim to be the local reviewer never reads as theirs.
+        """
+        from dataclasses import replace
+
         from reviewui.core.notes.patchid import patch_id
-        from reviewui.core.notes.verdicts import branch_history, review_relation
+        from reviewui.core.notes.trust import local_reviewer, shown_reviewer
+        from reviewui.core.notes.verdicts import checked_history, review_relation
 
         t = self.target
-        reviews = branch_history(t.repo_dir, t.branch, t.head, self.settings.notes_ref)
-        current = patch_id(t.repo_dir, t.base, t.head) if reviews else ""
-        return [(r, review_relation(r, t.head, current)) for r in reviews]
+        checked = checked_history(t.repo_dir, t.branch, t.head, self.settings.notes_ref)
+        if not checked:
+            return []
+        current = patch_id(t.repo_dir, t.base, t.head)
+        me = local_reviewer(t.repo_dir)
+        return [(replace(r, reviewer=shown_reviewer(r, c, me)), review_relation(r, t.head, current), c.words())
+                for r, c in checked]
 
     def log_json(self) -> dict[str, Any]:
         """The verdict log as the contract JSON document."""

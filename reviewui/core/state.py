@@ -31,7 +31,7 @@ from typing import Any, Iterable, Protocol
 from reviewui.core.config import user_state_dir
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import run_git
-from reviewui.core.notes.verdicts import CommentRecord, ProbeRecord
+from reviewui.core.notes.model import CommentRecord, ProbeRecord
 
 SCHEMA = 1
 

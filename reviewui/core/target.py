@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text, open_repo, rev_parse, run_git
+from reviewui.core.git import git_text, repo_root, rev_parse, run_git
 
 DEFAULT_BRANCH_CANDIDATES: tuple[str, ...] = ("main", "master", "trunk")
 
@@ -51,13 +51,12 @@ def resolve_target(
     branch, `base` to the repository's default branch (origin/HEAD, else
     main, master, trunk). Raises ReviewError for anything the user can fix.
     """
-    r = open_repo(repo or Path.cwd())
-    root = Path(r.working_tree_dir or ".").resolve()
+    root = repo_root(repo or Path.cwd()).resolve()
     git_dir = Path(git_text(root, "rev-parse", "--path-format=absolute", "--git-common-dir"))
     if branch is None:
         if rev_parse(root, "HEAD") is None:
             raise ReviewError(f"repository has no commits yet: {root}")
-        branch = "HEAD" if r.head.is_detached else r.active_branch.name
+        branch = git_text(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or "HEAD"
     if branch.startswith("-"):
         raise ReviewError(f"not a branch name: {branch}")
     head = rev_parse(root, branch)

@@ -102,4 +102,8 @@ def run_app(session: ReviewSession, initial_file: str | None = None, theme: str 
     """
     if theme is not None and not theme.strip():
         raise ReviewError("--theme needs a name")
-    make_app(session, initial_file, theme).run()
+    app = make_app(session, initial_file, theme)
+    if theme is not None and theme not in app.available_themes:
+        # said before the screen takes over, with the names to pick from
+        raise ReviewError(f"unknown theme {theme!r}; choose from: {', '.join(sorted(app.available_themes))}")
+    app.run()

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from reviewui.core.evidence import EvidenceLedger, FileEvidence, HunkEvidence
+from typing import Sequence
+
+from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
+from reviewui.core.safe_text import visible
 from reviewui.ui.screens.verdict import VerdictDraft
 from reviewui.ui.widgets.diff_view import Badge
 
@@ -21,6 +24,11 @@ BITE_TONE: dict[str, str] = {
 
 TONE_STYLE: dict[str, str] = {"good": "$success", "bad": "$error", "warn": "$warning", "info": "$text-muted"}
 """Badge tone -> the theme variable drawn for it in text."""
+
+
+def verdict_count(n: int, verdict: str) -> str:
+    """`1 bite`, `2 bites`, `1 toothless`: a count of bite verdicts as a person would say it."""
+    return f"{n} bite" if verdict == "bites" and n == 1 else f"{n} {verdict}"
 
 
 def bite_style(verdict: str) -> str:
@@ -50,7 +58,11 @@ def hunk_badges(ev: HunkEvidence) -> list[Badge]:
             shown = ",".join(str(n) for n in ev.turns[:3]) + ("…" if len(ev.turns) > 3 else "")
             row.append(Badge(f"turn {shown}", "info"))
     if ev.comments:
-        row.append(Badge(_plural(len(ev.comments), "comment"), "info"))
+        # the comment itself, not a count: the reviewer reads it back where they wrote it
+        first = " ".join(ev.comments[-1].text.split())
+        first = first if len(first) <= 60 else first[:59] + "…"
+        more = f" (+{len(ev.comments) - 1})" if len(ev.comments) > 1 else ""
+        row.append(Badge(f"💬 {visible(first)}{more}", "info"))
     return row
 
 
@@ -58,7 +70,7 @@ def file_summary(ev: FileEvidence) -> Content | None:
     """A short line of evidence for the file list, None when nothing is known yet."""
     parts: list[str | tuple[str, str]] = []
     for verdict, n in ev.bite_counts:
-        parts.append((f"{n} {verdict} ", bite_style(verdict)))
+        parts.append((f"{verdict_count(n, verdict)} ", bite_style(verdict)))
     if ev.findings:
         tone = "$error" if any(f.severity == "error" for f in ev.findings) else "$warning"
         parts.append((f"⚑{len(ev.findings)} ", tone))
@@ -67,10 +79,28 @@ def file_summary(ev: FileEvidence) -> Content | None:
     return Content.assemble(*parts) if parts else None
 
 
-def verdict_draft(verdict: str, ledger: EvidenceLedger) -> VerdictDraft:
-    """The evidence a verdict would record now, as the modal's lines."""
+def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> VerdictDraft:
+    """The evidence a verdict would record now, as the modal's lines, with what stands against an approve."""
+    from reviewui.core.probe.run import outcome_words
+
     bites = [f"{r.file} {r.header}: {r.verdict}" for r in ledger.bite_results()]
-    probes = [f"{p.name}: {p.outcomes}" if p.outcomes else p.name for p in ledger.probes()]
+    probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in ledger.probes()]
     findings = [f"{f.severity} {f.kind}: {f.message}" for f in ledger.findings]
     comments = [f"{c.file} {c.header}: {c.text}" for c in ledger.state.comments()]
-    return VerdictDraft(verdict, bites, probes, findings, comments)
+    return VerdictDraft(verdict, bites, probes, findings, comments, against=against(verdict, ledger, history))
+
+
+def against(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> list[str]:
+    """What stands against `verdict` now, in plain words (empty: nothing does; only an approve has any)."""
+    from reviewui.core.probe.run import outcome_words
+
+    if verdict != "approve":
+        return []
+    out = [f"kept probe {p.name} {outcome_words(p.outcomes)}" for p in ledger.probes()
+           if p.outcomes.get("branch") in ("failed", "error", "timeout")]
+    out += [f"{r.file} {r.header} is {r.verdict}: no test notices it reverted" for r in ledger.bite_results()
+            if r.verdict in ("toothless", "uncovered")]
+    out += [f"error finding {f.kind}: {f.message}" for f in ledger.findings if f.severity == "error"]
+    out += [f"an earlier {r.verdict} by {r.reviewer.split(' <')[0]} ({rel.replace('-', ' ')})"
+            for r, rel, _ in history if r.verdict == "reject"]
+    return out

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
+    from reviewui.core.evidence import HistoryRow
     from reviewui.core.notes.model import Review
     from reviewui.core.transcript import Transcript
     from reviewui.core.transcript.linking import HunkLinks
@@ -94,9 +95,9 @@ class BiteFinished(Message):
 
 
 class HistoryRead(Message):
-    """The branch's verdict history was read from git notes (oldest first, with each one's relation)."""
+    """The branch's verdict history was read from git notes (oldest first: review, relation, signature)."""
 
-    def __init__(self, rows: list[tuple[Review, str]], show: bool) -> None:
+    def __init__(self, rows: list[HistoryRow], show: bool) -> None:
         super().__init__()
         self.rows = rows
         self.show = show

@@ -1,4 +1,4 @@
-"""Regenerate the three demo transcripts from the sample files they describe.
+"""Regenerate the four demo transcripts from the sample files they describe.
 
 The transcripts are synthetic but shaped like real ones (Claude Code JSONL,
 Codex CLI rollout JSONL, an OpenAI-style message list). Their edit tool
@@ -499,6 +499,64 @@ def make_openai() -> dict:
     return {"messages": messages}
 
 
+def make_backoff() -> dict:
+    """The agent/capped-backoff run: a cap, and a parametrized test whose fixture never reaches it."""
+    sample = "04-capped-backoff"
+    branch = "branches/agent__capped-backoff"
+    base_code, new_code = _read(sample, "base", "retry/backoff.py"), _read(sample, branch, "retry/backoff.py")
+    base_tests, new_tests = _read(sample, "base", "tests/test_backoff.py"), _read(sample, branch, "tests/test_backoff.py")
+    conftest = _read(sample, "base", "tests/conftest.py")
+    task = (SAMPLES / sample / "task.md").read_text(encoding="utf-8").strip()
+    messages: list[dict] = []
+    n = [0]
+
+    def call(name: str, args: dict, content: str, completion: int, result: str) -> None:
+        n[0] += 1
+        cid = f"call_04_{n[0]:02d}"
+        prompt = 2400 + 310 * n[0]
+        messages.append({
+            "role": "assistant", "content": content,
+            "tool_calls": [{"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": prompt - 400}},
+        })
+        messages.append({"role": "tool", "tool_call_id": cid, "name": name, "content": result})
+
+    def view(text: str) -> str:
+        return "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(text.splitlines(), 1))
+
+    messages.append({"role": "system", "content": (
+        "You are a coding agent working in /workspace. Tools: str_replace_editor (view, create, str_replace) and bash."
+    )})
+    messages.append({"role": "user", "content": f"<task>\n{task}\n</task>"})
+    call("str_replace_editor", {"command": "view", "path": f"{OA_ROOT}/retry/backoff.py"}, "Reading the policy.", 33,
+         view(base_code))
+    call("str_replace_editor", {"command": "view", "path": f"{OA_ROOT}/tests/conftest.py"},
+         "The tests share a fixture; checking it.", 38, view(conftest))
+    old = "    return policy.base_delay * 2**attempt\n"
+    new = "    delay = policy.base_delay * 2**attempt\n    return min(delay, policy.max_delay)\n"
+    code = _replace_once(base_code, old, new)
+    call("str_replace_editor", {"command": "str_replace", "path": f"{OA_ROOT}/retry/backoff.py", "old_str": old, "new_str": new},
+         "Capping the delay with min().", 96, f"The file {OA_ROOT}/retry/backoff.py has been edited.")
+    added = new_tests[len(base_tests):]
+    tail = base_tests[base_tests.index("def test_default_policy():"):]
+    tests = _replace_once(base_tests, tail, tail + added)
+    call("str_replace_editor", {"command": "str_replace", "path": f"{OA_ROOT}/tests/test_backoff.py", "old_str": tail,
+                                "new_str": tail + added},
+         "A parametrized test over attempts 0 to 11, using the shared policy fixture, checking each delay is within "
+         "max_delay.", 240, f"The file {OA_ROOT}/tests/test_backoff.py has been edited.")
+    call("bash", {"command": "cd /workspace && python -m pytest -q"}, "Running the tests.", 24,
+         "..........  [100%]\n10 passed in 0.02s")
+    if code != new_code or tests != new_tests:
+        raise SystemExit("04: the edits do not reproduce the branch's files")
+    messages.append({"role": "assistant", "content": (
+        "Done. next_delay now caps the delay at policy.max_delay, and test_delay_is_capped checks six attempts, "
+        "each within the cap. All 10 tests pass."
+    ), "usage": {"prompt_tokens": 4600, "completion_tokens": 52, "total_tokens": 4652,
+                 "prompt_tokens_details": {"cached_tokens": 4200}}})
+    return {"messages": messages}
+
+
 def _base_sha() -> str:
     """The SHA of sample 02's base commit, as `reviewui demo` builds it."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -507,7 +565,7 @@ def _base_sha() -> str:
         shutil.copytree(SAMPLES, copy, ignore=shutil.ignore_patterns("_tools"))
         for p in copy.glob("*/transcript.json*"):
             p.unlink()
-        for name in ("01-trim-reasoning", "02-add-stopped", "03-null-guard"):
+        for name in ("01-trim-reasoning", "02-add-stopped", "03-null-guard", "04-capped-backoff"):
             (copy / name / "transcript.jsonl").write_text("", encoding="utf-8")
         with mock.patch.object(demo, "_samples_root", lambda: copy):
             built = demo.build_sample("02-add-stopped", Path(tmp) / "out")
@@ -515,11 +573,13 @@ def _base_sha() -> str:
 
 
 def main() -> None:
-    """Write all three transcripts next to their samples."""
+    """Write all four transcripts next to their samples."""
     _dump_jsonl(SAMPLES / "01-trim-reasoning" / "transcript.jsonl", make_claude_code())
     _dump_jsonl(SAMPLES / "02-add-stopped" / "transcript.jsonl", make_codex(_base_sha()))
     text = json.dumps(make_openai(), ensure_ascii=False, indent=1) + "\n"
     (SAMPLES / "03-null-guard" / "transcript.json").write_text(text, encoding="utf-8")
+    text = json.dumps(make_backoff(), ensure_ascii=False, indent=1) + "\n"
+    (SAMPLES / "04-capped-backoff" / "transcript.json").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

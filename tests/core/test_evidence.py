@@ -149,7 +149,7 @@ def test_badges_and_summary_from_a_hand_built_ledger(state: ReviewState) -> None
     state.add_comment(H0.file, H0.header, "one")
     badges = [(b.text, b.tone) for b in hunk_badges(ledger.hunk(H0))]
     assert badges == [("toothless", "bad"), ("✓ reviewed", "good"), ("2 findings", "bad"),
-                      ("turn 1,2,3…", "info"), ("1 comment", "info")]
+                      ("turn 1,2,3…", "info"), ("💬 one", "info")]  # issue 16: the comment's text, not a count
     assert [(b.text, b.tone) for b in hunk_badges(ledger.hunk(H1))] == [("not in transcript", "warn")]
     summary = file_summary(ledger.file("calc.py", [H0, H1]))
     assert summary is not None and summary.plain == "1 toothless ⚑2 ✓1/2"

@@ -404,7 +404,9 @@ def test_log_json_matches_the_contract(repo):
     doc = json.loads(json.dumps(log_json(path, "agent/work", base, head)))
     assert list(doc) == ["reviews"]
     (entry,) = doc["reviews"]
-    assert set(entry) == {"id", "verdict", "reason", "reviewer", "at", "branch", "base", "head", "patch_id", "current"}
+    # issue 16 adds the evidence, the signature check, whom it is shown as and the relation
+    assert set(entry) == {"id", "verdict", "reason", "reviewer", "at", "branch", "base", "head", "patch_id", "current",
+                          "shown_as", "signature", "relation", "bites", "probes", "comments", "findings"}
     assert entry["at"] == r.at.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert datetime.fromisoformat(entry["at"].replace("Z", "+00:00")) == r.at
     assert entry["current"] is True and entry["reason"] == HOSTILE.strip()

@@ -112,12 +112,12 @@ def test_reverting_the_guard_hunk_shows_the_probe_bites_it(sample: Path) -> None
     assert report.reverted.rev == session.target.head
     assert "bites this hunk" in (report.reverted_summary() or "")
     data = report.to_json()["reverted"]
-    assert data["hunk"] == {"file": "coder/history.py", "index": 0} and data["status"] == "failed"
+    assert data["hunk"] == {"file": "coder/history.py", "index": 0, "number": 1} and data["status"] == "failed"
 
 
 def test_unknown_hunk_is_refused(sample: Path) -> None:
     session = open_session(sample, "agent/trim-reasoning")
-    with pytest.raises(ReviewError, match="no hunk 5"):
+    with pytest.raises(ReviewError, match="no hunk 6"):  # index 5 is hunk 6 to a person (issue 16)
         run_probe(session, STORY_PROBE, hunk=("coder/history.py", 5))
     with pytest.raises(ReviewError, match="not changed"):
         run_probe(session, STORY_PROBE, hunk=("README.md", 0))
@@ -296,3 +296,13 @@ def test_text_report_escapes_control_characters() -> None:
     assert "\\x1b[31mred" in text and "[bold]x[/bold]" in text
     assert text.splitlines()[-1] == "fails on branch, passes on base: the branch broke this"
     assert report.outcomes() == {"branch": "failed", "base": "passed"}
+
+
+def test_outcome_words() -> None:
+    from reviewui.core.probe.run import outcome_words
+
+    assert outcome_words({"branch": "failed", "base": "error"}) == "fails on branch, errors on base"
+    assert outcome_words({"branch": "passed", "base": "passed"}) == "passes on both"
+    assert outcome_words({"branch": "timeout", "base": "passed"}) == "times out on branch, passes on base"
+    assert outcome_words({}) == "not run"
+

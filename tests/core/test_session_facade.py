@@ -24,7 +24,7 @@ def test_hunks_for_a_bite(session: ReviewSession) -> None:
     calc = session.diff.file("pkg/calc.py")
     assert calc is not None
     assert session.hunks("pkg/calc.py") == [("pkg/calc.py", h.index) for h in calc.hunks]
-    assert session.hunks("pkg/calc.py:0") == [("pkg/calc.py", 0)]
+    assert session.hunks("pkg/calc.py:1") == [("pkg/calc.py", 0)]
     with pytest.raises(ReviewError, match="has no hunk 7"):
         session.hunks("pkg/calc.py:7")
     with pytest.raises(ReviewError, match="not changed"):
@@ -32,8 +32,8 @@ def test_hunks_for_a_bite(session: ReviewSession) -> None:
 
 
 def test_one_hunk_for_a_probe(session: ReviewSession) -> None:
-    assert session.one_hunk("pkg/calc.py:0") == ("pkg/calc.py", 0)
-    for bad, says in [("pkg/calc.py", "takes FILE:INDEX"), ("pkg/calc.py:x", "takes FILE:INDEX"),
+    assert session.one_hunk("pkg/calc.py:1") == ("pkg/calc.py", 0)
+    for bad, says in [("pkg/calc.py", "takes FILE:N"), ("pkg/calc.py:x", "takes FILE:N"),
                       ("pkg/calc.py:9", "has no hunk 9"), ("nope.py:0", "not changed")]:
         with pytest.raises(ReviewError, match=says):
             session.one_hunk(bad)
@@ -54,7 +54,7 @@ def test_a_verdict_records_what_the_ledger_holds(session: ReviewSession) -> None
     assert [(b.file, b.verdict) for b in stored[0].bites] == [("pkg/calc.py", "toothless")]
     assert [f.kind for f in stored[0].findings] == ["uncalled-function"]
     assert [c.text for c in stored[0].comments] == ["why None?"]
-    assert [(r.id, rel) for r, rel in session.history()] == [(review.id, "this-head")]
+    assert [(r.id, rel) for r, rel, _signed in session.history()] == [(review.id, "this-head")]
 
 
 def test_a_reject_without_reason_records_nothing(session: ReviewSession) -> None:

@@ -77,3 +77,53 @@ async def test_pane_follows_the_cursor_and_f_hides_it(sample1: ReviewSession) ->
         assert title.startswith("Tests in this hunk")
         await pilot.press("f")
         assert app.screen.query_one(FixturesPane).has_class("-hidden")
+
+
+async def test_keyboard_in_the_pane_on_the_conftest_fixture_story(tmp_path: Path) -> None:
+    built = build_sample("04-capped-backoff", tmp_path)
+    session = ReviewSession.open(built.repo_dir, "agent/capped-backoff")
+    app = make_app(session, initial_file="tests/test_backoff.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        text = "\n".join(pane_lines(app))
+        assert "fixture policy  tests/conftest.py:7" in text and "parametrize attempt, expected" in text
+        assert "[#6] 11, 1024.0" in text and "[#1] 0, 0.5" in text
+        pane = app.screen.query_one(FixturesPane)
+        option_list = pane.query_one("#fixture-lines", OptionList)
+        option_list.focus()
+        await pilot.pause()
+        # a row is selected on focus: the fixture, the one row enter can open
+        assert option_list.highlighted is not None
+        assert option_list.highlighted_option.prompt.plain.strip().startswith("fixture policy")
+        await pilot.press("j")
+        await pilot.press("k")
+        assert option_list.highlighted_option.prompt.plain.strip().startswith("fixture policy")
+        await pilot.press("enter")
+        await pilot.pause()
+        title = str(pane.query_one("#fixtures-title", Static).render())
+        assert title.startswith("fixture policy")
+        assert any("max_delay=3600.0" in ln for ln in pane_lines(app))
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert str(pane.query_one("#fixtures-title", Static).render()).startswith("Tests in this hunk")
+
+
+async def test_j_and_k_move_between_rows(sample1: ReviewSession) -> None:
+    app = make_app(sample1, initial_file="coder/history.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        pane = app.screen.query_one(FixturesPane)
+        option_list = pane.query_one("#fixture-lines", OptionList)
+        tid = "tests/test_trim_reasoning.py::test_clears_reasoning_of_the_truncated_turn"
+        option_list.focus()
+        await pilot.pause()
+        first = option_list.highlighted
+        assert first is not None
+        await pilot.press("enter")  # expand the first test: its fixtures become rows
+        await pilot.pause()
+        assert any(ln.strip() == f"▾ {tid}" for ln in pane_lines(app))
+        here = option_list.highlighted
+        await pilot.press("j")
+        assert option_list.highlighted is not None and option_list.highlighted > here
+        await pilot.press("k")
+        assert option_list.highlighted == here

@@ -68,12 +68,11 @@ async def test_b_on_a_new_function_shows_its_guards(session: ReviewSession) -> N
         await pilot.press("right_curly_bracket")
         await pilot.pause()
         assert view.current_line == 57  # the only one: it stays, and says so
-        # the matrix has a row per guard under its hunk
+        # the matrix has a column per guard after its hunk (issue 16 turned the matrix: tests are rows)
         await pilot.press("m")
         await pilot.pause()
         assert isinstance(app.screen, MatrixScreen)
-        table = app.screen.query_one("#matrix", DataTable)
-        assert table.row_count == 1 + 7
-        labels = [str(table.get_row_at(n)[0]) for n in range(table.row_count)]
-        assert labels[0].startswith("coder/history.py:0 broken")
-        assert any("coder/history.py:57 operand toothless" in label for label in labels)
+        header, verdicts, *_rows = app.screen.cell_text()
+        assert len(header) == 1 + 1 + 7
+        assert header[1].startswith("coder/history.py:") and verdicts[1] == "broken"
+        assert any(h == "↳coder/history.py:57" and v == "operand toothless" for h, v in zip(header, verdicts))

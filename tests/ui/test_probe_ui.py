@@ -100,14 +100,31 @@ async def test_type_a_probe_run_keep_export_and_close(session: ReviewSession, tm
         assert not reverted.has_class("-hidden") and "ERROR" in str(reverted.render())
         assert "the hunk defines what the probe imports" in text_of(screen, "#probe-summary")
 
-        dest = session.target.repo_dir / "x" / "t.py"  # a relative path is taken from the repo root
+        # issue 16: the reviewed branch is not the one checked out (main is), so export writes a
+        # patch against the branch under the git dir and leaves the checkout alone
+        dest = session.target.repo_dir / "x" / "t.py"
         await pilot.press("ctrl+e")
         await pilot.pause()
         assert isinstance(app.screen, TextPromptModal)
-        await type_text(pilot, "x/t.py")
+        from textual.widgets import Input
+
+        assert app.screen.query_one(Input).value == "tests/test_p.py"  # the default, ready for enter
+        app.screen.query_one(Input).value = "x/t.py"
         await pilot.press("enter")
         await pilot.pause()
+        assert not dest.exists()
+        patch = session.target.git_dir / "reviewui" / "exports" / "agent-trim-reasoning-t.patch"
+        assert "+++ b/x/t.py" in patch.read_text() and "+def test_p():" in patch.read_text()
+        assert str(patch) in text_of(screen, "#probe-summary") and "not checked out" in text_of(screen, "#probe-summary")
+        import subprocess
+
+        repo = session.target.repo_dir
+        assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout == ""
+        subprocess.run(["git", "checkout", "-q", "agent/trim-reasoning"], cwd=repo, check=True)
+        subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True)
         assert dest.read_text() == PROBE
+        subprocess.run(["git", "checkout", "-q", "-f", "main"], cwd=repo, check=True)
+        dest.unlink()
         assert app.screen is screen
 
         await pilot.press("#")  # an edit after the last run: closing keeps it as the draft
@@ -146,3 +163,48 @@ async def test_syntax_error_is_shown_with_its_line_and_nothing_runs(session: Rev
         await pilot.pause()
         assert app.screen.query_one("#probe-editor", TextArea).text == "def test_a():\n    x = 1\n    assert x ==\n"
     assert not scratch_root(session.target.repo_dir).exists()
+
+
+async def test_export_on_enter_writes_the_default_path_on_the_checked_out_branch(session: ReviewSession) -> None:
+    import subprocess
+
+    repo = session.target.repo_dir
+    subprocess.run(["git", "checkout", "-q", "agent/trim-reasoning"], cwd=repo, check=True)
+    state = ReviewState.load(repo, session.target.branch)
+    app = Host(ProbeScreen(session, None, state))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#probe-editor", TextArea).text = "def test_mine():\n    assert 1 + 1 == 2\n"
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        await pilot.press("enter")  # nothing typed: the suggested path is taken
+        await pilot.pause()
+        dest = repo / "tests" / "test_mine.py"
+        assert dest.read_text() == "def test_mine():\n    assert 1 + 1 == 2\n"
+        assert f"probe exported to {dest}" in text_of(screen, "#probe-summary")
+
+
+async def test_the_untouched_template_cannot_be_run_kept_or_exported(session: ReviewSession) -> None:
+    hunk = session.diff.file("coder/history.py").hunks[0]
+    state = ReviewState.load(session.target.repo_dir, session.target.branch)
+    app = Host(ProbeScreen(session, hunk, state))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        editor = screen.query_one("#probe-editor", TextArea)
+        assert 'assert False, "write the probe"' in editor.text
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert not screen.running and screen.last is None
+        summary = text_of(screen, "#probe-summary")
+        assert "still the template" in summary
+        stub_line = editor.text.splitlines().index('    assert False, "write the probe"')
+        assert editor.cursor_location == (stub_line, 0)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert ReviewState.load(session.target.repo_dir, session.target.branch).probes() == []
+        assert "not kept" in text_of(screen, "#probe-summary")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert app.screen is screen  # no export prompt for the template

@@ -38,3 +38,20 @@ def test_review_screen_side_by_side_with_fixtures(snap_compare, sample1: ReviewS
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_matrix_screen_tests_by_hunks(snap_compare, sample1: ReviewSession) -> None:
+    from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen
+
+    app = make_app(sample1, initial_file="coder/history.py", theme="reviewui-dark")
+    hunks = [MatrixHunk(f"k{i}", f"coder/module_{i}.py:{10 * i + 1}", v)
+             for i, v in enumerate(["bites", "toothless", "bites", "uncovered", "bites", "broken", "bites", "toothless"])]
+    tests = [f"tests/test_history.py::test_case_{i}" for i in range(5)] + ["tests/test_p.py::test_param[1-a]"]
+    bit = {("k0", tests[0]), ("k2", tests[1]), ("k4", tests[5]), ("k6", tests[0])}
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        app.push_screen(MatrixScreen(hunks, tests, bit))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 24), run_before=run_before)

@@ -170,3 +170,121 @@ async def test_unattributed_files_are_announced_and_subagent_turns_marked(tmp_pa
         grouped = [t for t in view.transcript.turns if t.group is not None]
         assert grouped and len(marked) == min(len(grouped), len(lines) - 1)
         assert "↳ subagent" not in lines[0]  # the Task call itself is the main agent's
+
+
+@pytest.fixture
+def sample1(tmp_path: Path) -> ReviewSession:
+    built = build_sample("01-trim-reasoning", tmp_path)
+    return ReviewSession.open(built.repo_dir, "agent/trim-reasoning")
+
+
+def drawn(view: TranscriptView) -> list[str]:
+    """Every row of the view as drawn at the current horizontal scroll."""
+    top = int(view.scroll_offset.y)
+    return [view.render_line(y - top).text for y in range(len(view.rows))]
+
+
+async def test_z_shows_all_of_the_reasoning_wrapped_at_80x24(sample1: ReviewSession) -> None:
+    app = make_app(sample1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        view = app.screen.query_one(TranscriptView)
+        turn = view.transcript.turns[3]
+        assert turn.reasoning_chars == 1823
+        # at 80 columns the header leaves the text room (no token bar)
+        assert "# Trim the wasted reasoning" in drawn(view)[0]
+        view.goto_turn(turn.index)
+        await pilot.press("z")
+        await pilot.pause()
+        width = view.scrollable_content_region.width
+        rows = drawn(view)
+        assert all(len(r.rstrip()) <= width for r in rows)
+        joined = " ".join(r.strip() for r in rows)
+        words = turn.reasoning.split()
+        assert " ".join(words) in " ".join(joined.split())  # every word, in order, nothing cut off
+
+
+async def test_w_turns_wrap_off_for_a_sideways_scroll(sample1: ReviewSession) -> None:
+    app = make_app(sample1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        view = app.screen.query_one(TranscriptView)
+        view.goto_turn(4)
+        await pilot.press("z")
+        await pilot.pause()
+        wrapped_rows = len(view.rows)
+        await pilot.press("w")
+        await pilot.pause()
+        assert not view.wrap and len(view.rows) < wrapped_rows
+        assert view.virtual_size.width > view.scrollable_content_region.width
+        long_row = max(range(len(view.rows)), key=lambda y: len(drawn(view)[y].rstrip()))
+        before = drawn(view)[long_row]
+        await pilot.press("right", "right", "right")
+        await pilot.pause()
+        assert view.scroll_offset.x > 0
+        assert drawn(view)[long_row] != before
+        await pilot.press("w")
+        await pilot.pause()
+        assert view.wrap and len(view.rows) == wrapped_rows and view.scroll_offset.x == 0
+
+
+async def test_an_edit_shows_what_it_changed(sample3: ReviewSession) -> None:
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        view = app.screen.query_one(TranscriptView)
+        turn = next(t for t in view.transcript.turns if any(e.new and "MISSING_AMOUNT\n" in e.new
+                                                            and "import" in e.new for e in t.edits))
+        view.goto_turn(turn.index)
+        await pilot.press("enter")
+        await pilot.pause()
+        rows = [r.strip() for r in drawn(view)]
+        at = rows.index("✎ replace /workspace/ledger/writer.py")
+        diff = rows[at + 1: at + 8]
+        assert "+ from ledger.defaults import MISSING_AMOUNT" in diff
+        assert not any(r.startswith("- ") for r in diff)  # the import was only added
+
+
+async def test_search_looks_in_reasoning_and_tool_input(sample1: ReviewSession, sample3: ReviewSession) -> None:
+    app = make_app(sample1)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        view = app.screen.query_one(TranscriptView)
+        word = "NUDGE after a truncated turn"  # only in turn 4's reasoning
+        assert not any(word.lower() in t.text.lower() for t in view.transcript.turns)
+        view.set_search(word)
+        assert [view.transcript.turns[i].index for i in view.shown] == [4]
+        view.set_search("old_string")  # a key of the Edit tool's input, nowhere in any text
+        assert [view.transcript.turns[i].index for i in view.shown] == [6]
+
+
+async def test_diff_keys_are_off_while_the_transcript_is_in_front(sample3: ReviewSession) -> None:
+    from reviewui.ui.widgets.key_footer import KeyFooter
+
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        screen = app.screen
+        diff_cursor = screen.diff_view.cursor
+        shown_path = screen.file_list.highlighted_path
+        assert screen.check_action("next_hunk", ()) is True
+        assert "Next hunk" in app.screen.query_one(KeyFooter).render_line(0).text
+        await pilot.press("t")
+        await pilot.pause()
+        assert screen.check_action("next_hunk", ()) is False
+        for key in ("n", "]", "space", "s"):
+            await pilot.press(key)
+        await pilot.pause()
+        assert screen.diff_view.cursor == diff_cursor and screen.file_list.highlighted_path == shown_path
+        assert not screen.diff_view.split
+        footer = app.screen.query_one(KeyFooter).render_line(0).text
+        assert "Next hunk" not in footer and "Search" in footer  # the transcript's keys, not the diff's
+        await pilot.press("t")
+        await pilot.pause()
+        assert screen.check_action("next_hunk", ()) is True

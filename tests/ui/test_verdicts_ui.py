@@ -90,3 +90,114 @@ async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_se
     async with app2.run_test(size=SIZE) as pilot:
         await review_ready(app2, pilot)
         assert app2.screen.query_one(ReviewHeader).progress == (1, total)
+
+
+async def test_verdict_dialog_says_probe_results_in_words(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Static
+
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.ledger.state.keep_probe("test_edge", "def test_edge():\n    assert 0\n", {"branch": "failed", "base": "error"})
+        screen.ledger.state.keep_probe("test_unrun", "def test_unrun():\n    assert 1\n")
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        assert "test_edge: fails on branch, errors on base" in text
+        assert "test_unrun: not run" in text
+        assert "{" not in text.split("Kept probes", 1)[1].split("Findings", 1)[0]
+
+
+async def test_next_file_at_the_last_file_says_so(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        for _ in range(len(screen.file_list.paths) + 1):
+            await pilot.press("]")
+            await pilot.pause()
+        assert screen.file_list.highlighted_path == screen.file_list.paths[-1]
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("last file") for m in said)
+
+
+def test_bite_counts_read_as_words() -> None:
+    from reviewui.ui.evidence_view import verdict_count
+
+    assert [verdict_count(1, "bites"), verdict_count(2, "bites"), verdict_count(1, "toothless")] == [
+        "1 bite", "2 bites", "1 toothless"]
+
+
+async def test_approve_dialog_lists_what_stands_against_it(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Static
+
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("a")
+        await pilot.pause()
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        assert "Stands against" not in text  # nothing yet
+        await pilot.press("escape")
+        screen.ledger.state.keep_probe("test_edge", "def test_edge():\n    assert 0\n", {"branch": "failed", "base": "failed"})
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"wrong")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()  # the verdict is written in a worker (issue 18)
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        head = text.split("Approve this branch", 1)[0]
+        assert "Stands against this approve (2):" in head
+        assert "kept probe test_edge fails on both" in head
+        assert "an earlier reject by Test Reviewer (this head)" in head
+
+
+async def test_header_at_80x24_keeps_branch_progress_and_verdict(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"no")
+        await pilot.press("enter")
+        await pilot.pause()
+        header = app.screen.query_one(ReviewHeader)
+        line = header.render_line(0).text
+        assert "agent/work" in line and "reviewed 0/" in line
+        assert "rejected by Test" in line
+
+
+async def test_a_comment_is_shown_on_its_hunk_and_c_edits_or_deletes_it(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Input
+
+    from reviewui.ui.screens.text_prompt import TextPromptModal
+
+    app = make_app(awkward_session, initial_file="pkg/calc.py")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press(*"why None?", "enter")
+        await pilot.pause()
+        assert "💬 why None?" in [b.text for b in screen.diff_view.badges[0]]
+        await pilot.press("c")  # again on the same hunk: the comment, ready to edit
+        await pilot.pause()
+        assert isinstance(app.screen, TextPromptModal)
+        field = app.screen.query_one(Input)
+        assert field.value == "why None?"
+        field.value = "why None here?"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [c.text for c in screen.ledger.state.comments("pkg/calc.py")] == ["why None here?"]
+        assert "💬 why None here?" in [b.text for b in screen.diff_view.badges[0]]
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one(Input).value = ""
+        await pilot.press("enter")  # emptied: deleted
+        await pilot.pause()
+        assert screen.ledger.state.comments("pkg/calc.py") == []
+        assert not any(b.text.startswith("💬") for b in screen.diff_view.badges.get(0, []))

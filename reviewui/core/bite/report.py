@@ -197,6 +197,7 @@ class BiteReport:
                 {
                     "file": r.file,
                     "index": r.index,
+                    "number": r.index + 1,
                     "header": r.header,
                     "text": r.text,
                     "verdict": r.verdict,
@@ -226,7 +227,7 @@ class BiteReport:
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:
-            lines.append(f"{r.verdict.upper():<10} {r.file}:{r.index} {r.header} ({r.seconds:.2f}s)")
+            lines.append(f"{r.verdict.upper():<10} {r.file} hunk {r.index + 1} {r.header} ({r.seconds:.2f}s)")
             for t in r.failing_tests:
                 msg = r.messages.get(t, "")
                 lines.append(f"    {t}{': ' + msg if msg else ''}")

@@ -99,7 +99,7 @@ def checkable_hunks(diff: Diff, wanted: list[tuple[str, int]] | None = None,
         if f is None:
             raise ReviewError(f"{path} is not changed on this branch")
         if not 0 <= index < len(f.hunks):
-            raise ReviewError(f"{path} has no hunk {index} (it has {len(f.hunks)})")
+            raise ReviewError(f"{path} has no hunk {index + 1} (it has {len(f.hunks)})")
         if not is_revertible(f):
             raise ReviewError(f"{path} is a {f.role} file: only source hunks are bite-checked")
         out.append((f, f.hunks[index]))
@@ -107,9 +107,10 @@ def checkable_hunks(diff: Diff, wanted: list[tuple[str, int]] | None = None,
 
 
 def parse_hunk_spec(spec: str, diff: Diff) -> list[tuple[str, int]]:
-    """Parse `--hunk FILE[:INDEX]` into (file, index) pairs (all hunks of FILE without INDEX).
+    """Parse `--hunk FILE[:N]` into (file, 0-based index) pairs (all hunks of FILE without N).
 
-    Raises ReviewError for an unknown file or a bad index.
+    N is the hunk's number as people count, from 1 (what the text output shows).
+    Raises ReviewError for an unknown file or a number the file has no hunk for.
     """
     path, sep, idx = spec.rpartition(":")
     if not sep or not idx.isdigit() or diff.file(spec) is not None:
@@ -118,8 +119,18 @@ def parse_hunk_spec(spec: str, diff: Diff) -> list[tuple[str, int]]:
     if f is None:
         raise ReviewError(f"--hunk: {path} is not changed on this branch")
     if idx:
-        return [(f.path, int(idx))]
+        return [(f.path, hunk_number_to_index(path, int(idx), len(f.hunks)))]
     return [(f.path, h.index) for h in f.hunks]
+
+
+def hunk_number_to_index(path: str, number: int, count: int) -> int:
+    """The 0-based index of hunk `number` (1-based) of `path`, which has `count` hunks.
+
+    Raises ReviewError naming the valid range.
+    """
+    if not 1 <= number <= count:
+        raise ReviewError(f"--hunk: {path} has no hunk {number} (its hunks are numbered 1 to {count})")
+    return number - 1
 
 
 @dataclass(frozen=True)

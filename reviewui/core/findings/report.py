@@ -86,5 +86,7 @@ def render(fmt: str, target: Any, diff: Any, findings: list[Finding], tool_versi
     if fmt == "json":
         return json.dumps(check_json(target, diff, findings), indent=2, ensure_ascii=False) + "\n"
     if fmt == "sarif":
-        return json.dumps(to_sarif(target, findings, tool_version), indent=2, ensure_ascii=False) + "\n"
+        changed = [f.path for f in getattr(diff, "files", None) or []]
+        return json.dumps(to_sarif(target, findings, tool_version, changed_files=changed), indent=2,
+                          ensure_ascii=False) + "\n"
     raise ValueError(f"unknown format: {fmt} (choose text, json or sarif)")

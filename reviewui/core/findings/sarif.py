@@ -3,7 +3,9 @@
 One rule per finding kind (all kinds are listed, so a viewer can explain a
 kind even when this run did not raise it); one result per finding. SARIF
 has no `info` level: it becomes `note`. A finding about the branch as a
-whole (no file) has no location.
+whole (no file) is placed on the branch's first changed file (code scanning
+drops results without a physical location), with a logical location naming
+the branch; with no changed file at all it has the logical location only.
 """
 
 from __future__ import annotations
@@ -21,8 +23,14 @@ INFORMATION_URI = "https://pypi.org/project/reviewui/"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def to_sarif(target: Any, findings: list[Finding], tool_version: str, information_uri: str = INFORMATION_URI) -> dict[str, Any]:
-    """Return a SARIF 2.1.0 log (a dict ready for json.dumps) for `findings` on `target`."""
+def to_sarif(
+    target: Any, findings: list[Finding], tool_version: str, information_uri: str = INFORMATION_URI,
+    changed_files: list[str] | tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Return a SARIF 2.1.0 log (a dict ready for json.dumps) for `findings` on `target`.
+
+    `changed_files` (in diff order) gives branch-level findings a place to sit.
+    """
     kinds = list(KINDS)
     for f in findings:
         if f.kind not in KINDS and f.kind not in kinds:
@@ -37,7 +45,9 @@ def to_sarif(target: Any, findings: list[Finding], tool_version: str, informatio
         for kind in kinds
     ]
     index = {kind: i for i, kind in enumerate(kinds)}
-    results = [_result(f, index[f.kind]) for f in findings]
+    branch = str(getattr(target, "branch", "") or "branch")
+    anchor = changed_files[0] if changed_files else None
+    results = [_result(f, index[f.kind], branch, anchor) for f in findings]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -57,7 +67,7 @@ def to_sarif(target: Any, findings: list[Finding], tool_version: str, informatio
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def _result(f: Finding, rule_index: int) -> dict[str, Any]:
+def _result(f: Finding, rule_index: int, branch: str = "branch", anchor: str | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": f.kind,
         "ruleIndex": rule_index,
@@ -70,6 +80,13 @@ def _result(f: Finding, rule_index: int) -> dict[str, Any]:
         if f.line and f.line > 0:
             physical["region"] = {"startLine": int(f.line)}
         result["locations"] = [{"physicalLocation": physical}]
+    else:
+        where: dict[str, Any] = {"logicalLocations": [{"name": branch, "kind": "module",
+                                                       "fullyQualifiedName": f"branch:{branch}"}]}
+        if anchor:
+            where["physicalLocation"] = {"artifactLocation": {"uri": quote(anchor, safe="/")},
+                                         "region": {"startLine": 1}}
+        result["locations"] = [where]
     props: dict[str, Any] = {}
     if f.symbol:
         props["symbol"] = f.symbol

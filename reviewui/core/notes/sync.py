@@ -20,12 +20,15 @@ overwrite the local notes ref behind the merge's back.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
+from reviewui.core.notes.signing import verify_chunk
 from reviewui.core.notes.verdicts import (
+    NoteChunk,
     NotesEdit,
     NotesSnapshot,
     append_text,
@@ -44,11 +47,12 @@ def remote_notes_ref(remote: str, ref: str = DEFAULT_NOTES_REF) -> str:
     return f"refs/notes/remotes/{remote}/{short}"
 
 
-def merge_bodies(local: str, remote: str) -> tuple[str, int]:
+def merge_bodies(local: str, remote: str, added_chunks: list[str] | None = None) -> tuple[str, int]:
     """Return `local` with what `remote` has and it lacks appended, and how many reviews were added.
 
     Reviews are matched by id; foreign text is added unless it already
-    appears in `local` as a block of whole lines. `local` is a prefix of the result.
+    appears in `local` as a block of whole lines. `local` is a prefix of the
+    result. The text of each review added is appended to `added_chunks` when given.
     """
     ids = {r.id for r in reviews_in(local)}
     out, added = local, 0
@@ -58,10 +62,31 @@ def merge_bodies(local: str, remote: str) -> tuple[str, int]:
                 continue
             ids.add(chunk.review.id)
             added += 1
+            if added_chunks is not None:
+                added_chunks.append(chunk.text)
             out = append_text(out, chunk.text)
         elif chunk.text.strip() and f"\n{chunk.text.strip()}\n" not in f"\n{out}\n":
             out = append_text(out, chunk.text)
     return out, added
+
+
+@dataclass(frozen=True)
+class PullReport:
+    """What a pull brought in."""
+
+    added: int
+    """Reviews new to the local notes."""
+    unsigned: int = 0
+    """Of those, reviews with no signature."""
+    bad: int = 0
+    """Of those, reviews whose signature does not verify against git's trust settings."""
+
+    def words(self, remote: str) -> str:
+        """One line for the terminal, e.g. `pulled 2 reviews from origin (1 unsigned, 1 bad signature)`."""
+        text = f"pulled {self.added} review{'s' if self.added != 1 else ''} from {remote}"
+        flags = [f"{self.unsigned} unsigned"] * bool(self.unsigned)
+        flags += [f"{self.bad} bad signature{'s' if self.bad != 1 else ''}"] * bool(self.bad)
+        return text + (f" ({', '.join(flags)})" if flags else "")
 
 
 def pull_notes(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_NOTES_REF) -> int:
@@ -71,10 +96,15 @@ def pull_notes(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_
     `remote` is not a configured remote, the fetch fails, or the local ref
     cannot be updated.
     """
+    return pull_notes_report(repo_dir, remote, ref).added
+
+
+def pull_notes_report(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_NOTES_REF) -> PullReport:
+    """`pull_notes`, also counting the unsigned and badly signed reviews it brought in."""
     check_ref(repo_dir, ref)
     tracking = check_ref(repo_dir, _remote_checked(repo_dir, remote, ref))
     if not run_git(repo_dir, "ls-remote", "--refs", remote, ref).strip():
-        return 0
+        return PullReport(0)
     run_git(
         repo_dir,
         "fetch",
@@ -91,12 +121,14 @@ def pull_notes(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_
         raise ReviewError(f"fetched {ref} from {remote} but {tracking} is not a commit")
     theirs = snapshot(repo_dir, theirs_commit)
     counted: list[int] = [0]
+    brought: list[str] = []
 
     def change(ours: NotesSnapshot) -> NotesEdit | None:
+        brought.clear()  # a retried transaction starts over
         if ours.commit is not None and _is_ancestor(repo_dir, theirs_commit, ours.commit):
             counted[0] = 0
             return None
-        bodies, counted[0], covers_ours = _union(ours, theirs)
+        bodies, counted[0], covers_ours = _union(ours, theirs, brought)
         if ours.commit is None or (covers_ours and _is_ancestor(repo_dir, ours.commit, theirs_commit)):
             return NotesEdit({}, f"reviewui: fast-forward notes from {remote}", move_to=theirs_commit)
         # Even with nothing new to add, record the merge: otherwise the local
@@ -104,7 +136,8 @@ def pull_notes(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_
         return NotesEdit(bodies, f"reviewui: merge notes from {remote}", extra_parents=(theirs_commit,))
 
     transact(repo_dir, ref, change)
-    return counted[0]
+    checks = [verify_chunk(repo_dir, text) for text in brought]
+    return PullReport(counted[0], sum(c.status == "unsigned" for c in checks), sum(c.status == "bad" for c in checks))
 
 
 def push_notes(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_NOTES_REF) -> None:
@@ -131,7 +164,9 @@ def push_notes(repo_dir: str | Path, remote: str = "origin", ref: str = DEFAULT_
     run_git(repo_dir, "update-ref", "-m", f"reviewui: pushed to {remote}", tracking, ours)
 
 
-def _union(ours: NotesSnapshot, theirs: NotesSnapshot) -> tuple[dict[str, str], int, bool]:
+def _union(
+    ours: NotesSnapshot, theirs: NotesSnapshot, brought: list[str] | None = None
+) -> tuple[dict[str, str], int, bool]:
     """Return (new bodies for our notes, reviews added, whether theirs already holds all of ours)."""
     differing = sorted(o for o in set(theirs.notes) | set(ours.notes) if ours.blob(o) != theirs.blob(o))
     wanted = {sha for o in differing for sha in (ours.blob(o), theirs.blob(o)) if sha}
@@ -147,15 +182,27 @@ def _union(ours: NotesSnapshot, theirs: NotesSnapshot) -> tuple[dict[str, str], 
         remote_text = blobs[other].decode("utf-8", "surrogateescape")
         if mine is None:
             bodies[obj], n = remote_text, len(reviews_in(remote_text))
+            if brought is not None:
+                brought.extend(c.text for c in _first_of_each_id(remote_text))
         else:
             local_text = blobs[mine].decode("utf-8", "surrogateescape")
             covers_ours = covers_ours and merge_bodies(remote_text, local_text)[0] == remote_text
-            merged, n = merge_bodies(local_text, remote_text)
+            merged, n = merge_bodies(local_text, remote_text, brought)
             if merged == local_text:
                 continue
             bodies[obj] = merged
         added += n
     return bodies, added, covers_ours
+
+
+def _first_of_each_id(body: str) -> list[NoteChunk]:
+    seen: set[str] = set()
+    out = []
+    for chunk in parse_note(body):
+        if chunk.review is not None and chunk.review.id not in seen:
+            seen.add(chunk.review.id)
+            out.append(chunk)
+    return out
 
 
 def _is_ancestor(repo_dir: str | Path, older: str, newer: str) -> bool:

@@ -53,6 +53,8 @@ from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is th
     reviews_in,
 )
 from reviewui.core.safe_text import visible
+from reviewui.core.notes.signing import SignatureCheck, sign_payload, signing_setup, verify_chunk
+from reviewui.core.notes.trust import local_reviewer, shown_reviewer
 from reviewui.core.notes.store import (  # noqa: F401
     NotesEdit,
     NotesSnapshot,
@@ -76,6 +78,9 @@ def record_review(repo_dir: str | Path, review: Review, ref: str = DEFAULT_NOTES
     if head is None:
         raise ReviewError(f"no such commit: {review.head}")
     piece = review.to_toml()
+    setup = signing_setup(repo_dir)
+    if setup is not None:
+        piece += sign_payload(setup, piece)  # signed before any write: a failure records nothing
 
     def change(snap: NotesSnapshot) -> NotesEdit:
         body = snap.read(head) or ""
@@ -120,6 +125,22 @@ def branch_history(
     return sorted(found.values(), key=lambda r: r.at)
 
 
+def checked_history(
+    repo_dir: str | Path, branch: str, head: str, ref: str = DEFAULT_NOTES_REF
+) -> list[tuple[Review, SignatureCheck]]:
+    """`branch_history`, each review paired with the check of its signature."""
+    head_sha = rev_parse(repo_dir, head) or head
+    snap = snapshot(repo_dir, check_ref(repo_dir, ref))
+    found: dict[str, tuple[Review, SignatureCheck]] = {}
+    for obj, body in sorted(snap.read_all().items()):
+        for chunk in parse_note(body):
+            r = chunk.review
+            if r is not None and (r.branch == branch or obj == head_sha) and r.id not in found:
+                # only this branch's reviews are checked: each check may run ssh-keygen or gpg
+                found[r.id] = (r, verify_chunk(repo_dir, chunk.text))
+    return sorted(found.values(), key=lambda rc: rc[0].at)
+
+
 # --- the log ------------------------------------------------------------------
 
 
@@ -138,20 +159,33 @@ def review_relation(review: Review, head: str, current_patch_id: str) -> str:
     return "different-patch"
 
 
+def current_ids(reviews: list[Review], head: str, current_patch_id: str) -> set[str]:
+    """The id of the one review that stands now: the latest that judged this patch (empty set if none)."""
+    standing = [r for r in reviews if review_relation(r, head, current_patch_id) != "different-patch"]
+    return {max(standing, key=lambda r: r.at).id} if standing else set()
+
+
 def log_json(
     repo_dir: str | Path, branch: str, base: str, head: str, ref: str = DEFAULT_NOTES_REF
 ) -> dict[str, Any]:
     """Return the `reviewui log --format json` document for `branch`.
 
-    `{"reviews": [{"id", "verdict", "reason", "reviewer", "at", "branch",
-    "base", "head", "patch_id", "current"}]}`, oldest first; `current` is
-    true when the review's patch-id equals base..head's patch-id now (or it
-    judged this very head). Raises ReviewError for an unknown base or head.
+    `{"reviews": [{"id", "verdict", "reason", "reviewer", "shown_as", "signature",
+    "at", "branch", "base", "head", "patch_id", "current", "relation", "bites",
+    "probes", "comments", "findings"}]}`, oldest first. `current` is true for
+    one review at most: the latest whose patch-id equals base..head's now (or
+    that judged this very head). `signature` is `{"status": good|unsigned|bad,
+    "signer", "key", "detail"}`; `shown_as` is whom the review is shown as (a
+    claim to be the local reviewer without their good signature is marked
+    unverified). Raises ReviewError for an unknown base or head.
     """
     head_sha, base_sha = rev_parse(repo_dir, head), rev_parse(repo_dir, base)
     if head_sha is None or base_sha is None:
         raise ReviewError(f"no such commit: {head if head_sha is None else base}")
     now = patch_id(repo_dir, base_sha, head_sha)
+    checked = checked_history(repo_dir, branch, head_sha, ref)
+    standing = current_ids([r for r, _ in checked], head_sha, now)
+    me = local_reviewer(repo_dir) if checked else None
     return {
         "reviews": [
             {
@@ -159,14 +193,24 @@ def log_json(
                 "verdict": r.verdict,
                 "reason": r.reason,
                 "reviewer": r.reviewer,
+                "shown_as": shown_reviewer(r, check, me) if me else r.reviewer,
+                "signature": {"status": check.status, "signer": check.signer, "key": check.key,
+                              "detail": check.detail},
                 "at": r.at_iso(),
                 "branch": r.branch,
                 "base": r.base,
                 "head": r.head,
                 "patch_id": r.patch_id,
-                "current": review_relation(r, head_sha, now) != "different-patch",
+                "current": r.id in standing,
+                "relation": review_relation(r, head_sha, now),
+                "bites": [{"file": b.file, "header": b.header, "verdict": b.verdict,
+                           "failing_tests": list(b.failing_tests)} for b in r.bites],
+                "probes": [{"name": p.name, "code": p.code, "branch": p.branch, "base": p.base} for p in r.probes],
+                "comments": [{"file": c.file, "header": c.header, "line": c.line, "text": c.text}
+                             for c in r.comments],
+                "findings": [{"kind": f.kind, "message": f.message} for f in r.findings],
             }
-            for r in branch_history(repo_dir, branch, head_sha, ref)
+            for r, check in checked
         ]
     }
 
@@ -182,19 +226,21 @@ def render_log_text(
     head_sha, base_sha = rev_parse(repo_dir, head), rev_parse(repo_dir, base)
     if head_sha is None or base_sha is None:
         raise ReviewError(f"no such commit: {head if head_sha is None else base}")
-    reviews = branch_history(repo_dir, branch, head_sha, ref)
-    if not reviews:
+    checked = checked_history(repo_dir, branch, head_sha, ref)
+    if not checked:
         return f"no reviews of {_safe(branch)} under {ref}\n"
     now = patch_id(repo_dir, base_sha, head_sha)
+    me = local_reviewer(repo_dir)
     labels = {
         "this-head": "this head",
         "same-patch": "same patch, earlier head",
         "different-patch": "OUTDATED",
     }
     lines = []
-    for r in reviews:
+    for r, check in checked:
         rel = labels[review_relation(r, head_sha, now)]
-        lines.append(f"{r.at_iso()}  {r.verdict:7}  {_safe(r.reviewer)}  {_safe(r.head[:12])}  ({rel})")
+        who = _safe(shown_reviewer(r, check, me))
+        lines.append(f"{r.at_iso()}  {r.verdict:7}  {who}  {_safe(r.head[:12])}  ({rel})  [{_safe(check.words())}]")
         lines.extend(f"    {_safe(part)}" for part in r.reason.splitlines())
     return "\n".join(lines) + "\n"
 

@@ -29,8 +29,10 @@ from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, sp
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.safe_text import visible
 from reviewui.core.probe.source import (  # noqa: F401 - re-exported for callers of probe
+    check_probe_edited,
     check_probe_syntax,
     drafts_path,
+    export_to_review,
     export_probe,
     hunk_symbols,
     load_draft,
@@ -86,7 +88,7 @@ class ProbeRun:
             "output": self.output,
         }
         if self.hunk is not None:
-            data["hunk"] = {"file": self.hunk[0], "index": self.hunk[1]}
+            data["hunk"] = {"file": self.hunk[0], "index": self.hunk[1], "number": self.hunk[1] + 1}
         return data
 
 
@@ -173,6 +175,17 @@ def compare(branch: ProbeRun, base: ProbeRun) -> str:
     }[(b, a)]
 
 
+def outcome_words(outcomes: dict[str, str]) -> str:
+    """A kept probe's recorded outcomes in plain words, e.g. "fails on branch, errors on base"."""
+    b, a = outcomes.get("branch", ""), outcomes.get("base", "")
+    if not b and not a:
+        return "not run"
+    if b == a:
+        return f"{_VERB.get(b, b)} on both"
+    parts = [f"{_VERB.get(x, x)} on {where}" for x, where in ((b, "branch"), (a, "base")) if x]
+    return ", ".join(parts)
+
+
 def compare_reverted(branch: ProbeRun, reverted: ProbeRun) -> str:
     """Say plainly whether the probe bites the reverted hunk."""
     b, r = branch.status, reverted.status
@@ -245,7 +258,7 @@ def run_probe(
         if f is None:
             raise ReviewError(f"{hunk[0]} is not changed on this branch")
         if not 0 <= hunk[1] < len(f.hunks):
-            raise ReviewError(f"{f.path} has no hunk {hunk[1]} (it has {len(f.hunks)})")
+            raise ReviewError(f"{f.path} has no hunk {hunk[1] + 1} (it has {len(f.hunks)})")
         revert = (f, f.hunks[hunk[1]])
     rel = probe_path(session)
     timeout = session.run.timeout or session.settings.timeout or PROBE_TIMEOUT

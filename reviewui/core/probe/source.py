@@ -46,6 +46,66 @@ def check_probe_syntax(code: str, name: str = "probe") -> None:
         raise ReviewError(f"probe line 1: {e}") from None
 
 
+TEMPLATE_MARK = 'assert False, "write the probe"'
+"""The line the template's stub fails on; a probe still holding it has not been written."""
+
+
+def check_probe_edited(code: str) -> None:
+    """Return None when `code` is a probe someone wrote, not the untouched template.
+
+    Raises ReviewError "probe line N: ..." naming the template's stub line
+    while it is still there: the stub fails on every revision, which would
+    read as "fails on both" evidence about the code.
+    """
+    for n, line in enumerate(code.splitlines(), 1):
+        if line.strip() == TEMPLATE_MARK:
+            raise ReviewError(f"probe line {n}: still the template: replace `{TEMPLATE_MARK}` with your check")
+
+
+def patch_for_new_file(rel_path: str, code: str) -> str:
+    """A `git apply`-able patch that adds `rel_path` holding `code` (for a branch not checked out)."""
+    text = code if code.endswith("\n") else code + "\n"
+    lines = text.splitlines()
+    header = (
+        f"diff --git a/{rel_path} b/{rel_path}\nnew file mode 100644\n--- /dev/null\n+++ b/{rel_path}\n"
+        f"@@ -0,0 +1,{len(lines)} @@\n"
+    )
+    return header + "".join(f"+{ln}\n" for ln in lines)
+
+
+def branch_is_checked_out(repo_dir: str | Path, branch: str, head: str) -> bool:
+    """True when `repo_dir`'s working tree is on `branch` at `head` (writing a file there lands on it)."""
+    from reviewui.core.git import run_git
+
+    ref = run_git(repo_dir, "symbolic-ref", "--quiet", "HEAD", check=False).decode("utf-8", "replace").strip()
+    at = run_git(repo_dir, "rev-parse", "--verify", "--quiet", "HEAD", check=False).decode().strip()
+    return ref == f"refs/heads/{branch}" and at == head
+
+
+def export_to_review(code: str, rel_path: str, repo_dir: Path, git_dir: Path, branch: str, head: str) -> tuple[Path, bool]:
+    """Export the probe for the branch under review; return (where it was written, whether it is a patch).
+
+    With the branch checked out, the test file is written into the checkout
+    at `rel_path`. Otherwise the checkout (another branch) is left alone and
+    a patch adding `rel_path` is written under the git dir, to apply on the
+    branch. Raises ReviewError as `export_probe` does, and when the branch
+    already has a file at `rel_path`.
+    """
+    check_probe_syntax(code)
+    rel = PurePosixPath(rel_path.replace("\\", "/"))
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+        raise ReviewError(f"export path must be inside the repository: {rel_path}")
+    if branch_is_checked_out(repo_dir, branch, head):
+        return export_probe(code, repo_dir / rel), False
+    if show_file(repo_dir, head, str(rel)) is not None:
+        raise ReviewError(f"{branch} already has {rel}; choose another path")
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{branch}-{rel.stem}").strip("-")
+    dest = git_dir / "reviewui" / "exports" / f"{safe}.patch"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(patch_for_new_file(str(rel), code), encoding="utf-8")
+    return dest, True
+
+
 def export_probe(code: str, path: str | Path) -> Path:
     """Write the probe as a regression test to `path` (created, never overwritten); return it.
 

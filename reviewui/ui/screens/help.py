@@ -13,9 +13,52 @@ from reviewui.core.config import user_config_dir
 from reviewui.ui.bindings import key_actions
 
 
+GROUP_NAMES = {
+    "ReviewApp": "Anywhere",
+    "ReviewScreen": "Review",
+    "DiffView": "Diff",
+    "FileList": "File list",
+    "TranscriptView": "Transcript",
+    "FixturesPane": "Fixtures pane",
+    "ResultsPanel": "Results panel",
+}
+"""The view each binding's owner stands for; other owners are named after their class."""
+
+
 def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
     """(keys in force, what it does, binding id or "") for every binding reachable on `screen`."""
     return [(k.keys, k.help, k.id or "") for k in key_actions(screen)]
+
+
+def help_groups(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The keys of `screen` grouped by the view they act in: [(view, [(key, what)])], no key twice in a view.
+
+    Views hidden right now (the transcript while the diff shows, say) are left out.
+
+    A key bound twice in one view (a widget's own binding over one it
+    inherits, say) is listed once, with the first meaning: the one it has.
+    """
+    groups: dict[str, list[tuple[str, str]]] = {}
+    taken: dict[str, set[str]] = {}
+    for k in key_actions(screen):
+        if not _shown(k.node):
+            continue  # a hidden view's keys do nothing useful now: not listed
+        name = type(k.node).__name__
+        view = GROUP_NAMES.get(name, name)
+        keys = {x.strip() for x in k.keys.split(",")}
+        if keys & taken.setdefault(view, set()):
+            continue
+        taken[view] |= keys
+        groups.setdefault(view, []).append((k.keys, k.help))
+    return list(groups.items())
+
+
+def _shown(node: object) -> bool:
+    while node is not None and not isinstance(node, Screen):
+        if getattr(node, "display", True) is False:
+            return False
+        node = getattr(node, "parent", None)
+    return True
 
 
 class HelpScreen(ModalScreen[None]):
@@ -38,10 +81,15 @@ class HelpScreen(ModalScreen[None]):
         self.under = under
 
     def compose(self) -> ComposeResult:
-        lines: list[Content] = [Content.assemble(("Keys", "bold $accent"))]
-        for key, what, binding_id in binding_rows(self.under):
-            lines.append(Content.assemble((f"{key:>12}", "bold"), "  ", what,
-                                          (f"  {binding_id}" if binding_id else "", "$text-muted")))
+        lines: list[Content] = [Content.assemble(("Keys, by the view they act in", "bold $accent"))]
+        ids = {(keys, what): binding_id for keys, what, binding_id in binding_rows(self.under)}
+        for view, rows in help_groups(self.under):
+            lines.append(Content(""))
+            lines.append(Content.assemble((view, "bold $accent")))
+            for key, what in rows:
+                binding_id = ids.get((key, what), "")  # the name to rebind it by in [keymap]
+                lines.append(Content.assemble((f"{key:>12}", "bold"), "  ", what,
+                                              (f"  {binding_id}" if binding_id else "", "$text-muted")))
         lines.append(Content(""))
         lines.append(Content.assemble((f"Your own keys: [keymap] in {user_config_dir() / 'config.toml'}, "
                                        'e.g. "review.bite" = "ctrl+b".', "$text-muted")))

@@ -20,7 +20,7 @@ RELATION = {
 
 
 class HistoryScreen(ModalScreen[None]):
-    """A list of earlier verdicts, each saying whether it still applies."""
+    """A list of earlier verdicts, each saying whether it still applies and who signed it."""
 
     BINDINGS = [Binding("escape,v,q", "dismiss", "Close")]
 
@@ -32,7 +32,7 @@ class HistoryScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, rows: list[tuple[Review, str]]) -> None:
+    def __init__(self, rows: list[tuple[Review, str, str]]) -> None:
         super().__init__()
         self.rows = rows
 
@@ -40,7 +40,7 @@ class HistoryScreen(ModalScreen[None]):
         lines: list[Content] = [Content.assemble(("Verdict history", "bold $accent"))]
         if not self.rows:
             lines.append(Content.assemble(("No verdicts recorded for this branch yet.", "$text-muted")))
-        for review, relation in self.rows:
+        for review, relation, signed in self.rows:
             label, tone = RELATION.get(relation, (relation, "$text-muted"))
             verdict = review.verdict
             lines.append(
@@ -48,6 +48,8 @@ class HistoryScreen(ModalScreen[None]):
                     (f"{verdict:<8}", f"bold {'$success' if verdict == 'approve' else '$error'}"),
                     f" {review.at_iso()}  {visible(review.reviewer)}  @{visible(review.head[:7])}  ",
                     (label, tone),
+                    "  ",
+                    (signed, "$success" if signed.startswith("signed by") else "$warning"),
                 )
             )
             if review.reason:

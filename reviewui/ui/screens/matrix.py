@@ -1,7 +1,16 @@
-"""MatrixScreen: which test bit which hunk; tests that bit nothing are named decorative."""
+"""MatrixScreen: which test bit which hunk; tests that bit nothing are named decorative.
+
+Tests are rows (their short names), hunks are columns labelled `file:line`.
+Cells and labels are plain `str`/`Text`: DataTable measures those by their
+cell width, where a `Content` label counts as one column and every column
+collapsed to a single character.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,23 +19,59 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from reviewui.core.safe_text import visible
+from reviewui.core.diff import Hunk
+
+BIT = "●"
+MISSED = "·"
+LEGEND = f"{BIT} the test failed with the hunk reverted (it bit)   {MISSED} it still passed   columns: hunks as file:line"
+
+
+@dataclass(frozen=True)
+class MatrixHunk:
+    """One column of the matrix: a bite-checked hunk."""
+
+    key: str
+    """Identity used in `bit` pairs."""
+    label: str
+    """`file:line` (1-based line of the hunk's first new line)."""
+    verdict: str
+    """The bite verdict: bites, toothless, uncovered, broken, ..."""
+
+
+def hunk_label(hunk: Hunk) -> str:
+    """`file:line`: the branch-side line of the hunk's first added line (where a pure removal sits)."""
+    line_no = hunk.new_start
+    for line in hunk.lines:
+        if line.kind == "added":
+            return f"{hunk.file}:{line.new_no}"
+        if line.kind == "context" and line.new_no is not None:
+            line_no = line.new_no + 1
+    return f"{hunk.file}:{line_no}"
+
+
+def short_names(tests: list[str]) -> dict[str, str]:
+    """Each test id's short name: the part after the last `::`, with its file when two share a name."""
+    short = {t: t.rsplit("::", 1)[-1] for t in tests}
+    clash = {s for s in short.values() if list(short.values()).count(s) > 1}
+    return {t: (t if s in clash else s) for t, s in short.items()}
 
 
 class MatrixScreen(ModalScreen[None]):
-    """A hunk × test table built from the bite results so far."""
+    """A test × hunk table built from the bite results so far."""
 
     BINDINGS = [Binding("escape,m,q", "dismiss", "Close")]
 
     DEFAULT_CSS = """
     MatrixScreen { align: center middle; }
     MatrixScreen > Vertical {
-        width: 95%; height: 85%; padding: 1 2; background: $panel; border: round $accent;
+        width: 95%; height: 90%; padding: 0 1; background: $panel; border: round $accent;
     }
     MatrixScreen DataTable { height: 1fr; }
-    MatrixScreen #decorative { height: auto; margin-top: 1; }
+    MatrixScreen #legend { height: auto; color: $text-muted; }
+    MatrixScreen #decorative { height: auto; }
     """
 
-    def __init__(self, hunks: list[tuple[str, str]], tests: list[str], bit: set[tuple[str, str]]) -> None:
+    def __init__(self, hunks: list[MatrixHunk], tests: list[str], bit: set[tuple[str, str]]) -> None:
         super().__init__()
         self.hunks = hunks
         self.tests = tests
@@ -35,26 +80,32 @@ class MatrixScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content.assemble(("Which test bit which hunk", "bold $accent")))
-            yield DataTable(id="matrix", zebra_stripes=True, cursor_type="row")
-            decorative = [t for t in self.tests if not any((h, t) in self.bit for h, _ in self.hunks)]
+            yield Static(Content(LEGEND), id="legend")
+            yield DataTable(id="matrix", zebra_stripes=True, cursor_type="cell", fixed_columns=1)
+            decorative = [t for t in self.tests if not any((h.key, t) in self.bit for h in self.hunks)]
             text = (
                 Content.assemble(("Decorative (bit nothing): ", "bold $warning"), visible(", ".join(decorative)))
                 if decorative and self.hunks
-                else Content("")
+                else Content("" if self.hunks else "No bite-checks yet: b checks the hunk under the cursor, B all.")
             )
             yield Static(text, id="decorative")
 
     def on_mount(self) -> None:
         table = self.query_one("#matrix", DataTable)
-        table.add_column(Content("hunk"), key="hunk")
-        for i, _ in enumerate(self.tests):
-            table.add_column(Content(f"T{i + 1}"), key=f"t{i}")
-        for key, label in self.hunks:
-            cells = [Content(visible(label))] + [
-                Content.assemble(("●", "bold $success")) if (key, t) in self.bit else Content("·")
-                for t in self.tests
-            ]
-            table.add_row(*cells, key=key)
-        legend = "  ".join(f"T{i + 1} = {visible(t)}" for i, t in enumerate(self.tests))
-        table.tooltip = legend
-        self.query_one("#decorative", Static).tooltip = legend
+        names = short_names(self.tests)
+        first = max([len("verdict"), *(len(n) for n in names.values())])
+        table.add_column("test", key="test", width=min(first, 60))
+        for h in self.hunks:
+            table.add_column(visible(h.label), key=h.key, width=max(len(h.label), len(h.verdict)))
+        table.add_row(Text("verdict", style="italic"), *(Text(h.verdict, style="italic") for h in self.hunks),
+                      key="-verdict")
+        for t in self.tests:
+            cells = [Text(BIT, style="bold green") if (h.key, t) in self.bit else MISSED for h in self.hunks]
+            table.add_row(visible(names[t]), *cells, key=t)
+
+    def cell_text(self) -> list[list[str]]:
+        """What the table shows, row by row, header first (for tests and the headless twin's eye)."""
+        table = self.query_one("#matrix", DataTable)
+        header = [str(c.label) for c in table.ordered_columns]
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        return [header, *rows]

@@ -29,7 +29,8 @@ from textual.widgets import Static, TextArea
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.probe.run import (
-    ProbeReport, ProbeRun, check_probe_syntax, export_probe, load_draft, probe_name, probe_template, save_draft,
+    ProbeReport, ProbeRun, check_probe_edited, check_probe_syntax, export_to_review, load_draft, probe_name,
+    probe_template, save_draft,
 )
 from reviewui.core.session import ReviewSession
 from reviewui.core.state import ReviewState
@@ -129,7 +130,10 @@ class ProbeScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.editor.focus()
+        # Seen in a loaded terminal: keys typed ahead pushed this screen while another was opening,
+        # and it mounted before its children; focus what is there rather than crash.
+        for editor in self.query("#probe-editor").results(TextArea):
+            editor.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("run", "run_reverted"):
@@ -152,6 +156,7 @@ class ProbeScreen(Screen[None]):
         self._save_draft(code)
         try:
             check_probe_syntax(code)
+            check_probe_edited(code)
         except ReviewError as e:
             self._summary(Content.styled(str(e), "bold $error"))
             self.notify(str(e), severity="error")
@@ -220,7 +225,9 @@ class ProbeScreen(Screen[None]):
         code = self.editor.text
         try:
             check_probe_syntax(code)
+            check_probe_edited(code)
         except ReviewError as e:
+            self._summary(Content.styled(f"not kept: {e}", "bold $error"))
             self.notify(f"not kept: {e}", severity="error")
             return
         name = probe_name(code)
@@ -236,22 +243,35 @@ class ProbeScreen(Screen[None]):
 
     def action_export(self) -> None:
         code = self.editor.text
-        repo = self.session.target.repo_dir
+        t = self.session.target
+        try:
+            check_probe_syntax(code)
+            check_probe_edited(code)
+        except ReviewError as e:
+            self.notify(f"not exported: {e}", severity="error")
+            return
 
         def write(path: str | None) -> None:
             if not path:
                 return
-            dest = Path(path).expanduser()
             try:
-                written = export_probe(code, dest if dest.is_absolute() else repo / dest)
+                written, is_patch = export_to_review(code, path, t.repo_dir, t.git_dir, t.branch, t.head)
             except ReviewError as e:
                 self.notify(f"not exported: {e}", severity="error")
+                self._summary(Content.styled(f"not exported: {e}", "bold $error"))
                 return
-            self.notify(f"probe exported to {written}: commit it on the branch to keep it as a regression test")
+            if is_patch:
+                said = (f"{t.branch} is not checked out, so the checkout was left alone: wrote a patch adding "
+                        f"{path} to {written} (on {t.branch}: git apply {written})")
+            else:
+                said = f"probe exported to {written}: commit it on the branch to keep it as a regression test"
+            self._summary(Content(said))
+            self.notify(said, timeout=10)
 
+        default = f"tests/{probe_name(code)}.py"
         self.app.push_screen(
-            TextPromptModal(f"Export the probe as a regression test to (relative to {repo}):",
-                            placeholder=f"tests/{probe_name(code)}.py"),
+            TextPromptModal(f"Export the probe as a regression test to (relative to {t.repo_dir}; enter accepts):",
+                            placeholder=default, value=default),
             write,
         )
 

@@ -308,6 +308,10 @@ class ReviewScreen(Screen[None]):
         hunks = f.hunks if self.startup.diff_loaded else None
         self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks)))
 
+    def transcript_in_front(self) -> bool:
+        """True while the transcript pane, not the diff, is shown."""
+        return self.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
+
     def set_status(self, text: str) -> None:
         """Show a line in the status bar (progress of long work, results)."""
         self.query_one("#status", Static).update(Content(visible(text)))

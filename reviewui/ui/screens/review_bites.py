@@ -16,7 +16,8 @@ from reviewui.core.bite.engine import BiteCache, checkable_hunks
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import HunkKey
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
-from reviewui.ui.screens.matrix import MatrixScreen
+from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label
+from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
 from reviewui.ui.widgets.results_panel import ResultsPanel
@@ -25,6 +26,13 @@ from reviewui.core.safe_text import visible
 if TYPE_CHECKING:
     from reviewui.core.bite.report import HunkResult
     from reviewui.ui.screens.review import ReviewScreen
+
+
+DIFF_ONLY_ACTIONS = frozenset({
+    "next_hunk", "prev_hunk", "next_file", "prev_file", "toggle_split", "toggle_reviewed", "comment",
+    "bite", "sweep", "probe", "toggle_fixtures", "toggle_results", "goto_turn", "verdict",
+})
+"""Screen actions that act on the diff: off while the transcript is in front."""
 
 
 class BitesPart(ReviewPart):
@@ -65,6 +73,8 @@ class BitesPart(ReviewPart):
         self.cache.close()  # the session's warm pytest server goes with the screen
 
     def check_action(self, action: str) -> bool | None:
+        if action in DIFF_ONLY_ACTIONS and self.screen.transcript_in_front():
+            return False  # keys of the hidden diff: neither offered in the footer nor run
         if action in ("bite", "sweep"):
             return not self.biting
         if action == "cancel_bite":
@@ -149,7 +159,7 @@ class BitesPart(ReviewPart):
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
-        counts = ", ".join(f"{n} {v}" for v, n in report.summary().items() if n)
+        counts = ", ".join(verdict_count(n, v) for v, n in report.summary().items() if n)
         if self.cancel_event.is_set():
             self.screen.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
         elif report.baseline.status != "green":
@@ -188,9 +198,22 @@ class BitesPart(ReviewPart):
         panel.toggle_class("-hidden")
 
     def matrix(self) -> None:
-        """Open the hunk x test matrix."""
-        m = self.ledger.matrix()
-        self.screen.app.push_screen(MatrixScreen(list(m.hunks), list(m.tests), set(m.bit)))
+        """Open the test x hunk matrix: a column per bite-checked hunk (and guard), labelled file:line."""
+        columns: list[MatrixHunk] = []
+        bit: set[tuple[str, str]] = set()
+        for r in self.ledger.bite_results():
+            f = self.session.diff.file(r.file)
+            key = f"{r.file}:{r.index}"
+            label = hunk_label(f.hunks[r.index]) if f and r.index < len(f.hunks) else f"{r.file}:#{r.index + 1}"
+            columns.append(MatrixHunk(key, label, r.verdict))
+            if r.verdict == "bites":
+                bit |= {(key, t) for t in r.failing_tests}
+            for n, g in enumerate(r.guards):  # a column per guard revert, after its hunk
+                gkey = f"{key}#{n}"
+                columns.append(MatrixHunk(gkey, f"↳{g.file}:{g.line}", f"{g.kind} {g.verdict}"))
+                if g.verdict == "bites":
+                    bit |= {(gkey, t) for t in g.failing_tests}
+        self.screen.app.push_screen(MatrixScreen(columns, list(self.ledger.baseline_tests), bit))
 
     def toothless_guard(self, direction: int) -> None:
         """Move the cursor to the next/previous line with a toothless guard, across files."""

@@ -74,6 +74,10 @@ class NavigationPart(ReviewPart):
         path = self.screen.file_list.step(direction)
         if path:
             self.show(path)
+        elif direction > 0:
+            self.screen.notify("last file: ] has nowhere to go ([ goes back)", timeout=3)
+        else:
+            self.screen.notify("first file: [ has nowhere to go (] goes on)", timeout=3)
 
     def toggle_split(self) -> None:
         """Unified <-> side by side."""

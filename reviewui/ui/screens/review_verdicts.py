@@ -7,11 +7,13 @@ does reading the history (git calls never run on the UI thread).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.evidence import VerdictEvidence
+from reviewui.core.evidence import HistoryRow, VerdictEvidence
 from reviewui.core.notes.model import Review
 from reviewui.ui.evidence_view import verdict_draft
 from reviewui.ui.messages import HistoryRead, VerdictRecorded, WorkFailed
@@ -21,6 +23,9 @@ from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
+
+if TYPE_CHECKING:
+    from reviewui.ui.screens.review import ReviewScreen
 
 RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
                  "different-patch": " (earlier head, changed since)"}
@@ -41,6 +46,11 @@ class VerdictsPart(ReviewPart):
                 tooltip="Reject with a reason, evidence attached"),
         Binding("v", "history", "History", id="review.history", tooltip="Verdicts recorded for this branch"),
     ]
+
+    def __init__(self, screen: ReviewScreen) -> None:
+        super().__init__(screen)
+        self.history_rows: list[HistoryRow] = []
+        """The branch's verdicts as last read (an earlier reject stands against an approve)."""
 
     def load_state(self) -> None:
         """Read the reviewer's marks and comments for this branch (into the ledger) and say if that failed."""
@@ -81,14 +91,31 @@ class VerdictsPart(ReviewPart):
         line = self.screen.diff_view.current_line
         where = f"{h.file} {h.header}" + (f" line {line}" if line else "")
 
-        def done(text: str | None) -> None:
-            if text:
-                self.ledger.state.add_comment(h.file, h.header, text, line)
-                self._save_state()
-                self.screen.evidence_changed(h.file)
-                self.screen.notify(f"Comment added on {visible(where)}", markup=False)
+        existing = next((c for c in self.ledger.state.comments(h.file) if c.header == h.header and c.line == line), None)
+        if existing is None and line is not None:
+            existing = next((c for c in self.ledger.state.comments(h.file) if c.header == h.header and c.line is None), None)
 
-        self.screen.app.push_screen(TextPromptModal(f"Comment on {where}", "What should the author know?"), done)
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            if existing is not None:
+                # c on a commented hunk edits that comment; an emptied one is deleted
+                self.ledger.state.remove_comment(existing.id)
+                if text:
+                    self.ledger.state.add_comment(h.file, h.header, text, existing.line)
+            elif text:
+                self.ledger.state.add_comment(h.file, h.header, text, line)
+            self._save_state()
+            self.screen.evidence_changed(h.file)
+            said = "added" if existing is None else ("changed" if text else "deleted")
+            self.screen.notify(f"Comment {said} on {visible(where)}", markup=False)
+
+        if existing is None:
+            prompt = TextPromptModal(f"Comment on {where}", "What should the author know?")
+        else:
+            prompt = TextPromptModal(f"Edit the comment on {where} (empty it and press enter to delete it)",
+                                     "What should the author know?", value=existing.text, allow_empty=True)
+        self.screen.app.push_screen(prompt, done)
 
     def _save_state(self) -> None:
         try:
@@ -105,7 +132,7 @@ class VerdictsPart(ReviewPart):
                 # arrives while the worker writes the note.
                 self.record(verdict, reason, self.ledger.verdict_evidence())
 
-        self.screen.app.push_screen(VerdictModal(verdict_draft(verdict, self.ledger)), done)
+        self.screen.app.push_screen(VerdictModal(verdict_draft(verdict, self.ledger, self.history_rows)), done)
 
     def record(self, verdict: str, reason: str, evidence: VerdictEvidence) -> None:
         """Write the verdict to git notes in a worker; VerdictRecorded reports back."""
@@ -127,6 +154,8 @@ class VerdictsPart(ReviewPart):
             self.screen.notify(message.error or "verdict not recorded", severity="error")
             return
         self.show_in_header(review, "this-head")
+        self.history_rows = [*self.history_rows, (review, "this-head", "")]  # until the history is read again
+        self.read_history(show=False)
         ref = self.session.settings.notes_ref
         self.screen.notify(f"Recorded {review.verdict} on {review.head[:7]} in {ref}")
 
@@ -145,8 +174,10 @@ class VerdictsPart(ReviewPart):
 
     def on_history(self, message: HistoryRead) -> None:
         """The history arrived: the latest verdict to the header; the list on screen when asked for."""
+        self.history_rows = message.rows
         if message.rows:
-            self.show_in_header(*message.rows[-1])
+            review, relation, _signed = message.rows[-1]
+            self.show_in_header(review, relation)
         else:
             self.screen.query_one(ReviewHeader).verdict = ""
         if message.show:
@@ -156,4 +187,6 @@ class VerdictsPart(ReviewPart):
         """Put a verdict (and whether it still applies) in the header."""
         done = DONE.get(review.verdict, review.verdict)
         note = RELATION_NOTE.get(relation, "")
-        self.screen.query_one(ReviewHeader).verdict = f"{done} by {review.reviewer.split(' <')[0]}{note}"
+        unverified = review.reviewer.startswith("unverified")
+        who = "an unverified claim to be you" if unverified else review.reviewer.split(" <")[0]
+        self.screen.query_one(ReviewHeader).verdict = visible(f"{done} by {who}{note}")

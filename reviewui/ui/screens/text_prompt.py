@@ -25,20 +25,24 @@ class TextPromptModal(ModalScreen[str | None]):
     TextPromptModal #prompt-title { text-style: bold; margin-bottom: 1; }
     """
 
-    def __init__(self, title: str, placeholder: str = "") -> None:
+    def __init__(self, title: str, placeholder: str = "", value: str = "", allow_empty: bool = False) -> None:
         super().__init__()
+        self.allow_empty = allow_empty
+        """Enter on an empty line returns "" (e.g. to delete), not None."""
         self.title_text = title
         self.placeholder = placeholder
+        self.value = value
+        """Text the input starts with (enter accepts it as it is)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content(self.title_text), id="prompt-title")
-            yield Input(placeholder=self.placeholder, id="prompt-input")
+            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        self.dismiss(text or None)
+        self.dismiss(text if text or self.allow_empty else None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

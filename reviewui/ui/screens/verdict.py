@@ -7,7 +7,7 @@ needs a reason; an approve may go without.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textual import on
 from textual.app import ComposeResult
@@ -29,6 +29,8 @@ class VerdictDraft:
     probes: list[str]
     findings: list[str]
     comments: list[str]
+    against: list[str] = field(default_factory=list)
+    """What stands against the verdict (failing kept probes, toothless hunks, error findings, a reject)."""
 
 
 class VerdictModal(ModalScreen[str | None]):
@@ -55,7 +57,12 @@ class VerdictModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         d = self.draft
         title = "Approve" if d.verdict == "approve" else "Reject"
-        lines: list[Content] = [Content.assemble((f"{title} this branch — recorded in git notes with:", "bold"))]
+        lines: list[Content] = []
+        if d.against:
+            lines.append(Content.assemble((f"Stands against this {d.verdict} ({len(d.against)}):", "bold $error")))
+            lines.extend(Content.assemble(("  ✗ ", "$error"), item) for item in d.against)
+            lines.append(Content(""))
+        lines.append(Content.assemble((f"{title} this branch — recorded in git notes with:", "bold")))
         for name, items in (
             ("Bite-checks", d.bites), ("Kept probes", d.probes),
             ("Findings", d.findings), ("Comments", d.comments),

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from pygments.lexers import PythonLexer
 from pygments.token import Comment, Literal
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -25,9 +25,13 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from typing import TYPE_CHECKING
+
 from reviewui.core.diff import Hunk
-from reviewui.core.fixtures import FixtureReport, TestAnatomy
 from reviewui.core.safe_text import visible
+
+if TYPE_CHECKING:  # the analysis itself loads in a worker after the first paint
+    from reviewui.core.fixtures import FixtureReport, TestAnatomy
 
 @lru_cache(maxsize=1)
 def _lexer() -> PythonLexer:
@@ -60,6 +64,8 @@ class FixturesPane(Vertical):
     BINDINGS = [
         Binding("enter", "open", "Definition", tooltip="Show the fixture's definition / expand a test"),
         Binding("backspace", "back", "Back", tooltip="Back from a fixture definition"),
+        Binding("j", "move(1)", "Down", show=False, tooltip="Next fixture or test"),
+        Binding("k", "move(-1)", "Up", show=False, tooltip="Previous fixture or test"),
     ]
 
     DEFAULT_CSS = """
@@ -97,6 +103,19 @@ class FixturesPane(Vertical):
         self.query_one("#fixtures-title", Static).update(title)
         lines = self.query_one("#fixture-lines", OptionList)
         lines.set_options(options or [Option(Content(""), disabled=True)])
+        # a row is always selected when there is one to select, so enter acts at once
+        lines.highlighted = next((i for i, o in enumerate(lines.options) if not o.disabled), None)
+
+    @on(events.DescendantFocus)
+    def _focused(self) -> None:
+        lines = self.query_one("#fixture-lines", OptionList)
+        if lines.highlighted is None:
+            lines.highlighted = next((i for i, o in enumerate(lines.options) if not o.disabled), None)
+
+    def action_move(self, step: int) -> None:
+        """Move to the next (1) or previous (-1) fixture or test row."""
+        lines = self.query_one("#fixture-lines", OptionList)
+        lines.action_cursor_down() if step > 0 else lines.action_cursor_up()
 
     def _rebuild(self) -> None:
         self._fixtures = {}
@@ -157,7 +176,7 @@ class FixturesPane(Vertical):
         for table in t.parametrize:
             out.append(_line(indent + "  parametrize " + ", ".join(table.argnames), "$accent"))
             for i, case in enumerate(table.cases):
-                label = table.ids[i] if i < len(table.ids) else str(i)
+                label = table.ids[i] if i < len(table.ids) else f"#{i + 1}"  # cases counted from 1, as people count
                 out.append(Option(Content.assemble(
                     (f"{indent}    [{visible(label)}] ", "$text-muted"), emphasize_literals(", ".join(case), "bold $warning")),
                     disabled=True))

@@ -34,17 +34,9 @@ class ReviewHeader(Static):
     def render(self) -> Content:
         t = self.session.target
         d = self.session.diff
-        parts: list[str | tuple[str, str]] = [
-            (visible(t.repo_dir.name), "bold"),
-            "  ",
-            (visible(t.branch), "bold $accent"),
-            f"  {visible(t.base_ref)}@{t.base[:7]}..{t.head[:7]}",
-            f"  {t.commits} commit{'s' if t.commits != 1 else ''}",
-            f"  {len(d.files)} files ",
-            (f"+{d.added}", "$success"),
-            ("/", "$text-muted"),
-            (f"−{d.removed}", "$error"),
-        ]
+        # What a reviewer needs most comes first, so a narrow terminal cuts the least useful facts:
+        # what is reviewed, progress and verdict, then the range and the size of the change.
+        parts: list[str | tuple[str, str]] = [(visible(t.repo_dir.name), "bold"), "  ", (visible(t.branch), "bold $accent")]
         done, total = self.progress
         if total:
             parts.append((f"  reviewed {done}/{total} hunks", "$text-muted"))
@@ -56,4 +48,12 @@ class ReviewHeader(Static):
             parts.append(("  " + self.status, "$warning"))
         if sandbox.level() == "none":  # agent code runs without bubblewrap: the reviewer opted in
             parts.append(("  UNSANDBOXED", "bold $error"))
+        parts += [
+            f"  {len(d.files)} files ",
+            (f"+{d.added}", "$success"),
+            ("/", "$text-muted"),
+            (f"−{d.removed}", "$error"),
+            f"  {t.commits} commit{'s' if t.commits != 1 else ''}",
+            f"  {visible(t.base_ref)}@{t.base[:7]}..{t.head[:7]}",
+        ]
         return Content.assemble(*parts)

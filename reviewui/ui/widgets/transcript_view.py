@@ -2,14 +2,16 @@
 
 A Line API widget, so a transcript of any length opens at once and the
 last turn is one keypress away. `enter` expands a turn (its text, tool
-calls and edits; reasoning stays collapsed, with its size, until `z`).
-Filters: flagged turns only (`!`), one flag at a time (`l` cycles), and a
-text search (`/`). `g` asks the screen to show the hunks a turn wrote.
+calls and edits, each edit as a small diff; reasoning stays collapsed, with
+its size, until `z` shows all of it). Long lines wrap; `w` turns wrapping
+off for a horizontal scroll instead. Filters: flagged turns only (`!`), one
+flag at a time (`l` cycles), and a search (`/`) through text, reasoning and
+tool input. `g` asks the screen to show the hunks a turn wrote.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -19,10 +21,13 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from reviewui.core.transcript import FLAGS, Transcript, Turn
 from reviewui.ui.diff_rows import display_text
+from reviewui.ui.transcript_detail import edit_lines, search_text, wrap
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.core.safe_text import visible
+
+if TYPE_CHECKING:  # the transcript modules load with the transcript, after the first paint
+    from reviewui.core.transcript import Transcript, Turn
 
 BAR = 12
 MAX_DETAIL_LINES = 400
@@ -43,13 +48,17 @@ class TranscriptView(LineCursorView):
         Binding("exclamation_mark", "toggle_flagged", "Flagged only", key_display="!",
                 tooltip="Show only the turns worth a look (any flag)"),
         Binding("l", "cycle_flag", "By flag", tooltip="Show only turns with one flag; cycles through the flags"),
-        Binding("slash", "search", "Search", key_display="/", tooltip="Show only turns containing a text"),
+        Binding("slash", "search", "Search", key_display="/",
+                tooltip="Show only turns whose text, reasoning or tool input contains a text"),
+        Binding("w", "toggle_wrap", "Wrap", tooltip="Wrap long lines, or not (then scroll sideways with ← →)"),
+        Binding("left", "scroll_left", "Scroll left", show=False),
+        Binding("right", "scroll_right", "Scroll right", show=False),
         Binding("g", "goto_hunks", "Go to hunk", tooltip="Show the hunks this turn wrote"),
     ]
 
     COMPONENT_CLASSES = {
         "turn--header", "turn--detail", "turn--muted", "turn--cursor", "turn--bar",
-        "turn--flag-bad", "turn--flag-warn", "turn--flag-info", "turn--role",
+        "turn--flag-bad", "turn--flag-warn", "turn--flag-info", "turn--role", "turn--added", "turn--removed",
     }
 
     DEFAULT_CSS = """
@@ -63,7 +72,12 @@ class TranscriptView(LineCursorView):
     TranscriptView > .turn--flag-bad { background: $error; color: $text; }
     TranscriptView > .turn--flag-warn { background: $warning; color: $background; }
     TranscriptView > .turn--flag-info { background: $boost; color: $text-muted; }
+    TranscriptView > .turn--added { color: $success; }
+    TranscriptView > .turn--removed { color: $error; }
     """
+
+    NARROW = 100
+    """Below this width a turn's header drops its token bar, so its text has room."""
 
 
     class GotoHunks(Message):
@@ -96,6 +110,11 @@ class TranscriptView(LineCursorView):
         self.flagged_only = False
         self.search: str = ""
         self._details: dict[int, list[tuple[str, str]]] = {}
+        self._visual: dict[int, list[tuple[str, str]]] = {}
+        """Detail lines of a turn as drawn: wrapped to the width when `wrap` is on."""
+        self._haystacks: dict[int, str] = {}
+        self.wrap = True
+        """Wrap long lines (True) or scroll sideways (False)."""
         self.links: Any = None
         """HunkLinks (turn -> hunks it wrote), once the transcript is linked to the diff."""
         self._max_input = 1
@@ -109,12 +128,15 @@ class TranscriptView(LineCursorView):
         self._max_input = max((t.usage.input for t in transcript.turns), default=0) or 1
         self.expanded.clear()
         self._details.clear()
+        self._visual.clear()
+        self._haystacks.clear()
         self._refilter()
 
     def set_links(self, links: Any) -> None:
         """Show, under each expanded turn, the hunks of the diff it wrote."""
         self.links = links
         self._details.clear()
+        self._visual.clear()
         self._rebuild_rows()
 
     def _passes(self, t: Turn) -> bool:
@@ -123,8 +145,10 @@ class TranscriptView(LineCursorView):
         if self.flag_filter and self.flag_filter not in t.flags:
             return False
         if self.search:
-            needle = self.search.lower()
-            return needle in t.text.lower() or any(needle in c.name.lower() for c in t.tool_calls)
+            hay = self._haystacks.get(t.index)
+            if hay is None:
+                hay = self._haystacks[t.index] = search_text(t)
+            return self.search.lower() in hay
         return True
 
     def _refilter(self) -> None:
@@ -152,14 +176,41 @@ class TranscriptView(LineCursorView):
 
     def _rebuild_rows(self) -> None:
         rows: list[tuple[int, int]] = []
+        widest = 0
         for pos, ti in enumerate(self.shown):
             rows.append((pos, -1))
             if ti in self.expanded:
-                rows.extend((pos, k) for k in range(len(self._detail(ti))))
+                visual = self._visual_detail(ti)
+                rows.extend((pos, k) for k in range(len(visual)))
+                if not self.wrap:
+                    widest = max([widest, *(len(text) for _, text in visual)])
         self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows))
+        if not self.wrap and self.transcript is not None:
+            widest = max([widest, *(self._header_width(self.transcript.turns[ti]) for ti in self.shown)])
+        width = self.scrollable_content_region.width or self.size.width
+        self.virtual_size = Size(max(width, widest), len(rows))
         self.cursor = min(self.cursor, max(0, len(rows) - 1))
         self.refresh()
+
+    def _visual_detail(self, ti: int) -> list[tuple[str, str]]:
+        """The detail lines of turn `ti` as drawn: wrapped to the width, or whole."""
+        got = self._visual.get(ti)
+        if got is None:
+            # room for the vertical scrollbar, which appears once the rows outgrow the height
+            width = (self.size.width or 80) - max(2, self.styles.scrollbar_size_vertical) - 1
+            got = [(style, part) for style, text in self._detail(ti)
+                   for part in (wrap(text, width) if self.wrap else [text])]
+            self._visual[ti] = got
+        return got
+
+    def _header_width(self, t: Turn) -> int:
+        # An estimate that is never short: the fixed columns, the flags, the first line.
+        first = t.text.strip().split("\n", 1)[0][:300] if t.text.strip() else ""
+        return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in t.flags) + 1 + len(first) + 40
+
+    def on_resize(self) -> None:
+        self._visual.clear()  # wrapped to the old width
+        self._rebuild_rows()
 
     def _detail(self, ti: int) -> list[tuple[str, str]]:
         """(style name, text) lines shown under an expanded turn."""
@@ -171,7 +222,8 @@ class TranscriptView(LineCursorView):
         if t.reasoning_chars:
             if ti in self.show_reasoning:
                 lines.append(("muted", f"reasoning ({t.reasoning_chars:,} chars; z hides it):"))
-                lines.extend(("muted", "  " + ln) for ln in t.reasoning.splitlines()[:MAX_DETAIL_LINES])
+                # all of it: the reasoning is read nowhere else
+                lines.extend(("muted", "  " + ln) for ln in t.reasoning.splitlines())
             else:
                 lines.append(("muted", f"reasoning: {t.reasoning_chars:,} chars (z shows it)"))
         text_lines = t.text.splitlines()
@@ -180,8 +232,10 @@ class TranscriptView(LineCursorView):
             lines.append(("muted", f"  … {len(text_lines) - MAX_DETAIL_LINES:,} more lines"))
         for c in t.tool_calls:
             lines.append(("detail", f"  → {c.name} [{c.kind}] {' '.join(c.paths)}"))
+            if c.kind == "shell" and isinstance(c.arguments, dict) and isinstance(c.arguments.get("command"), str):
+                lines.extend(("muted", "    $ " + ln) for ln in c.arguments["command"].splitlines()[:20])
         for e in t.edits:
-            lines.append(("detail", f"  ✎ {e.operation} {e.path}"))
+            lines.extend(edit_lines(e))
         if self.links is not None:
             produced = self.links.hunks_for(t.index)
             if produced:
@@ -230,18 +284,33 @@ class TranscriptView(LineCursorView):
     def action_toggle_reasoning(self) -> None:
         t = self.current_turn
         if t is None or not t.reasoning_chars:
+            if t is not None:
+                self.notify(f"turn {t.index} has no reasoning", timeout=2)
             return
         self.show_reasoning ^= {t.index - 1}
         self.expanded.add(t.index - 1)
         self._details.pop(t.index - 1, None)
+        self._visual.pop(t.index - 1, None)
         self._rebuild_rows()
         self.goto_turn(t.index, quiet=True)
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+        self._visual.clear()
+        self.scroll_to(x=0, animate=False, immediate=True)
+        keep = self.current_turn
+        self._rebuild_rows()
+        if keep is not None:
+            self.goto_turn(keep.index, quiet=True)
+        self.notify("long lines wrap" if self.wrap else "long lines scroll sideways (← →)", timeout=2)
 
     def action_toggle_flagged(self) -> None:
         self.flagged_only = not self.flagged_only
         self._refilter()
 
     def action_cycle_flag(self) -> None:
+        from reviewui.core.transcript import FLAGS
+
         present = [f for f in FLAGS if self.transcript and any(f in t.flags for t in self.transcript.turns)]
         order: Sequence[str | None] = [None, *present]
         i = order.index(self.flag_filter) if self.flag_filter in order else 0
@@ -285,7 +354,7 @@ class TranscriptView(LineCursorView):
         if k == -1:
             text = self._header(self.transcript.turns[ti])
         else:
-            style, line = self._detail(ti)[k]
+            style, line = self._visual_detail(ti)[k]
             text = Text(line, style=self._style(style))
         text.truncate(width + int(scroll_x))
         strip = Strip(text.render(self.app.console), text.cell_len).crop_extend(int(scroll_x), int(scroll_x) + width, base)
@@ -298,7 +367,10 @@ class TranscriptView(LineCursorView):
         text = Text()
         text.append(f"#{t.index:<5}", self._style("muted"))
         text.append(f"{visible(t.role):<9}", self._style("role"))
-        if t.usage.input or t.usage.output:
+        narrow = (self.scrollable_content_region.width or self.size.width) < self.NARROW
+        if narrow:
+            pass  # no token bar: at 80 columns it would leave the text a few characters
+        elif t.usage.input or t.usage.output:
             filled = round(BAR * t.usage.input / self._max_input)
             text.append("█" * filled + "·" * (BAR - filled), self._style("bar"))
             text.append(f" {_k(t.usage.input):>6} in {_k(t.usage.output):>5} out ", self._style("muted"))

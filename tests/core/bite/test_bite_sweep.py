@@ -80,7 +80,7 @@ def test_json_contract(sweep) -> None:
     assert set(doc["baseline"]) == {"status", "failing_tests", "seconds", "reason", "output_tail"}
     assert doc["selection"].startswith("4 tests: 4 in changed test files")
     for h in doc["hunks"]:
-        assert set(h) == {"file", "index", "header", "text", "verdict", "failing_tests", "failures", "reason", "seconds"}
+        assert set(h) == {"file", "index", "number", "header", "text", "verdict", "failing_tests", "failures", "reason", "seconds"}
         assert h["text"].startswith(h["header"]) and h["reason"]
     guard = next(h for h in doc["hunks"] if h["file"] == "pkg/guard.py")
     assert [f["test"] for f in guard["failures"]] == ["tests/test_feature.py::test_clamp"]
@@ -136,13 +136,17 @@ def test_selection_and_hunk_specs(sweep) -> None:
     _, _, _, d, *_ = sweep
     assert selected_test_files(d) == ["tests/test_feature.py", "tests/test_names.py"]
     assert [f.path for f, _ in checkable_hunks(d)] == ["pkg/branchy.py", "pkg/guard.py", "pkg/log.py", "pkg/names.py"]
-    assert parse_hunk_spec("pkg/guard.py:0", d) == [("pkg/guard.py", 0)]
+    assert parse_hunk_spec("pkg/guard.py:1", d) == [("pkg/guard.py", 0)]  # issue 16: N counts from 1
     assert parse_hunk_spec("pkg/guard.py", d) == [("pkg/guard.py", 0)]
+    with pytest.raises(ReviewError, match="numbered 1 to 1"):
+        parse_hunk_spec("pkg/guard.py:0", d)
+    with pytest.raises(ReviewError, match="no hunk 2"):
+        parse_hunk_spec("pkg/guard.py:2", d)
     with pytest.raises(ReviewError):
         parse_hunk_spec("nope.py", d)
     with pytest.raises(ReviewError, match="only source"):
         checkable_hunks(d, [("tests/test_feature.py", 0)])
-    with pytest.raises(ReviewError, match="no hunk 3"):
+    with pytest.raises(ReviewError, match="no hunk 4"):  # index 3 is hunk 4 to a person
         checkable_hunks(d, [("pkg/guard.py", 3)])
 
 

@@ -160,7 +160,10 @@ def test_sarif_has_every_required_field() -> None:
         assert res["level"] == {"error": "error", "warning": "warning", "info": "note"}[f.severity]
         assert res["message"]["text"] == f.message
         if f.file is None:
-            assert res["locations"] == []
+            # issue 16: a branch-level finding gets a location (logical; no diff given here, so no file)
+            [where] = res["locations"]
+            assert where["logicalLocations"][0]["fullyQualifiedName"].startswith("branch:")
+            assert "physicalLocation" not in where
             continue
         loc = res["locations"][0]["physicalLocation"]
         assert loc["artifactLocation"]["uri"]
@@ -184,6 +187,15 @@ def test_kinds_catalogue() -> None:
     f = finding("no-change", "two\nlines   here")
     assert f.message == "two lines here" and f.to_json()["file"] is None
     assert to_sarif(T(), [], "1")["runs"][0]["results"] == []
+
+
+def test_sarif_branch_level_finding_sits_on_the_first_changed_file() -> None:
+    class D:
+        files = [type("F", (), {"path": "pkg/na ive.py"})(), type("F", (), {"path": "b.py"})()]
+
+    log = json.loads(render("sarif", T(), D(), [finding("test-only-change", "only tests changed")], "1"))
+    [where] = log["runs"][0]["results"][0]["locations"]
+    assert where["physicalLocation"] == {"artifactLocation": {"uri": "pkg/na%20ive.py"}, "region": {"startLine": 1}}
 
 
 def test_core_findings_does_not_import_ui_libraries() -> None:

@@ -1,0 +1,109 @@
+"""First paint in a real terminal, wall clock from Enter to the first diff line, imports included.
+
+Each run types the command into a tmux pane (a real terminal at 200x50),
+presses Enter, and polls the pane until the first hunk header (`@@ -`) is on
+screen. reviewui opening the 400-file branch is compared with a bare Textual
+app that runs `git diff` and shows it (bench/bare_diff_app.py), started the
+same way. Both pay Python's start-up and their imports, as a reviewer does.
+Target (issue 16): reviewui <= 1.3x the bare app.
+Run: python bench/bench_first_paint.py [--reps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.genrepo import big_branch  # noqa: E402
+
+MARK = "@@ -"
+TIMEOUT = 30.0
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+_RUNS = [0]
+
+
+def time_one(session: str, command: str, quit_keys: list[str]) -> float:
+    """Seconds from Enter to the first hunk header on screen, for one run of `command`."""
+    _RUNS[0] += 1
+    done = f"__done_{_RUNS[0]}__"
+    tmux("send-keys", "-t", session, "clear", "Enter")
+    time.sleep(0.3)
+    tmux("send-keys", "-t", session, "-l", f"{command}; clear; echo {done}")
+    time.sleep(0.2)
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", session, "Enter")
+    while True:
+        screen = tmux("capture-pane", "-p", "-t", session)
+        elapsed = time.perf_counter() - t0
+        # the typed command line itself holds no "@@ -", so any hit is drawn by the app
+        if MARK in screen:
+            break
+        if elapsed > TIMEOUT:
+            raise SystemExit(f"no diff line after {TIMEOUT}s:\n{screen}")
+        time.sleep(0.002)
+    time.sleep(0.5)
+    for key in quit_keys:
+        tmux("send-keys", "-t", session, key)
+    deadline = time.perf_counter() + 120  # quitting waits for background work to stop
+    # the app has quit and restored the terminal when the shell prints the marker on its own line
+    while not any(ln.strip() == done for ln in tmux("capture-pane", "-p", "-t", session).splitlines()):
+        if time.perf_counter() > deadline:
+            raise SystemExit(f"{command!r} did not quit")
+        time.sleep(0.05)
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    if shutil.which("tmux") is None:
+        raise SystemExit("needs tmux")
+    with tempfile.TemporaryDirectory() as d:
+        repo = big_branch(Path(d) / "big")
+        base = subprocess.run(["git", "merge-base", "main", "agent/big"], cwd=repo, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": f"{d}/state", "XDG_CACHE_HOME": f"{d}/cache",
+               "XDG_CONFIG_HOME": f"{d}/config"}
+        session = f"reviewui-bench-{os.getpid()}"
+        py = shlex.quote(sys.executable)
+        ours_cmd = f"cd {shlex.quote(str(repo))} && {py} -m reviewui agent/big"
+        bare_cmd = f"{py} {shlex.quote(str(ROOT / 'bench' / 'bare_diff_app.py'))} {shlex.quote(str(repo))} {base}..agent/big"
+        subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50", "bash --norc --noprofile"],
+                       env=env, check=True)
+        try:
+            time.sleep(0.5)
+            ours: list[float] = []
+            bare: list[float] = []
+            time_one(session, bare_cmd, ["C-q"])  # warm the page cache for both; not counted
+            time_one(session, ours_cmd, ["q"])
+            for _ in range(args.reps):
+                bare.append(time_one(session, bare_cmd, ["C-q"]))
+                ours.append(time_one(session, ours_cmd, ["q"]))
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    mo, mb = statistics.median(ours), statistics.median(bare)
+    print(f"first paint in tmux, Enter to first diff line (imports included), 400 files/40k lines:")
+    print(f"  reviewui {mo:.3f}s  bare textual+git diff {mb:.3f}s  ratio {mo / mb:.2f}x"
+          f"  (target <= 1.3x: {'met' if mo / mb <= 1.3 else 'NOT met'})")
+    print(f"  runs: reviewui {[round(x, 3) for x in ours]}  bare {[round(x, 3) for x in bare]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+"""Signed verdicts: sign each review with the reviewer's git signing setup, verify with git's trust.
+
+Anyone who can push the notes ref can write a `[[review]]` in anyone's
+name, so the `reviewer` field proves nothing. A review is therefore signed,
+when the reviewer has git signing configured (`user.signingkey`, with
+`gpg.format` `openpgp` (default) or `ssh`), and every review read is
+checked against git's own trust settings: `gpg.ssh.allowedSignersFile` for
+ssh, the gpg keyring (and `gpg.minTrustLevel`) for openpgp.
+
+The signature covers the exact bytes of the review's TOML as written. It
+follows them in the same note chunk as a `[review.signed]` table, so the
+signed bytes are everything of the chunk before that table's header line
+(and the blank line before it):
+
+    [[review]]
+    id = "..."
+    ...
+                                   <- a blank line
+    [review.signed]
+    format = "ssh"
+    signature = "-----BEGIN SSH SIGNATURE-----\\n..."
+
+Nothing here decides what to display; see `trust.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+
+from reviewui.core.errors import ReviewError
+from reviewui.core.git import run_git
+
+NAMESPACE = "reviewui"
+"""ssh signature namespace: a git commit signature can never pass for a review's."""
+SIGNED_HEADER = "[review.signed]"
+FORMATS = ("openpgp", "ssh")
+_TIMEOUT = 30
+_SSH_GOOD = re.compile(r'^Good "[^"]*" signature for (.+) with \S+ key (SHA256:\S+)', re.M)
+_TRUST = ("UNDEFINED", "NEVER", "MARGINAL", "FULLY", "ULTIMATE")
+
+
+@dataclass(frozen=True)
+class SigningSetup:
+    """The reviewer's git signing configuration."""
+
+    format: str
+    """`openpgp` or `ssh` (git's `gpg.format`)."""
+    key: str
+    """`user.signingkey`: a key id for openpgp; a key file path or `key::` literal for ssh."""
+    program: str
+    """The signing program (`gpg.program`, `gpg.ssh.program`)."""
+
+
+@dataclass(frozen=True)
+class SignatureCheck:
+    """What checking a review's signature found."""
+
+    status: str
+    """`good`, `unsigned` or `bad` (includes a key git's trust settings do not know)."""
+    signer: str = ""
+    """Who signed, for `good`: the allowed-signers principal or the gpg user id."""
+    key: str = ""
+    """The signing key's fingerprint, when known."""
+    detail: str = ""
+    """Why it is bad, in words."""
+
+    def words(self) -> str:
+        """One short phrase for display: `signed by X`, `unsigned`, `bad signature (why)`."""
+        if self.status == "good":
+            return f"signed by {self.signer}"
+        if self.status == "unsigned":
+            return "unsigned"
+        return f"bad signature ({self.detail})" if self.detail else "bad signature"
+
+
+UNSIGNED = SignatureCheck("unsigned")
+
+
+def _config(repo_dir: str | Path, name: str) -> str:
+    return run_git(repo_dir, "config", "--get", name, check=False).decode("utf-8", "replace").strip()
+
+
+def signing_setup(repo_dir: str | Path) -> SigningSetup | None:
+    """Return the reviewer's signing setup, or None when `user.signingkey` is not set.
+
+    Raises ReviewError for a `gpg.format` reviewui cannot sign with (x509).
+    """
+    key = _config(repo_dir, "user.signingkey")
+    if not key:
+        return None
+    fmt = _config(repo_dir, "gpg.format") or "openpgp"
+    if fmt not in FORMATS:
+        raise ReviewError(f"cannot sign reviews with gpg.format={fmt}: use openpgp or ssh")
+    if fmt == "ssh":
+        program = _config(repo_dir, "gpg.ssh.program") or "ssh-keygen"
+    else:
+        program = _config(repo_dir, "gpg.openpgp.program") or _config(repo_dir, "gpg.program") or "gpg"
+    return SigningSetup(fmt, key, program)
+
+
+def sign_payload(setup: SigningSetup, payload: str) -> str:
+    """Return the `[review.signed]` table (with its leading blank line) signing `payload`.
+
+    Raises ReviewError when the signing program fails (no agent, wrong key, ...).
+    """
+    data = payload.encode("utf-8")
+    if setup.format == "ssh":
+        with _ssh_key_file(setup.key) as keyfile:
+            sig = _run([setup.program, "-Y", "sign", "-f", keyfile, "-n", NAMESPACE], data, "ssh-keygen -Y sign")
+    else:
+        sig = _run([setup.program, "--status-fd=2", "-bsau", setup.key], data, "gpg --sign")
+    table = tomli_w.dumps({"format": setup.format, "signature": sig.decode("ascii", "replace")})
+    return f"\n{SIGNED_HEADER}\n{table}"
+
+
+def split_signed(chunk: str) -> tuple[str, str | None, str | None]:
+    """Split a review chunk into (signed payload, format, signature); format is None when unsigned."""
+    lines = chunk.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.rstrip("\r\n") == SIGNED_HEADER:
+            head = "".join(lines[:i])
+            payload = head[:-1] if head.endswith("\n\n") else head
+            fmt, sig = _signed_fields("".join(lines[i:]))
+            return payload, fmt, sig
+    return chunk, None, None
+
+
+def _signed_fields(text: str) -> tuple[str | None, str | None]:
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text.replace(SIGNED_HEADER, "[signed]", 1))
+    except tomllib.TOMLDecodeError:
+        return "", ""
+    table = doc.get("signed")
+    if not isinstance(table, dict):
+        return "", ""
+    fmt, sig = table.get("format"), table.get("signature")
+    return (fmt if isinstance(fmt, str) else ""), (sig if isinstance(sig, str) else "")
+
+
+def verify_chunk(repo_dir: str | Path, chunk: str) -> SignatureCheck:
+    """Check the signature of one review chunk against git's trust settings."""
+    payload, fmt, sig = split_signed(chunk)
+    if fmt is None:
+        return UNSIGNED
+    if not sig or fmt not in FORMATS:
+        return SignatureCheck("bad", detail="malformed signature")
+    try:
+        if fmt == "ssh":
+            return _verify_ssh(repo_dir, payload.encode("utf-8"), sig)
+        return _verify_gpg(repo_dir, payload.encode("utf-8"), sig)
+    except ReviewError as e:
+        return SignatureCheck("bad", detail=str(e))
+
+
+def _verify_ssh(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
+    program = _config(repo_dir, "gpg.ssh.program") or "ssh-keygen"
+    allowed = _config(repo_dir, "gpg.ssh.allowedSignersFile")
+    if not allowed:
+        return SignatureCheck("bad", detail="no gpg.ssh.allowedSignersFile to check it against")
+    allowed = str(Path(allowed).expanduser())
+    with tempfile.TemporaryDirectory(prefix="reviewui-sig-") as tmp:
+        sig_file = Path(tmp) / "review.sig"
+        sig_file.write_text(sig, encoding="ascii", errors="replace")
+        found = _probe([program, "-Y", "find-principals", "-s", str(sig_file), "-f", allowed], b"")
+        principals = found.stdout.decode("utf-8", "replace").split() if found.returncode == 0 else []
+        if not principals:
+            checked = _probe([program, "-Y", "check-novalidate", "-n", NAMESPACE, "-s", str(sig_file)], data)
+            why = "key not in gpg.ssh.allowedSignersFile" if checked.returncode == 0 else "does not verify"
+            return SignatureCheck("bad", detail=why)
+        for principal in principals:
+            proc = _probe([program, "-Y", "verify", "-f", allowed, "-I", principal, "-n", NAMESPACE,
+                           "-s", str(sig_file)], data)
+            m = _SSH_GOOD.search(proc.stdout.decode("utf-8", "replace"))
+            if proc.returncode == 0 and m:
+                return SignatureCheck("good", signer=m.group(1), key=m.group(2))
+    return SignatureCheck("bad", detail="does not verify")
+
+
+def _verify_gpg(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
+    program = _config(repo_dir, "gpg.openpgp.program") or _config(repo_dir, "gpg.program") or "gpg"
+    minimum = (_config(repo_dir, "gpg.minTrustLevel") or "undefined").upper()
+    with tempfile.TemporaryDirectory(prefix="reviewui-sig-") as tmp:
+        sig_file = Path(tmp) / "review.asc"
+        sig_file.write_text(sig, encoding="ascii", errors="replace")
+        proc = _probe([program, "--status-fd=1", "--verify", str(sig_file), "-"], data)
+    status = proc.stdout.decode("utf-8", "replace")
+    good = re.search(r"^\[GNUPG:\] GOODSIG (\S+) (.*)$", status, re.M)
+    valid = re.search(r"^\[GNUPG:\] VALIDSIG (\S+)", status, re.M)
+    trust = re.search(r"^\[GNUPG:\] TRUST_(\w+)", status, re.M)
+    if not (good and valid):
+        why = "no public key for it" if "NO_PUBKEY" in status else "does not verify"
+        return SignatureCheck("bad", detail=why)
+    level = trust.group(1) if trust else "UNDEFINED"
+    if level == "NEVER" or (level in _TRUST and minimum in _TRUST and _TRUST.index(level) < _TRUST.index(minimum)):
+        return SignatureCheck("bad", detail=f"key trust {level.lower()} is below gpg.minTrustLevel")
+    return SignatureCheck("good", signer=good.group(2).strip(), key=valid.group(1))
+
+
+def local_key_fingerprint(setup: SigningSetup) -> str:
+    """The fingerprint of the reviewer's own signing key (`SHA256:...` for ssh, the key id for gpg)."""
+    if setup.format != "ssh":
+        return setup.key.upper().removeprefix("0X")
+    with _ssh_key_file(setup.key) as keyfile:
+        out = _probe([setup.program, "-l", "-f", keyfile], b"")
+    parts = out.stdout.decode("utf-8", "replace").split()
+    return parts[1] if out.returncode == 0 and len(parts) > 1 else ""
+
+
+class _ssh_key_file:
+    """A path to the ssh key: the configured file, or a temp file for a `key::` literal."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.tmp: str | None = None
+
+    def __enter__(self) -> str:
+        if self.key.startswith("key::"):
+            fd, self.tmp = tempfile.mkstemp(prefix="reviewui-key-", suffix=".pub")
+            os.write(fd, self.key.removeprefix("key::").encode() + b"\n")
+            os.close(fd)
+            return self.tmp
+        if self.key.startswith(("ssh-", "ecdsa-", "sk-")):  # a literal public key without the prefix
+            self.key = "key::" + self.key
+            return self.__enter__()
+        return str(Path(self.key).expanduser())
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp:
+            os.unlink(self.tmp)
+
+
+def _probe(cmd: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(cmd, input=data, capture_output=True, timeout=_TIMEOUT)
+    except FileNotFoundError as e:
+        raise ReviewError(f"{cmd[0]} is not installed") from e
+    except subprocess.TimeoutExpired as e:
+        raise ReviewError(f"{cmd[0]} took longer than {_TIMEOUT}s") from e
+
+
+def _run(cmd: list[str], data: bytes, what: str) -> bytes:
+    proc = _probe(cmd, data)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        first = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[0]
+        raise ReviewError(f"could not sign the review: {what}: {first}")
+    return proc.stdout

@@ -1,0 +1,94 @@
+"""Whose review is it: signatures checked, and a claim to be the local reviewer never taken on trust.
+
+`checked_reviews` pairs each review of a note body with its signature
+check. `shown_reviewer` is the one place that decides whom a review is shown
+as: a review whose `reviewer` is the local reviewer's identity is shown as
+theirs only with a good signature from their own key (their configured
+`user.signingkey`, or a key their allowed-signers file / keyring names with
+their email); otherwise it is marked as an unverified claim. (A reviewer
+with no signing key configured cannot be told from a forgery; their
+unsigned reviews keep their name and are labelled unsigned.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reviewui.core.errors import ReviewError
+from reviewui.core.notes.model import Review, git_identity, parse_note
+from reviewui.core.notes.signing import (
+    SignatureCheck,
+    local_key_fingerprint,
+    signing_setup,
+    verify_chunk,
+)
+
+
+@dataclass(frozen=True)
+class LocalReviewer:
+    """The person running reviewui: their identity and their signing key."""
+
+    identity: str
+    """`Name <email>` from git, or "" when git has none."""
+    key: str
+    """Their signing key's fingerprint, or "" when they have none configured."""
+
+    @property
+    def email(self) -> str:
+        """The email part of the identity, lower-cased ("" when none)."""
+        return _email(self.identity)
+
+
+def local_reviewer(repo_dir: str | Path) -> LocalReviewer:
+    """Return who is running reviewui in `repo_dir` (never raises for a missing identity or key)."""
+    try:
+        identity = git_identity(repo_dir)
+    except ReviewError:
+        identity = ""
+    try:
+        setup = signing_setup(repo_dir)
+        key = local_key_fingerprint(setup) if setup else ""
+    except ReviewError:
+        key = ""
+    return LocalReviewer(identity, key)
+
+
+def checked_reviews(repo_dir: str | Path, body: str) -> list[tuple[Review, SignatureCheck]]:
+    """Each review of a note body (first of each id) with its signature check, in order."""
+    seen: set[str] = set()
+    out: list[tuple[Review, SignatureCheck]] = []
+    for chunk in parse_note(body):
+        if chunk.review is not None and chunk.review.id not in seen:
+            seen.add(chunk.review.id)
+            out.append((chunk.review, verify_chunk(repo_dir, chunk.text)))
+    return out
+
+
+def is_theirs(check: SignatureCheck, me: LocalReviewer) -> bool:
+    """True when `check` is a good signature by the local reviewer's own key."""
+    if check.status != "good":
+        return False
+    if me.key and check.key and (check.key == me.key or check.key.upper().endswith(me.key.upper())):
+        return True
+    return bool(me.email) and _email(check.signer) == me.email
+
+
+def shown_reviewer(review: Review, check: SignatureCheck, me: LocalReviewer) -> str:
+    """Whom to show `review` as: its reviewer, or an unverified claim when it claims to be `me` unproven.
+
+    A reviewer with no signing key of their own has nothing a forgery could be
+    told from: their reviews keep their name, and the signature column says
+    `unsigned` beside it.
+    """
+    claims_me = bool(me.email) and _email(review.reviewer) == me.email
+    if claims_me and not is_theirs(check, me) and (me.key or check.status != "unsigned"):
+        return f"unverified (claims to be {review.reviewer})"
+    return review.reviewer
+
+
+def _email(text: str) -> str:
+    text = text.strip()
+    if "<" in text and text.endswith(">"):
+        text = text.rsplit("<", 1)[1][:-1]
+    return text.strip().lower() if "@" in text else ""
