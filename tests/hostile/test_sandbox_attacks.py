@@ -26,7 +26,7 @@ import pytest
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import run_tests
-from tests.core.bite.helpers import Watch, alive, load, marked, use_venv_python
+from tests.core.bite.helpers import Watch, load, marked, use_venv_python
 from tests.gitrepo import make_repo
 
 pytestmark = pytest.mark.slow

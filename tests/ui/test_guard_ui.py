@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from reviewui.core.session import ReviewSession, RunOptions
 from reviewui.demo import build_sample

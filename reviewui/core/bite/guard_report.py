@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from reviewui.core.bite.guards import GUARD_KINDS
 
 GUARD_VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped")
 
@@ -125,9 +124,3 @@ def guard_summary(guards: Iterable[GuardResult]) -> dict[str, int]:
     return counts
 
 
-def by_kind(guards: Iterable[GuardResult]) -> dict[str, int]:
-    """Count of guards per kind, in registry order."""
-    counts = {k: 0 for k in GUARD_KINDS}
-    for g in guards:
-        counts[g.kind] = counts.get(g.kind, 0) + 1
-    return counts

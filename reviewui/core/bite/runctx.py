@@ -10,7 +10,6 @@ The result says whether a changed module came from outside the scratch.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -11,7 +11,6 @@ verdicts are stored and why.
 from __future__ import annotations
 
 import re
-import time
 import tomllib
 import uuid
 from dataclasses import dataclass

@@ -1,7 +1,6 @@
 """Whose review is it: signatures checked, and a claim to be the local reviewer never taken on trust.
 
-`checked_reviews` pairs each review of a note body with its signature
-check. `shown_reviewer` is the one place that decides whom a review is shown
+`shown_reviewer` is the one place that decides whom a review is shown
 as: a review whose `reviewer` is the local reviewer's identity is shown as
 theirs only with a good signature from their own key (their configured
 `user.signingkey`, or a key their allowed-signers file / keyring names with
@@ -16,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.notes.model import Review, git_identity, parse_note
+from reviewui.core.notes.model import Review, git_identity
 from reviewui.core.notes.signing import (
     SignatureCheck,
     local_key_fingerprint,
     signing_setup,
-    verify_chunk,
 )
 
 
@@ -52,17 +50,6 @@ def local_reviewer(repo_dir: str | Path) -> LocalReviewer:
     except ReviewError:
         key = ""
     return LocalReviewer(identity, key)
-
-
-def checked_reviews(repo_dir: str | Path, body: str) -> list[tuple[Review, SignatureCheck]]:
-    """Each review of a note body (first of each id) with its signature check, in order."""
-    seen: set[str] = set()
-    out: list[tuple[Review, SignatureCheck]] = []
-    for chunk in parse_note(body):
-        if chunk.review is not None and chunk.review.id not in seen:
-            seen.add(chunk.review.id)
-            out.append((chunk.review, verify_chunk(repo_dir, chunk.text)))
-    return out
 
 
 def is_theirs(check: SignatureCheck, me: LocalReviewer) -> bool:

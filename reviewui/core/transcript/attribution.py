@@ -10,20 +10,14 @@ script that merely names the file (a test that reads it) is not enough.
 
 from __future__ import annotations
 
+from reviewui.core.transcript.linking import norm_path
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.shell import python_edits, scripts_run
 from reviewui.core.transcript.tools import shell_command
 
 
-def _norm(path: str) -> str:
-    p = path.replace("\\", "/").strip()
-    while p.startswith("./"):
-        p = p[2:]
-    return p
-
-
 def _same(a: str, b: str) -> bool:
-    a, b = _norm(a), _norm(b)
+    a, b = norm_path(a), norm_path(b)
     return bool(a and b) and (a == b or a.endswith("/" + b) or b.endswith("/" + a))
 
 
@@ -49,7 +43,7 @@ class ScriptRuns:
 
     def attribute(self, path: str, added: list[str] = ()) -> tuple[int, ...]:  # type: ignore[assignment]
         """The turns that ran a run-written script that wrote `path` (whose diff adds the lines `added`); () when none."""
-        full = _norm(path)
+        full = norm_path(path)
         name = full.rsplit("/", 1)[-1]
         tiers: list[set[int]] = [set(), set()]
         for turn, script in self.runs:

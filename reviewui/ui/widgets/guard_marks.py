@@ -99,14 +99,3 @@ def step(positions: list[tuple[str, int]], here: tuple[str, int], direction: int
     return before[-1] if before else None
 
 
-def matrix_rows(results: Iterable[Any]) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
-    """Matrix rows (key, label) for every guard, and the (row key, test) pairs that bit."""
-    rows: list[tuple[str, str]] = []
-    bit: set[tuple[str, str]] = set()
-    for r in results:
-        for n, g in enumerate(getattr(r, "guards", ()) or ()):
-            key = f"{g.file}:{g.hunk}#{n}"
-            rows.append((key, visible(f"  ↳ {g.file}:{g.line} {g.kind} {g.verdict}")))
-            if g.verdict == "bites":
-                bit |= {(key, t) for t in g.failing_tests}
-    return rows, bit

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff, from_document, message_objects_flavor
 from reviewui.core.transcript.source import LineCounter, load_document
 
@@ -36,8 +35,3 @@ def document(path: Path, s: Sniff, counter: LineCounter, run_notes: list[str] | 
     return s.doc
 
 
-def with_notes(run: Run, s: Sniff) -> Run:
-    """Add a salvaged document's note to `run` (when there is one) and return it."""
-    if s.document is not None and s.document.note and s.document.note not in run.notes:
-        run.notes.append(s.document.note)
-    return run
