@@ -36,7 +36,7 @@ async def one_run(repo: Path, transcript: Path) -> tuple[float, float]:
 
     session = ReviewSession.open(repo, "agent/big", transcript=transcript)
     app = make_app(session)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         t0 = time.perf_counter()
         # The reviewer asks for the transcript at once. (Not pilot.press: it waits
         # until the process is idle, which includes the background workers.)

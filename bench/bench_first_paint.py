@@ -99,7 +99,7 @@ def main() -> None:
         finally:
             subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     mo, mb = statistics.median(ours), statistics.median(bare)
-    print(f"first paint in tmux, Enter to first diff line (imports included), 400 files/40k lines:")
+    print("first paint in tmux, Enter to first diff line (imports included), 400 files/40k lines:")
     print(f"  reviewui {mo:.3f}s  bare textual+git diff {mb:.3f}s  ratio {mo / mb:.2f}x"
           f"  (target <= 1.3x: {'met' if mo / mb <= 1.3 else 'NOT met'})")
     print(f"  runs: reviewui {[round(x, 3) for x in ours]}  bare {[round(x, 3) for x in bare]}")
