@@ -87,3 +87,16 @@ def test_no_import_cycle_between_modules() -> None:
         if start not in state and visit(start, [start]):
             break
     assert cycle == [], " -> ".join(cycle)
+
+
+def test_the_first_screen_imports_no_heavy_modules() -> None:
+    # The review screen paints before GitPython and the bite engine load (issue 16): an
+    # import of either at module level in a screen or part puts them before the first paint.
+    code = (
+        "import sys\n"
+        "import reviewui.cli, reviewui.ui.app, reviewui.ui.screens.review\n"
+        "heavy = ('git', 'reviewui.core.bite.engine', 'reviewui.core.notes.signing')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == ""

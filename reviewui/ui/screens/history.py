@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from reviewui.core.notes.verdicts import Review
+from reviewui.core.notes.model import Review
 from reviewui.core.safe_text import visible
 
 RELATION = {

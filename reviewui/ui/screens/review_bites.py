@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
-from reviewui.core.bite.engine import BiteCache, checkable_hunks
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import HunkKey
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
@@ -24,6 +23,7 @@ from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import HunkResult
     from reviewui.ui.screens.review import ReviewScreen
 
@@ -53,8 +53,7 @@ class BitesPart(ReviewPart):
 
     def __init__(self, screen: ReviewScreen) -> None:
         super().__init__(screen)
-        self.cache = BiteCache()
-        """Prepared baselines and the warm pytest servers, kept for the screen's life."""
+        self._cache: BiteCache | None = None
         self.cancel_event = threading.Event()
         self._biting = False
 
@@ -70,7 +69,18 @@ class BitesPart(ReviewPart):
 
     def close(self) -> None:
         self.cancel_event.set()
-        self.cache.close()  # the session's warm pytest server goes with the screen
+        if self._cache is not None:
+            self._cache.close()  # the session's warm pytest server goes with the screen
+
+    @property
+    def cache(self) -> BiteCache:
+        """Prepared baselines and the warm pytest servers, kept for the screen's life (made on first use:
+        the bite engine is a heavy import the first paint does without)."""
+        if self._cache is None:
+            from reviewui.core.bite.engine import BiteCache
+
+            self._cache = BiteCache()
+        return self._cache
 
     def check_action(self, action: str) -> bool | None:
         if action in DIFF_ONLY_ACTIONS and self.screen.transcript_in_front():
@@ -87,6 +97,8 @@ class BitesPart(ReviewPart):
         if h is None:
             self.screen.notify("No hunk under the cursor", severity="warning")
             return
+        from reviewui.core.bite.selection import checkable_hunks
+
         checkable = {h2.key for _, h2 in checkable_hunks(self.session.analysed_diff())}
         if h.key not in checkable:
             self.screen.notify("Test hunks are the evidence and are never reverted; pick a source hunk",
@@ -97,6 +109,8 @@ class BitesPart(ReviewPart):
     def sweep(self) -> None:
         """Bite-check every source hunk."""
         # The sweep checks code only (config/docs hunks are `not-code`); `b` on one checks it anyway.
+        from reviewui.core.bite.selection import checkable_hunks
+
         hunks = [h.key for _, h in checkable_hunks(self.session.analysed_diff(), include_config=False)]
         if not hunks:
             self.screen.notify("No source hunks to bite-check", severity="warning")
