@@ -84,7 +84,7 @@ def open_regular(path: str | Path, what: str, cap: int | None = None) -> IO[byte
 class _Capped(io.RawIOBase):
     """A readable stream that raises ReviewError once more than `cap` bytes came out of `inner`."""
 
-    def __init__(self, inner: IO[bytes], cap: int, what: str, path: str | Path) -> None:
+    def __init__(self, inner: io.BufferedIOBase, cap: int, what: str, path: str | Path) -> None:
         self.inner, self.cap, self.what, self.path, self.seen = inner, cap, what, path, 0
 
     def readable(self) -> bool:

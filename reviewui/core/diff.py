@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterator, Literal
 
-import unidiff
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 from reviewui.core.git import run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
@@ -303,8 +304,8 @@ def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] =
 def parse_hunks(path: str, patch_text: str) -> tuple[Hunk, ...]:
     """Parse one file's patch text into Hunks (unidiff does the parsing)."""
     try:
-        patch = unidiff.PatchSet(patch_text)
-    except unidiff.UnidiffParseError:
+        patch = PatchSet(patch_text)
+    except UnidiffParseError:
         return ()
     hunks: list[Hunk] = []
     for pf in patch:

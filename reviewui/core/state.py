@@ -157,8 +157,8 @@ class ReviewState:
                 state._comments.append(HunkComment(c["id"], c["file"], c["header"], line, c["text"]))
         for p in _dicts(data.get("probes")):
             if _all_str(p, "name", "code"):
-                outcomes = p.get("outcomes") if isinstance(p.get("outcomes"), dict) else {}
-                outcomes = {str(k): str(v) for k, v in outcomes.items()}
+                raw = p.get("outcomes")
+                outcomes = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
                 state._probes[p["name"]] = KeptProbe(p["name"], p["code"], outcomes)
         return state
 

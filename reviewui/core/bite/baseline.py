@@ -10,6 +10,7 @@ plugin that is not installed, an import error).
 from __future__ import annotations
 
 import re
+from typing import TypedDict
 
 from reviewui.core.bite.report import Baseline
 from reviewui.core.run.runner import RunResult
@@ -58,10 +59,19 @@ def hint(output: str, command: str) -> str:
     return ""
 
 
+class _Common(TypedDict):
+    """The Baseline fields every outcome fills from the run."""
+
+    seconds: float
+    output: str
+    tests: tuple[str, ...]
+    output_tail: str
+
+
 def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
     """The Baseline of `run` with `reason` (and a hint) and `output_tail` filled when not green."""
     tail = error_lines(run.output)
-    common = {"seconds": run.seconds, "output": run.output, "tests": tuple(t.id for t in run.tests),
+    common: _Common = {"seconds": run.seconds, "output": run.output, "tests": tuple(t.id for t in run.tests),
               "output_tail": tail}
 
     def why(text: str) -> str:
@@ -96,4 +106,5 @@ def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
                         **common)
     if run.returncode != 0:
         return Baseline("broken", reason=why(f"exit code {run.returncode} but no failing test reported"), **common)
-    return Baseline("green", **{**common, "output_tail": ""})
+    return Baseline("green", **_Common(seconds=run.seconds, output=run.output, tests=common["tests"],
+                                       output_tail=""))

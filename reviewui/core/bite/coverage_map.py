@@ -235,17 +235,15 @@ class CoverageMap:
             tests.add(node)
         return Selection("tests", tuple(sorted(tests)))
 
+    def blind_to(self, modules: Sequence[object], imported: dict[str, str]) -> str | None:
+        """A changed module the tests imported but of which no line was recorded (the map is blind), else None."""
+        for m in modules:
+            name, path = getattr(m, "name", ""), getattr(m, "path", "")
+            if name in imported and not self.lines.get(path):
+                return name
+        return None
 
-def _blind_to(self: "CoverageMap", modules: Sequence[object], imported: dict[str, str]) -> str | None:
-    """A changed module the tests imported but of which no line was recorded (the map is blind), else None."""
-    for m in modules:
-        name, path = getattr(m, "name", ""), getattr(m, "path", "")
-        if name in imported and not self.lines.get(path):
-            return name
-    return None
 
-
-CoverageMap.blind_to = _blind_to  # type: ignore[attr-defined]
 
 
 def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence[str]) -> CoverageMap | None:
@@ -295,7 +293,7 @@ def statement_spans(source: str) -> list[tuple[int, int]] | None:
             continue
         start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.AST):
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):  # a statement body holds statements
             end = max(start, body[0].lineno - 1)
         else:
             end = node.end_lineno or node.lineno

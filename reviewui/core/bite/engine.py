@@ -39,7 +39,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, TypedDict, Unpack
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_check
@@ -47,7 +47,8 @@ from reviewui.core.bite.baseline import classify, error_lines
 from reviewui.core.bite.crosshunk import removed_by_revert, user_of
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
-from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite.guard_report import GuardResult
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult, Verdict
 from reviewui.core.bite.revert import RevertError
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import (
@@ -229,11 +230,12 @@ def run_bite(
                     return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-                futures: list[cf.Future[object]] = [ex.submit(check, item) for item in pending]
+                futures: list[cf.Future[HunkResult | tuple[guard_check.GuardJob, GuardResult]]] = [
+                    ex.submit(check, item) for item in pending]
                 futures += [ex.submit(guard_check.task, pool, target, job, argv, per_run, settings, cancel,
                                       pytest_mode, warm) for job in gjobs]
                 for fut in cf.as_completed(futures):
-                    join.take(fut.result())  # type: ignore[arg-type]
+                    join.take(fut.result())
     finally:
         if own_cache:
             cache.close()
@@ -250,8 +252,20 @@ def _head_text(target: Target, path: str) -> str | None:
     return None if raw is None else raw.decode("utf-8", "replace")
 
 
-def _result(h: Hunk, verdict: str, **kw: object) -> HunkResult:
-    return HunkResult(file=h.file, index=h.index, header=h.header, text=h.text, verdict=verdict, **kw)  # type: ignore[arg-type]
+class _HunkFields(TypedDict, total=False):
+    """The HunkResult fields a check fills beyond the hunk and its verdict."""
+
+    failing_tests: tuple[str, ...]
+    messages: dict[str, str]
+    reason: str
+    seconds: float
+    output: str
+    tests_run: tuple[str, ...]
+    passed_tests: tuple[str, ...]
+
+
+def _result(h: Hunk, verdict: Verdict, **kw: Unpack[_HunkFields]) -> HunkResult:
+    return HunkResult(file=h.file, index=h.index, header=h.header, text=h.text, verdict=verdict, **kw)
 
 
 def _selection(prepared: _Prepared, target: Target, f: FileDiff, h: Hunk) -> cm.Selection:

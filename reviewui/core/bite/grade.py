@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import Callable
 
 from reviewui.core.bite.crosshunk import type_error_name
+from reviewui.core.bite.report import Verdict
 
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.junit import TestOutcome
@@ -45,7 +46,7 @@ _FROM = re.compile(r"^\s*from\s+(\S+)\s+import\s+(.*)")
 class Grade:
     """A verdict with its evidence."""
 
-    verdict: str
+    verdict: Verdict
     """One of the verdict words."""
     failing_tests: tuple[str, ...] = ()
     """The tests that bit (excused failures excluded)."""

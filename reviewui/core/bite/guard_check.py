@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, TypedDict, Unpack
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite.grade import grade_exit_code, grade_pytest
@@ -80,11 +80,22 @@ def plan(target: Target, targets: list[tuple[FileDiff, Hunk]], cov: cm.CoverageM
     return jobs
 
 
-def result(job: GuardJob, verdict: str, **kw: object) -> GuardResult:
+class GuardFields(TypedDict, total=False):
+    """The GuardResult fields a check fills beyond the guard and its verdict."""
+
+    failing_tests: tuple[str, ...]
+    messages: dict[str, str]
+    reason: str
+    seconds: float
+    output: str
+    tests_run: tuple[str, ...]
+
+
+def result(job: GuardJob, verdict: str, **kw: Unpack[GuardFields]) -> GuardResult:
     """A GuardResult for `job` with `verdict` and the given fields."""
     g = job.guard
     return GuardResult(file=g.file, hunk=g.hunk, line=g.line, kind=g.kind, description=g.description,
-                       verdict=verdict, start=g.start, end=g.end, replacement=g.replacement, **kw)  # type: ignore[arg-type]
+                       verdict=verdict, start=g.start, end=g.end, replacement=g.replacement, **kw)
 
 
 def run_job(pool: WorktreePool, target: Target, job: GuardJob, argv: list[str], limit: float, settings: Settings,

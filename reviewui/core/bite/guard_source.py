@@ -32,12 +32,12 @@ class SourceText:
         line = self.lines[lineno - 1]
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
-    def span(self, node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+    def span(self, node: ast.stmt | ast.expr) -> tuple[tuple[int, int], tuple[int, int]]:
         """((line, col), (end_line, end_col)) of `node`, 0-based character columns."""
-        ln, el = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
-        return (ln, self.col(ln, node.col_offset)), (el, self.col(el, node.end_col_offset or 0))  # type: ignore[attr-defined]
+        ln, el = node.lineno, node.end_lineno or node.lineno
+        return (ln, self.col(ln, node.col_offset)), (el, self.col(el, node.end_col_offset or 0))
 
-    def segment(self, node: ast.AST) -> str:
+    def segment(self, node: ast.stmt | ast.expr) -> str:
         """The source text of `node`."""
         (l1, c1), (l2, c2) = self.span(node)
         if l1 == l2:

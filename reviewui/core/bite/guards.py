@@ -171,18 +171,19 @@ class _Generator:
         return line in self.wanted
 
     def stmt_of(self, node: ast.AST) -> ast.stmt | None:
-        while node is not None and not isinstance(node, ast.stmt):
-            node = self.parent.get(node)  # type: ignore[assignment]
-        return node
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self.parent.get(current)
+        return current
 
-    def cover(self, node: ast.AST) -> tuple[int, ...]:
+    def cover(self, node: ast.stmt | ast.expr) -> tuple[int, ...]:
         stmt = self.stmt_of(node)
-        lines = set(range(node.lineno, (node.end_lineno or node.lineno) + 1))  # type: ignore[attr-defined]
+        lines = set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
         if stmt is not None:
             lines.add(stmt.lineno)
         return tuple(sorted(lines))
 
-    def guard(self, node: ast.AST, line: int, kind: GuardKind, description: str, new: str,
+    def guard(self, node: ast.stmt | ast.expr, line: int, kind: GuardKind, description: str, new: str,
               names: frozenset[str] = frozenset(), cover: tuple[int, ...] | None = None,
               span: tuple[tuple[int, int], tuple[int, int]] | None = None) -> Guard:
         start, end = span or self.text.span(node)

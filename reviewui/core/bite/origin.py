@@ -231,8 +231,10 @@ def read_observed(out_file: Path) -> Observed:
         return Observed({}, {}, False)
     if not isinstance(data, dict):
         return Observed({}, {}, False)
-    mods = data.get("modules") if isinstance(data.get("modules"), dict) else {}
-    opens = data.get("opens") if isinstance(data.get("opens"), dict) else {}
+    mods = data.get("modules")
+    mods = mods if isinstance(mods, dict) else {}
+    opens = data.get("opens")
+    opens = opens if isinstance(opens, dict) else {}
     return Observed({str(k): str(v) for k, v in mods.items()},
                     {str(k): tuple(str(x) for x in v) for k, v in opens.items() if isinstance(v, list)}, True)
 

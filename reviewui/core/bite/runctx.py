@@ -55,7 +55,7 @@ class RunContext:
     """Changed data files whose opens are recorded (baseline only)."""
     checkout_dirs: tuple[str, ...] = ()
     """Import directories the test Python has inside the reviewer's checkout (origin.checkout_roots)."""
-    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     @property
     def pytest_mode(self) -> bool:

@@ -91,7 +91,7 @@ def _index_tree(path: str, tree: ast.Module, refs: dict[str, list[Ref]], classes
     # One walk collects everything; names are classified once every call site is known.
     called: set[int] = set()
     aliases: dict[str, str] = {}
-    uses: list[ast.AST] = []
+    uses: list[ast.Name | ast.Attribute | ast.Constant] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Name, ast.Attribute)):
             if not isinstance(node.ctx, ast.Store):
@@ -113,9 +113,9 @@ def _index_tree(path: str, tree: ast.Module, refs: dict[str, list[Ref]], classes
         how: How
         if isinstance(node, ast.Constant):
             # "foo", "pkg.mod.foo", "pkg.mod:foo" all name foo
-            name, how = re.split(r"[.:]", node.value)[-1], "string"
+            name, how = re.split(r"[.:]", str(node.value))[-1], "string"  # only str constants are in `uses`
         else:
-            name = node.id if isinstance(node, ast.Name) else node.attr  # type: ignore[attr-defined]
+            name = node.id if isinstance(node, ast.Name) else node.attr
             how = "call" if id(node) in called else "ref"
         if not name:
             continue

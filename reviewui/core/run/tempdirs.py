@@ -45,7 +45,7 @@ def remove_tree(path: str | Path) -> None:
         except OSError:
             pass
 
-    shutil.rmtree(path, onerror=onerror)  # type: ignore[arg-type]
+    shutil.rmtree(path, onerror=onerror)
 
 
 def sweep_stale(root: str | Path | None = None) -> int:

@@ -21,24 +21,30 @@ not a run's), it kills every other process of the namespace when a run ends
 or is killed: `setsid` and double-forked daemons go with the run.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import select
 import signal
 import sys
+from typing import Any
 
 
-def _write(message):
+def _write(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
 
-def _site_dirs():
+def _site_dirs() -> tuple[str, ...]:
     import site
     import sysconfig
 
-    dirs = set()
-    for getter in (site.getsitepackages, lambda: [site.getusersitepackages()]):
+    def user_site() -> list[str]:
+        return [site.getusersitepackages()]
+
+    dirs: set[str] = set()
+    for getter in (site.getsitepackages, user_site):
         try:
             dirs.update(os.path.realpath(d) for d in getter())
         except Exception:
@@ -48,7 +54,7 @@ def _site_dirs():
     return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
 
 
-def preload():
+def preload() -> None:
     """Import pytest and the site-packages pytest plugins; never anything from the working tree."""
     sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
     import importlib
@@ -60,12 +66,12 @@ def preload():
         from importlib.metadata import entry_points
 
         found = entry_points()
-        eps = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", [])
+        eps: Any = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", [])
     except Exception:
         eps = []
     hook = _rewriting_hook()
     site_dirs = _site_dirs()
-    own = set()
+    own: set[str] = set()
     for ep in eps:
         module = ep.value.split(":")[0].strip()
         dist = getattr(ep, "dist", None)
@@ -92,7 +98,7 @@ def preload():
             del sys.modules[name]
 
 
-def _rewriting_hook():
+def _rewriting_hook() -> Any:
     """pytest's assert-rewriting import hook, installed with the names pytest itself
     marks (every module of a distribution that has a pytest11 plugin), or None.
 
@@ -118,8 +124,8 @@ def _rewriting_hook():
         return None  # another pytest than the one this was written against: the fallback below
 
 
-def _top_level_names(dist):
-    names = set()
+def _top_level_names(dist: Any) -> set[str]:
+    names: set[str] = set()
     for path in dist.files or ():
         parts = str(path).replace("\\", "/").split("/")
         if parts[0].endswith((".dist-info", ".egg-info")) or parts[0] in ("..", ""):
@@ -132,7 +138,7 @@ def _top_level_names(dist):
     return names
 
 
-def child(request):
+def child(request: dict[str, Any]) -> None:
     """Run pytest for one request in this forked process; never returns."""
     code = 3
     try:
@@ -169,7 +175,7 @@ def child(request):
             os._exit(code)
 
 
-def _in_own_pid_namespace():
+def _in_own_pid_namespace() -> bool:
     """True only inside bwrap's PID namespace: our parent is its pid 1, and pid 1 is bwrap."""
     try:
         with open("/proc/1/comm") as f:
@@ -182,7 +188,7 @@ def _in_own_pid_namespace():
 SWEEP = len(sys.argv) > 1 and sys.argv[1] == "sweep" and _in_own_pid_namespace()
 
 
-def _sweep():
+def _sweep() -> None:
     """Kill every process of this PID namespace but init and the server (sandboxed servers only)."""
     if not SWEEP:
         return
@@ -200,15 +206,15 @@ def _sweep():
             return
 
 
-def _exit_code(status):
+def _exit_code(status: int) -> int:
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
     return os.WEXITSTATUS(status)
 
 
-def serve():
+def serve() -> None:
     """Answer requests until stdin closes, children reported as they end."""
-    running = {}
+    running: dict[int, Any] = {}
     stdin = sys.stdin.buffer
     pending = b""
     while True:
@@ -226,7 +232,7 @@ def serve():
             pending += chunk
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
-                request = {}
+                request: dict[str, Any] = {}
                 try:
                     request = json.loads(line)
                     if "kill" in request:

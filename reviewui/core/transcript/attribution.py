@@ -10,6 +10,8 @@ script that merely names the file (a test that reads it) is not enough.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from reviewui.core.transcript.linking import norm_path
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.shell import python_edits, scripts_run
@@ -41,7 +43,7 @@ class ScriptRuns:
             if script not in self.texts:
                 self.texts[script] = "\n".join(text for path, text in written if _same(path, script))
 
-    def attribute(self, path: str, added: list[str] = ()) -> tuple[int, ...]:  # type: ignore[assignment]
+    def attribute(self, path: str, added: Sequence[str] = ()) -> tuple[int, ...]:
         """The turns that ran a run-written script that wrote `path` (whose diff adds the lines `added`); () when none."""
         full = norm_path(path)
         name = full.rsplit("/", 1)[-1]

@@ -23,6 +23,7 @@ from reviewui.core.transcript.normalize import content_text, parse_arguments, pr
 from reviewui.core.transcript.patches import parse_unified_diff
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.tools import interpret_call
+from reviewui.core.transcript.jsonget import dict_at
 
 _ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 _OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
@@ -120,7 +121,7 @@ def _item(st: _State, p: dict[str, Any], lineno: int) -> None:
         elif it == "custom_tool_call":
             name, args = str(p.get("name") or "tool"), {"input": p.get("input")}
         elif it == "local_shell_call":
-            action = p.get("action") if isinstance(p.get("action"), dict) else {}
+            action = dict_at(p, "action")
             name, args = "local_shell", {"command": action.get("command")}
         else:
             name, args = "web_search", p.get("action")

@@ -18,17 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
-from reviewui.core.transcript.model import FileEdit, ToolCall
+from reviewui.core.transcript.model import EditOp, FileEdit, ToolCall
 from reviewui.core.transcript.normalize import usage_from
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.tools import interpret_call
+from reviewui.core.transcript.jsonget import dict_at, str_at
 
 EVENT_TYPES = frozenset({"thread.started", "turn.started", "item.started", "item.updated", "item.completed",
                          "turn.completed", "turn.failed", "error"})
 """The `type`s of `codex exec --json` lines."""
 
 _WRAPPED = re.compile(r"^(?:\S*/)?(?:bash|sh|zsh)\s+-l?c\s+(.+)$", re.DOTALL)
-_FILE_OPS = {"add": "create", "delete": "delete"}
+_FILE_OPS: dict[str, EditOp] = {"add": "create", "delete": "delete"}
 
 
 class _State:
@@ -70,7 +71,7 @@ def _event(st: _State, d: dict[str, Any], lineno: int) -> None:
                 last.final = True  # the message that ends the turn is the answer
         st.cur = None
     elif t in ("turn.failed", "error"):
-        err = d.get("error") if isinstance(d.get("error"), dict) else {}
+        err = dict_at(d, "error")
         dr = run.new("system", lineno)
         dr.add_text(str(err.get("message") or d.get("message") or "turn failed"))
         st.cur = None
@@ -88,7 +89,7 @@ def _item(st: _State, item: dict[str, Any], lineno: int) -> None:
         cur = _assistant(st, lineno, fresh=bool(st.cur and st.cur.calls))
         cur.add_text(item.get("text") if isinstance(item.get("text"), str) else "")
     elif kind == "command_execution":
-        cmd = item.get("command") if isinstance(item.get("command"), str) else ""
+        cmd = str_at(item, "command", "")
         call, edits = interpret_call("exec_command", {"command": _unwrap(cmd)}, iid)
         run.add_call(_assistant(st, lineno), call, edits)
         res = run.new("tool", lineno)
@@ -103,7 +104,7 @@ def _item(st: _State, item: dict[str, Any], lineno: int) -> None:
     elif kind == "file_change":
         changes = [c for c in item.get("changes") or [] if isinstance(c, dict) and isinstance(c.get("path"), str)]
         edits = [
-            FileEdit(c["path"], _FILE_OPS.get(str(c.get("kind")), "shell"), None, None, None,  # type: ignore[arg-type]
+            FileEdit(c["path"], _FILE_OPS.get(str(c.get("kind")), "shell"), None, None, None,
                      c.get("kind") != "add", iid)
             for c in changes
         ]

@@ -22,6 +22,7 @@ from reviewui.core.transcript import messages
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.normalize import content_text, usage_from
 from reviewui.core.transcript.source import LineCounter
+from reviewui.core.transcript.jsonget import dict_at
 
 _ATTACHMENT = "attachment://"
 
@@ -90,7 +91,7 @@ def load_log(doc: Any, counter: LineCounter, instance: str | None) -> Run:
 
 def load_sample(sample: dict[str, Any], counter: LineCounter) -> Run:
     """Read one sample's messages (attachments resolved), its usage and its score into drafts."""
-    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    attachments = dict_at(sample, "attachments")
     st = messages.State("openai")
     for i, m in enumerate(sample.get("messages") or [], start=1):
         if not isinstance(m, dict):

@@ -183,8 +183,8 @@ def _link_files(
     from reviewui.core.transcript.attribution import ScriptRuns
 
     turns: dict[str, set[int]] = {}
-    for (f, _), ts in by_hunk.items():
-        turns.setdefault(f, set()).update(ts)
+    for (f, _), hunk_turns in by_hunk.items():
+        turns.setdefault(f, set()).update(hunk_turns)
     added_by_file: dict[str, list[str]] = {}
     for f, lines in added_lines.items():
         added_by_file[f] = [a for a in lines if significant(a)]

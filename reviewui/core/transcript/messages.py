@@ -20,6 +20,7 @@ from reviewui.core.transcript.normalize import content_text, norm_stop, parse_ar
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.textcalls import result_tool, text_tool_calls
 from reviewui.core.transcript.tools import interpret_call
+from reviewui.core.transcript.jsonget import str_at
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 _FENCE = re.compile(r"```(?:mswea_bash_command|bash|sh)[ \t]*\n(.*?)\n```", re.DOTALL)
@@ -176,7 +177,7 @@ def _assistant(st: State, m: dict[str, Any], lineno: int | None) -> None:
             elif bt == "redacted_thinking":
                 dr.add_reasoning(None, present=True)
             elif bt == "tool_use":
-                name = block.get("name") if isinstance(block.get("name"), str) else "tool"
+                name = str_at(block, "name", "tool")
                 call, edits = interpret_call(name, block.get("input"), block.get("id"))
                 run.add_call(dr, call, edits)
             elif isinstance(block.get("text"), str):
@@ -187,8 +188,9 @@ def _assistant(st: State, m: dict[str, Any], lineno: int | None) -> None:
         for c in calls:
             if not isinstance(c, dict):
                 continue
-            fn = c.get("function") if isinstance(c.get("function"), dict) else c
-            name = fn.get("name") if isinstance(fn.get("name"), str) else "function"
+            inner = c.get("function")
+            fn = inner if isinstance(inner, dict) else c
+            name = str_at(fn, "name", "function")
             call, edits = interpret_call(name, parse_arguments(fn.get("arguments")), c.get("id"))
             run.add_call(dr, call, edits)
     elif isinstance(m.get("function_call"), dict):

@@ -20,10 +20,11 @@ from typing import Any
 from reviewui.core.bounded import open_regular
 from reviewui.core.errors import ReviewError
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
-from reviewui.core.transcript.model import COMPACTION, FileEdit, ToolCall, Usage
+from reviewui.core.transcript.model import COMPACTION, EditOp, FileEdit, ToolCall, Usage
 from reviewui.core.transcript.normalize import content_text, norm_stop, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.source import LineCounter, load_document
 from reviewui.core.transcript.tools import edit_rejected, interpret_call
+from reviewui.core.transcript.jsonget import dict_at
 
 _SKIP_ACTIONS = {"change_agent_state", "recall", "null"}
 _SKIP_OBSERVATIONS = {"agent_state_changed", "null", "recall", "user_rejected"}
@@ -68,7 +69,7 @@ def load_events(events: list[Any], counter: LineCounter) -> Run:
 
 def _v0_action(run: Run, e: dict[str, Any], pos: int, cur: Draft | None, actions: dict[Any, ToolCall]) -> Draft | None:
     action = e.get("action")
-    args = e.get("args") if isinstance(e.get("args"), dict) else {}
+    args = dict_at(e, "args")
     if action in _SKIP_ACTIONS:
         return cur
     if action in _COMPACT:
@@ -86,8 +87,8 @@ def _v0_action(run: Run, e: dict[str, Any], pos: int, cur: Draft | None, actions
     if action == "message" and source != "agent":
         run.new("user", pos).add_text(content_text(args.get("content")) or content_text(e.get("message")))
         return None
-    meta = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else {}
-    resp = meta.get("model_response") if isinstance(meta.get("model_response"), dict) else {}
+    meta = dict_at(e, "tool_call_metadata")
+    resp = dict_at(meta, "model_response")
     rid = resp.get("id")
     if cur is None or rid is None or cur.key != rid or run.last is not cur:
         cur = run.new("assistant", pos, key=rid)
@@ -160,7 +161,7 @@ def _v0_args(action: Any, args: dict[str, Any]) -> tuple[str, Any]:
 def _v0_observation(run: Run, e: dict[str, Any], pos: int, actions: dict[Any, ToolCall]) -> None:
     obs = e.get("observation")
     if obs == "agent_state_changed":
-        extras = e.get("extras") if isinstance(e.get("extras"), dict) else {}
+        extras = dict_at(e, "extras")
         if extras.get("agent_state") in _HANDED_BACK:
             _final_message(run)
         return
@@ -173,7 +174,7 @@ def _v0_observation(run: Run, e: dict[str, Any], pos: int, actions: dict[Any, To
         return
     dr = run.new("tool", pos)
     dr.add_text(content_text(e.get("content")))
-    extras = e.get("extras") if isinstance(e.get("extras"), dict) else {}
+    extras = dict_at(e, "extras")
     call = actions.get(e.get("cause"))
     if call is not None:
         run.result(dr, call.id)
@@ -195,7 +196,7 @@ def _v0_edit_result(run: Run, call: ToolCall, extras: dict[str, Any]) -> None:
     out: list[FileEdit] = []
     for ed in run.edits_of(call.id):
         if ed.operation in ("create", "write"):
-            op = "write" if prev else "create"
+            op: EditOp = "write" if prev else "create"
             old_text = old if isinstance(old, str) and prev else None
             out.append(FileEdit(ed.path, op, old_text, ed.new, ed.patch, bool(prev), ed.call_id))
         else:
@@ -269,7 +270,7 @@ def _v1_event(st: _V1, e: dict[str, Any], pos: int) -> None:
         st.key = prompt_key(text, e.get("tools"))
         st.cur = None
     elif kind == "MessageEvent":
-        msg = e.get("llm_message") if isinstance(e.get("llm_message"), dict) else {}
+        msg = dict_at(e, "llm_message")
         role = msg.get("role")
         dr = run.new("assistant" if role == "assistant" else "user" if role == "user" else "system", pos)
         dr.add_text(content_text(msg.get("content")))
@@ -282,7 +283,7 @@ def _v1_event(st: _V1, e: dict[str, Any], pos: int) -> None:
         _v1_action(st, e, pos)
     elif kind in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation"):
         dr = run.new("tool", pos)
-        obs = e.get("observation") if isinstance(e.get("observation"), dict) else {}
+        obs = dict_at(e, "observation")
         dr.add_text(content_text(obs.get("content")) or content_text(e.get("error")))
         call_id = e.get("tool_call_id")
         found = run.result(dr, call_id)
@@ -310,7 +311,7 @@ def _v1_action(st: _V1, e: dict[str, Any], pos: int) -> None:
         cur.usage = st.usages.get(rid)
         cur.add_text(content_text(e.get("thought")))
         _v1_reasoning(cur, e)
-    tc = e.get("tool_call") if isinstance(e.get("tool_call"), dict) else {}
+    tc = dict_at(e, "tool_call")
     name = str(tc.get("name") or e.get("tool_name") or "tool")
     call, edits = interpret_call(name, parse_arguments(tc.get("arguments")), e.get("tool_call_id"))
     action = e.get("action")

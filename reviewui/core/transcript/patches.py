@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from reviewui.core.transcript.model import FileEdit
+from reviewui.core.transcript.model import EditOp, FileEdit
 
 _AP_ADD = "*** Add File: "
 _AP_UPDATE = "*** Update File: "
@@ -80,7 +80,7 @@ def parse_unified_diff(text: str, call_id: str | None = None) -> list[FileEdit]:
         old = "\n".join(ln[1:] for ln in body if ln.startswith("-"))
         new = "\n".join(ln[1:] for ln in body if ln.startswith("+"))
         existed = old_path != "/dev/null"
-        op = "patch" if existed else "create"
+        op: EditOp = "patch" if existed else "create"
         edits.append(FileEdit(path, op, old, new, "\n".join(body), existed, call_id))
 
     lines = text.splitlines()

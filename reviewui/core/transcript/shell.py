@@ -17,7 +17,7 @@ import posixpath
 import re
 from typing import Any
 
-from reviewui.core.transcript.model import FileEdit
+from reviewui.core.transcript.model import EditOp, FileEdit
 from reviewui.core.transcript.patches import parse_apply_patch, parse_unified_diff
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2")
@@ -25,7 +25,7 @@ _MARK = "__reviewui_heredoc_{}__"
 _HINTS = (">", "tee", "mv ", "cp ", "rm ", "sed", "perl", "apply", "patch", "write", "open(", "install ")
 _PYTHONS = re.compile(r"^(?:.*/)?(?:python|python3(?:\.\d+)?|py)$")
 _WRITE_MODES = re.compile(r"[wax+]")
-_AGENTSKILLS = {
+_AGENTSKILLS: dict[str, EditOp] = {
     "edit_file_by_replace": "replace", "insert_content_at_line": "insert", "append_file": "insert",
     "create_file": "create", "edit_file": "replace",
 }
@@ -46,13 +46,17 @@ def shell_edits(cmd: str, call_id: str | None = None) -> list[FileEdit] | None:
     found = _parsed_edits(cmd)
     if found is None:
         return None
-    return [FileEdit(p, op, old, new, patch, existed, call_id) for p, op, old, new, patch, existed in found]  # type: ignore[arg-type]
+    return [FileEdit(p, op, old, new, patch, existed, call_id) for p, op, old, new, patch, existed in found]
+
+
+# A FileEdit's fields but its call id: what the cached parse of a command keeps.
+_EditFields = tuple[str, EditOp, str | None, str | None, str | None, bool | None]
 
 
 @functools.lru_cache(maxsize=512)
-def _parsed_edits(cmd: str) -> tuple[tuple[Any, ...], ...] | None:
+def _parsed_edits(cmd: str) -> tuple[_EditFields, ...] | None:
     # Agents run the same command many times (a test run, a rewrite script): parse each once.
-    import bashlex  # type: ignore[import-untyped]  # imported on first use: building its parser costs a moment
+    import bashlex  # imported on first use: building its parser costs a moment
 
     text, bodies = _cut_heredocs(cmd)
     try:
@@ -95,7 +99,7 @@ def scripts_run(cmd: str) -> list[str]:
 
 @functools.lru_cache(maxsize=512)
 def _scripts_run(cmd: str) -> tuple[str, ...]:
-    import bashlex  # type: ignore[import-untyped]
+    import bashlex
 
     text, _ = _cut_heredocs(cmd)
     try:
@@ -197,8 +201,8 @@ class _Walker:
             return posixpath.normpath(posixpath.join(self.cwd, p))
         return p
 
-    def _add(self, path: str, op: str, new: str | None = None, existed: bool | None = None) -> None:
-        self.edits.append(FileEdit(self._path(path), op, None, new, None, existed, self.call_id))  # type: ignore[arg-type]
+    def _add(self, path: str, op: EditOp, new: str | None = None, existed: bool | None = None) -> None:
+        self.edits.append(FileEdit(self._path(path), op, None, new, None, existed, self.call_id))
 
     def _command(self, words: list[str], stdin: str | None, outs: list[tuple[str, str]]) -> None:
         for kind, target in outs:
@@ -308,7 +312,7 @@ def python_edits(code: str, call_id: str | None = None) -> list[FileEdit]:
                 op = _AGENTSKILLS[fname]
                 new = _keyword(node, "new_content", names) or _keyword(node, "content", names)
                 old = _keyword(node, "to_replace", names)
-                edits.append(FileEdit(path, op, old, new, None, op != "create", call_id))  # type: ignore[arg-type]
+                edits.append(FileEdit(path, op, old, new, None, op != "create", call_id))
     return edits
 
 

@@ -20,6 +20,7 @@ from reviewui.core.transcript.model import FileEdit, ToolCall
 from reviewui.core.transcript.normalize import content_text, parse_arguments
 from reviewui.core.transcript.source import LineCounter
 from reviewui.core.transcript.tools import edit_rejected, interpret_call
+from reviewui.core.transcript.jsonget import dict_at
 
 _OPEN_FOOTER = re.compile(r"\(Open file: ([^)\n]+)\)")
 _FILE_HEADER = re.compile(r"^\[File: (.+?) \(\d+ lines total\)\]")
@@ -142,7 +143,7 @@ def _actions(st: _State, dr: Draft, action: Any, tool_calls: Any) -> None:
         for c in tool_calls:
             if not isinstance(c, dict):
                 continue
-            fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+            fn = dict_at(c, "function")
             name = str(fn.get("name") or "tool")
             call, edits = _function_call(st, name, parse_arguments(fn.get("arguments")), c.get("id"))
             st.run.add_call(dr, call, edits)

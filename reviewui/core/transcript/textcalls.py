@@ -40,13 +40,13 @@ def text_tool_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
             except ValueError:
                 continue
             if isinstance(obj, dict) and isinstance(obj.get("name"), str):
-                args = obj.get("arguments")
-                if isinstance(args, str):
+                raw = obj.get("arguments")
+                if isinstance(raw, str):
                     try:
-                        args = json.loads(args)
+                        raw = json.loads(raw)
                     except ValueError:
-                        args = {"input": args}
-                found.append((m.start(), obj["name"], args if isinstance(args, dict) else {}))
+                        raw = {"input": raw}
+                found.append((m.start(), obj["name"], raw if isinstance(raw, dict) else {}))
     if "<invoke name=" in text:
         for m in _INVOKE.finditer(text):
             found.append((m.start(), m.group(1), {k: _strip(v) for k, v in _INVOKE_PARAM.findall(m.group(2))}))

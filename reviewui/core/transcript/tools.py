@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from typing import Any, cast
 
-from reviewui.core.transcript.model import FileEdit, ToolCall, ToolKind
+from reviewui.core.transcript.model import EditOp, FileEdit, ToolCall, ToolKind
 from reviewui.core.transcript.patches import parse_apply_patch, parse_unified_diff
 from reviewui.core.transcript.shell import might_write, python_edits
 from reviewui.core.transcript.shell import shell_edits as parsed_shell_edits
@@ -92,11 +92,12 @@ def shell_command(args: Any) -> str | None:
         if isinstance(v, str):
             return v
         if isinstance(v, list) and all(isinstance(x, str) for x in v):
-            if len(v) >= 3 and v[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and v[1] in ("-lc", "-c"):
-                return v[2]
-            if v and v[0] == "apply_patch" and len(v) >= 2:
-                return "apply_patch <<'EOF'\n" + v[1] + "\nEOF"
-            return " ".join(shlex.quote(x) for x in v)
+            words = cast("list[str]", v)  # JSON, checked just above
+            if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and words[1] in ("-lc", "-c"):
+                return words[2]
+            if words and words[0] == "apply_patch" and len(words) >= 2:
+                return "apply_patch <<'EOF'\n" + words[1] + "\nEOF"
+            return " ".join(shlex.quote(x) for x in words)
     return None
 
 
@@ -179,7 +180,7 @@ def _edit_call(name: str, low: str, args: Any, call_id: str | None) -> tuple[Too
         new = _str(a.get("new_string"))
         if new is None:
             new = _str(a.get("new_str"))
-        op = "insert" if low == "insert" else "replace"
+        op: EditOp = "insert" if low == "insert" else "replace"
         edits.append(FileEdit(path, op, old, new, None, True, call_id))
     return ToolCall(name, args, "edit", paths, call_id), edits
 
@@ -268,7 +269,7 @@ def _line_edits(line: str, call_id: str | None) -> list[FileEdit]:
         elif ">" in seg and word in ("echo", "printf", "cat", "tee"):
             target = _redirect_target(seg)
             if target is not None:
-                op = "insert" if target[0] == ">>" else "write"
+                op: EditOp = "insert" if target[0] == ">>" else "write"
                 out.append(FileEdit(target[1], op, None, None, None, None, call_id))
     return out
 
