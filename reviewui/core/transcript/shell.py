@@ -236,7 +236,7 @@ class _Walker:
             else:
                 self._add(dest, "shell")
         elif name in ("sed", "perl") and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
-            for f in _sed_files(args):
+            for f in sed_files(args):
                 self._add(f, "shell", existed=True)
         elif name == "apply_patch" and stdin is not None:
             self.edits.extend(self._rebase(parse_apply_patch(stdin, self.call_id)))
@@ -253,7 +253,8 @@ class _Walker:
         return [FileEdit(self._path(e.path), e.operation, e.old, e.new, e.patch, e.existed, e.call_id) for e in edits]
 
 
-def _sed_files(args: list[str]) -> list[str]:
+def sed_files(args: list[str]) -> list[str]:
+    """The files a `sed` command edits, from its arguments (the script and its options skipped)."""
     files: list[str] = []
     script_seen = skip = False
     for tok in args:

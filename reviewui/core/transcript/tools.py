@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from reviewui.core.transcript.model import EditOp, FileEdit, ToolCall, ToolKind
 from reviewui.core.transcript.patches import parse_apply_patch, parse_unified_diff
-from reviewui.core.transcript.shell import might_write, python_edits
+from reviewui.core.transcript.shell import might_write, python_edits, sed_files
 from reviewui.core.transcript.shell import shell_edits as parsed_shell_edits
 
 _EDIT_TOOLS = {"edit", "multiedit", "notebookedit", "edit_file", "replace", "str_replace", "insert"}
@@ -261,7 +261,7 @@ def _line_edits(line: str, call_id: str | None) -> list[FileEdit]:
             continue
         word = seg.split(None, 1)[0]
         if word in ("sed", "perl") and (" -i" in seg or " --in-place" in seg):
-            out.extend(FileEdit(p, "shell", None, None, None, True, call_id) for p in _sed_files(seg))
+            out.extend(FileEdit(p, "shell", None, None, None, True, call_id) for p in sed_files(_argv(seg)[1:]))
         elif word == "rm":
             for p in _argv(seg)[1:]:
                 if not p.startswith("-"):
@@ -281,23 +281,3 @@ def _argv(seg: str) -> list[str]:
         return seg.split()
 
 
-def _sed_files(seg: str) -> list[str]:
-    argv = _argv(seg)
-    files: list[str] = []
-    script_seen = False
-    skip_next = False
-    for tok in argv[1:]:
-        if skip_next:
-            skip_next = False
-            continue
-        if tok in ("-e", "--expression", "-f", "--file"):
-            script_seen = True
-            skip_next = True
-            continue
-        if tok.startswith("-"):
-            continue
-        if not script_seen:
-            script_seen = True
-            continue
-        files.append(tok)
-    return files
