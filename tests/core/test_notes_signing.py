@@ -175,6 +175,7 @@ async def test_history_screen_shows_the_forgery_as_unverified(team) -> None:
     from reviewui.ui.app import make_app
     from reviewui.ui.screens.history import HistoryScreen
     from reviewui.ui.widgets.review_header import ReviewHeader
+    from tests.ui.ready import review_ready
 
     a, m, base, head = team["alice"], team["mallory"], team["base"], team["head"]
     review(a, base, head, "reject", "the swap is wrong")
@@ -186,11 +187,12 @@ async def test_history_screen_shows_the_forgery_as_unverified(team) -> None:
     session = ReviewSession.open(a, "agent/work", base="origin/main")
     app = make_app(session)
     async with app.run_test(size=(140, 30)) as pilot:
-        await pilot.pause()
+        await review_ready(app, pilot)  # the history is read in a worker after the first paint
         # the latest verdict is the forged approve: the header never credits it to Alice
         header = app.screen.query_one(ReviewHeader)
         assert "approved by an unverified claim to be you" in str(header.verdict)
         await pilot.press("v")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, HistoryScreen)
         text = str(app.screen.query_one("#history-text", Static).render())

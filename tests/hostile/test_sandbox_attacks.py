@@ -259,7 +259,8 @@ def test_setsid_and_double_fork_daemons_die_with_the_run(tmp_path: Path, monkeyp
     root.mkdir(parents=True)
     (root / "test_daemon.py").write_text(
         "import os, subprocess, time\n\ndef test_daemon():\n"
-        f"    subprocess.Popen(['setsid', '-f', 'sleep', {tag!r}])\n"
+        # a setsid daemon (not via `setsid -f`, whose short-lived launcher also carries the tag)
+        f"    subprocess.Popen(['sleep', {tag!r}], start_new_session=True)\n"
         "    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
         f"            os.execvp('sleep', ['sleep', {tag + '1'!r}])\n        os._exit(0)\n"
         "    def mine():\n"
