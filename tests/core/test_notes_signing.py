@@ -3,7 +3,6 @@ a review forged in the reviewer's name and pulled from a remote is never shown a
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,7 +13,6 @@ from reviewui.core.notes.signing import SIGNED_HEADER, split_signed, verify_chun
 from reviewui.core.notes.sync import pull_notes_report, push_notes
 from reviewui.core.notes.verdicts import Review, log_json, read_note, record_review, render_log_text
 
-pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
 
 ALICE = "Alice Reviewer <alice@example.com>"
 
