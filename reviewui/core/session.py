@@ -317,6 +317,29 @@ class ReviewSession:
         # Every changed file, hunkless ones too: a file no turn accounts for is evidence.
         return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files])
 
+    # --- without a branch under review ------------------------------------
+
+    @staticmethod
+    def read_transcript(path: str | Path, fmt: str | None = None, instance: str | None = None) -> "Transcript":
+        """An agent transcript read on its own, with no branch to link it to. Raises ReviewError."""
+        from reviewui.core.transcript import load_transcript
+
+        return load_transcript(path, fmt, instance=instance)
+
+    @staticmethod
+    def sync_notes(repo: str | Path | None, action: str, remote: str) -> str:
+        """`pull` (fetch, merge by review id) or `push` the verdict notes of `repo`; one line saying what happened."""
+        from reviewui.core.config import notes_ref_for
+        from reviewui.core.git import open_repo
+        from reviewui.core.notes.sync import pull_notes_report, push_notes
+
+        root = Path(open_repo(repo or Path.cwd()).working_tree_dir or ".")
+        ref = notes_ref_for(root)  # trusted config only: never the checked-out branch
+        if action == "pull":
+            return pull_notes_report(root, remote, ref).words(remote)
+        push_notes(root, remote, ref)
+        return f"pushed {ref} to {remote}"
+
     # --- verdicts ----------------------------------------------------------
 
     def verdict(self, verdict: str, reason: str, evidence: VerdictEvidence | None = None) -> "Review":
