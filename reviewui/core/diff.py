@@ -397,6 +397,6 @@ def _split_patches(out: bytes, files: "list[FileDiff] | tuple[FileDiff, ...]") -
     if start >= 0:
         chunks.append(out[start:])
     result: dict[str, bytes] = {}
-    for f, chunk in zip(files, chunks):
+    for f, chunk in zip(files, chunks, strict=False):
         result[f.path] = chunk
     return result

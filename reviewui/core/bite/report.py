@@ -128,7 +128,7 @@ class BiteReport:
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
-        counts = {v: 0 for v in VERDICTS}
+        counts = dict.fromkeys(VERDICTS, 0)
         for r in self.results:
             counts[r.verdict] += 1
         return counts
@@ -172,7 +172,7 @@ class BiteReport:
         """The contract JSON document (see the issue) as a dict ready for json.dumps."""
         doc = self._json(target)
         if self.guards_checked:  # issue 15: hunks[].guards and their own summary
-            for entry, r in zip(doc["hunks"], self.results):
+            for entry, r in zip(doc["hunks"], self.results, strict=True):
                 entry["guards"] = [g.to_json() for g in r.guards]
             doc["guard_summary"] = self.guard_summary()
         return doc

@@ -29,7 +29,7 @@ def exit_code(findings: list[Finding]) -> int:
 
 def summary(findings: list[Finding]) -> dict[str, int]:
     """Return the count of findings per severity (every severity present)."""
-    counts: dict[str, int] = {s: 0 for s in SEVERITIES}
+    counts: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     return counts
