@@ -108,7 +108,7 @@ def run_job(pool: WorktreePool, target: Target, job: GuardJob, argv: list[str], 
     with pool.acquire() as scratch:
         try:
             scratch.checkout(target.head)
-            scratch.add_file(job.guard.file, job.guard.source.encode("utf-8"))
+            scratch.edit_file(job.guard.file, job.guard.source.encode("utf-8"))
             run = run_tests(scratch.path, argv, job.tests, limit, env_allow=settings.env_allow,
                             network=settings.network, cancel=cancel, warm=warm)
         except ReviewError as e:
