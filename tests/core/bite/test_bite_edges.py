@@ -66,8 +66,8 @@ def test_hang_is_a_timeout_and_leaves_no_process(tmp_path: Path) -> None:
     t, d = load(rb.root)
     start = time.monotonic()
     with Watch(loop_tag(rb.root)) as watch:
-        rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
-    assert time.monotonic() - start < 40
+        rep = run_bite(t, d, Settings(), timeout=8, jobs=1)
+    assert time.monotonic() - start < 45
     assert [r.verdict for r in rep.results] == ["timeout"]
     # the reverted run's pytest and its grandchild, as the host sees them
     pids = {*watch.seen, *watch.seen.values()}
@@ -119,3 +119,16 @@ def test_without_coverage_in_the_python_nothing_is_called_uncovered(tmp_path: Pa
     [r] = rep.results
     assert r.verdict == "toothless"  # really run, with every selected test
     assert r.tests_run == ("tests/test_feature.py", "tests/test_names.py")
+
+
+def test_timeout_bounds_the_baseline_too(tmp_path: Path) -> None:
+    """--timeout is the limit of every run: a baseline slower than it is a timeout, not waited for."""
+    slow = "import time\nfrom pkg.calc import add\n\n\ndef test_slow():\n    time.sleep(30)\n    assert add(1, 2) == 3\n"
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_slow.py": slow})
+    t, d = load(rb.root)
+    start = time.monotonic()
+    rep = run_bite(t, d, Settings(), timeout=4, jobs=1)
+    assert rep.baseline.status == "timeout" and "--timeout" in rep.baseline.reason, rep.baseline
+    assert time.monotonic() - start < 20
+    assert {r.verdict for r in rep.results} == {"skipped"}
