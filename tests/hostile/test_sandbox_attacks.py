@@ -233,6 +233,10 @@ def test_without_bwrap_reviewui_refuses_unless_the_reviewer_opts_in(tmp_path: Pa
                              timeout=300)
     assert allowed.returncode == 0, allowed.stderr
     assert [r["verdict"] for r in json.loads(allowed.stdout)["hunks"]] == ["bites"]
+    assert json.loads(allowed.stdout)["sandbox"] == "none"  # the evidence says how it was produced
+    text = subprocess.run([*cmd[:-4], "--jobs", "1", "--unsandboxed"], cwd=rb.root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert "sandbox: NONE" in text.stdout, text.stdout
 
 
 def test_bite_of_a_memory_hog_is_broken_with_reason_memory_limit(tmp_path: Path, monkeypatch) -> None:

@@ -59,6 +59,7 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files, show_file
+from reviewui.core.run import sandbox
 from reviewui.core.run.runner import is_pytest_command, split_command
 from reviewui.core.target import Target
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
@@ -244,7 +245,7 @@ def run_bite(
     order = {h.key: n for n, (_, h) in enumerate(targets)}
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
     return BiteReport(baseline=base, results=ordered + not_code, selected_tests=selected, test_command=command,
-                      selection=prepared.note, guards_checked=guards)
+                      selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
 
 
 def _head_text(target: Target, path: str) -> str | None:
