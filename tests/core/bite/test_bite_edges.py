@@ -132,3 +132,28 @@ def test_timeout_bounds_the_baseline_too(tmp_path: Path) -> None:
     assert rep.baseline.status == "timeout" and "--timeout" in rep.baseline.reason, rep.baseline
     assert time.monotonic() - start < 20
     assert {r.verdict for r in rep.results} == {"skipped"}
+
+
+def test_tests_exercising_another_copy_of_the_changed_code_are_caught(tmp_path: Path) -> None:
+    """The test imports the changed module (the origin check is satisfied) but exercises its own copy.
+
+    Every revert would be toothless for a reason that is not the tests' weakness: the
+    instrument check puts garbage in the imported module and sees the tests still pass.
+    """
+    copy = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
+            "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
+            "    assert ns['add'](1, 2) == 3\n")
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_copy.py": copy})
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
+        run_bite(t, d, Settings(), jobs=1)
+
+
+def test_tests_that_never_import_the_change_stay_toothless(tmp_path: Path) -> None:
+    """Not importing the changed code at all is the tests' weakness, reported as such (uncovered, not exit 3)."""
+    unrelated = "def test_other():\n    assert 1 + 1 == 2\n"
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_other.py": unrelated})
+    t, d = load(rb.root)
+    assert [r.verdict for r in run_bite(t, d, Settings(), jobs=1).results] == ["uncovered"]
