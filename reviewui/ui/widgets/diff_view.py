@@ -21,8 +21,9 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.state import HunkComment
 from reviewui.ui.widgets.line_cursor import LineCursorView
-from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows
+from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows, with_comments
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
 
 GUTTER = 13  # "12345 12345 +" plus a space
@@ -53,6 +54,7 @@ class DiffView(LineCursorView):
         "diff--badge-bad",
         "diff--badge-warn",
         "diff--badge-info",
+        "diff--comment",
     }
 
     DEFAULT_CSS = """
@@ -70,6 +72,7 @@ class DiffView(LineCursorView):
     DiffView > .diff--badge-bad { background: $error; color: $text; text-style: bold; }
     DiffView > .diff--badge-warn { background: $warning; color: $background; text-style: bold; }
     DiffView > .diff--badge-info { background: $boost; color: $text-muted; }
+    DiffView > .diff--comment { background: $boost; color: $text-muted; text-style: italic; }
     """
 
     split: reactive[bool] = reactive(False)
@@ -96,6 +99,9 @@ class DiffView(LineCursorView):
         self.badges: dict[int, list[Badge]] = {}
         self.guard_marks: dict[str, dict[int, tuple[str, str]]] = {}
         """Path -> branch-side line -> (mark, tone) drawn in the gutter (checked guard reverts)."""
+        self.comments: dict[str, tuple[HunkComment, ...]] = {}
+        """Path -> the reviewer's comments, drawn as rows under what they are on."""
+        self._wrap_width = 0
         self._highlighter: HunkHighlighter | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
         self._last_hunk: tuple[str | None, int | None] = (None, None)
@@ -125,6 +131,14 @@ class DiffView(LineCursorView):
         self._strips.clear()
         self.refresh()
 
+    def set_comments(self, path: str, comments: tuple[HunkComment, ...]) -> None:
+        """Replace the comments of file `path`; rows under their hunks change when it is shown."""
+        if self.comments.get(path, ()) == comments:
+            return
+        self.comments[path] = comments
+        if self.file is not None and self.file.path == path:
+            self._rebuild_keeping_cursor()
+
     @property
     def line_marks(self) -> dict[int, tuple[str, str]]:
         """The gutter marks of the shown file."""
@@ -133,6 +147,8 @@ class DiffView(LineCursorView):
     def row_for_line(self, new_no: int) -> int | None:
         """Row showing branch-side line `new_no`, or None."""
         for y, row in enumerate(self.rows):
+            if row.kind == "comment":
+                continue
             if row.new_no == new_no or (row.right is not None and row.right.kind != "removed"
                                         and row.right.no == new_no):
                 return y
@@ -141,10 +157,30 @@ class DiffView(LineCursorView):
     def _rebuild(self) -> None:
         f = self.file
         self.rows = [] if f is None else (split_rows(f) if self.split else unified_rows(f))
+        comments = self.comments.get(f.path, ()) if f is not None else ()
+        if f is not None and comments:
+            self._wrap_width = self._content_width() if self.is_mounted else 0
+            self.rows = with_comments(self.rows, f, comments, max(40, (self._wrap_width or 100) - GUTTER))
         self._strips.clear()
         longest = max((len(r.text) for r in self.rows), default=0)
         self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
         self.refresh()
+
+    def _rebuild_keeping_cursor(self) -> None:
+        """Rebuild the rows (comments came or went, the width changed) with the cursor on the same diff row."""
+        if not self.rows:
+            self._rebuild()
+            return
+        y = min(self.cursor, len(self.rows) - 1)
+        while y > 0 and self.rows[y].kind == "comment":
+            y -= 1  # a comment row may go away: hold on to the row it is under
+        anchor = self.rows[y]
+        self._rebuild()
+        self.cursor = next((i for i, r in enumerate(self.rows) if r is anchor or r == anchor), self.cursor)
+
+    def on_resize(self) -> None:
+        if self.file is not None and self.comments.get(self.file.path) and self._content_width() != self._wrap_width:
+            self._rebuild_keeping_cursor()  # comments are wrapped to the width
 
     def watch_split(self) -> None:
         hunk = self.current_hunk_index
@@ -222,8 +258,7 @@ class DiffView(LineCursorView):
         """Branch-side (else base-side) line number under the cursor."""
         if not self.rows:
             return None
-        row = self.rows[self.cursor]
-        return row.new_no or row.old_no
+        return self.rows[min(self.cursor, len(self.rows) - 1)].at_line
 
     def hunk_row(self, index: int) -> int | None:
         """Row of the header of hunk `index`, or None."""
@@ -317,6 +352,8 @@ class DiffView(LineCursorView):
             return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, base).crop(0, width)
         if row.kind == "hunk":
             return self._render_header(row, width)
+        if row.kind == "comment":
+            return self._render_comment(row, width)
         if row.kind == "split":
             half = max(1, (width - 1) // 2)
             left = self._render_side(row.hunk, row.left, half, scroll_x)
@@ -337,6 +374,15 @@ class DiffView(LineCursorView):
             text.append("  " + display_text(hunk.section), self._style("lineno") + Style(bgcolor=style.bgcolor))
         text.truncate(width)
         return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style)
+
+    def _render_comment(self, row: Row, width: int) -> Strip:
+        """A comment row: under the code, past the gutter, never scrolled sideways; cut with … if too wide."""
+        style = self._style("comment")
+        text = Text(" " * GUTTER + row.text, style=style, no_wrap=True)
+        if text.cell_len > width:
+            text.truncate(max(0, width - 1))
+            text.append("…", style)
+        return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style).crop(0, width)
 
     def _code(self, hunk_index: int | None, line: int, fallback: str, partner: int, kind: str) -> Text:
         text: Text
