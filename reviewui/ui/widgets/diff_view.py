@@ -14,6 +14,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
+from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -27,6 +28,7 @@ from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_row
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
 
 GUTTER = 13  # "12345 12345 +" plus a space
+SIDE_GUTTER = 6  # "12345+" on each side of the side-by-side view
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class DiffView(LineCursorView):
         "diff--badge-warn",
         "diff--badge-info",
         "diff--comment",
+        "diff--cut",
     }
 
     DEFAULT_CSS = """
@@ -72,8 +75,16 @@ class DiffView(LineCursorView):
     DiffView > .diff--badge-bad { background: $error; color: $text; text-style: bold; }
     DiffView > .diff--badge-warn { background: $warning; color: $background; text-style: bold; }
     DiffView > .diff--badge-info { background: $boost; color: $text-muted; }
+    DiffView > .diff--cut { color: $warning; text-style: bold; }
     DiffView > .diff--comment { background: $boost; color: $text-muted; text-style: italic; }
     """
+
+    BINDINGS = [
+        Binding("right,l", "pan(1)", "Scroll right", id="review.scroll_right", key_display="→/l", show=False,
+                tooltip="Scroll the code sideways (lines cut at the edge end in →)"),
+        Binding("left,h", "pan(-1)", "Scroll left", id="review.scroll_left", key_display="←/h", show=False,
+                tooltip="Scroll the code back (a line with more to its left starts with ←)"),
+    ]
 
     split: reactive[bool] = reactive(False)
 
@@ -162,9 +173,35 @@ class DiffView(LineCursorView):
             self._wrap_width = self._content_width() if self.is_mounted else 0
             self.rows = with_comments(self.rows, f, comments, max(40, (self._wrap_width or 100) - GUTTER))
         self._strips.clear()
-        longest = max((len(r.text) for r in self.rows), default=0)
-        self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
+        self._update_virtual_size()
         self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        """As wide as the longest line needs: in the side-by-side view, the longest side in its half."""
+        if not self.split:
+            longest = max((len(r.text) for r in self.rows if r.kind != "comment"), default=0)
+            self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
+            return
+        longest = max((len(side.text) for r in self.rows for side in (r.left, r.right) if side is not None),
+                      default=0)
+        width = self._content_width() if self.is_mounted else 0
+        if width <= 0:
+            self.virtual_size = Size(2 * (SIDE_GUTTER + longest) + 1, len(self.rows))
+            return
+        extra = max(0, longest - self._side_room(width))
+        self.virtual_size = Size(width + extra, len(self.rows))
+
+    @staticmethod
+    def _side_room(width: int) -> int:
+        """Cells for code in the narrower half of the side-by-side view at `width`."""
+        half = max(1, (width - 1) // 2)
+        return max(1, min(half, width - half - 1) - SIDE_GUTTER)
+
+    def action_pan(self, direction: int) -> None:
+        """Scroll the code sideways by half the room it has (the gutter stays)."""
+        width = self._content_width()
+        room = self._side_room(width) if self.split else max(1, width - GUTTER)
+        self.scroll_to(x=self.scroll_offset.x + direction * max(4, room // 2), animate=False, immediate=True)
 
     def _rebuild_keeping_cursor(self) -> None:
         """Rebuild the rows (comments came or went, the width changed) with the cursor on the same diff row."""
@@ -181,6 +218,8 @@ class DiffView(LineCursorView):
     def on_resize(self) -> None:
         if self.file is not None and self.comments.get(self.file.path) and self._content_width() != self._wrap_width:
             self._rebuild_keeping_cursor()  # comments are wrapped to the width
+        elif self.split:
+            self._update_virtual_size()  # how far a half scrolls depends on the width
 
     def watch_split(self) -> None:
         hunk = self.current_hunk_index
@@ -413,11 +452,15 @@ class DiffView(LineCursorView):
         sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
         code = self._code(hunk, side.line, side.text, side.partner, side.kind)
         mark = self.line_marks.get(side.no or 0) if side.kind != "removed" else None
-        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, mark)
+        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, mark, cut_marks=True)
 
     def _assemble(self, gutter: str, code: Text, bg: Style, width: int, scroll_x: int,
-                  mark: tuple[str, str] | None = None) -> Strip:
+                  mark: tuple[str, str] | None = None, cut_marks: bool = False) -> Strip:
         """One Strip: gutter, then the code scrolled by `scroll_x`, padded to `width`.
+
+        With `cut_marks` (each half of the side-by-side view, which has no
+        scrollbar of its own), a line cut at the right edge ends in `→` and
+        one with text scrolled off to the left starts with `←`.
 
         Built as a single segment list: a Strip per step would cost more than
         the highlighting itself on a screenful of rows.
@@ -425,8 +468,15 @@ class DiffView(LineCursorView):
         lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
         room = max(0, width - len(gutter))
         if scroll_x or code.cell_len > room:
+            hidden_left = cut_marks and scroll_x > 0 and bool(code.plain[:scroll_x].strip())
             code = code[scroll_x:] if scroll_x < len(code) else Text()
-            code.truncate(room)
+            if cut_marks and room > 1 and code.cell_len > room:
+                code.truncate(room - 1)
+                code.append("→", self._style("cut"))
+            else:
+                code.truncate(room)
+            if hidden_left and room > 1:
+                code = Text.assemble(("←", self._style("cut")), code[1:]) if code.cell_len else Text("←", self._style("cut"))
         segments = [Segment(gutter[:width], lineno)]
         if mark is not None and len(gutter) <= width:  # a checked guard: its mark in the gutter's last cell
             segments = [Segment(gutter[:-1], lineno), Segment(mark[0], self._style(f"badge-{mark[1]}"))]
