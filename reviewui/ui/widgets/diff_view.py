@@ -171,7 +171,7 @@ class DiffView(LineCursorView):
         comments = self.comments.get(f.path, ()) if f is not None else ()
         if f is not None and comments:
             self._wrap_width = self._content_width() if self.is_mounted else 0
-            self.rows = with_comments(self.rows, f, comments, max(40, (self._wrap_width or 100) - GUTTER))
+            self.rows = with_comments(self.rows, f, comments, max(16, (self._wrap_width or 100) - GUTTER))
         self._strips.clear()
         self._update_virtual_size()
         self.refresh()
