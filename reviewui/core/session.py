@@ -21,6 +21,7 @@ from reviewui.core.bounded import read_input_text
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import HistoryRow, EvidenceLedger, HunkKey, VerdictEvidence
+from reviewui.core.review_inputs import default_task, find_transcript
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class ReviewSession:
         target = resolve_target(repo, branch, base)
         settings = resolve_settings(target.repo_dir, target.base, target.head, trust_branch=trust_branch_config)
         diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
-        tpath = Path(transcript) if transcript else _find_transcript(target.repo_dir, settings)
+        tpath = Path(transcript) if transcript else find_transcript(target.repo_dir, settings)
         if tpath is not None and not tpath.exists():
             raise ReviewError(f"no such transcript: {tpath}")
         if task_file is not None:
@@ -101,9 +102,7 @@ class ReviewSession:
             except OSError as e:
                 raise ReviewError(f"cannot read task file: {task_file}") from e
         elif task is None:
-            default_task = target.repo_dir / ".reviewui" / "task.md"
-            if default_task.is_file():
-                task = read_input_text(default_task, "task file")
+            task = default_task(target)
         return cls(
             target=target,
             settings=settings,
@@ -398,11 +397,3 @@ class ReviewSession:
 
         t = self.target
         return render_log_text(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
-
-
-def _find_transcript(repo_dir: Path, settings: Settings) -> Path | None:
-    for rel in settings.transcript_paths:
-        p = repo_dir / rel
-        if p.is_file():
-            return p
-    return None
