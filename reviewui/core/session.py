@@ -127,13 +127,14 @@ class ReviewSession:
     def accept_branch_config(self) -> None:
         """Apply the branch's own config changes for the rest of this review (findings recomputed).
 
-        The diff keeps the test globs it was listed with. Raises ReviewError
-        when the branch's config is not valid.
+        Changed test globs re-classify the diff's files (test or source) in place.
+        Raises ReviewError when the branch's config is not valid.
         """
         t = self.target
         self.settings = resolve_settings(t.repo_dir, t.base, t.head, trust_branch=True)
+        self.diff.reclassify(self.settings.test_globs)
         with self._lock:
-            for key in ("findings", "analysed_diff"):
+            for key in ("findings", "analysed_diff", "fixtures"):
                 self._cache.pop(key, None)
 
     def _cached(self, key: str, make: Callable[[], T]) -> T:
