@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Callable, TypedDict, Unpack
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite import guard_check
+from reviewui.core.bite import guard_batch, guard_check
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check
 from reviewui.core.bite.crosshunk import removed_by_revert, user_of
@@ -225,10 +225,13 @@ def run_bite(
                     return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-                futures: list[cf.Future[HunkResult | tuple[guard_check.GuardJob, GuardResult]]] = [
+                futures: list[cf.Future[HunkResult | list[tuple[guard_check.GuardJob, GuardResult]]]] = [
                     ex.submit(check, item) for item in pending]
-                futures += [ex.submit(guard_check.task, pool, target, job, argv, per_run, settings, cancel,
-                                      pytest_mode, warm) for job in gjobs]
+                # Guards whose line runs only inside test bodies share one pytest session per slot.
+                batch, alone = guard_batch.batchable(gjobs, ctx.modules) if pytest_mode else ([], gjobs)
+                futures += [ex.submit(guard_batch.batch_task, pool, target, chunk, ctx, per_run)
+                            for chunk in guard_batch.split(batch, pool.size)]
+                futures += [ex.submit(guard_check.task, pool, target, job, ctx, per_run) for job in alone]
                 for fut in cf.as_completed(futures):
                     join.take(fut.result())
     finally:
