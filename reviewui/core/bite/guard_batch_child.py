@@ -90,11 +90,17 @@ def apply(guard: dict[str, Any]) -> None:
 
 
 def _first_line(text: str) -> str:
-    for row in text.splitlines():
+    """The exception's first line from a native (Python-style) traceback, or an `E` line."""
+    rows = text.splitlines()
+    for row in rows:
         if row.startswith("E   "):
             return row[4:].strip()
-    rows = [r.strip() for r in text.splitlines() if r.strip()]
-    return rows[-1] if rows else ""
+    last = max((n for n, r in enumerate(rows) if r.startswith("  File ")), default=-1)
+    for row in rows[last + 1:]:
+        if row.strip() and not row.startswith(" "):
+            return row.strip()
+    kept = [r.strip() for r in rows if r.strip()]
+    return kept[-1] if kept else ""
 
 
 def _outcome(item: Any, reports: list[Any]) -> dict[str, str]:
@@ -124,6 +130,9 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
     start = time.monotonic()
     try:
         os.setpgid(0, 0)
+        # Python's own traceback text: pytest's long form looks up source and modules per
+        # entry, which in a fresh fork costs more than running the tests.
+        items[0].config.option.tbstyle = "native"
         apply(guard)
         done = []
         for n, item in enumerate(items):
@@ -145,11 +154,13 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
 def _wait(pid: int, timeout: float) -> bool:
     """True when the child ended in time; else its group is killed."""
     deadline = time.monotonic() + timeout
+    pause = 0.0005
     while time.monotonic() < deadline:
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done:
             return True
-        time.sleep(0.005)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)  # most guards end in a few milliseconds; hangs are polled gently
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
@@ -165,6 +176,16 @@ def pytest_runtestloop(session: Any) -> bool | None:
         return None
     with open(path, encoding="utf-8") as f:
         request = json.load(f)
+    import gc
+    import inspect
+
+    # pytest's failure report looks each traceback entry's module up, and inspect's first
+    # lookup walks every loaded module: done once here, every fork inherits the cache.
+    inspect.getmodule(_wait.__code__)
+    # The collected session lives as long as the batch: out of the collector's way, the
+    # forks neither walk it nor copy its pages.
+    gc.collect()
+    gc.freeze()
     for guard in request["guards"]:
         out = os.path.join(request["out"], f"{guard['id']}.json")
         items = _chosen(session.items, guard["tests"])
