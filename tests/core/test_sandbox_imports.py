@@ -51,3 +51,22 @@ def test_a_pth_dir_inside_the_reviewers_repo_stays_hidden(tmp_path: Path) -> Non
         "import importlib.util\n\n\ndef test_y():\n    assert importlib.util.find_spec('checkout_mod') is None\n")
     res = run_tests(work, f"{python} -m pytest", ["test_y.py"], 120)
     assert res.returncode == 0, res.output
+
+
+def test_a_run_knows_it_is_inside_and_a_nested_sandbox_reuses_its_proc(tmp_path: Path, monkeypatch) -> None:
+    # reviewui bite-checking its own tests: the inner bwrap cannot mount a new /proc under the
+    # outer one, so inside a reviewui run (and only there) it binds the outer sandbox's /proc.
+    (tmp_path / "test_env.py").write_text(
+        "import os\n\n\ndef test_marked():\n    assert os.environ.get('REVIEWUI_IN_SANDBOX') == '1'\n")
+    res = run_tests(tmp_path, f"{sys.executable} -m pytest", ["test_env.py"], 120)
+    assert res.returncode == 0, res.output
+    box = sandbox.Box(writable=(tmp_path,), chdir=tmp_path)
+    monkeypatch.delenv(sandbox.INSIDE_VAR, raising=False)
+    def binds_proc(argv: list[str]) -> bool:
+        return any(argv[i:i + 3] == ["--ro-bind", "/proc", "/proc"] for i in range(len(argv)))
+
+    top = sandbox.wrap(["true"], box)
+    assert "--proc" in top and not binds_proc(top)
+    monkeypatch.setenv(sandbox.INSIDE_VAR, "1")
+    nested = sandbox.wrap(["true"], box)
+    assert "--proc" not in nested and binds_proc(nested)

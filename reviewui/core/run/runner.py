@@ -178,6 +178,8 @@ def run_tests(
             extra.update(run_files.setup(work))
         if level == "none":
             (work / "tmp").mkdir()
+        else:
+            extra[sandbox.INSIDE_VAR] = "1"  # a reviewui run inside this one nests its sandbox (see sandbox.wrap)
         env = scrubbed_env(str(home), allow=env_allow, extra=extra,
                            tmpdir="/tmp" if level == "bwrap" else str(work / "tmp"))
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):

@@ -46,6 +46,8 @@ MIB = 1024**2
 
 _lock = threading.Lock()
 _hidden: set[Path] = set()
+INSIDE_VAR = "REVIEWUI_IN_SANDBOX"
+"""Set in the environment of every sandboxed run (so a reviewui inside one knows it is nested)."""
 _opt_in = False
 
 
@@ -75,6 +77,14 @@ def bwrap_path() -> str | None:
     return path if os.access(path, os.X_OK) else None
 
 
+def _proc_args() -> list[str]:
+    # Inside a reviewui sandbox already (reviewui bite-checking its own tests), the kernel refuses a
+    # new /proc under the outer one's masks: the outer sandbox's /proc, which shows only its own
+    # processes, is used read-only. Only a run reviewui started sets the variable; a reviewer's
+    # shell never has it, so at the top level /proc is always a fresh one.
+    return ["--ro-bind", "/proc", "/proc"] if os.environ.get(INSIDE_VAR) == "1" else ["--proc", "/proc"]
+
+
 @functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
     """Why bwrap cannot run here (None when it can). Checked once per process.
@@ -91,7 +101,7 @@ def bwrap_problem() -> str | None:
     try:
         proc = subprocess.run(
             [exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-             "--proc", "/proc", "--", sys.executable, "-c", ""],  # a program that is surely there
+             *_proc_args(), "--", sys.executable, "-c", ""],  # a program that is surely there
             capture_output=True, timeout=20,
         )
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -283,7 +293,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     out = [*_prlimit(box.limits), exe, "--unshare-all"]
     if box.network:
         out.append("--share-net")
-    out += ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    out += ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", *_proc_args()]
     for h in hidden:
         if h == Path("/tmp"):
             continue
