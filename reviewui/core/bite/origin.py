@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
+from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
+
 PLUGIN_MODULE = "reviewui_origin"
 OUT_VAR = "REVIEWUI_ORIGIN_OUT"
 MODULES_VAR = "REVIEWUI_ORIGIN_MODULES"
@@ -180,7 +182,9 @@ def run_env(
             *(str(scratch / d) for d in checkout_dirs)]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
     plugins = user_env.get("PYTEST_PLUGINS", os.environ.get("PYTEST_PLUGINS", ""))
-    env["PYTEST_PLUGINS"] = ",".join([*(p for p in plugins.split(",") if p.strip()), PLUGIN_MODULE])
+    # A reviewui run inside a reviewui run (its own suite) must not inherit the outer run's plugins.
+    inherited = (p for p in plugins.split(",") if p.strip() and p.strip() not in HARNESS_PLUGINS)
+    env["PYTEST_PLUGINS"] = ",".join(dict.fromkeys([*inherited, PLUGIN_MODULE]))
     env[MODULES_VAR] = ",".join(m.name for m in modules)
     env[OUT_VAR] = str(out_file)
     if data_files:

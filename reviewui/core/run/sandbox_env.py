@@ -28,8 +28,9 @@ SECRET_PREFIXES: tuple[str, ...] = ("AWS_", "GITHUB_", "GH_", "OPENAI_", "ANTHRO
 # change how the test subprocess behaves without being the reviewer's choice.
 _HARNESS_VARS: tuple[str, ...] = ("PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
                                   "COVERAGE_PROCESS_START", "COVERAGE_RCFILE", "COVERAGE_FILE", "COVERAGE_CORE",
-                                  "REVIEWUI_COV_SEEN")
-_HARNESS_PLUGINS: tuple[str, ...] = ("reviewui_covctx",)
+                                  "REVIEWUI_COV_SEEN", "REVIEWUI_ORIGIN_OUT", "REVIEWUI_ORIGIN_MODULES",
+                                  "REVIEWUI_DATA_FILES", "REVIEWUI_GUARD_BATCH")
+HARNESS_PLUGINS: tuple[str, ...] = ("reviewui_covctx", "reviewui_origin", "reviewui_guard_batch")
 """pytest plugins a hosting reviewui's coverage baseline names in PYTEST_PLUGINS: a
 reviewui run inside those tests (reviewui's own suite) must not inherit them."""
 _HARNESS_PREFIXES: tuple[str, ...] = ("COV_CORE_",)
@@ -83,7 +84,7 @@ def scrubbed_env(
         if not (name in ALLOWED_NAMES or name.startswith("LC_") or name in keep):
             continue
         if name == "PYTEST_PLUGINS":
-            value = ",".join(p for p in value.split(",") if p.strip() not in _HARNESS_PLUGINS)
+            value = ",".join(p for p in value.split(",") if p.strip() not in HARNESS_PLUGINS)
             if not value:
                 continue
         env[name] = value

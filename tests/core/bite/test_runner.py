@@ -174,3 +174,11 @@ def test_a_hosting_reviewuis_coverage_harness_is_not_inherited() -> None:
     assert env["PYTEST_PLUGINS"] == "mine"
     assert "REVIEWUI_COV_SEEN" not in env and "COVERAGE_CORE" not in env
     assert "PYTEST_PLUGINS" not in scrubbed_env("/h", base={"PYTEST_PLUGINS": "reviewui_covctx"})
+
+
+def test_an_outer_runs_plugins_and_harness_vars_are_not_inherited() -> None:
+    # reviewui's own suite run by reviewui: the inner run cannot see (or use) the outer run's plugins.
+    env = scrubbed_env("/h", base={"PATH": "/bin", "PYTEST_PLUGINS": "mine,reviewui_origin,reviewui_guard_batch",
+                                   "REVIEWUI_ORIGIN_OUT": "/tmp/x/origin.json", "REVIEWUI_GUARD_BATCH": "/tmp/x/b"})
+    assert env["PYTEST_PLUGINS"] == "mine"
+    assert "REVIEWUI_ORIGIN_OUT" not in env and "REVIEWUI_GUARD_BATCH" not in env
