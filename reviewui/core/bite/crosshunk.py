@@ -93,6 +93,41 @@ def _facts(text: str) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
     return names, sigs
 
 
+def needed_by_revert(head: str, reverted: str) -> frozenset[str]:
+    """Names the reverted module uses that it does not define and head did not use.
+
+    Reverting one half of a rename (a use site) brings back the old name,
+    which the other half of the branch removed: a NameError about it is not
+    evidence about the tests. Builtins never count. Empty when either side
+    does not parse.
+    """
+    try:
+        before, after = ast.parse(head), ast.parse(reverted)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    import builtins
+
+    def loads(tree: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+    def bound(tree: ast.AST) -> set[str]:
+        out: set[str] = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                out.add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(n.name)
+            elif isinstance(n, ast.arg):
+                out.add(n.arg)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                out.update((al.asname or al.name).split(".")[0] for al in n.names)
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                out.add(n.name)
+        return out
+
+    return frozenset(loads(after) - loads(before) - bound(after) - set(dir(builtins)))
+
+
 _UNEXPECTED_KW = re.compile(r"unexpected keyword argument '(\w+)'")
 _POSITIONAL = re.compile(r"(\w+)\(\) (?:takes|missing) ")
 

@@ -45,7 +45,7 @@ from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check
-from reviewui.core.bite.crosshunk import removed_by_revert, user_of
+from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.guard_report import GuardResult
@@ -298,10 +298,12 @@ def _check_one(
     if seen.foreign:
         return _result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output), tests_run=tests)
     if ctx.pytest_mode:
-        removed = removed_by_revert(before.decode("utf-8", "replace"), after.decode("utf-8", "replace")) \
-            if f.path.endswith(".py") else None
+        head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
+        is_py = f.path.endswith(".py")
+        removed = removed_by_revert(head_text, reverted_text) if is_py else None
         names = defined_names(f, h) | (removed.all if removed else frozenset())
-        g = grade_pytest(run, names, lambda n: user_of(n, diff, h))
+        needed = needed_by_revert(head_text, reverted_text) if is_py else frozenset()
+        g = grade_pytest(run, names, lambda n: user_of(n, diff, h), needed)
     else:
         g = grade_exit_code(run)
     return _result(

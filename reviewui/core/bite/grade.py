@@ -126,13 +126,16 @@ def _excused(t: TestOutcome, names: frozenset[str]) -> bool:
     return name in names or name.rsplit(".", 1)[-1] in names or name.split(".", 1)[0] in names
 
 
-def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str], str | None] | None = None) -> Grade:
+def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str], str | None] | None = None,
+                 needed: frozenset[str] = frozenset()) -> Grade:
     """Grade a pytest revert run (see the module docstring).
 
     `names` are what the revert removed (names, parameters, functions whose
     signature changed); `user_of(name)` says where another code hunk uses one,
     and when given, a failure about a name no other code hunk uses is a bite
-    (the test checks what the hunk adds).
+    (the test checks what the hunk adds). `needed` are names the reverted code
+    uses that the rest of the branch no longer defines (a rename's other half):
+    a failure only about them is `broken` too.
     """
     if run.timed_out:
         return Grade("timeout", reason=f"killed after {run.seconds:.1f}s")
@@ -152,11 +155,15 @@ def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str],
         if run.returncode == 0:
             return Grade("toothless", reason="every selected test still passed")
         return Grade("error", reason=f"exit code {run.returncode} but no test reported a failure")
-    real = [t for t in failing if not _excused(t, names)
-            or (user_of is not None and user_of(referenced_name(t) or "") is None)]
+    real = [t for t in failing if not _excused(t, needed) and (
+        not _excused(t, names) or (user_of is not None and user_of(referenced_name(t) or "") is None))]
     if not real:
         first = failing[0]
         name = referenced_name(first) or ""
+        if _excused(first, needed):
+            return Grade("broken", messages={t.id: t.message for t in failing},
+                         reason=f"cross-hunk: the reverted code needs {name}, which another hunk of the branch "
+                                f"removes or renames ({first.message})")
         where = (user_of(name) if user_of else None) or "other code of the branch"  # found above when given
         return Grade(
             "broken",

@@ -190,3 +190,39 @@ def test_user_of_skips_tests_docs_and_other_definitions(tmp_path: Path) -> None:
     rb.commit({"pkg/c.py": "def h():\n    return g.cache\n"}, "use")
     t, d = load(rb.root)
     assert user_of("cache", d, d.file("pkg/a.py").hunks[0]) == "pkg/c.py:2"
+
+
+RENAME_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/env.py": ("_PLUGINS = ('cov',)\n\n\n\n\n\n\n\n"
+                   "def keep(names):\n    return [n for n in names if n not in _PLUGINS]\n"),
+}
+RENAME_BRANCH = {
+    # One rename, two hunks: the definition and, far below, its use. Reverting the use alone
+    # brings the old name back, which the other hunk removed: a NameError that says nothing.
+    "pkg/env.py": ("PLUGINS = ('cov', 'origin')\n\n\n\n\n\n\n\n"
+                   "def keep(names):\n    return [n for n in names if n not in PLUGINS]\n"),
+    "tests/test_env.py": "from pkg.env import keep\n\n\ndef test_keep():\n    assert keep(['a', 'origin']) == ['a']\n",
+}
+
+
+def test_reverting_one_half_of_a_rename_is_cross_hunk(tmp_path: Path, monkeypatch) -> None:
+    # Found by reviewui bite-checking its own change (sandbox_env's _HARNESS_PLUGINS rename).
+    use_venv_python(monkeypatch)
+    rb = make_repo(tmp_path / "r", RENAME_BASE, RENAME_BRANCH)
+    t, d = load(rb.root)
+    assert len(d.file("pkg/env.py").hunks) == 2
+    got = {r.key: r for r in run_bite(t, d, Settings(), jobs=2).results}
+    use = got[("pkg/env.py", 1)]
+    assert use.verdict == "broken", use.reason
+    assert use.reason.startswith("cross-hunk: the reverted code needs _PLUGINS"), use.reason
+
+
+def test_needed_by_revert() -> None:
+    from reviewui.core.bite.crosshunk import needed_by_revert
+
+    head = "X = 1\n\n\ndef f(a):\n    return a + X + len([])\n"
+    assert needed_by_revert(head, head.replace("+ X", "+ _X")) == {"_X"}
+    assert needed_by_revert(head, head.replace("+ X", "+ a")) == frozenset()  # a parameter is bound
+    assert needed_by_revert(head, head.replace("len([])", "sum([])")) == frozenset()  # builtins never count
+    assert needed_by_revert(head, "def (:\n") == frozenset()
