@@ -12,6 +12,7 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.notes.signing import SIGNED_HEADER, split_signed, verify_chunk
 from reviewui.core.notes.sync import pull_notes_report, push_notes
 from reviewui.core.notes.verdicts import Review, log_json, read_note, record_review, render_log_text
+from tests.core.notes_origin import bare_origin
 
 
 ALICE = "Alice Reviewer <alice@example.com>"
@@ -42,18 +43,7 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 @pytest.fixture
 def team(tmp_path: Path) -> dict[str, object]:
     """A bare origin; Alice's clone signs with her ssh key and trusts it; Mallory's clone can push."""
-    seed = tmp_path / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "config", "user.name", "Seed")
-    git(seed, "config", "user.email", "seed@example.com")
-    (seed / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-qm", "base")
-    git(seed, "checkout", "-qb", "agent/work")
-    (seed / "calc.py").write_text("def add(a, b):\n    return b + a\n")
-    git(seed, "commit", "-qam", "swap")
-    git(tmp_path, "clone", "-q", "--bare", str(seed), "origin.git")
+    origin = bare_origin(tmp_path)
     alice_key = keypair(tmp_path, "alice_key")
     allowed = tmp_path / "allowed_signers"
     allowed.write_text(f"alice@example.com {alice_key.with_suffix('.pub').read_text().strip()}\n")
@@ -71,7 +61,7 @@ def team(tmp_path: Path) -> dict[str, object]:
     # Mallory (an agent with push rights, say) writes reviews in Alice's name
     git(m, "config", "user.name", "Alice Reviewer")
     git(m, "config", "user.email", "alice@example.com")
-    return {"alice": a, "mallory": m, "base": git(seed, "rev-parse", "main"), "head": git(seed, "rev-parse", "agent/work"),
+    return {"alice": a, "mallory": m, "base": git(origin, "rev-parse", "main"), "head": git(origin, "rev-parse", "agent/work"),
             "tmp": tmp_path, "allowed": allowed}
 
 

@@ -18,6 +18,7 @@ from reviewui.core.notes.signing import SIGNED_HEADER, signing_setup, split_sign
 from reviewui.core.notes.sync import pull_notes_report, push_notes
 from reviewui.core.notes.verdicts import Review, log_json, read_note, record_review, render_log_text
 from tests.core.test_notes_signing import git
+from tests.core.notes_origin import bare_origin, isolate_git
 
 ALICE = "Alice Reviewer <alice@example.com>"
 
@@ -42,30 +43,14 @@ def kill_agent(home: Path) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path_factory.mktemp("home")
-    (home / "gitconfig").write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_git(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
 @pytest.fixture
 def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
     """A bare origin; Alice's clone signs with her gpg key (GNUPGHOME set to her keyring); Mallory's can push."""
     assert shutil.which("gpg"), "gpg is needed to test openpgp signing"
-    seed = tmp_path / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "config", "user.name", "Seed")
-    git(seed, "config", "user.email", "seed@example.com")
-    (seed / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-qm", "base")
-    git(seed, "checkout", "-qb", "agent/work")
-    (seed / "calc.py").write_text("def add(a, b):\n    return b + a\n")
-    git(seed, "commit", "-qam", "swap")
-    git(tmp_path, "clone", "-q", "--bare", str(seed), "origin.git")
+    origin = bare_origin(tmp_path)
     alice_home, alice_fpr = gpg_home(tmp_path / "gnupg-alice", ALICE)
     mallory_home, mallory_fpr = gpg_home(tmp_path / "gnupg-mallory", ALICE)  # same uid, another key
     monkeypatch.setenv("GNUPGHOME", str(alice_home))
@@ -78,8 +63,8 @@ def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
     git(clones["alice"], "config", "gpg.format", "openpgp")
     git(clones["alice"], "config", "user.signingkey", alice_fpr)
     try:
-        yield {"alice": clones["alice"], "mallory": clones["mallory"], "base": git(seed, "rev-parse", "main"),
-               "head": git(seed, "rev-parse", "agent/work"), "alice_fpr": alice_fpr,
+        yield {"alice": clones["alice"], "mallory": clones["mallory"], "base": git(origin, "rev-parse", "main"),
+               "head": git(origin, "rev-parse", "agent/work"), "alice_fpr": alice_fpr,
                "mallory_home": mallory_home, "mallory_fpr": mallory_fpr}
     finally:
         kill_agent(alice_home)

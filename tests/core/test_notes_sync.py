@@ -10,6 +10,7 @@ import pytest
 from reviewui.core.errors import ReviewError
 from reviewui.core.notes.verdicts import Review, parse_note, read_note, record_review, reviews_in, reviews_on
 from reviewui.core.notes.sync import merge_bodies, pull_notes, push_notes, remote_notes_ref
+from tests.core.notes_origin import bare_origin, isolate_git
 
 REF = "refs/notes/reviewui"
 TRACKING = "refs/notes/remotes/origin/reviewui"
@@ -21,36 +22,20 @@ def git(cwd: Path, *args: str) -> str:
 
 @pytest.fixture(autouse=True)
 def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path_factory.mktemp("home")
-    (home / "gitconfig").write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_git(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
 @pytest.fixture
 def clones(tmp_path: Path) -> tuple[Path, Path, str, str]:
     """A bare origin with main and agent/work, cloned twice (A and B); returns (a, b, base, head)."""
-    seed = tmp_path / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "config", "user.name", "Seed")
-    git(seed, "config", "user.email", "seed@example.com")
-    (seed / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    git(seed, "add", ".")
-    git(seed, "commit", "-qm", "base")
-    git(seed, "checkout", "-qb", "agent/work")
-    (seed / "calc.py").write_text("def add(a, b):\n    return b + a\n")
-    git(seed, "commit", "-qam", "swap")
-    git(tmp_path, "clone", "-q", "--bare", str(seed), "origin.git")
+    origin = bare_origin(tmp_path)
     out = []
     for name in ("a", "b"):
         git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), name)
         git(tmp_path / name, "config", "user.name", f"Reviewer {name.upper()}")
         git(tmp_path / name, "config", "user.email", f"{name}@example.com")
         out.append(tmp_path / name)
-    base, head = git(seed, "rev-parse", "main"), git(seed, "rev-parse", "agent/work")
+    base, head = git(origin, "rev-parse", "main"), git(origin, "rev-parse", "agent/work")
     return out[0], out[1], base, head
 
 
