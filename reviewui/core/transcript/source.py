@@ -17,7 +17,7 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 from reviewui.core.bounded import open_gzip
 from reviewui.core.errors import ReviewError
@@ -91,11 +91,15 @@ class LineCounter:
     """Malformed (non-JSON, non-UTF-8 or non-object) lines seen so far."""
 
 
-def iter_jsonl(path: Path, counter: LineCounter) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(
+    path: Path, counter: LineCounter, ignore: Callable[[str], bool] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(line_number, object)` for every line of a JSONL file that is a JSON object.
 
     Blank lines are ignored; lines that are not JSON objects are counted in
-    `counter.skipped`. Raises ReviewError when the file cannot be read.
+    `counter.skipped`. A line `ignore` accepts (a record the loader would
+    drop anyway) is passed over without being parsed. Raises ReviewError when
+    the file cannot be read.
     """
     loads = json.loads
     with open_text(path) as f:
@@ -103,6 +107,8 @@ def iter_jsonl(path: Path, counter: LineCounter) -> Iterator[tuple[int, dict[str
         try:
             for raw in f:
                 n += 1
+                if ignore is not None and ignore(raw):
+                    continue
                 try:
                     obj = loads(raw)
                 except ValueError:
