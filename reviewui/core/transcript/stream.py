@@ -32,7 +32,8 @@ def _turn_json(t: Turn) -> str:
         f'"stop": {encode_basestring_ascii(t.stop)}, '
         f'"usage": {{"input": {u.input}, "cached": {u.cached}, "output": {u.output}}}, '
         f'"flags": {_ENCODE(t.flags) if t.flags else "[]"}, '
-        f'"group": {"null" if t.group is None else encode_basestring_ascii(t.group)}}}'
+        f'"group": {"null" if t.group is None else encode_basestring_ascii(t.group)}, '
+        f'"time": {"null" if t.time is None else encode_basestring_ascii(t.time)}}}'
     )
 
 
