@@ -128,6 +128,8 @@ def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: 
     text = Text()
     text.append(f"#{t.index:<5}", style("muted"))
     text.append(f"{visible(t.role):<9}", style("role"))
+    if t.time:  # when the human typed it (Aider's input history): the pace of the requests
+        text.append(f"{visible(_clock(t.time)):<9}", style("muted"))
     if narrow:
         pass  # no token bar: at 80 columns it would leave the text a few characters
     elif t.usage.input or t.usage.output:
@@ -152,3 +154,9 @@ def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: 
 
 def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _clock(time: str) -> str:
+    """The time of day of a `YYYY-MM-DD HH:MM:SS[.ffffff]` stamp (the whole text when it is not one)."""
+    day, _, clock = time.partition(" ")
+    return clock.split(".", 1)[0] if clock and len(day) == 10 else time

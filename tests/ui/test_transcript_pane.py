@@ -411,3 +411,30 @@ async def test_no_fold_key_for_a_transcript_without_subagents(sample3: ReviewSes
         await pilot.press("o")
         await pilot.pause()
         assert drawn(view) == before
+
+
+async def test_aider_turns_show_when_they_were_typed_and_the_pane_shows_the_notes(tmp_path: Path) -> None:
+    import shutil
+
+    from textual.widgets import Static
+
+    from tests.gitrepo import make_repo
+
+    aider = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "aider"
+    stem = "simple-calulator_lines1165-1654.aider"
+    for suffix in (".chat.history.md", ".input.history"):
+        shutil.copy(aider / (stem + suffix), tmp_path / (stem + suffix))
+    repo = tmp_path / "r"
+    make_repo(repo, {"README.md": "x\n"}, {"NOTES.md": "y\n"})
+    session = ReviewSession.open(repo, "agent/work", "main", transcript=tmp_path / (stem + ".chat.history.md"))
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        rows = drawn(view)
+        assert rows[0].startswith("#1    user     17:46:18 ") and "/help" in rows[0]
+        assert "17:4" not in rows[1]  # Aider's output has no time
+        summary = str(app.screen.query_one("#transcript-summary", Static).render())
+        assert "2 '#### ' lines the human never typed" in summary and "17:53:24 'N'" in summary

@@ -226,7 +226,7 @@ class TranscriptView(LineCursorView):
     def _header_width(self, t: Turn) -> int:
         # An estimate that is never short: the fixed columns, the flags, the first line.
         first = t.text.strip().split("\n", 1)[0][:300] if t.text.strip() else ""
-        return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in t.flags) + 1 + len(first) + 40
+        return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in t.flags) + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
 
     def on_resize(self) -> None:
         self._visual.clear()  # wrapped to the old width
