@@ -15,6 +15,7 @@ import gzip
 import io
 import json
 import zlib
+from json.scanner import make_scanner
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
@@ -91,6 +92,24 @@ class LineCounter:
     """Malformed (non-JSON, non-UTF-8 or non-object) lines seen so far."""
 
 
+_SCAN = make_scanner(json.JSONDecoder())
+
+
+def parse_line(raw: str) -> Any:
+    """The JSON value of one line, as `json.loads` gives it; ValueError when the line is not one JSON value.
+
+    Calls the decoder's C scanner directly: `json.loads` adds two Python
+    calls and a regex match per line, a measurable share of a 100 MB load.
+    """
+    try:
+        obj, end = _SCAN(raw, 0)
+    except StopIteration:  # no value at column 0 (leading blanks, a BOM, not JSON): json.loads decides
+        return json.loads(raw)
+    if end != len(raw) and raw[end:].strip(" \t\n\r"):  # JSON's own whitespace only, as json.loads
+        raise ValueError(f"extra data after column {end}")
+    return obj
+
+
 def iter_jsonl(
     path: Path, counter: LineCounter, ignore: Callable[[str], bool] | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -101,7 +120,7 @@ def iter_jsonl(
     drop anyway) is passed over without being parsed. Raises ReviewError when
     the file cannot be read.
     """
-    loads = json.loads
+    parse = parse_line
     with open_text(path) as f:
         n = 0
         try:
@@ -110,7 +129,7 @@ def iter_jsonl(
                 if ignore is not None and ignore(raw):
                     continue
                 try:
-                    obj = loads(raw)
+                    obj = parse(raw)
                 except ValueError:
                     if raw.strip():
                         counter.skipped += 1

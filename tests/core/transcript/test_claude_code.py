@@ -206,8 +206,8 @@ def test_hook_progress_lines_are_not_parsed_and_the_result_is_unchanged(monkeypa
     bare.write_text("".join(ln for ln in lines if ln not in hooks), encoding="utf-8")
     assert load_transcript(bare).to_json() == whole.to_json()
     parsed: list[str] = []
-    real_loads = json.loads
-    monkeypatch.setattr(source.json, "loads", lambda s, *a, **k: parsed.append(s) or real_loads(s, *a, **k))
+    real_parse = source.parse_line
+    monkeypatch.setattr(source, "parse_line", lambda s: parsed.append(s) or real_parse(s))
     from reviewui.core.transcript import claude_code
     from reviewui.core.transcript.source import LineCounter
 

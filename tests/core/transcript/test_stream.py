@@ -50,3 +50,21 @@ def test_transcript_command_does_not_import_the_review_session() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0 and json.loads(r.stdout)["format"] == "claude-code"
     assert r.stderr == "[]"
+
+
+def test_a_line_parses_exactly_as_json_loads_would() -> None:
+    from reviewui.core.transcript.source import parse_line
+
+    lines = ['{"a": 1}\n', '  {"a": [1, 2]}\r\n', '{"a": 1} {"b": 2}\n', '{"a": 1}x\n', '{"a": 1}\x0c\n', "\n", "",
+             "\ufeff{}\n", "[1, 2]\n", '"text"\n', "NaN\n", '{"a": NaN}\n', '{"a": 1', "1 2\n", '{"k": "\\u00e9\\n"}\t \n',
+             "\x00\n", '{"a":{"b":{"c":[true,false,null]}}}\n']
+    for ln in lines:
+        try:
+            want: object = json.loads(ln)
+        except ValueError:
+            want = ValueError
+        try:
+            got: object = parse_line(ln)
+        except ValueError:
+            got = ValueError
+        assert repr(got) == repr(want), ln  # repr: NaN != NaN
