@@ -18,7 +18,7 @@ import zlib
 from json.scanner import make_scanner
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, Callable, Iterator, cast
 
 from reviewui.core.bounded import open_gzip
 from reviewui.core.errors import ReviewError
@@ -92,7 +92,8 @@ class LineCounter:
     """Malformed (non-JSON, non-UTF-8 or non-object) lines seen so far."""
 
 
-_SCAN = make_scanner(json.JSONDecoder())
+# typeshed types make_scanner's argument as a scanner; it takes the decoder whose settings it copies.
+_SCAN: Any = cast(Any, make_scanner)(json.JSONDecoder())
 
 
 def parse_line(raw: str) -> Any:
