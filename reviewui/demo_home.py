@@ -118,7 +118,7 @@ def user_additions(repo: Path) -> list[str]:
     if any(r.startswith("refs/notes/") for r in refs):
         found.append("verdict notes")
     built = _built_refs(repo)
-    now = {r: sha for r, sha in (ln.split(" ", 1) for ln in refs if ln.startswith(("refs/heads/", "refs/tags/")))}
+    now = dict(ln.split(" ", 1) for ln in refs if ln.startswith(("refs/heads/", "refs/tags/")))
     if built is not None:
         changed = sorted(r.split("/", 2)[2] for r in now.keys() | built.keys() if now.get(r) != built.get(r))
         if changed:

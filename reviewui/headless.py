@@ -72,20 +72,9 @@ def cmd_log(args: argparse.Namespace) -> int:
 @handler("notes")
 def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""
-    from pathlib import Path
+    from reviewui.core.session import ReviewSession
 
-    from reviewui.core.config import notes_ref_for
-    from reviewui.core.git import open_repo
-    from reviewui.core.notes.sync import pull_notes_report, push_notes
-
-    repo = open_repo(args.repo or Path.cwd())
-    root = Path(repo.working_tree_dir or ".")
-    ref = notes_ref_for(root)
-    if args.action == "pull":
-        out(pull_notes_report(root, args.remote, ref).words(args.remote))
-    else:
-        push_notes(root, args.remote, ref)
-        out(f"pushed {ref} to {args.remote}")
+    out(ReviewSession.sync_notes(args.repo, args.action, args.remote))
     return 0
 
 
@@ -210,15 +199,14 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     every changed file with the turns that produced it, and the files no turn
     accounts for (`unattributed`).
     """
-    from reviewui.core.transcript import load_transcript, render_text
+    from reviewui.core.session import ReviewSession
+    from reviewui.core.transcript import render_text
     from reviewui.core.transcript.render import safe
     from reviewui.core.transcript.stream import write_json
 
     instance = getattr(args, "instance", None)
     extra: dict[str, Any] | None = None
     if args.repo or args.branch or args.base:
-        from reviewui.core.session import ReviewSession
-
         session = ReviewSession.open(
             args.repo, args.branch, args.base, transcript=args.file, transcript_format=args.transcript_format,
             transcript_instance=instance,
@@ -236,7 +224,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         if note:
             t = dataclasses.replace(t, notes=t.notes + (note,))
     else:
-        t = load_transcript(args.file, args.transcript_format, instance=instance)
+        t = ReviewSession.read_transcript(args.file, args.transcript_format, instance)
     if args.format == "json":
         write_json(t, sys.stdout.write, extra)
     else:

@@ -523,5 +523,5 @@ def test_every_prompt_starts_with_changing_metadata_and_nothing_is_cached(built)
     assert len(usage) >= 10
     assert all(u["prompt_tokens_details"]["cached_tokens"] == 0 for u in usage)
     tokens = [u["prompt_tokens"] for u in usage]
-    steps = [b - a for a, b in zip(tokens, tokens[1:])]
-    assert all(s > 0 for s in steps) and all(b > a for a, b in zip(steps, steps[1:]))
+    steps = [b - a for a, b in zip(tokens, tokens[1:], strict=False)]
+    assert all(s > 0 for s in steps) and all(b > a for a, b in zip(steps, steps[1:], strict=False))

@@ -5,8 +5,10 @@ Each case of cases.toml names a public repository, a commit and, per source hunk
 `git apply -R` and the project's test suite (see hand_revert.py). This script
 clones the repository from the local mirror (`fetch` of the search tool puts it
 under /work/.mirror/<owner>+<name>/repo), checks the commit out as the reviewer's
-working tree, points PYTHONPATH at that checkout (what `pip install -e .` does:
-the reviewer's copy is importable from anywhere) and runs
+working tree, installs that checkout editable (`pip install -e . --no-deps` into a
+throw-away venv that also sees the dev environment's packages: the reviewer's
+copy is importable from anywhere, through a path entry or setuptools' finder hook;
+`--pythonpath` points PYTHONPATH at the checkout instead) and runs
 
     reviewui bite <commit> --base <commit>^ --format json
 
@@ -33,17 +35,35 @@ HERE = Path(__file__).resolve().parent
 MIRRORS = Path(os.environ.get("REVIEWUI_MIRRORS", "/work/.mirror"))
 
 
-def run_case(case: dict, python: str, tmp: Path) -> list[tuple[str, str, str, str]]:
+def editable_python(python: str, repo: Path, venv: Path) -> str:
+    """A venv with `repo` installed editable, seeing `python`'s packages (pytest, reviewui) too."""
+    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    inner = str(venv / "bin" / "python")
+    done = subprocess.run([python, "-m", "pip", "--python", inner, "install", "-q", "--no-deps", "-e", str(repo)],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"pip install -e {repo} failed:\n{done.stderr[-2000:]}")
+    # After the install (pip must not see the dev packages as the venv's own).
+    site = next((venv / "lib").glob("python*/site-packages"))
+    paths = subprocess.run([python, "-c", "import sys; print('\\n'.join(p for p in sys.path if p))"],
+                           capture_output=True, text=True, check=True).stdout
+    (site / "zz_dev_env.pth").write_text(paths, encoding="utf-8")
+    return inner
+
+
+def run_case(case: dict, python: str, tmp: Path, pythonpath: bool = False) -> list[tuple[str, str, str, str]]:
     """(file, header, expected, got) for each hunk of one case."""
     owner, name = case["project"].split("/")
     mirror = MIRRORS / f"{owner}+{name}" / "repo"
     repo = tmp / f"{name}-{case['commit'][:8]}"
     subprocess.run(["git", "clone", "-q", str(mirror), str(repo)], check=True)
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", case["commit"]], check=True)
-    bin_dir = str(Path(python).parent)
-    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
-           # the dev environment's editable install: the reviewer's checkout wins imports
-           "PYTHONPATH": os.pathsep.join([str(repo / "src"), str(repo)])}
+    env = dict(os.environ)
+    if pythonpath:  # the reviewer's checkout wins imports through PYTHONPATH
+        env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), str(repo)])
+    else:
+        python = editable_python(python, repo, tmp / f"venv-{name}-{case['commit'][:8]}")
+    env["PATH"] = str(Path(python).parent) + os.pathsep + os.environ.get("PATH", "")
     proc = subprocess.run([python, "-m", "reviewui", "bite", case["commit"], "--base", case["commit"] + "^",
                            "--format", "json"], cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
     try:
@@ -67,6 +87,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", default=sys.executable, help="the dev environment's Python (has reviewui and pytest)")
     ap.add_argument("--only", help="run only cases of this owner/name")
+    ap.add_argument("--pythonpath", action="store_true",
+                    help="make the checkout importable through PYTHONPATH instead of an editable install")
     args = ap.parse_args()
     cases = tomllib.loads((HERE / "cases.toml").read_text(encoding="utf-8"))["case"]
     agree = total = origin_toothless = 0
@@ -76,7 +98,7 @@ def main() -> int:
             if args.only and case["project"] != args.only:
                 continue
             print(f"{case['project']} {case['commit'][:10]} ({case.get('shape', '')})")
-            for file, header, want, got in run_case(case, args.python, Path(tmp)):
+            for file, header, want, got in run_case(case, args.python, Path(tmp), args.pythonpath):
                 # By hand, "no test fails" cannot tell toothless from uncovered; both say no test guards it.
                 ok = want == got or (want == "toothless" and got == "uncovered")
                 agree += ok

@@ -11,7 +11,7 @@ replacement and the file is marked `non_utf8`.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Iterator, Literal
 
@@ -220,6 +220,19 @@ class Diff:
             return None
         return f.hunks[index]
 
+    def reclassify(self, test_globs: tuple[str, ...]) -> bool:
+        """Give every file the role `test_globs` say (a newly trusted config); True when any role changed.
+
+        Files keep their identity in the diff (same paths, hunks and indexes), so
+        everything keyed by (path, hunk) stays valid.
+        """
+        files = self.files
+        new = tuple(f if classify(f.path, test_globs) == f.role else replace(f, role=classify(f.path, test_globs))
+                    for f in files)
+        with self._files_lock:
+            self._files = new
+        return any(a is not b for a, b in zip(files, new, strict=True))
+
     def subset(self, files: "list[FileDiff]") -> "Diff":
         """A Diff of only `files` (which keep loading their patches through this one)."""
         sub = Diff(self.repo_dir, self.base, self.head, files)
@@ -397,6 +410,6 @@ def _split_patches(out: bytes, files: "list[FileDiff] | tuple[FileDiff, ...]") -
     if start >= 0:
         chunks.append(out[start:])
     result: dict[str, bytes] = {}
-    for f, chunk in zip(files, chunks):
+    for f, chunk in zip(files, chunks, strict=False):
         result[f.path] = chunk
     return result

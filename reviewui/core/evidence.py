@@ -207,6 +207,45 @@ class EvidenceLedger:
                     bit.update((guard_key, t) for t in g.failing_tests)
         return MatrixData(tuple(rows), tuple(self.baseline_tests), frozenset(bit))
 
+    def against(self, verdict: str, history: Sequence[HistoryRow] = ()) -> list[str]:
+        """What stands against recording `verdict` now, one plain line each (empty: nothing does).
+
+        Against an approve: kept probes that fail on the branch, hunks and guards
+        no test notices reverted, error findings, an earlier reject. Against a
+        reject: an earlier approve of this patch, bite-checks where every checked
+        hunk bites with no error finding standing, kept probes that pass on the branch.
+        """
+        from reviewui.core.probe.run import outcome_words
+
+        probes = self.probes()
+        results = self.bite_results()
+        errors = [f for f in self.findings if f.severity == "error"]
+        if verdict == "approve":
+            out = [f"kept probe {p.name} {outcome_words(p.outcomes)}" for p in probes
+                   if p.outcomes.get("branch") in ("failed", "error", "timeout")]
+            for r in results:
+                if r.verdict in ("toothless", "uncovered"):
+                    out.append(f"{r.file} {r.header} is {r.verdict}: no test notices it reverted")
+                out += [f"{g.file}:{g.line} {g.kind} guard is {g.verdict}: no test notices it reverted"
+                        for g in r.guards if g.verdict in ("toothless", "uncovered")]
+            out += [f"error finding {f.kind}: {f.message}" for f in errors]
+            out += [f"an earlier reject by {_who(r)} ({rel.replace('-', ' ')})" for r, rel, _ in history
+                    if r.verdict == "reject"]
+            return out
+        if verdict != "reject":
+            return []
+        out = [f"an earlier approve by {_who(r)} ({rel.replace('-', ' ')})" for r, rel, _ in history
+               if r.verdict == "approve" and rel in ("this-head", "same-patch")]
+        checked = [r for r in results if r.verdict not in ("not-code", "skipped")]
+        guards_hold = all(g.verdict not in ("toothless", "uncovered") for r in checked for g in r.guards)
+        if checked and all(r.verdict == "bites" for r in checked) and guards_hold and not errors:
+            n = len(checked)
+            out.append(f"the evidence so far supports the branch: {n} of {n} hunk{'s' if n != 1 else ''} "
+                       f"bite{'' if n != 1 else 's'}, no error finding")
+        out += [f"kept probe {p.name} {outcome_words(p.outcomes)}" for p in probes
+                if p.outcomes.get("branch") == "passed"]
+        return out
+
     def verdict_evidence(self) -> VerdictEvidence:
         """The evidence a verdict recorded now would carry (the one builder of it)."""
         return VerdictEvidence(
@@ -215,3 +254,8 @@ class EvidenceLedger:
             comments=self.state.comment_records(),
             findings=tuple(FindingRecord(f.kind, f.message) for f in self.findings),
         )
+
+
+def _who(review: Review) -> str:
+    """The reviewer's name without the email (an unverified claim keeps its label)."""
+    return review.reviewer.split(" <")[0]

@@ -82,13 +82,13 @@ def _picture_table() -> dict[int, int]:
     # Built once, on first use: one pass over the Basic Multilingual Plane (~20 ms).
     table = {c: 0x2400 + c for c in range(0x20) if c != 0x09}  # ␀ … ␟, as `cat -v` never could
     table[0x7F] = 0x2421  # ␡
-    table.update({c: 0xFFFD for c in range(0x80, 0xA0)})  # C1: no picture exists
+    table.update(dict.fromkeys(range(128, 160), 65533))  # C1: no picture exists
     marker = ord(MARKER)
     for c in range(0xA0, 0x10000):
         ch = chr(c)
         if ch in _FILLERS or unicodedata.category(ch) in _UNSAFE_CATEGORIES:
             table[c] = marker
-    table.update({c: marker for c in range(0xE0000, 0xE0080)})  # tag characters
+    table.update(dict.fromkeys(range(917504, 917632), marker))  # tag characters
     return table
 
 

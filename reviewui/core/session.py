@@ -21,6 +21,7 @@ from reviewui.core.bounded import read_input_text
 from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import HistoryRow, EvidenceLedger, HunkKey, VerdictEvidence
+from reviewui.core.review_inputs import default_task, find_transcript
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class ReviewSession:
         target = resolve_target(repo, branch, base)
         settings = resolve_settings(target.repo_dir, target.base, target.head, trust_branch=trust_branch_config)
         diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
-        tpath = Path(transcript) if transcript else _find_transcript(target.repo_dir, settings)
+        tpath = Path(transcript) if transcript else find_transcript(target.repo_dir, settings)
         if tpath is not None and not tpath.exists():
             raise ReviewError(f"no such transcript: {tpath}")
         if task_file is not None:
@@ -101,9 +102,7 @@ class ReviewSession:
             except OSError as e:
                 raise ReviewError(f"cannot read task file: {task_file}") from e
         elif task is None:
-            default_task = target.repo_dir / ".reviewui" / "task.md"
-            if default_task.is_file():
-                task = read_input_text(default_task, "task file")
+            task = default_task(target)
         return cls(
             target=target,
             settings=settings,
@@ -128,13 +127,14 @@ class ReviewSession:
     def accept_branch_config(self) -> None:
         """Apply the branch's own config changes for the rest of this review (findings recomputed).
 
-        The diff keeps the test globs it was listed with. Raises ReviewError
-        when the branch's config is not valid.
+        Changed test globs re-classify the diff's files (test or source) in place.
+        Raises ReviewError when the branch's config is not valid.
         """
         t = self.target
         self.settings = resolve_settings(t.repo_dir, t.base, t.head, trust_branch=True)
+        self.diff.reclassify(self.settings.test_globs)
         with self._lock:
-            for key in ("findings", "analysed_diff"):
+            for key in ("findings", "analysed_diff", "fixtures"):
                 self._cache.pop(key, None)
 
     def _cached(self, key: str, make: Callable[[], T]) -> T:
@@ -317,6 +317,29 @@ class ReviewSession:
         # Every changed file, hunkless ones too: a file no turn accounts for is evidence.
         return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files])
 
+    # --- without a branch under review ------------------------------------
+
+    @staticmethod
+    def read_transcript(path: str | Path, fmt: str | None = None, instance: str | None = None) -> "Transcript":
+        """An agent transcript read on its own, with no branch to link it to. Raises ReviewError."""
+        from reviewui.core.transcript import load_transcript
+
+        return load_transcript(path, fmt, instance=instance)
+
+    @staticmethod
+    def sync_notes(repo: str | Path | None, action: str, remote: str) -> str:
+        """`pull` (fetch, merge by review id) or `push` the verdict notes of `repo`; one line saying what happened."""
+        from reviewui.core.config import notes_ref_for
+        from reviewui.core.git import open_repo
+        from reviewui.core.notes.sync import pull_notes_report, push_notes
+
+        root = Path(open_repo(repo or Path.cwd()).working_tree_dir or ".")
+        ref = notes_ref_for(root)  # trusted config only: never the checked-out branch
+        if action == "pull":
+            return pull_notes_report(root, remote, ref).words(remote)
+        push_notes(root, remote, ref)
+        return f"pushed {ref} to {remote}"
+
     # --- verdicts ----------------------------------------------------------
 
     def verdict(self, verdict: str, reason: str, evidence: VerdictEvidence | None = None) -> "Review":
@@ -375,11 +398,3 @@ class ReviewSession:
 
         t = self.target
         return render_log_text(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
-
-
-def _find_transcript(repo_dir: Path, settings: Settings) -> Path | None:
-    for rel in settings.transcript_paths:
-        p = repo_dir / rel
-        if p.is_file():
-            return p
-    return None

@@ -66,5 +66,5 @@ def pair_changes(kinds: Sequence[str]) -> list[tuple[int, int]]:
             i += 1
         removed = range(r0, a0)
         added = range(a0, i)
-        pairs.extend(zip(removed, added))
+        pairs.extend(zip(removed, added, strict=False))
     return pairs

@@ -7,14 +7,19 @@ name the hunk under the cursor.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from reviewui.core.diff import DiffLine, FileDiff, Hunk
+from reviewui.core.safe_text import picture, visible
+from reviewui.core.state import HunkComment
 from reviewui.core.worddiff import Span, changed_spans, pair_changes
-from reviewui.core.safe_text import picture
 
-RowKind = Literal["hunk", "context", "added", "removed", "note", "split"]
+RowKind = Literal["hunk", "context", "added", "removed", "note", "split", "comment"]
+
+COMMENT_MARK = "💬 "
+"""What starts a comment's first row (its continuation rows are indented as wide)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,15 @@ class Row:
     """Index of the paired changed line (for word-level spans), -1 when none."""
     left: Side | None = None
     right: Side | None = None
+    comment_line: int | None = None
+    """For a comment row: the line its comment is on (None: on the whole hunk)."""
+
+    @property
+    def at_line(self) -> int | None:
+        """The line a reviewer means with the cursor on this row: branch side, else base side."""
+        if self.kind == "comment":
+            return self.comment_line
+        return self.new_no or self.old_no
 
 
 def display_text(text: str) -> str:
@@ -156,6 +170,47 @@ def split_rows(f: FileDiff) -> list[Row]:
 def _side(lines: Sequence[DiffLine], i: int, kind: Literal["added", "removed"], pairs: dict[int, int]) -> Side:
     ln = lines[i]
     return Side(kind, ln.old_no if kind == "removed" else ln.new_no, display_text(ln.text), i, pairs.get(i, -1))
+
+
+def with_comments(rows: list[Row], f: FileDiff, comments: Sequence[HunkComment], width: int) -> list[Row]:
+    """`rows` with each comment's rows inserted under what it is on, wrapped to `width` cells.
+
+    A comment on a line goes under that line's row; one on the whole hunk (or
+    on a line the hunk no longer shows) under the hunk's last row. Comments of
+    hunks the file no longer has are left out (they are keyed by hunk header).
+    """
+    if not comments:
+        return rows
+    by_header = {h.header: h.index for h in f.hunks}
+    after: dict[int, list[HunkComment]] = {}
+    last_row: dict[int, int] = {}
+    for y, row in enumerate(rows):
+        if row.hunk is not None:
+            last_row[row.hunk] = y
+    for c in comments:
+        hunk = by_header.get(c.header)
+        if hunk is None or hunk not in last_row:
+            continue
+        y = last_row[hunk]
+        if c.line is not None:
+            y = next((i for i, r in enumerate(rows) if r.hunk == hunk and r.kind != "hunk" and r.at_line == c.line), y)
+        after.setdefault(y, []).append(c)
+    out: list[Row] = []
+    for y, row in enumerate(rows):
+        out.append(row)
+        for c in after.get(y, ()):
+            out.extend(comment_rows(c, by_header[c.header], width))
+    return out
+
+
+def comment_rows(c: HunkComment, hunk: int, width: int) -> list[Row]:
+    """One comment as rows: `💬 line N: text`, wrapped to `width` cells, control characters made visible."""
+    where = f"line {c.line}: " if c.line is not None else ""
+    text = " ".join(visible(c.text).split()) or "(empty)"
+    indent = " " * 3  # the mark is 3 cells wide (the emoji is 2)
+    lines = textwrap.wrap(where + text, max(10, width - 3), break_long_words=True, break_on_hyphens=False)
+    return [Row("comment", hunk, text=(COMMENT_MARK if i == 0 else indent) + line, comment_line=c.line)
+            for i, line in enumerate(lines or [""])]
 
 
 def _hunk_title(h: Hunk) -> str:

@@ -91,16 +91,5 @@ def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[Histor
 
 
 def against(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> list[str]:
-    """What stands against `verdict` now, in plain words (empty: nothing does; only an approve has any)."""
-    from reviewui.core.probe.run import outcome_words
-
-    if verdict != "approve":
-        return []
-    out = [f"kept probe {p.name} {outcome_words(p.outcomes)}" for p in ledger.probes()
-           if p.outcomes.get("branch") in ("failed", "error", "timeout")]
-    out += [f"{r.file} {r.header} is {r.verdict}: no test notices it reverted" for r in ledger.bite_results()
-            if r.verdict in ("toothless", "uncovered")]
-    out += [f"error finding {f.kind}: {f.message}" for f in ledger.findings if f.severity == "error"]
-    out += [f"an earlier {r.verdict} by {r.reviewer.split(' <')[0]} ({rel.replace('-', ' ')})"
-            for r, rel, _ in history if r.verdict == "reject"]
-    return out
+    """What stands against `verdict` now, in plain words (the ledger decides; empty: nothing does)."""
+    return ledger.against(verdict, history)

@@ -149,5 +149,5 @@ class HunkHighlighter:
         start = pos - pos % BLOCK
         block = idx[start : start + BLOCK]
         texts = [display_text(hunk.lines[j].text) for j in block]
-        for j, t in zip(block, highlight_lines(self.path, texts, self.style_name)):
+        for j, t in zip(block, highlight_lines(self.path, texts, self.style_name), strict=False):
             self._lines.setdefault((hunk.index, j), t)

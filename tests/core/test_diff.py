@@ -111,7 +111,7 @@ def test_preload_matches_lazy(tmp_path: Path) -> None:
     eager = load_diff(str(tmp_path), t.base, t.head)
     eager.preload()
     assert [f.path for f in lazy] == [f.path for f in eager]
-    for a, b in zip(lazy, eager):
+    for a, b in zip(lazy, eager, strict=True):
         assert a.raw_patch == b.raw_patch, a.path
         assert a.hunks == b.hunks
 
@@ -183,4 +183,4 @@ def test_failing_line_counts_raise_a_review_error_when_read(tmp_path: Path, monk
     monkeypatch.setattr(diff_module, "run_git_async", lambda *a, **k: failed)
     d = load_diff(str(t.repo_dir), t.base, t.head)
     with pytest.raises(ReviewError, match="out of memory"):
-        d.files
+        _ = d.files

@@ -156,3 +156,56 @@ def test_badges_and_summary_from_a_hand_built_ledger(state: ReviewState) -> None
     assert file_summary(ledger.file("nothing.py", None)) is None
     assert bite_style("bites") == "$success" and bite_style("toothless") == "$error"
     assert bite_style("skipped") == "$text-muted"
+
+
+def _review(verdict: str, reviewer: str = "Test Reviewer <t@example.com>"):
+    from datetime import datetime, timezone
+
+    from reviewui.core.notes.model import Review
+
+    return Review("id-" + verdict, verdict, "why", reviewer, datetime.now(timezone.utc), "reviewui", "agent/work",
+                  "b" * 40, "h" * 40, "t" * 40, "p" * 40)
+
+
+def test_what_stands_against_a_reject(state: ReviewState) -> None:
+    ledger = EvidenceLedger(state)
+    assert ledger.against("reject") == []  # nothing known: nothing stands against it
+    ledger.add_bite(result(H0, "bites", ("t::a",)))
+    ledger.add_bite(result(H1, "bites", ("t::b",)))
+    ledger.add_bite(result(HT, "not-code"))  # a test file's hunk is not a checked source hunk
+    state.keep_probe("test_ok", "def test_ok():\n    assert 1\n", {"branch": "passed", "base": "failed"})
+    state.keep_probe("test_bad", "def test_bad():\n    assert 0\n", {"branch": "failed", "base": "failed"})
+    history = [(_review("approve"), "same-patch", "unsigned"), (_review("approve"), "different-patch", ""),
+               (_review("reject"), "this-head", "")]
+    assert ledger.against("reject", history) == [
+        "an earlier approve by Test Reviewer (same patch)",
+        "the evidence so far supports the branch: 2 of 2 hunks bite, no error finding",
+        "kept probe test_ok passes on branch, fails on base",
+    ]
+    # one toothless hunk, or an error finding: the bites no longer speak for the branch
+    ledger.add_bite(result(H1, "toothless"))
+    assert not any("supports" in line for line in ledger.against("reject"))
+    ledger.add_bite(result(H1, "bites", ("t::b",)))
+    ledger.set_findings([finding("baseline-red", "red")])
+    assert not any("supports" in line for line in ledger.against("reject"))
+    ledger.set_findings([])
+    assert "the evidence so far supports the branch: 2 of 2 hunks bite, no error finding" in ledger.against("reject")
+    # none of it stands against an approve; the failing probe and the reject do
+    assert ledger.against("approve", history) == ["kept probe test_bad fails on both",
+                                                  "an earlier reject by Test Reviewer (this head)"]
+
+
+def test_what_stands_against_an_approve(state: ReviewState) -> None:
+    from reviewui.core.bite.guard_report import GuardResult
+
+    ledger = EvidenceLedger(state)
+    guard = GuardResult("calc.py", 0, 11, "boundary", "< to <=", "toothless")
+    ledger.add_bite(HunkResult(H0.file, H0.index, H0.header, H0.text, "bites", ("t::a",), guards=(guard,)))
+    ledger.add_bite(result(H1, "uncovered"))
+    ledger.set_findings([finding("baseline-red", "red"), finding("uncalled-function", "f", file="calc.py", line=10)])
+    assert ledger.against("approve", [(_review("reject"), "this-head", "")]) == [
+        "calc.py:11 boundary guard is toothless: no test notices it reverted",
+        f"calc.py {H1.header} is uncovered: no test notices it reverted",
+        "error finding baseline-red: red",
+        "an earlier reject by Test Reviewer (this head)",
+    ]

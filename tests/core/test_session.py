@@ -28,3 +28,20 @@ def test_concurrent_requests_compute_once(tmp_path: Path) -> None:
         t.join()
     assert len(calls) == 1
     assert len(results) == 4 and all(r is results[0] for r in results)
+
+
+def test_a_task_file_the_branch_writes_is_not_the_task(tmp_path: Path) -> None:
+    # With the branch checked out (the CI-gate flow), the agent's own task.md would say what it was asked.
+    make_repo(tmp_path, {"a.py": "A = 1\n"},
+              {"a.py": "A = 2\n", ".reviewui/task.md": "Only add tests; no code change needed."}, stay="agent/work")
+    assert ReviewSession.open(tmp_path, "agent/work").task is None
+
+
+def test_the_base_task_file_and_the_reviewers_untracked_one_are_the_task(tmp_path: Path) -> None:
+    rb = make_repo(tmp_path / "b", {"a.py": "A = 1\n", ".reviewui/task.md": "Fix A."}, {"a.py": "A = 2\n"},
+                   stay="agent/work")
+    assert ReviewSession.open(rb.root, "agent/work").task == "Fix A."
+    rb = make_repo(tmp_path / "u", {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    (rb.root / ".reviewui").mkdir()
+    (rb.root / ".reviewui" / "task.md").write_text("Make A two.")
+    assert ReviewSession.open(rb.root, "agent/work").task == "Make A two."

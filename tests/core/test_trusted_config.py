@@ -117,6 +117,20 @@ def test_accepting_applies_the_branch_config_but_the_finding_stays(tmp_path: Pat
     assert opened.settings == s.settings
 
 
+def test_accepting_new_test_globs_reclassifies_the_diff(tmp_path: Path) -> None:
+    branch = {"checks/verify.py": "from app import f\n\n\ndef test_f():\n    assert f() == 1\n",
+              ".reviewui.toml": 'test-globs = ["checks/**"]\n'}
+    make_repo(tmp_path, BASE, branch)
+    s = ReviewSession.open(tmp_path, "agent/work")
+    before = s.diff.file("checks/verify.py")
+    assert before is not None and before.role == "source"  # the branch's globs are not trusted yet
+    s.accept_branch_config()
+    after = s.diff.file("checks/verify.py")
+    assert after is not None and after.role == "test"
+    assert [f.path for f in s.diff.files] == [f.path for f in ReviewSession.open(tmp_path, "agent/work").diff.files]
+    assert "test-only-change" in {f.kind for f in s.findings()}  # findings see the new roles
+
+
 def test_broken_branch_config_is_a_finding_not_an_error(tmp_path: Path) -> None:
     make_repo(tmp_path, BASE, {**BRANCH, ".reviewui.toml": "network = [\n"})
     s = ReviewSession.open(tmp_path, "agent/work")

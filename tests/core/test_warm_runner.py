@@ -155,3 +155,23 @@ def test_a_replaced_slot_dir_gets_a_new_server(tmp_path: Path, server: WarmPytes
     root = project(tmp_path / "slot" / "tree", files)
     run = run_tests(root, CMD, ["test_a.py"], 60, warm=server)
     assert run.warm and run.returncode == 0 and outcomes(run) == {"test_a": "passed"}, run.output
+
+
+def test_installed_plugins_stay_imported_in_the_server() -> None:
+    # Each forked run re-imported every pytest11 plugin (through assert rewriting) when the
+    # server could not build pytest's import hook: about 0.3 s a run with this test extras set.
+    import subprocess
+
+    from reviewui.core.run import warm_server
+
+    probe = (
+        "import sys\n"
+        f"exec(compile(open({warm_server.__file__!r}).read(), 'warm_server', 'exec'), ns := {{'__name__': 'w'}})\n"
+        "assert ns['_rewriting_hook']() is not None, 'no rewriting hook'\n"
+        "ns['preload']()\n"
+        "kept = sorted(m for m in ('xdist', 'pytest_cov') if m in sys.modules)\n"
+        "print(','.join(kept))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "pytest_cov,xdist"

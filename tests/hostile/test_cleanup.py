@@ -47,7 +47,7 @@ def test_abandoned_slots_and_builds_are_emptied_by_the_next_start(tmp_path: Path
     rb = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
     pool = WorktreePool(rb.root, 2)
     pool.open()
-    for s in pool.scratches:
+    for _ in pool.scratches:
         with pool.acquire() as scratch:
             scratch.checkout("agent/work")
             scratch.add_file("left-by-a-test.bin", b"x" * 4096)

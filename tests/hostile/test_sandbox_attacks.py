@@ -184,6 +184,21 @@ def test_forged_git_diff_bite_is_toothless(tmp_path: Path, monkeypatch: pytest.M
     assert [r.verdict for r in rep.results] == ["toothless"]
 
 
+def test_forged_git_diff_guard_is_toothless(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same forgery against guard reverts: a guard edit is committed too, so git sees no change."""
+    use_venv_python(monkeypatch)
+    forged = ("import subprocess\nfrom pkg.calc import clamp\n\n\ndef test_forged():\n    clamp(-1)\n    clamp(5)\n"
+              "    assert subprocess.run(['git', 'diff', '--quiet', 'HEAD']).returncode == 0\n")
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "X = 1\n"},
+                   {"pkg/calc.py": "X = 1\n\n\ndef clamp(x):\n    if x < 0:\n        return 0\n    return x\n",
+                    "tests/test_forged.py": forged})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(warm_runner=False), jobs=1, guards=True)
+    assert rep.baseline.status == "green", rep.baseline.output
+    guards = rep.results[0].guards
+    assert guards and {g.verdict for g in guards} == {"toothless"}, [(g.description, g.verdict) for g in guards]
+
+
 def test_memory_hog_is_graded_memory_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     use_venv_python(monkeypatch)
     monkeypatch.setenv("REVIEWUI_MEMORY_LIMIT", "1G")
@@ -218,6 +233,10 @@ def test_without_bwrap_reviewui_refuses_unless_the_reviewer_opts_in(tmp_path: Pa
                              timeout=300)
     assert allowed.returncode == 0, allowed.stderr
     assert [r["verdict"] for r in json.loads(allowed.stdout)["hunks"]] == ["bites"]
+    assert json.loads(allowed.stdout)["sandbox"] == "none"  # the evidence says how it was produced
+    text = subprocess.run([*cmd[:-4], "--jobs", "1", "--unsandboxed"], cwd=rb.root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert "sandbox: NONE" in text.stdout, text.stdout
 
 
 def test_bite_of_a_memory_hog_is_broken_with_reason_memory_limit(tmp_path: Path, monkeypatch) -> None:

@@ -75,4 +75,4 @@ async def test_b_on_a_new_function_shows_its_guards(session: ReviewSession) -> N
         header, verdicts, *_rows = app.screen.cell_text()
         assert len(header) == 1 + 1 + 7
         assert header[1].startswith("coder/history.py:") and verdicts[1] == "broken"
-        assert any(h == "↳coder/history.py:57" and v == "operand toothless" for h, v in zip(header, verdicts))
+        assert any(h == "↳coder/history.py:57" and v == "operand toothless" for h, v in zip(header, verdicts, strict=True))

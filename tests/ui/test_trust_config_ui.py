@@ -7,6 +7,7 @@ from pathlib import Path
 from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
 from reviewui.ui.screens.findings import FindingsScreen
+from reviewui.ui.widgets.file_list import FileList
 from tests.gitrepo import make_repo
 
 SIZE = (140, 40)
@@ -42,6 +43,24 @@ async def test_t_accepts_the_branch_config_and_findings_are_recomputed(tmp_path:
         cc = [f for f in screen.findings if f.kind == "config-changed"]
         assert len(cc) == 1 and "accepted" in cc[0].message and cc[0].severity == "error"
         assert screen.check_action("trust_config", ()) is False  # nothing left to accept
+
+
+async def test_accepted_test_globs_move_files_into_tests_in_the_file_list(tmp_path: Path) -> None:
+    branch = {"checks/verify.py": "from app import f\n\n\ndef test_f():\n    assert f() == 1\n",
+              ".reviewui.toml": 'test-globs = ["checks/**"]\n'}
+    make_repo(tmp_path, BASE, branch)
+    session = ReviewSession.open(tmp_path, "agent/work")
+    app = make_app(session, initial_file="checks/verify.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        files = app.screen.query_one("#files", FileList)
+        assert not any(t.startswith("Tests") for t in files.group_titles())
+        await _open_findings(app, pilot)
+        await pilot.press("T")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert any(t.startswith("Tests (1)") for t in files.group_titles()), files.group_titles()
 
 
 async def test_t_is_not_offered_without_a_config_change(tmp_path: Path) -> None:

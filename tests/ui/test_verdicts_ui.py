@@ -201,3 +201,29 @@ async def test_a_comment_is_shown_on_its_hunk_and_c_edits_or_deletes_it(awkward_
         await pilot.pause()
         assert screen.ledger.state.comments("pkg/calc.py") == []
         assert not any(b.text.startswith("💬") for b in screen.diff_view.badges.get(0, []))
+
+
+async def test_reject_dialog_lists_an_earlier_approve(awkward_session: ReviewSession) -> None:
+    from textual.widgets import Static
+
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        assert "Nothing stands against this verdict." in text and "Stands against" not in text
+        await pilot.press("escape")
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()  # the verdict is written in a worker
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        text = str(app.screen.query_one("#evidence-text", Static).render())
+        head = text.split("Reject this branch", 1)[0]
+        assert "Stands against this reject (1):" in head
+        assert "✗ an earlier approve by Test Reviewer (this head)" in head
+        assert "Nothing stands against" not in text

@@ -81,7 +81,7 @@ def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
     if run.cancelled:
         return Baseline("broken", reason="cancelled", **common)
     if run.timed_out:
-        return Baseline("timeout", reason=f"killed after {run.seconds:.1f}s", **common)
+        return Baseline("timeout", reason=f"killed after {run.seconds:.1f}s (the time limit; raise it with --timeout)", **common)
     if run.limit:  # the sandbox's memory or disk limit stopped it
         return Baseline("broken", reason=run.limit, **common)
     first = tail.splitlines()[0].strip() if tail else ""

@@ -38,12 +38,13 @@ import shutil
 import tempfile
 import threading
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Callable, TypedDict, Unpack
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite import guard_check
-from reviewui.core.bite.baseline import classify, error_lines
+from reviewui.core.bite import guard_batch, guard_check
+from reviewui.core.bite.baseline import classify
+from reviewui.core.bite.instrument import UntrustedCommand, instrument_check
 from reviewui.core.bite.crosshunk import removed_by_revert, user_of
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
@@ -52,26 +53,20 @@ from reviewui.core.bite.report import Baseline, BiteReport, HunkResult, Verdict
 from reviewui.core.bite.revert import RevertError
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import (
-    StaticSelection, checkable_hunks, is_test_file, not_code_hunks, parse_hunk_spec, selected_test_files,
+    StaticSelection, checkable_hunks, not_code_hunks, parse_hunk_spec, selected_test_files,
     selection_note, static_selection,
 )
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files, show_file
+from reviewui.core.run import sandbox
 from reviewui.core.run.runner import is_pytest_command, split_command
 from reviewui.core.target import Target
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
 from reviewui.core.run.worktree import Scratch, WorktreePool
 
-INSTRUMENT_TEST = 'def test_reviewui_instrument():\n    assert False, "reviewui instrument check: this test must fail"\n'
-GARBAGE = b")(}{ reviewui instrument check: this file is deliberately broken ][\n"
-
 __all__ = ["BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
-
-
-class UntrustedCommand(ReviewError):
-    """The test command failed the instrument check: nothing it says can be believed (exit 3)."""
 
 
 @dataclass(frozen=True)
@@ -230,10 +225,13 @@ def run_bite(
                     return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-                futures: list[cf.Future[HunkResult | tuple[guard_check.GuardJob, GuardResult]]] = [
+                futures: list[cf.Future[HunkResult | list[tuple[guard_check.GuardJob, GuardResult]]]] = [
                     ex.submit(check, item) for item in pending]
-                futures += [ex.submit(guard_check.task, pool, target, job, argv, per_run, settings, cancel,
-                                      pytest_mode, warm) for job in gjobs]
+                # Guards whose line runs only inside test bodies share one pytest session per slot.
+                batch, alone = guard_batch.batchable(gjobs, ctx.modules) if pytest_mode else ([], gjobs)
+                futures += [ex.submit(guard_batch.batch_task, pool, target, chunk, ctx, per_run)
+                            for chunk in guard_batch.split(batch, pool.size)]
+                futures += [ex.submit(guard_check.task, pool, target, job, ctx, per_run) for job in alone]
                 for fut in cf.as_completed(futures):
                     join.take(fut.result())
     finally:
@@ -244,7 +242,7 @@ def run_bite(
     order = {h.key: n for n, (_, h) in enumerate(targets)}
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
     return BiteReport(baseline=base, results=ordered + not_code, selected_tests=selected, test_command=command,
-                      selection=prepared.note, guards_checked=guards)
+                      selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
 
 
 def _head_text(target: Target, path: str) -> str | None:
@@ -316,7 +314,8 @@ def _prepare(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], limit: float | None,
 ) -> _Prepared:
-    baseline_limit = max(60.0, 3 * limit) if limit else 600.0
+    # --timeout bounds every run, the baseline included (it runs under coverage, so give it room with --timeout).
+    baseline_limit = limit if limit else 600.0
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
     with pool.acquire() as scratch:
@@ -342,56 +341,9 @@ def _prepare(
         if cov is not None:
             baseline = replace(baseline, coverage_guided=True)
         if baseline.status == "green":
-            _instrument_check(scratch, target, ctx, selected, targets, baseline_limit)
+            imported = [m for m in ctx.modules if m.name in seen.observed.modules]
+            instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported)
         openers = tuple(sorted({t for ts in seen.observed.opens.values() for t in ts}))
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))
         return _Prepared(baseline, cov, chosen, selection_note(static, selected, baseline.tests, openers, cov) + note)
-
-
-def _instrument_check(
-    scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
-    targets: list[tuple[FileDiff, Hunk]], limit: float,
-) -> None:
-    """Raise UntrustedCommand unless the command demonstrably reports a failure (the warm runner included)."""
-    scratch.reset()
-    try:
-        if ctx.pytest_mode:
-            folder = _test_folder(target, selected)
-            rel = f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
-            scratch.add_file(rel, INSTRUMENT_TEST)
-            run = ctx.run(scratch.path, [rel], limit).run
-            node = f"{rel}::test_reviewui_instrument"
-            seen = {t.id: t.outcome for t in run.tests}
-            if run.killed:
-                return
-            if run.returncode == 0 or seen.get(node) != "failed":
-                what = seen.get(node, "not reported at all")
-                tail = error_lines(run.output, 3).replace("\n", " | ")
-                raise UntrustedCommand(
-                    f"the test command cannot be trusted: a deliberately failing test ({node}) was "
-                    f"{what} with exit code {run.returncode}{' (' + tail + ')' if tail else ''}; check --test-cmd"
-                )
-            return
-        files = sorted({f.path for f, _ in targets if f.status != "deleted"})
-        if not files:
-            return
-        for path in files:
-            scratch.add_file(path, GARBAGE)
-        run = ctx.run(scratch.path, selected, limit).run
-        if run.returncode == 0:
-            raise UntrustedCommand(
-                "the test command cannot be trusted: it still exits 0 with every changed source file "
-                "replaced by garbage (it cannot fail, or does not exercise the change); check --test-cmd"
-            )
-    finally:
-        scratch.reset()
-
-
-def _test_folder(target: Target, selected: tuple[str, ...]) -> str:
-    """Where the instrument test goes: beside the first selected test, else beside any test."""
-    candidates = list(selected) or [p for p in list_files(target.repo_dir, target.head) if is_test_file(p)]
-    if not candidates:
-        return ""
-    parent = str(PurePosixPath(candidates[0]).parent)
-    return "" if parent == "." else parent

@@ -21,12 +21,10 @@ from reviewui.core.bite.grade import grade_exit_code, grade_pytest
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guards import Guard, guards_for_hunk
 from reviewui.core.bite.report import HunkResult
-from reviewui.core.config import Settings
+from reviewui.core.bite.runctx import RunContext
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import show_file
-from reviewui.core.run.runner import run_tests
-from reviewui.core.run.warm_runner import WarmPytest
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 
@@ -98,23 +96,24 @@ def result(job: GuardJob, verdict: str, **kw: Unpack[GuardFields]) -> GuardResul
                        verdict=verdict, start=g.start, end=g.end, replacement=g.replacement, **kw)
 
 
-def run_job(pool: WorktreePool, target: Target, job: GuardJob, argv: list[str], limit: float, settings: Settings,
-            cancel: threading.Event | None, pytest_mode: bool, warm: WarmPytest | None = None) -> GuardResult:
-    """Apply one guard edit in a scratch at head, run its tests, grade like a hunk."""
+def run_job(pool: WorktreePool, target: Target, job: GuardJob, ctx: RunContext, limit: float) -> GuardResult:
+    """Apply one guard edit in a scratch at head, run its tests (as every run of the sweep), grade like a hunk."""
     if job.selection.choice == "uncovered":
         return result(job, "uncovered", reason=job.selection.reason)
-    if cancel is not None and cancel.is_set():
+    if ctx.cancel is not None and ctx.cancel.is_set():
         return result(job, "skipped", reason="cancelled")
     with pool.acquire() as scratch:
         try:
             scratch.checkout(target.head)
-            scratch.add_file(job.guard.file, job.guard.source.encode("utf-8"))
-            run = run_tests(scratch.path, argv, job.tests, limit, env_allow=settings.env_allow,
-                            network=settings.network, cancel=cancel, warm=warm)
+            scratch.edit_file(job.guard.file, job.guard.source.encode("utf-8"))
+            seen = ctx.run(scratch.path, job.tests, limit)
         except ReviewError as e:
             return result(job, "error", reason=f"runner failed: {e}")
         root = str(scratch.path).rstrip("/") + "/"
-    g = grade_pytest(run, job.guard.names) if pytest_mode else grade_exit_code(run)
+    run = seen.run
+    if seen.foreign and not run.killed:
+        return result(job, "broken", reason=seen.foreign, seconds=run.seconds, tests_run=job.tests)
+    g = grade_pytest(run, job.guard.names) if ctx.pytest_mode else grade_exit_code(run)
 
     def rel(text: str) -> str:
         return text.replace(root, "")
@@ -123,11 +122,10 @@ def run_job(pool: WorktreePool, target: Target, job: GuardJob, argv: list[str], 
                   reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=job.tests)
 
 
-def task(pool: WorktreePool, target: Target, job: GuardJob, argv: list[str], limit: float, settings: Settings,
-         cancel: threading.Event | None, pytest_mode: bool,
-         warm: WarmPytest | None = None) -> tuple[GuardJob, GuardResult]:
+def task(pool: WorktreePool, target: Target, job: GuardJob, ctx: RunContext,
+         limit: float) -> list[tuple[GuardJob, GuardResult]]:
     """run_job, paired with its job for GuardJoin.take."""
-    return job, run_job(pool, target, job, argv, limit, settings, cancel, pytest_mode, warm)
+    return [(job, run_job(pool, target, job, ctx, limit))]
 
 
 class GuardJoin:
@@ -144,12 +142,15 @@ class GuardJoin:
         self._guards: dict[tuple[str, int], list[tuple[int, GuardResult]]] = {}
         self._hunks: dict[tuple[str, int], HunkResult] = {}
 
-    def take(self, item: HunkResult | tuple[GuardJob, GuardResult]) -> None:
-        """Accept a hunk's result or a (job, guard result) pair; emit every hunk now complete."""
+    def take(self, item: HunkResult | tuple[GuardJob, GuardResult] | list[tuple[GuardJob, GuardResult]]) -> None:
+        """Accept a hunk's result, a (job, guard result) pair or a batch of them; emit every hunk now complete."""
         if isinstance(item, HunkResult):
             self.hunk(item)
-        else:
+        elif isinstance(item, tuple):
             self.guard(*item)
+        else:
+            for job, g in item:
+                self.guard(job, g)
 
     def hunk(self, r: HunkResult) -> None:
         """A hunk's own revert is graded."""

@@ -118,7 +118,7 @@ class GuardResult:
 
 def guard_summary(guards: Iterable[GuardResult]) -> dict[str, int]:
     """Count of guards per verdict (every verdict word present)."""
-    counts = {v: 0 for v in GUARD_VERDICTS}
+    counts = dict.fromkeys(GUARD_VERDICTS, 0)
     for g in guards:
         counts[g.verdict] += 1
     return counts

@@ -119,6 +119,8 @@ class BiteReport:
     """The test command as the user gave it."""
     guards_checked: bool = False
     """True when guard reverts were graded too (each hunk's `guards`)."""
+    sandbox: str = ""
+    """How the branch's code ran: "bwrap", "none" (the reviewer opted out), "" when nothing ran."""
 
     def guard_summary(self) -> dict[str, int]:
         """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
@@ -128,7 +130,7 @@ class BiteReport:
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
-        counts = {v: 0 for v in VERDICTS}
+        counts = dict.fromkeys(VERDICTS, 0)
         for r in self.results:
             counts[r.verdict] += 1
         return counts
@@ -172,7 +174,7 @@ class BiteReport:
         """The contract JSON document (see the issue) as a dict ready for json.dumps."""
         doc = self._json(target)
         if self.guards_checked:  # issue 15: hunks[].guards and their own summary
-            for entry, r in zip(doc["hunks"], self.results):
+            for entry, r in zip(doc["hunks"], self.results, strict=True):
                 entry["guards"] = [g.to_json() for g in r.guards]
             doc["guard_summary"] = self.guard_summary()
         return doc
@@ -186,6 +188,7 @@ class BiteReport:
             "test_command": self.test_command,
             "selected_tests": list(self.selected_tests),
             "selection": self.selection,
+            "sandbox": self.sandbox or None,
             "baseline": {
                 "status": self.baseline.status,
                 "failing_tests": list(self.baseline.failing_tests),
@@ -221,6 +224,8 @@ class BiteReport:
         lines.append(f"tests: {', '.join(self.selected_tests) or 'whole suite'}")
         if self.selection:
             lines.append(f"selected: {self.selection}")
+        if self.sandbox:
+            lines.append("sandbox: " + ("bwrap" if self.sandbox == "bwrap" else "NONE (unsandboxed: the reviewer opted in)"))
         lines.append(f"baseline: {b.status} ({b.seconds:.2f}s){' - ' + b.reason if b.reason else ''}")
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")

@@ -65,9 +65,13 @@ class RunContext:
     def run(
         self, scratch: Path, tests: Sequence[str], limit: float | None, *,
         argv: Sequence[str] | None = None, extra: Mapping[str, str] | None = None,
-        warm: bool = True, record_opens: bool = False,
+        warm: bool = True, record_opens: bool = False, in_run_dir: RunFiles | None = None,
     ) -> Observation:
-        """Run the command (or `argv`) on `tests` in `scratch`. Raises ReviewError when it cannot start."""
+        """Run the command (or `argv`) on `tests` in `scratch`. Raises ReviewError when it cannot start.
+
+        `in_run_dir` puts more files in the run's own directory (its `setup`
+        returns more environment) and reads them back before the directory goes.
+        """
         box: dict[str, origin.Observed] = {}
 
         def setup(run_dir: Path) -> dict[str, str]:
@@ -75,10 +79,13 @@ class RunContext:
             # both a sandboxed cold run and a fork of a warm server can see.
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
                                  self.data_files if record_opens else (), self.checkout_dirs)
-            return origin.merge_env(env, extra)
+            env = origin.merge_env(env, extra)
+            return origin.merge_env(env, in_run_dir.setup(run_dir)) if in_run_dir is not None else env
 
         def collect(run_dir: Path) -> None:
             box["seen"] = origin.read_observed(run_dir / "origin.json")
+            if in_run_dir is not None:
+                in_run_dir.collect(run_dir)
 
         run = run_tests(scratch, list(argv or self.argv), tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,

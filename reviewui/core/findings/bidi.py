@@ -10,15 +10,19 @@ are errors, invisible characters alone a warning.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.safe_text import BIDI_CONTROLS, bidi_characters, visible
 
+if TYPE_CHECKING:
+    from reviewui.core.diff import Diff
+
+
 CODE_ROLES = ("source", "test")
 
 
-def bidi_control(diff: Any) -> list[Finding]:
+def bidi_control(diff: "Diff") -> list[Finding]:
     """Return a `bidi-control` finding for each code hunk whose added lines hold such characters."""
     out: list[Finding] = []
     for f in diff.files:

@@ -11,14 +11,14 @@ nothing refers to the name.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.refs import Ref, RefIndex
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 
 if TYPE_CHECKING:
-    from reviewui.core.fixtures.model import ChangedSymbol
+    from reviewui.core.fixtures.model import ChangedSymbol, FixtureReport
 
 PLAIN_DECORATORS = frozenset(
     "staticmethod classmethod property abstractmethod cache lru_cache cached_property wraps override "
@@ -149,24 +149,16 @@ def inherits_from_library(cls: str, index: RefIndex) -> bool:
     return False
 
 
-def test_mentions_only(report: Any) -> list[Finding]:
-    """Return a finding for each changed symbol tests import or mention but never call.
-
-    `report` is a FixtureReport-like object whose `.symbols` carry
-    tests_calling, tests_importing_only and tests_named_after.
-    """
+def test_mentions_only(report: "FixtureReport | None") -> list[Finding]:
+    """Return a finding for each changed symbol tests import or mention but never call."""
     out: list[Finding] = []
-    for s in getattr(report, "symbols", ()) or ():
-        if getattr(s, "kind", "") == "class":
+    for s in report.symbols if report is not None else ():
+        if s.kind == "class":
             # A class is often built by the code under test and only named by the test
             # (isinstance, query_one, pytest.raises): a mention cannot prove it unexercised.
             continue
-        calling = tuple(getattr(s, "tests_calling", ()) or ())
-        mentioning = tuple(getattr(s, "tests_importing_only", ()) or ())
-        named = getattr(s, "tests_named_after", None)
-        if named is None:
-            named = getattr(s, "test_named_after", False)
-        if calling or named or not mentioning:
+        calling, mentioning = s.tests_calling, s.tests_importing_only
+        if calling or s.tests_named_after or not mentioning:
             continue
         out.append(
             finding(

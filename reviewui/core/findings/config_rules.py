@@ -8,18 +8,17 @@ UI), and this finding names the keys either way.
 
 from __future__ import annotations
 
-from typing import Any
-
-from reviewui.core.config import branch_config_change
+from reviewui.core.config import Settings, branch_config_change
 from reviewui.core.findings.model import Finding, finding
+from reviewui.core.target import Target
 
 
-def config_changed(target: Any, settings: Any) -> list[Finding]:
+def config_changed(target: Target, settings: Settings) -> list[Finding]:
     """Return one `config-changed` finding when the branch changes reviewui's config, else none."""
     change = branch_config_change(target.repo_dir, target.base, target.head)
     if not change.changed:
         return []
-    trusted = bool(getattr(settings, "branch_config_trusted", False))
+    trusted = settings.branch_config_trusted
     fate = "accepted by the reviewer for this review" if trusted else "ignored (accept with --trust-branch-config)"
     if change.error is not None:
         what = f"the branch's reviewui config cannot be read: {change.error}"

@@ -6,18 +6,21 @@ wrote; when every test still passes, nothing checks that piece of logic.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewui.core.findings.model import Finding, finding
 
+if TYPE_CHECKING:
+    from reviewui.core.bite.report import BiteReport
 
-def guard_findings(bite: Any) -> list[Finding]:
-    """One warning per toothless guard of a BiteReport-like object (`.results[].guards`)."""
+
+def guard_findings(bite: "BiteReport | None") -> list[Finding]:
+    """One warning per toothless guard of a bite sweep that graded guards (none without one)."""
     if bite is None:
         return []
     out: list[Finding] = []
-    for r in getattr(bite, "results", ()) or ():
-        for g in getattr(r, "guards", ()) or ():
+    for r in bite.results:
+        for g in r.guards:
             if g.verdict != "toothless":
                 continue
             tests = ", ".join(g.tests_run) or "every selected test"

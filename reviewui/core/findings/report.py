@@ -9,11 +9,15 @@ sent to the terminal.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewui.core.findings.model import SEVERITIES, Finding
 from reviewui.core.findings.sarif import to_sarif
 from reviewui.core.safe_text import visible
+
+if TYPE_CHECKING:
+    from reviewui.core.diff import Diff
+    from reviewui.core.target import Target
 
 FORMATS = ("text", "json", "sarif")
 
@@ -25,13 +29,13 @@ def exit_code(findings: list[Finding]) -> int:
 
 def summary(findings: list[Finding]) -> dict[str, int]:
     """Return the count of findings per severity (every severity present)."""
-    counts: dict[str, int] = {s: 0 for s in SEVERITIES}
+    counts: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     return counts
 
 
-def check_json(target: Any, diff: Any, findings: list[Finding]) -> dict[str, Any]:
+def check_json(target: "Target", diff: "Diff", findings: list[Finding]) -> dict[str, Any]:
     """Return the `reviewui check --format json` document as a dict."""
     return {
         "repo": str(target.repo_dir),
@@ -79,14 +83,14 @@ def render_text(findings: list[Finding]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(fmt: str, target: Any, diff: Any, findings: list[Finding], tool_version: str) -> str:
+def render(fmt: str, target: "Target", diff: "Diff", findings: list[Finding], tool_version: str) -> str:
     """Return the check output in `fmt` (`text`, `json` or `sarif`). Raises ValueError for another format."""
     if fmt == "text":
         return render_text(findings)
     if fmt == "json":
         return json.dumps(check_json(target, diff, findings), indent=2, ensure_ascii=False) + "\n"
     if fmt == "sarif":
-        changed = [f.path for f in getattr(diff, "files", None) or []]
+        changed = [f.path for f in diff.files] if diff is not None else []
         return json.dumps(to_sarif(target, findings, tool_version, changed_files=changed), indent=2,
                           ensure_ascii=False) + "\n"
     raise ValueError(f"unknown format: {fmt} (choose text, json or sarif)")

@@ -10,10 +10,13 @@ the branch; with no changed file at all it has the logical location only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from reviewui.core.findings.model import KINDS, Finding
+
+if TYPE_CHECKING:
+    from reviewui.core.target import Target
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -24,7 +27,7 @@ LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def to_sarif(
-    target: Any, findings: list[Finding], tool_version: str, information_uri: str = INFORMATION_URI,
+    target: "Target", findings: list[Finding], tool_version: str, information_uri: str = INFORMATION_URI,
     changed_files: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Return a SARIF 2.1.0 log (a dict ready for json.dumps) for `findings` on `target`.
@@ -45,7 +48,7 @@ def to_sarif(
         for kind in kinds
     ]
     index = {kind: i for i, kind in enumerate(kinds)}
-    branch = str(getattr(target, "branch", "") or "branch")
+    branch = target.branch or "branch"
     anchor = changed_files[0] if changed_files else None
     results = [_result(f, index[f.kind], branch, anchor) for f in findings]
     run: dict[str, Any] = {
@@ -59,9 +62,9 @@ def to_sarif(
         },
         "results": results,
         "properties": {
-            "branch": getattr(target, "branch", None),
-            "base": getattr(target, "base", None),
-            "head": getattr(target, "head", None),
+            "branch": target.branch,
+            "base": target.base,
+            "head": target.head,
         },
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}

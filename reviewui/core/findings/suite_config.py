@@ -19,7 +19,7 @@ from collections import Counter
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.pyast import unparse
@@ -27,6 +27,12 @@ from reviewui.core.fixtures.source import call_name, walk_toplevel
 from reviewui.core.findings.source import file_text, parse
 from reviewui.core.git import list_files
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
+
+if TYPE_CHECKING:
+    from reviewui.core.target import Target
+    from reviewui.core.config import Settings
+    from reviewui.core.diff import Diff
+
 
 KIND = "tests-not-additive"
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
@@ -49,7 +55,7 @@ _TAKES_VALUE = frozenset(
 _HOOKS_THAT_HIDE = re.compile(r"deselect|\bskip\w*|xfail|\.remove\(|\[:\]\s*=|\bdel\b|\.pop\(|\bignore\w*")
 
 
-def config_loosened(target: Any, diff: Any, settings: Any) -> list[Finding]:
+def config_loosened(target: "Target", diff: "Diff", settings: "Settings") -> list[Finding]:
     """Return findings for pytest settings and conftest hooks that narrow or relax the suite."""
     out: list[Finding] = []
     for f in diff.files:
@@ -143,7 +149,7 @@ def _flag(opt: str) -> str:
 
 
 def compare_options(
-    target: Any, settings: Any, path: str, text: str, before: dict[str, Any], after: dict[str, Any], folder: str
+    target: "Target", settings: "Settings", path: str, text: str, before: dict[str, Any], after: dict[str, Any], folder: str
 ) -> list[Finding]:
     """Return the ways `after` collects or checks less than `before`."""
     out: list[Finding] = []
@@ -189,8 +195,8 @@ def compare_options(
     return out
 
 
-def _base_tests(target: Any, settings: Any) -> list[str]:
-    globs = tuple(getattr(settings, "test_globs", None) or DEFAULT_TEST_GLOBS)
+def _base_tests(target: "Target", settings: "Settings") -> list[str]:
+    globs = settings.test_globs or DEFAULT_TEST_GLOBS
     return list(_python_tests_at(str(target.repo_dir), target.base, globs))
 
 
@@ -213,14 +219,14 @@ def _covered(path: str, testpaths: list[str], folder: str) -> bool:
     return False
 
 
-def _uncovered(target: Any, settings: Any, old: list[str], new: list[str], folder: str) -> list[str]:
+def _uncovered(target: "Target", settings: "Settings", old: list[str], new: list[str], folder: str) -> list[str]:
     if old == new:
         return []
     inside = [p for p in _base_tests(target, settings) if not folder or p.startswith(folder + "/")]
     return [p for p in inside if _covered(p, old, folder) and not _covered(p, new, folder)]
 
 
-def _files_dropped(target: Any, settings: Any, old: list[str], new: list[str]) -> bool:
+def _files_dropped(target: "Target", settings: "Settings", old: list[str], new: list[str]) -> bool:
     for p in _base_tests(target, settings):
         name = PurePosixPath(p).name
         if any(fnmatchcase(name, g) for g in old) and not any(fnmatchcase(name, g) for g in new):
@@ -228,7 +234,7 @@ def _files_dropped(target: Any, settings: Any, old: list[str], new: list[str]) -
     return False
 
 
-def _hidden_by_norecurse(target: Any, settings: Any, dirs: list[str], folder: str) -> list[str]:
+def _hidden_by_norecurse(target: "Target", settings: "Settings", dirs: list[str], folder: str) -> list[str]:
     if not dirs:
         return []
     hits: list[str] = []
@@ -239,7 +245,7 @@ def _hidden_by_norecurse(target: Any, settings: Any, dirs: list[str], folder: st
     return hits
 
 
-def collected_by_name(target: Any, rev: str, path: str) -> bool:
+def collected_by_name(target: "Target", rev: str, path: str) -> bool:
     """True when `path`'s file name matches pytest's python_files at `rev` (root config only)."""
     patterns: list[str] | None = None
     for name in CONFIG_FILES:

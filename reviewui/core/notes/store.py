@@ -196,7 +196,7 @@ def _write_commit(snap: NotesSnapshot, edit: NotesEdit) -> str:
                 rows.append(f"{mode} {kind} {sha}\t{name}".encode("utf-8", "surrogateescape"))
             records.append(b"\0".join(rows) + b"\0")
         out = run_git(repo, "mktree", "-z", "--batch", input=b"\0".join(records)).decode().split()
-        built.update(zip(level, out))
+        built.update(zip(level, out, strict=True))
     parents = [p for p in (snap.commit, *edit.extra_parents) if p]
     args = [a for p in parents for a in ("-p", p)]
     return run_git(repo, "commit-tree", built[""], *args, "-m", edit.message).decode().strip()

@@ -25,6 +25,7 @@ from reviewui.core.bite.engine import selected_test_files
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.bite.revert import RevertError
+from reviewui.core.run import sandbox
 from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.safe_text import visible
@@ -106,6 +107,8 @@ class ProbeReport:
     """The run at the base (merge-base)."""
     reverted: ProbeRun | None = None
     """The run at the head with one hunk reverted, when asked for."""
+    sandbox: str = ""
+    """How the probe ran: "bwrap", or "none" when the reviewer opted out of the sandbox."""
 
     def outcomes(self) -> dict[str, str]:
         """{"branch": status, "base": status}, as a kept probe records them."""
@@ -126,6 +129,7 @@ class ProbeReport:
             "branch": self.branch.to_json(),
             "base": self.base.to_json(),
             "reverted": None if self.reverted is None else self.reverted.to_json(),
+            "sandbox": self.sandbox or None,
         }
 
     def render_text(self) -> str:
@@ -134,10 +138,13 @@ class ProbeReport:
         Control characters from test output are shown escaped (`\\x1b`), never sent to the terminal.
         """
         lines = [f"probe {self.probe} (placed at {self.path})"]
+        if self.sandbox == "none":
+            lines.append("  sandbox: NONE (unsandboxed: the reviewer opted in)")
         for run in (self.branch, self.base, self.reverted):
             if run is None:
                 continue
-            where = run.place if run.hunk is None else f"{run.place} ({run.hunk[0]}:{run.hunk[1]})"
+            # hunk numbers for people count from 1, as --hunk FILE:N does
+            where = run.place if run.hunk is None else f"{run.place} ({run.hunk[0]}:{run.hunk[1] + 1})"
             lines.append(f"  {where:<10} {run.rev[:7]}  {run.status.upper()}")
             for t in run.tests:
                 lines.append(f"    {t.outcome:<6} {t.id}" + (f": {t.message}" if t.message else ""))
@@ -284,7 +291,7 @@ def run_probe(
         with cf.ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="probe") as ex:
             futures = [ex.submit(one, place, rev) for place, rev in places]
             runs = [fut.result() for fut in futures]
-    return ProbeReport(name, rel, runs[0], runs[1], runs[2] if revert else None)
+    return ProbeReport(name, rel, runs[0], runs[1], runs[2] if revert else None, sandbox=sandbox.level())
 
 
 def grade_run(

@@ -25,6 +25,7 @@ opted in (`--unsandboxed`, or `unsandboxed = true` in the *user* config); then
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -237,6 +238,40 @@ def python_roots(python: str | None, path_env: str | None = None) -> list[Path]:
     return out
 
 
+def _cwd() -> list[Path]:
+    try:
+        return [Path(os.getcwd()).resolve()]
+    except OSError:
+        return []
+
+
+def import_dirs(python: str | None, path_env: str | None = None) -> list[Path]:
+    """The directories on the interpreter's own sys.path (site dirs and their .pth lines), none from cwd.
+
+    Read once per interpreter, with no PYTHONPATH, outside any working tree.
+    """
+    exe = shutil.which(python, path=path_env) if python else None
+    return list(_import_dirs(exe)) if exe else []
+
+
+@functools.lru_cache(maxsize=8)
+def _import_dirs(exe: str) -> tuple[Path, ...]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    try:
+        done = subprocess.run([exe, "-c", "import sys, json; print(json.dumps(sys.path[1:]))"], env=env,
+                              capture_output=True, text=True, timeout=30, cwd="/")
+        entries = json.loads(done.stdout) if done.returncode == 0 else []
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return ()
+    out: list[Path] = []
+    for e in entries:
+        if isinstance(e, str) and e:
+            p = Path(e).resolve()
+            if p.is_dir() and p != Path("/") and p not in out:
+                out.append(p)
+    return tuple(out)
+
+
 def wrap(argv: Sequence[str], box: Box) -> list[str]:
     """The argv that runs `argv` inside the sandbox (bwrap and prlimit in front)."""
     exe = bwrap_path()
@@ -258,7 +293,19 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     def under_hidden(p: Path) -> bool:
         return any(p == h or h in p.parents for h in [*hidden, Path("/tmp")])
 
-    for root in python_roots(box.python, os.environ.get("PATH")):
+    roots = python_roots(box.python, os.environ.get("PATH"))
+    with _lock:
+        checkouts = [*_hidden, *_cwd()]
+    for entry in import_dirs(box.python, os.environ.get("PATH")):
+        # Packages the interpreter imports from a hidden place (a user site, a .pth line into
+        # another venv under /tmp): put back, but never a hidden dir itself or one holding it,
+        # and nothing inside the reviewer's repository (an editable install there is the scratch's job).
+        if any(entry == h or entry in h.parents for h in hidden):
+            continue
+        if any(entry == c or c in entry.parents for c in checkouts) or entry in roots:
+            continue
+        roots.append(entry)
+    for root in roots:
         if under_hidden(root) and not any(root == w or w in root.parents for w in box.writable):
             out += ["--ro-bind", str(root), str(root)]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):

@@ -111,7 +111,12 @@ def _rewriting_hook() -> Any:
         from _pytest.assertion import install_importhook
         from _pytest.config import _iter_rewritable_modules, get_config
 
-        hook = install_importhook(get_config())
+        config = get_config()
+        if not hasattr(config, "inicfg"):
+            # pytest >= 8.4 reads the ini files only when it parses arguments; the hook
+            # asks for `python_files` when it is made, and an empty ini gives the default.
+            config.inicfg = {}
+        hook = install_importhook(config)
         files = (
             str(f)
             for dist in metadata.distributions()

@@ -146,6 +146,15 @@ class Scratch:
         p.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
         return p
 
+    def edit_file(self, rel: str, content: bytes) -> None:
+        """Replace the file at `rel` with `content` and commit it as HEAD, as a hunk revert is.
+
+        The code under test then cannot ask git whether it was edited. Raises
+        ReviewError when `rel` would escape the scratch or git fails.
+        """
+        self.add_file(rel, content)
+        commit_scratch(self.path, rel)
+
     def _inside(self, rel: str) -> Path:
         p = (self.path / rel).resolve()
         if p != self.path and self.path not in p.parents:

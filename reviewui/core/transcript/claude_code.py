@@ -46,7 +46,7 @@ def _hook_progress(raw: str) -> bool:
     j = raw.rfind('"type"', 0, i)
     if j < 0 or raw[j + 6:i].strip(" :") or raw.find("{", 1, j) != -1:
         return False
-    return (raw.endswith("}\n") or raw.endswith("}") or raw.rstrip().endswith("}")) and '"agent_progress"' not in raw
+    return (raw.endswith(("}\n", "}")) or raw.rstrip().endswith("}")) and '"agent_progress"' not in raw
 
 
 class _Subagents:

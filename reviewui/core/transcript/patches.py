@@ -56,7 +56,7 @@ def parse_apply_patch(text: str, call_id: str | None = None) -> list[FileEdit]:
         elif line.startswith(_AP_MOVE) and path is not None:
             # The moved file's content lands at the new path: that is what a diff shows.
             path = line[len(_AP_MOVE) :].strip()
-        elif line.startswith("*** End Patch") or line.startswith("*** Begin Patch"):
+        elif line.startswith(("*** End Patch", "*** Begin Patch")):
             continue
         elif path is not None:
             body.append(line)

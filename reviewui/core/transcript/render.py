@@ -88,7 +88,7 @@ def render_text(t: Transcript) -> str:
     if touched:
         out.append("TOUCH declared: " + ", ".join(safe(p) for p in touched))
     out.append("")
-    for turn, cum in zip(t.turns, cumulative):
+    for turn, cum in zip(t.turns, cumulative, strict=True):
         out.append(render_turn(turn, cum if turn.usage.input else None))
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

@@ -247,7 +247,7 @@ def _heredoc_edit(head: str, body: str, call_id: str | None) -> list[FileEdit]:
 def _redirect_target(segment: str) -> tuple[str, str] | None:
     for m in _REDIRECT.finditer(segment):
         path = m.group(3)
-        if path.startswith("/dev/") or path.startswith("&"):
+        if path.startswith(("/dev/", "&")):
             continue
         return m.group(1), path
     return None

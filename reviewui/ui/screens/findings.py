@@ -39,7 +39,14 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
     }
     FindingsScreen OptionList { height: 1fr; }
     FindingsScreen #evidence { height: auto; max-height: 12; margin-top: 1; color: $text-muted; }
+    /* A short terminal (60x15, say): the list first; the selected finding's evidence gets what is left */
+    FindingsScreen.-short > Vertical { height: 100%; padding: 0 1; }
+    FindingsScreen.-short OptionList { min-height: 3; border: none; }
+    FindingsScreen.-short #evidence { max-height: 3; margin-top: 0; }
     """
+
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
+    """Below 24 rows the findings list takes the room (with its border and the dialog's padding it had none)."""
 
     def __init__(self, findings: list[Any], computing: bool = False, can_trust: bool = False) -> None:
         super().__init__()

@@ -300,6 +300,7 @@ class ReviewScreen(Screen[None]):
         if path is None:
             return
         view.set_line_marks(path, line_marks(self.ledger.bites.values(), path))  # guard reverts in the gutter
+        view.set_comments(path, tuple(self.ledger.state.comments(path)))  # drawn under their hunks
         f = self.session.diff.file(path)
         if f is None:
             return

@@ -16,6 +16,7 @@ from reviewui.ui.messages import FindingsReady, WorkFailed
 from reviewui.core.safe_text import visible
 from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, FindingsScreen
 from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.widgets.file_list import FileList
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport
@@ -72,6 +73,8 @@ class FindingsPart(ReviewPart):
         except ReviewError as e:
             self.screen.notify(visible(str(e)), severity="error", markup=False)
             return
+        # New test globs may have moved files between Tests and Source.
+        self.screen.query_one("#files", FileList).rebuild()
         keys = ", ".join(self.session.branch_config().keys)
         self.screen.notify(visible(f"Branch config accepted for this review: {keys}"), severity="warning", markup=False)
         self.ledger.findings_ready = False

@@ -113,7 +113,8 @@ class VerdictsPart(ReviewPart):
         if existing is None:
             prompt = TextPromptModal(f"Comment on {where}", "What should the author know?")
         else:
-            prompt = TextPromptModal(f"Edit the comment on {where} (empty it and press enter to delete it)",
+            on = f"{h.file} {h.header}" + (f" line {existing.line}" if existing.line else "")  # maybe the hunk's
+            prompt = TextPromptModal(f"Edit the comment on {on} (empty it and press enter to delete it)",
                                      "What should the author know?", value=existing.text, allow_empty=True)
         self.screen.app.push_screen(prompt, done)
 

@@ -30,7 +30,7 @@ class VerdictDraft:
     findings: list[str]
     comments: list[str]
     against: list[str] = field(default_factory=list)
-    """What stands against the verdict (failing kept probes, toothless hunks, error findings, a reject)."""
+    """What stands against the verdict, one plain line each (see EvidenceLedger.against)."""
 
 
 class VerdictModal(ModalScreen[str | None]):
@@ -60,8 +60,10 @@ class VerdictModal(ModalScreen[str | None]):
         lines: list[Content] = []
         if d.against:
             lines.append(Content.assemble((f"Stands against this {d.verdict} ({len(d.against)}):", "bold $error")))
-            lines.extend(Content.assemble(("  ✗ ", "$error"), item) for item in d.against)
-            lines.append(Content(""))
+            lines.extend(Content.assemble(("  ✗ ", "$error"), visible(item)) for item in d.against)
+        else:
+            lines.append(Content.assemble(("Nothing stands against this verdict.", "$success")))
+        lines.append(Content(""))
         lines.append(Content.assemble((f"{title} this branch — recorded in git notes with:", "bold")))
         for name, items in (
             ("Bite-checks", d.bites), ("Kept probes", d.probes),

@@ -14,6 +14,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
+from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -21,11 +22,13 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.state import HunkComment
 from reviewui.ui.widgets.line_cursor import LineCursorView
-from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows
+from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows, with_comments
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
 
 GUTTER = 13  # "12345 12345 +" plus a space
+SIDE_GUTTER = 6  # "12345+" on each side of the side-by-side view
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class DiffView(LineCursorView):
         "diff--badge-bad",
         "diff--badge-warn",
         "diff--badge-info",
+        "diff--comment",
+        "diff--cut",
     }
 
     DEFAULT_CSS = """
@@ -70,7 +75,16 @@ class DiffView(LineCursorView):
     DiffView > .diff--badge-bad { background: $error; color: $text; text-style: bold; }
     DiffView > .diff--badge-warn { background: $warning; color: $background; text-style: bold; }
     DiffView > .diff--badge-info { background: $boost; color: $text-muted; }
+    DiffView > .diff--cut { color: $warning; text-style: bold; }
+    DiffView > .diff--comment { background: $boost; color: $text-muted; text-style: italic; }
     """
+
+    BINDINGS = [
+        Binding("right,l", "pan(1)", "Scroll right", id="review.scroll_right", key_display="→/l", show=False,
+                tooltip="Scroll the code sideways (lines cut at the edge end in →)"),
+        Binding("left,h", "pan(-1)", "Scroll left", id="review.scroll_left", key_display="←/h", show=False,
+                tooltip="Scroll the code back (a line with more to its left starts with ←)"),
+    ]
 
     split: reactive[bool] = reactive(False)
 
@@ -96,6 +110,9 @@ class DiffView(LineCursorView):
         self.badges: dict[int, list[Badge]] = {}
         self.guard_marks: dict[str, dict[int, tuple[str, str]]] = {}
         """Path -> branch-side line -> (mark, tone) drawn in the gutter (checked guard reverts)."""
+        self.comments: dict[str, tuple[HunkComment, ...]] = {}
+        """Path -> the reviewer's comments, drawn as rows under what they are on."""
+        self._wrap_width = 0
         self._highlighter: HunkHighlighter | None = None
         self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
         self._last_hunk: tuple[str | None, int | None] = (None, None)
@@ -125,6 +142,14 @@ class DiffView(LineCursorView):
         self._strips.clear()
         self.refresh()
 
+    def set_comments(self, path: str, comments: tuple[HunkComment, ...]) -> None:
+        """Replace the comments of file `path`; rows under their hunks change when it is shown."""
+        if self.comments.get(path, ()) == comments:
+            return
+        self.comments[path] = comments
+        if self.file is not None and self.file.path == path:
+            self._rebuild_keeping_cursor()
+
     @property
     def line_marks(self) -> dict[int, tuple[str, str]]:
         """The gutter marks of the shown file."""
@@ -133,6 +158,8 @@ class DiffView(LineCursorView):
     def row_for_line(self, new_no: int) -> int | None:
         """Row showing branch-side line `new_no`, or None."""
         for y, row in enumerate(self.rows):
+            if row.kind == "comment":
+                continue
             if row.new_no == new_no or (row.right is not None and row.right.kind != "removed"
                                         and row.right.no == new_no):
                 return y
@@ -141,10 +168,58 @@ class DiffView(LineCursorView):
     def _rebuild(self) -> None:
         f = self.file
         self.rows = [] if f is None else (split_rows(f) if self.split else unified_rows(f))
+        comments = self.comments.get(f.path, ()) if f is not None else ()
+        if f is not None and comments:
+            self._wrap_width = self._content_width() if self.is_mounted else 0
+            self.rows = with_comments(self.rows, f, comments, max(16, (self._wrap_width or 100) - GUTTER))
         self._strips.clear()
-        longest = max((len(r.text) for r in self.rows), default=0)
-        self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
+        self._update_virtual_size()
         self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        """As wide as the longest line needs: in the side-by-side view, the longest side in its half."""
+        if not self.split:
+            longest = max((len(r.text) for r in self.rows if r.kind != "comment"), default=0)
+            self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
+            return
+        longest = max((len(side.text) for r in self.rows for side in (r.left, r.right) if side is not None),
+                      default=0)
+        width = self._content_width() if self.is_mounted else 0
+        if width <= 0:
+            self.virtual_size = Size(2 * (SIDE_GUTTER + longest) + 1, len(self.rows))
+            return
+        extra = max(0, longest - self._side_room(width))
+        self.virtual_size = Size(width + extra, len(self.rows))
+
+    @staticmethod
+    def _side_room(width: int) -> int:
+        """Cells for code in the narrower half of the side-by-side view at `width`."""
+        half = max(1, (width - 1) // 2)
+        return max(1, min(half, width - half - 1) - SIDE_GUTTER)
+
+    def action_pan(self, direction: int) -> None:
+        """Scroll the code sideways by half the room it has (the gutter stays)."""
+        width = self._content_width()
+        room = self._side_room(width) if self.split else max(1, width - GUTTER)
+        self.scroll_to(x=self.scroll_offset.x + direction * max(4, room // 2), animate=False, immediate=True)
+
+    def _rebuild_keeping_cursor(self) -> None:
+        """Rebuild the rows (comments came or went, the width changed) with the cursor on the same diff row."""
+        if not self.rows:
+            self._rebuild()
+            return
+        y = min(self.cursor, len(self.rows) - 1)
+        while y > 0 and self.rows[y].kind == "comment":
+            y -= 1  # a comment row may go away: hold on to the row it is under
+        anchor = self.rows[y]
+        self._rebuild()
+        self.cursor = next((i for i, r in enumerate(self.rows) if r is anchor or r == anchor), self.cursor)
+
+    def on_resize(self) -> None:
+        if self.file is not None and self.comments.get(self.file.path) and self._content_width() != self._wrap_width:
+            self._rebuild_keeping_cursor()  # comments are wrapped to the width
+        elif self.split:
+            self._update_virtual_size()  # how far a half scrolls depends on the width
 
     def watch_split(self) -> None:
         hunk = self.current_hunk_index
@@ -222,8 +297,7 @@ class DiffView(LineCursorView):
         """Branch-side (else base-side) line number under the cursor."""
         if not self.rows:
             return None
-        row = self.rows[self.cursor]
-        return row.new_no or row.old_no
+        return self.rows[min(self.cursor, len(self.rows) - 1)].at_line
 
     def hunk_row(self, index: int) -> int | None:
         """Row of the header of hunk `index`, or None."""
@@ -317,6 +391,8 @@ class DiffView(LineCursorView):
             return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, base).crop(0, width)
         if row.kind == "hunk":
             return self._render_header(row, width)
+        if row.kind == "comment":
+            return self._render_comment(row, width)
         if row.kind == "split":
             half = max(1, (width - 1) // 2)
             left = self._render_side(row.hunk, row.left, half, scroll_x)
@@ -337,6 +413,15 @@ class DiffView(LineCursorView):
             text.append("  " + display_text(hunk.section), self._style("lineno") + Style(bgcolor=style.bgcolor))
         text.truncate(width)
         return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style)
+
+    def _render_comment(self, row: Row, width: int) -> Strip:
+        """A comment row: under the code, past the gutter, never scrolled sideways; cut with … if too wide."""
+        style = self._style("comment")
+        text = Text(" " * GUTTER + row.text, style=style, no_wrap=True)
+        if text.cell_len > width:
+            text.truncate(max(0, width - 1))
+            text.append("…", style)
+        return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style).crop(0, width)
 
     def _code(self, hunk_index: int | None, line: int, fallback: str, partner: int, kind: str) -> Text:
         text: Text
@@ -367,11 +452,15 @@ class DiffView(LineCursorView):
         sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
         code = self._code(hunk, side.line, side.text, side.partner, side.kind)
         mark = self.line_marks.get(side.no or 0) if side.kind != "removed" else None
-        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, mark)
+        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, mark, cut_marks=True)
 
     def _assemble(self, gutter: str, code: Text, bg: Style, width: int, scroll_x: int,
-                  mark: tuple[str, str] | None = None) -> Strip:
+                  mark: tuple[str, str] | None = None, cut_marks: bool = False) -> Strip:
         """One Strip: gutter, then the code scrolled by `scroll_x`, padded to `width`.
+
+        With `cut_marks` (each half of the side-by-side view, which has no
+        scrollbar of its own), a line cut at the right edge ends in `→` and
+        one with text scrolled off to the left starts with `←`.
 
         Built as a single segment list: a Strip per step would cost more than
         the highlighting itself on a screenful of rows.
@@ -379,8 +468,15 @@ class DiffView(LineCursorView):
         lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
         room = max(0, width - len(gutter))
         if scroll_x or code.cell_len > room:
+            hidden_left = cut_marks and scroll_x > 0 and bool(code.plain[:scroll_x].strip())
             code = code[scroll_x:] if scroll_x < len(code) else Text()
-            code.truncate(room)
+            if cut_marks and room > 1 and code.cell_len > room:
+                code.truncate(room - 1)
+                code.append("→", self._style("cut"))
+            else:
+                code.truncate(room)
+            if hidden_left and room > 1:
+                code = Text.assemble(("←", self._style("cut")), code[1:]) if code.cell_len else Text("←", self._style("cut"))
         segments = [Segment(gutter[:width], lineno)]
         if mark is not None and len(gutter) <= width:  # a checked guard: its mark in the gutter's last cell
             segments = [Segment(gutter[:-1], lineno), Segment(mark[0], self._style(f"badge-{mark[1]}"))]

@@ -49,7 +49,7 @@ def test_kill_9_mid_sweep_then_recover(tmp_path: Path, monkeypatch) -> None:
     assert rb.snapshot() == before
 
     t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(warm_runner=False), timeout=3, jobs=1)
+    rep = run_bite(t, d, Settings(warm_runner=False), timeout=8, jobs=1)
     assert rep.baseline.status == "green"
     assert [r.verdict for r in rep.results] == ["timeout"]
     assert rb.snapshot() == before
@@ -132,5 +132,5 @@ def test_warm_server_killed_with_reviewui_its_runs_die_at_once(tmp_path: Path, m
         time.sleep(0.05)
     assert not alive(run) and not alive(grandchild)
     t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
+    rep = run_bite(t, d, Settings(), timeout=8, jobs=1)
     assert [r.verdict for r in rep.results] == ["timeout"], rep.results

@@ -66,8 +66,8 @@ def test_hang_is_a_timeout_and_leaves_no_process(tmp_path: Path) -> None:
     t, d = load(rb.root)
     start = time.monotonic()
     with Watch(loop_tag(rb.root)) as watch:
-        rep = run_bite(t, d, Settings(), timeout=3, jobs=1)
-    assert time.monotonic() - start < 40
+        rep = run_bite(t, d, Settings(), timeout=8, jobs=1)
+    assert time.monotonic() - start < 45
     assert [r.verdict for r in rep.results] == ["timeout"]
     # the reverted run's pytest and its grandchild, as the host sees them
     pids = {*watch.seen, *watch.seen.values()}
@@ -119,3 +119,41 @@ def test_without_coverage_in_the_python_nothing_is_called_uncovered(tmp_path: Pa
     [r] = rep.results
     assert r.verdict == "toothless"  # really run, with every selected test
     assert r.tests_run == ("tests/test_feature.py", "tests/test_names.py")
+
+
+def test_timeout_bounds_the_baseline_too(tmp_path: Path) -> None:
+    """--timeout is the limit of every run: a baseline slower than it is a timeout, not waited for."""
+    slow = "import time\nfrom pkg.calc import add\n\n\ndef test_slow():\n    time.sleep(30)\n    assert add(1, 2) == 3\n"
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_slow.py": slow})
+    t, d = load(rb.root)
+    start = time.monotonic()
+    rep = run_bite(t, d, Settings(), timeout=4, jobs=1)
+    assert rep.baseline.status == "timeout" and "--timeout" in rep.baseline.reason, rep.baseline
+    assert time.monotonic() - start < 20
+    assert {r.verdict for r in rep.results} == {"skipped"}
+
+
+def test_tests_exercising_another_copy_of_the_changed_code_are_caught(tmp_path: Path) -> None:
+    """The test imports the changed module (the origin check is satisfied) but exercises its own copy.
+
+    Every revert would be toothless for a reason that is not the tests' weakness: the
+    instrument check puts garbage in the imported module and sees the tests still pass.
+    """
+    copy = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
+            "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
+            "    assert ns['add'](1, 2) == 3\n")
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_copy.py": copy})
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
+        run_bite(t, d, Settings(), jobs=1)
+
+
+def test_tests_that_never_import_the_change_stay_toothless(tmp_path: Path) -> None:
+    """Not importing the changed code at all is the tests' weakness, reported as such (uncovered, not exit 3)."""
+    unrelated = "def test_other():\n    assert 1 + 1 == 2\n"
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_other.py": unrelated})
+    t, d = load(rb.root)
+    assert [r.verdict for r in run_bite(t, d, Settings(), jobs=1).results] == ["uncovered"]

@@ -71,8 +71,10 @@ def test_results_stream_and_progress_counts(sweep) -> None:
 def test_json_contract(sweep) -> None:
     _, _, t, _, report, *_ = sweep
     doc = json.loads(json.dumps(report.to_json(t)))
-    assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "baseline",
-                        "hunks", "summary"}
+    assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "sandbox",
+                        "baseline", "hunks", "summary"}
+    assert doc["sandbox"] == "bwrap"
+    assert "sandbox: bwrap" in report.render_text(t)
     assert doc["branch"] == "agent/work" and doc["head"] == t.head and doc["base"] == t.base
     assert doc["test_command"] == "python -m pytest"
     assert doc["selected_tests"] == ["tests/test_feature.py", "tests/test_names.py"]

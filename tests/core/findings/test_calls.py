@@ -10,6 +10,7 @@ from reviewui.core.findings import calls
 from reviewui.core.findings.refs import RefIndex
 from reviewui.core.findings.source import TreeSource
 from reviewui.core.fixtures import analyze, changed_symbols
+from reviewui.core.fixtures.model import FixtureReport, SymbolUse
 from tests.core.findings.helpers import branch, only
 
 BASE = {
@@ -160,19 +161,16 @@ def test_calling_test_or_named_test_is_quiet(tmp_path: Path) -> None:
     assert mentions(tmp_path, {"pkg/guard.py": GUARD_PLUS, "tests/test_guard.py": calling}) == []
 
 
-def test_mentions_only_reads_the_report_duck_typed() -> None:
-    class S:
-        name, file, line = "m.f", "m.py", 3
-        tests_calling: tuple = ()
-        tests_importing_only = ("tests/test_m.py::test_a",)
-        tests_named_after: tuple = ()
+def test_mentions_only_reads_the_fixture_report() -> None:
+    def symbol(named: tuple[str, ...]) -> SymbolUse:
+        return SymbolUse(
+            name="m.f", file="m.py", line=3, end_line=4, start_line=3, status="added", kind="function",
+            tests_calling=(), tests_importing_only=("tests/test_m.py::test_a",), tests_named_after=named,
+        )
 
-    class R:
-        symbols = (S(),)
-
-    assert only(calls.test_mentions_only(R())).file == "m.py"
-    S.tests_named_after = ("tests/test_m.py::test_f",)
-    assert calls.test_mentions_only(R()) == []
+    assert only(calls.test_mentions_only(FixtureReport(tests=(), symbols=(symbol(()),)))).file == "m.py"
+    named = FixtureReport(tests=(), symbols=(symbol(("tests/test_m.py::test_f",)),))
+    assert calls.test_mentions_only(named) == []
     assert calls.test_mentions_only(None) == []
 
 

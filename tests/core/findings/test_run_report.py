@@ -155,7 +155,7 @@ def test_sarif_has_every_required_field() -> None:
     assert {r["id"]: r["defaultConfiguration"]["level"] for r in driver["rules"]}["broken-hunk"] == "note"
     results = run["results"]
     assert len(results) == len(SAMPLE)
-    for res, f in zip(results, SAMPLE):
+    for res, f in zip(results, SAMPLE, strict=True):
         assert res["ruleId"] == f.kind and ids[res["ruleIndex"]] == f.kind
         assert res["level"] == {"error": "error", "warning": "warning", "info": "note"}[f.severity]
         assert res["message"]["text"] == f.message

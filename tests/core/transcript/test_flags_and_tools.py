@@ -156,7 +156,7 @@ def test_changed_lines_leave_out_the_anchor() -> None:
 
 def _session(tmp_path: Path, blocks: list[list[dict]], results: list[str]) -> Path:
     lines = [{"type": "user", "uuid": "u0", "sessionId": "s", "cwd": "/w", "message": {"role": "user", "content": "task"}}]
-    for i, (content, result) in enumerate(zip(blocks, results)):
+    for i, (content, result) in enumerate(zip(blocks, results, strict=True)):
         lines.append({"type": "assistant", "uuid": f"a{i}", "sessionId": "s", "message": {"id": f"m{i}", "role": "assistant", "content": content}})
         ids = [b["id"] for b in content if b.get("type") == "tool_use"]
         lines.append({"type": "user", "uuid": f"r{i}", "sessionId": "s", "message": {"role": "user", "content": [

@@ -1,0 +1,190 @@
+"""Grade many guard reverts in one pytest session (guard_batch_child.py does the work inside the run).
+
+A guard run on its own pays for a whole pytest start-up and collection to
+run a few tests for a one-token edit; with dozens of guards per function,
+that start-up is nearly all of the time. A batch collects once and forks per
+guard, swapping the edited function's code in. It is exact only for guards
+whose line runs solely inside test bodies (coverage says so: nothing at
+import or in fixtures sees the unedited code), inside a module-level function
+or a method of a module-level class; every other guard, and any guard the
+batch cannot apply, runs the ordinary way (guard_check.run_job).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from reviewui.core.bite import guard_batch_child
+from reviewui.core.bite.grade import grade_pytest
+from reviewui.core.bite.guard_check import GuardJob, result, run_job
+from reviewui.core.bite.guard_report import GuardResult
+from reviewui.core.bite.origin import ChangedModule
+from reviewui.core.bite.runctx import RunContext
+from reviewui.core.errors import ReviewError
+from reviewui.core.run.junit import Outcome, TestOutcome
+from reviewui.core.run.runner import RunFiles, RunResult
+from reviewui.core.run.worktree import WorktreePool
+from reviewui.core.target import Target
+
+PLUGIN_MODULE = "reviewui_guard_batch"
+_OUTCOMES: dict[str, Outcome] = {"passed": "passed", "failed": "failed", "error": "error", "skipped": "skipped"}
+DefPath = list[tuple[str, int, int]]
+
+
+@dataclass(frozen=True)
+class BatchGuard:
+    """A guard job the batch can apply, with where its function is."""
+
+    job: GuardJob
+    """The guard and its tests."""
+    module: str
+    """Dotted name of the changed module."""
+    path: DefPath
+    """(name, first line with decorators, def line) from the module down to the edited function."""
+
+
+def def_path(source: str, line: int) -> DefPath | None:
+    """The classes and function enclosing `line` from the module down, or None when the line is
+    not inside a module-level function or a method of a module-level class (possibly nested)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    path: DefPath = []
+    body: list[ast.stmt] = tree.body
+    while True:
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and n.lineno <= line <= (n.end_lineno or n.lineno)), None)
+        if node is None:
+            return None
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        path.append((node.name, first, node.lineno))
+        if isinstance(node, ast.ClassDef):
+            body = node.body
+            continue
+        # A nested def or lambda may have been made before the swap (a decorator's wrapper at
+        # import): its function object would keep the old code. Those run the ordinary way.
+        nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        if any(isinstance(n, nested) and n.lineno <= line <= (n.end_lineno or n.lineno)
+               for n in ast.walk(node) if n is not node):
+            return None
+        return path
+
+
+def batchable(jobs: list[GuardJob], modules: list[ChangedModule]) -> tuple[list[BatchGuard], list[GuardJob]]:
+    """Split guard jobs into those a batch can grade exactly and the rest."""
+    by_path = {m.path: m.name for m in modules}
+    paths: dict[tuple[str, int], DefPath | None] = {}
+    batch: list[BatchGuard] = []
+    rest: list[GuardJob] = []
+    for job in jobs:
+        g = job.guard
+        name = by_path.get(g.file)
+        if job.selection.choice != "tests" or name is None:
+            rest.append(job)
+            continue
+        key = (g.file, g.line)
+        if key not in paths:
+            paths[key] = def_path(g.source, g.line)
+        path = paths[key]
+        if path is None:
+            rest.append(job)
+        else:
+            batch.append(BatchGuard(job, name, path))
+    return batch, rest
+
+
+def split(guards: list[BatchGuard], n: int) -> list[list[BatchGuard]]:
+    """`guards` dealt into at most `n` batches of about the same size, in order."""
+    n = max(1, min(n, len(guards)))
+    return [guards[i::n] for i in range(n)] if guards else []
+
+
+def run_batch(
+    pool: WorktreePool, target: Target, ctx: RunContext, guards: list[BatchGuard], per_guard: float,
+    cancel: threading.Event | None,
+) -> tuple[list[tuple[GuardJob, GuardResult]], list[GuardJob]]:
+    """Grade `guards` in one pytest session in a scratch at head: (graded, to run the ordinary way)."""
+    if cancel is not None and cancel.is_set():
+        return [(g.job, result(g.job, "skipped", reason="cancelled")) for g in guards], []
+    tests = list(dict.fromkeys(t for g in guards for t in g.job.tests))
+    replies: dict[int, dict[str, object]] = {}
+    try:
+        with pool.acquire() as scratch:
+            scratch.checkout(target.head)
+
+            def setup(run_dir: Path) -> dict[str, str]:
+                # Plugin, request and replies in the run's own directory: visible to a cold
+                # sandboxed run and to a fork of the warm server alike.
+                (run_dir / "batch-out").mkdir()
+                (run_dir / "batch-plugin").mkdir()
+                shutil.copyfile(guard_batch_child.__file__, run_dir / "batch-plugin" / f"{PLUGIN_MODULE}.py")
+                request = {"timeout": per_guard, "out": str(run_dir / "batch-out"), "guards": [
+                    {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
+                     "filename": str(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
+                    for n, g in enumerate(guards)]}
+                (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
+                return {"PYTHONPATH": str(run_dir / "batch-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                        guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")}
+
+            def collect(run_dir: Path) -> None:
+                for n in range(len(guards)):
+                    try:
+                        replies[n] = json.loads((run_dir / "batch-out" / f"{n}.json").read_text(encoding="utf-8"))
+                    except (OSError, ValueError):
+                        pass
+
+            seen = ctx.run(scratch.path, tests, per_guard * len(guards) + 60, in_run_dir=RunFiles(setup, collect))
+            root = str(scratch.path).rstrip("/") + "/"
+    except ReviewError:
+        return [], [g.job for g in guards]
+    if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
+        return [], [g.job for g in guards]  # the session itself did not run: each guard on its own
+    graded: list[tuple[GuardJob, GuardResult]] = []
+    again: list[GuardJob] = []
+    for n, g in enumerate(guards):
+        one = _grade(g, replies[n], root, seen.run) if n in replies else None
+        if one is None:
+            again.append(g.job)
+        else:
+            graded.append((g.job, one))
+    return graded, again
+
+
+def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResult) -> GuardResult | None:
+    """The guard's result from its fork's reply, graded like any run; None to run it the ordinary way."""
+    job = g.job
+    if "fallback" in reply:
+        return None
+    seconds = float(reply.get("seconds", 0.0))  # type: ignore[arg-type]
+    if reply.get("timeout"):
+        return result(job, "timeout", reason=f"killed after {seconds:.1f}s", seconds=seconds, tests_run=job.tests)
+    raw = reply.get("tests")
+    if not isinstance(raw, list):
+        return None
+    tests = tuple(TestOutcome(id=str(t["id"]), outcome=_OUTCOMES.get(str(t["outcome"]), "error"),
+                              message=str(t.get("message", "")), detail=str(t.get("detail", ""))) for t in raw)
+    failed = any(t.outcome in ("failed", "error") for t in tests)
+    run = RunResult(command=session.command, returncode=1 if failed else 0, seconds=seconds, pytest=True,
+                    tests=tests, warm=session.warm, sandbox=session.sandbox,
+                    output="\n".join(t.detail for t in tests if t.detail))
+    grade = grade_pytest(run, job.guard.names)
+
+    def rel(text: str) -> str:
+        return text.replace(root, "")
+
+    return result(job, grade.verdict, failing_tests=grade.failing_tests,
+                  messages={k: rel(v) for k, v in grade.messages.items()}, reason=rel(grade.reason),
+                  seconds=seconds, output=rel(run.output)[-4000:], tests_run=job.tests)
+
+
+def batch_task(pool: WorktreePool, target: Target, guards: list[BatchGuard], ctx: RunContext,
+               limit: float) -> list[tuple[GuardJob, GuardResult]]:
+    """A batch of guards in one pytest session; the ones it cannot apply run the ordinary way after it."""
+    graded, again = run_batch(pool, target, ctx, guards, limit, ctx.cancel)
+    return graded + [(job, run_job(pool, target, job, ctx, limit)) for job in again]

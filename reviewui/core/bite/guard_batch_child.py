@@ -1,0 +1,184 @@
+"""The guard-batch pytest plugin: many guard reverts graded in one pytest session.
+
+Copied by reviewui into a run's own directory and loaded through
+PYTEST_PLUGINS (standard library and pytest only: it runs in the project's
+Python, inside the sandbox, like any run). pytest collects the selected
+tests once; then, instead of the normal test loop, each guard of the
+request gets a fork of that collected session in which the edited
+function's code object is swapped in (every reference to the function,
+imports included, sees the edit) and only the guard's tests run. The
+fork's outcomes are written as JSON; a fork that outlives the guard's time
+limit is killed with its whole process group.
+
+reviewui sends only guards whose line runs solely inside test bodies (the
+coverage map says so), so swapping the code after import is the same as
+importing the edited file. A guard whose function cannot be found or
+swapped is answered with `fallback`, and reviewui runs it the ordinary way.
+
+Request (JSON file named by REVIEWUI_GUARD_BATCH): {"timeout": s, "out": dir,
+"guards": [{"id", "module", "path": [[name, first_line, def_line], ...],
+"source", "filename", "tests": [node id or file, ...]}]}. Reply: one file
+`<out>/<id>.json` per guard: {"tests": [{"id", "outcome", "message", "detail"}],
+"seconds"} or {"fallback": why} or {"timeout": true, "seconds"}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+import types
+from typing import Any
+
+REQUEST_VAR = "REVIEWUI_GUARD_BATCH"
+
+
+class Fallback(Exception):
+    """This guard cannot be applied by swapping code: reviewui runs it on its own."""
+
+
+def _code_at(code: types.CodeType, path: list[list[Any]]) -> types.CodeType:
+    for name, first, line in path:
+        found = [c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name
+                 and c.co_firstlineno in (first, line)]
+        if len(found) != 1:
+            raise Fallback(f"no single code object for {name} at line {line}")
+        code = found[0]
+    return code
+
+
+def _function_at(module: types.ModuleType, path: list[list[Any]]) -> types.FunctionType:
+    obj: Any = module
+    for name, _, _ in path[:-1]:
+        obj = vars(obj).get(name)
+        if not isinstance(obj, type):
+            raise Fallback(f"{name} is not a class of the module")
+    name = path[-1][0]
+    fn = vars(obj).get(name)
+    if isinstance(fn, (staticmethod, classmethod)):
+        fn = fn.__func__
+    elif isinstance(fn, property):
+        fn = fn.fget
+    seen = 0
+    while fn is not None and not (isinstance(fn, types.FunctionType) and fn.__code__.co_name == name) and seen < 20:
+        fn = getattr(fn, "__wrapped__", None)
+        seen += 1
+    if not isinstance(fn, types.FunctionType):
+        raise Fallback(f"{name} is not reachable as a plain function")
+    return fn
+
+
+def apply(guard: dict[str, Any]) -> None:
+    """Swap the guard's edited code into the live function. Raises Fallback when it cannot."""
+    import importlib
+
+    try:
+        module = importlib.import_module(guard["module"])
+    except Exception as e:
+        raise Fallback(f"cannot import {guard['module']}: {type(e).__name__}") from e
+    fn = _function_at(module, guard["path"])
+    try:
+        code = compile(guard["source"], guard["filename"], "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise Fallback(f"edited source does not compile: {e}") from e
+    new = _code_at(code, guard["path"])
+    if new.co_freevars != fn.__code__.co_freevars:
+        raise Fallback("the function's closure differs")
+    fn.__code__ = new
+
+
+def _first_line(text: str) -> str:
+    for row in text.splitlines():
+        if row.startswith("E   "):
+            return row[4:].strip()
+    rows = [r.strip() for r in text.splitlines() if r.strip()]
+    return rows[-1] if rows else ""
+
+
+def _outcome(item: Any, reports: list[Any]) -> dict[str, str]:
+    outcome, message, detail = "passed", "", ""
+    for rep in reports:
+        if rep.failed:
+            text = str(rep.longreprtext or "")
+            outcome = "failed" if rep.when == "call" else "error"
+            message, detail = _first_line(text), text[-4000:]
+            break
+        if rep.skipped and outcome == "passed":
+            outcome = "skipped"
+    return {"id": item.nodeid, "outcome": outcome, "message": message, "detail": detail}
+
+
+def _chosen(items: list[Any], tests: list[str]) -> list[Any]:
+    if not tests:
+        return list(items)
+    wanted = set(tests)
+    return [i for i in items if i.nodeid in wanted or i.nodeid.split("::", 1)[0] in wanted]
+
+
+def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
+    from _pytest.runner import runtestprotocol
+
+    reply: dict[str, Any]
+    start = time.monotonic()
+    try:
+        os.setpgid(0, 0)
+        apply(guard)
+        done = []
+        for n, item in enumerate(items):
+            nxt = items[n + 1] if n + 1 < len(items) else None
+            done.append(_outcome(item, runtestprotocol(item, log=False, nextitem=nxt)))
+        reply = {"tests": done, "seconds": time.monotonic() - start}
+    except Fallback as e:
+        reply = {"fallback": str(e)}
+    except BaseException as e:  # anything else: reviewui runs the guard the ordinary way
+        reply = {"fallback": f"{type(e).__name__}: {e}"}
+    try:
+        with open(out + ".part", "w", encoding="utf-8") as f:
+            json.dump(reply, f)
+        os.replace(out + ".part", out)
+    finally:
+        os._exit(0)
+
+
+def _wait(pid: int, timeout: float) -> bool:
+    """True when the child ended in time; else its group is killed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return True
+        time.sleep(0.005)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    return False
+
+
+def pytest_runtestloop(session: Any) -> bool | None:
+    """Run each guard of the request in its own fork of this collected session."""
+    path = os.environ.get(REQUEST_VAR)
+    if not path or session.config.option.collectonly:
+        return None
+    with open(path, encoding="utf-8") as f:
+        request = json.load(f)
+    for guard in request["guards"]:
+        out = os.path.join(request["out"], f"{guard['id']}.json")
+        items = _chosen(session.items, guard["tests"])
+        if not items:
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump({"fallback": "none of its tests was collected"}, f)
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            _child(guard, items, out)
+        if not _wait(pid, float(request["timeout"])):
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump({"timeout": True, "seconds": time.monotonic() - start}, f)
+    return True

@@ -1,0 +1,105 @@
+"""The instrument check: before any revert is graded, prove the test command can fail on this code.
+
+A command that cannot report a failure (a wrapper that always exits 0, a
+pytest whose JUnit report goes elsewhere) would make every hunk toothless;
+tests that import the changed code from somewhere other than the scratch
+would too. Both are caught once per sweep, and the sweep then learns
+nothing (exit 3) instead of calling every hunk toothless.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+
+from reviewui.core.bite.baseline import error_lines
+from reviewui.core.bite.origin import ChangedModule
+from reviewui.core.bite.runctx import RunContext
+from reviewui.core.bite.selection import is_test_file
+from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.errors import ReviewError
+from reviewui.core.git import list_files
+from reviewui.core.run.worktree import Scratch
+from reviewui.core.target import Target
+
+INSTRUMENT_TEST = 'def test_reviewui_instrument():\n    assert False, "reviewui instrument check: this test must fail"\n'
+GARBAGE = b")(}{ reviewui instrument check: this file is deliberately broken ][\n"
+
+
+class UntrustedCommand(ReviewError):
+    """The test command failed the instrument check: nothing it says can be believed (exit 3)."""
+
+
+def instrument_check(
+    scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
+    targets: list[tuple[FileDiff, Hunk]], limit: float, imported: list[ChangedModule],
+) -> None:
+    """Raise UntrustedCommand unless the command demonstrably reports a failure (the warm runner included).
+
+    For pytest, also: the changed modules the baseline imported, replaced by
+    garbage, must make the selected tests fail; else what the tests exercise
+    is not the scratch's code, and no revert could show anything.
+    """
+    scratch.reset()
+    try:
+        if ctx.pytest_mode:
+            _pytest_instrument_check(scratch, target, ctx, selected, limit)
+            if imported:
+                scratch.reset()
+                _garbage_check(scratch, ctx, selected, limit, imported)
+            return
+        files = sorted({f.path for f, _ in targets if f.status != "deleted"})
+        if not files:
+            return
+        for path in files:
+            scratch.add_file(path, GARBAGE)
+        run = ctx.run(scratch.path, selected, limit).run
+        if run.returncode == 0:
+            raise UntrustedCommand(
+                "the test command cannot be trusted: it still exits 0 with every changed source file "
+                "replaced by garbage (it cannot fail, or does not exercise the change); check --test-cmd"
+            )
+    finally:
+        scratch.reset()
+
+
+def _garbage_check(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...], limit: float,
+                   imported: list[ChangedModule]) -> None:
+    for m in imported:
+        scratch.edit_file(m.path, GARBAGE)
+    run = ctx.run(scratch.path, selected, limit).run
+    if run.returncode == 0 and not run.killed:
+        names = ", ".join(m.name for m in imported)
+        raise UntrustedCommand(
+            f"the tests imported {names} in the baseline, yet still pass with it replaced by garbage: the code "
+            "they exercise is not the scratch's (a subprocess or import hook loading another copy?); "
+            "check --test-cmd"
+        )
+
+
+def _pytest_instrument_check(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
+                             limit: float) -> None:
+    folder = _test_folder(target, selected)
+    rel = f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
+    scratch.add_file(rel, INSTRUMENT_TEST)
+    run = ctx.run(scratch.path, [rel], limit).run
+    node = f"{rel}::test_reviewui_instrument"
+    seen = {t.id: t.outcome for t in run.tests}
+    if run.killed:
+        return
+    if run.returncode == 0 or seen.get(node) != "failed":
+        what = seen.get(node, "not reported at all")
+        tail = error_lines(run.output, 3).replace("\n", " | ")
+        raise UntrustedCommand(
+            f"the test command cannot be trusted: a deliberately failing test ({node}) was "
+            f"{what} with exit code {run.returncode}{' (' + tail + ')' if tail else ''}; check --test-cmd"
+        )
+
+
+def _test_folder(target: Target, selected: tuple[str, ...]) -> str:
+    """Where the instrument test goes: beside the first selected test, else beside any test."""
+    candidates = list(selected) or [p for p in list_files(target.repo_dir, target.head) if is_test_file(p)]
+    if not candidates:
+        return ""
+    parent = str(PurePosixPath(candidates[0]).parent)
+    return "" if parent == "." else parent

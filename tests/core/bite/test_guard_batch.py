@@ -1,0 +1,137 @@
+"""Guards graded in one pytest session (swapped code objects) agree with guards run one by one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.bite import guard_batch
+from reviewui.core.bite.engine import run_bite
+from reviewui.core.config import Settings
+from tests.core.bite.helpers import load
+from tests.gitrepo import make_repo
+
+pytestmark = pytest.mark.slow
+
+BASE = {"pkg/__init__.py": "", "pkg/shapes.py": "X = 1\n"}
+
+# Methods, a staticmethod, a property, a decorated function (functools.wraps), a closure user,
+# a nested helper and a loop whose early exit removed hangs: the shapes the swap must find.
+SHAPES = '''import functools
+
+X = 1
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def inner(*a, **k):
+        return fn(*a, **k)
+    return inner
+
+
+@logged
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+class Box:
+    def __init__(self, w):
+        self.w = w
+
+    @property
+    def wide(self):
+        return self.w > 10
+
+    @staticmethod
+    def scale(v, k):
+        if k == 0:
+            raise ValueError("k")
+        return v * k
+
+    def area(self, h):
+        def twice(v):
+            return v + v
+        if h < 0:
+            return 0
+        return twice(self.w * h) // 2
+
+
+def countdown(n):
+    while True:
+        n -= 1
+        if n <= 0:
+            break
+    return n
+'''
+
+TESTS = '''import pytest
+from pkg.shapes import Box, clamp, countdown
+
+
+def test_clamp():
+    assert clamp(-1, 0, 5) == 0
+    assert clamp(3, 0, 5) == 3
+
+
+def test_box():
+    assert Box(20).wide
+    assert Box(2).area(3) == 6
+    assert Box.scale(2, 3) == 6
+    with pytest.raises(ValueError):
+        Box.scale(1, 0)
+
+
+def test_countdown():
+    assert countdown(3) == 0
+'''
+
+
+def _verdicts(report) -> dict[tuple[int, str, str], str]:
+    return {(g.line, g.kind, g.replacement): g.verdict for r in report.results for g in r.guards}
+
+
+def test_batched_and_one_by_one_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rb = make_repo(tmp_path / "r", BASE, {"pkg/shapes.py": SHAPES, "tests/test_shapes.py": TESTS})
+    t, d = load(rb.root)
+    calls: list[int] = []
+    real = guard_batch.run_batch
+
+    def counting(*a, **k):
+        graded, again = real(*a, **k)
+        calls.append(len(graded))
+        return graded, again
+
+    monkeypatch.setattr(guard_batch, "run_batch", counting)
+    batched = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
+    assert sum(calls) >= 10, calls  # most guards went through a batch session
+    monkeypatch.setattr(guard_batch, "batchable", lambda jobs, modules: ([], list(jobs)))
+    alone = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
+    got, want = _verdicts(batched), _verdicts(alone)
+    assert got == want
+    assert {"bites", "toothless", "timeout"} <= set(got.values()), got  # the removed `break` loops forever
+
+
+def test_a_guard_on_a_line_run_at_import_is_not_batched(tmp_path: Path) -> None:
+    # Executed outside a test body: swapping code after import would miss its effect.
+    src = "def pick(x):\n    if x > 1:\n        return 'big'\n    return 'small'\n\n\nSIZE = pick(5)\n"
+    rb = make_repo(tmp_path / "r", BASE, {
+        "pkg/shapes.py": src,
+        "tests/test_pick.py": "from pkg.shapes import SIZE\n\n\ndef test_size():\n    assert SIZE == 'big'\n"})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=1, guards=True)
+    verdicts = {(g.line, g.replacement): g.verdict for g in rep.results[0].guards}
+    assert verdicts[(2, "False")] == "bites", verdicts  # import-time behaviour changed: a real run sees it
+
+
+def test_def_path_finds_functions_and_methods_only() -> None:
+    assert guard_batch.def_path(SHAPES, 15) == [("clamp", 13, 14)]
+    assert guard_batch.def_path(SHAPES, 39) == [("Box", 22, 22), ("area", 36, 36)]
+    assert guard_batch.def_path(SHAPES, 3) is None  # module level
+    assert guard_batch.def_path(SHAPES, 9) is None  # a decorator's wrapper, made at import
+    assert guard_batch.def_path(SHAPES, 38) is None  # a nested helper
+    assert guard_batch.def_path("def f(:\n", 1) is None
