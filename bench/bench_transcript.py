@@ -20,9 +20,10 @@ against the same `json.loads` loop (budget 2x) and its peak RSS (budget
 300 MB).
 
 Measured (`--headless --runs 3`, 2-core machine shared with other builds,
-load average 3-4, 30 Nov 2026): before the issue-17 leftovers 0.41 s loop vs
-1.13 s command, 2.76x, 87 MB; after them 0.39-0.40 s vs 0.82-0.83 s,
-2.05-2.08x (1.84x in one run while the loop itself was slowed), 84 MB. Of
+load average 3-8, 30 Nov 2026): before the issue-17 leftovers 0.41 s loop vs
+1.13 s command, 2.76x, 87 MB; after them 0.39-0.47 s vs 0.82-1.01 s,
+2.04-2.17x in five runs (1.84x in one while the loop itself was slowed),
+83-84 MB: over the 2x budget by a few percent, under the 300 MB one. Of
 the command's CPU about 0.08 s is starting Python and importing the loader,
 0.15 s encoding the turns (most of it the tool output text itself), 0.3 s
 parsing the lines that hold turns; what remains over 2x is the loader's and
