@@ -17,7 +17,6 @@ from reviewui import __version__, headless
 from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import visible
-from reviewui.core.session import ReviewSession
 
 COMMANDS = ("open", "demo", "bite", "fixtures", "transcript", "probe", "verdict", "log", "notes", "check")
 
@@ -229,6 +228,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     if chosen is None or args.no_open:
         return 0
+    from reviewui.core.session import ReviewSession  # not at the top: `transcript` starts faster without it
+
     session = ReviewSession.open(chosen.repo_dir, chosen.branch)
     from reviewui.ui.app import run_app
 

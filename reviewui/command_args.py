@@ -9,14 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reviewui.core.session import ReviewSession, RunOptions
 from reviewui.core.safe_text import json_visible
+
+if TYPE_CHECKING:  # imported where used: `transcript FILE` needs no session, and starts faster without one
+    from reviewui.core.session import ReviewSession, RunOptions
 
 
 def run_options_from_args(args: argparse.Namespace) -> RunOptions:
     """The run options (test command, selection, jobs, timeout) given on the command line."""
+    from reviewui.core.session import RunOptions
+
     return RunOptions(
         test_cmd=getattr(args, "test_cmd", None),
         all_tests=getattr(args, "all_tests", False),
@@ -27,6 +31,8 @@ def run_options_from_args(args: argparse.Namespace) -> RunOptions:
 
 def session_from_args(args: argparse.Namespace, branch: str | None = None) -> ReviewSession:
     """Open the review session the command line names (repo, branch, base, transcript, task)."""
+    from reviewui.core.session import ReviewSession
+
     return ReviewSession.open(
         getattr(args, "repo", None),
         branch if branch is not None else getattr(args, "branch", None),

@@ -199,7 +199,6 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     every changed file with the turns that produced it, and the files no turn
     accounts for (`unattributed`).
     """
-    from reviewui.core.session import ReviewSession
     from reviewui.core.transcript import render_text
     from reviewui.core.transcript.render import safe
     from reviewui.core.transcript.stream import write_json
@@ -207,6 +206,8 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     instance = getattr(args, "instance", None)
     extra: dict[str, Any] | None = None
     if args.repo or args.branch or args.base:
+        from reviewui.core.session import ReviewSession
+
         session = ReviewSession.open(
             args.repo, args.branch, args.base, transcript=args.file, transcript_format=args.transcript_format,
             transcript_instance=instance,
@@ -224,7 +225,12 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         if note:
             t = dataclasses.replace(t, notes=t.notes + (note,))
     else:
-        t = ReviewSession.read_transcript(args.file, args.transcript_format, instance)
+        # Not through ReviewSession: importing the session (evidence, findings, diff) costs
+        # 0.09 s CPU, a fifth of the headless budget (bench/bench_transcript.py --headless);
+        # ReviewSession.read_transcript is this same call.
+        from reviewui.core.transcript import load_transcript
+
+        t = load_transcript(args.file, args.transcript_format, instance=instance)
     if args.format == "json":
         write_json(t, sys.stdout.write, extra)
     else:

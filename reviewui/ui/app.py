@@ -22,6 +22,7 @@ from reviewui.ui.screens.no_changes import NoChangesScreen
 from reviewui.ui.screens.review import ReviewScreen
 from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.themes import load_themes
+from reviewui.ui.widgets.transcript_view import TranscriptView
 
 DEFAULT_THEME = "reviewui-dark"
 
@@ -43,7 +44,7 @@ class ReviewApp(App[None]):
         self._requested_theme = theme
         prefs = load_user_prefs()
         self.keymap, self.keymap_problems = keymap_from_prefs(
-            prefs, binding_ids([*self.BINDINGS, *ReviewScreen.BINDINGS, *DiffView.BINDINGS]))
+            prefs, binding_ids([*self.BINDINGS, *ReviewScreen.BINDINGS, *DiffView.BINDINGS, *TranscriptView.BINDINGS]))
         """The reviewer's own keys from the user config (binding id -> keys)."""
         themes, self.theme_problems = load_themes()
         for t in themes:

@@ -1,4 +1,4 @@
-"""What an expanded transcript turn shows beyond its text: edits as small diffs, wrapping, search text.
+"""A transcript turn as drawn: its one line, and when expanded its edits as small diffs; wrapping; search text.
 
 Kept apart from the view so the view stays about drawing and the cursor.
 """
@@ -7,15 +7,29 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.style import Style
 from rich.text import Text
+
+from reviewui.core.safe_text import visible
+from reviewui.ui.diff_rows import display_text
 
 if TYPE_CHECKING:
     from reviewui.core.transcript import Turn
 
+BAR = 12
+"""Width of a turn's token bar."""
+FLAG_TONE = {
+    "truncated": "bad", "reasoning-only": "bad", "reasoning-resent": "warn", "writes-tests": "warn",
+    "edits-existing-test": "bad", "edits-test-after-failure": "bad", "claims-done": "warn",
+    "cache-miss": "warn", "prompt-changed": "warn", "tool-error": "info", "compaction": "info",
+    "touch-declared": "info",
+}
+MAX_DETAIL_LINES = 400
+"""Lines of a turn's text shown before "… N more lines"."""
 EDIT_LINES = 40
 """Lines of one edit's diff shown before "… N more"."""
 
@@ -74,3 +88,75 @@ def wrap(text: str, width: int) -> list[str]:
 
 
 _CONSOLE = Console(width=200, color_system=None, legacy_windows=False)
+
+
+def turn_detail(t: Turn, show_reasoning: bool, links: Any) -> list[tuple[str, str]]:
+    """(style name, text) lines shown under an expanded turn: reasoning, text, calls, edits, hunks, usage."""
+    lines: list[tuple[str, str]] = []
+    if t.reasoning_chars:
+        if show_reasoning:
+            lines.append(("muted", f"reasoning ({t.reasoning_chars:,} chars; z hides it):"))
+            # all of it: the reasoning is read nowhere else
+            lines.extend(("muted", "  " + ln) for ln in t.reasoning.splitlines())
+        else:
+            lines.append(("muted", f"reasoning: {t.reasoning_chars:,} chars (z shows it)"))
+    text_lines = t.text.splitlines()
+    lines.extend(("detail", "  " + ln) for ln in text_lines[:MAX_DETAIL_LINES])
+    if len(text_lines) > MAX_DETAIL_LINES:
+        lines.append(("muted", f"  … {len(text_lines) - MAX_DETAIL_LINES:,} more lines"))
+    for c in t.tool_calls:
+        lines.append(("detail", f"  → {c.name} [{c.kind}] {' '.join(c.paths)}"))
+        if c.kind == "shell" and isinstance(c.arguments, dict) and isinstance(c.arguments.get("command"), str):
+            lines.extend(("muted", "    $ " + ln) for ln in c.arguments["command"].splitlines()[:20])
+    for e in t.edits:
+        lines.extend(edit_lines(e))
+    if links is not None:
+        produced = links.hunks_for(t.index)
+        if produced:
+            shown = ", ".join(f"{path} hunk {i + 1}" for path, i in produced[:8])
+            more = f" (+{len(produced) - 8} more)" if len(produced) > 8 else ""
+            lines.append(("muted", f"  wrote: {shown}{more}   (g shows the first)"))
+    u = t.usage
+    if u.input or u.output:
+        lines.append(("muted", f"  usage: input {u.input:,} (cached {u.cached:,}) output {u.output:,}"
+                               f" reasoning {u.reasoning:,}  stop={t.stop}"))
+    return lines
+
+
+def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: bool) -> Text:
+    """A turn's own line: index, role, token bar, flags, subagent mark and the first line of its text."""
+    text = Text()
+    text.append(f"#{t.index:<5}", style("muted"))
+    text.append(f"{visible(t.role):<9}", style("role"))
+    if t.time:  # when the human typed it (Aider's input history): the pace of the requests
+        text.append(f"{visible(_clock(t.time)):<9}", style("muted"))
+    if narrow:
+        pass  # no token bar: at 80 columns it would leave the text a few characters
+    elif t.usage.input or t.usage.output:
+        filled = round(BAR * t.usage.input / max_input)
+        text.append("█" * filled + "·" * (BAR - filled), style("bar"))
+        text.append(f" {_k(t.usage.input):>6} in {_k(t.usage.output):>5} out ", style("muted"))
+    else:
+        text.append(" " * (BAR + 19))
+    for flag in t.flags:
+        text.append(f" {flag} ", style(f"flag-{FLAG_TONE.get(flag, 'info')}"))
+        text.append(" ")
+    first = display_text(t.text.strip().split("\n", 1)[0][:300]) if t.text.strip() else ""
+    if not first and t.tool_calls:
+        first = "→ " + visible(", ".join(c.name for c in t.tool_calls))
+    elif not first and t.reasoning_chars:
+        first = f"(reasoning only: {t.reasoning_chars:,} chars)"
+    if t.group is not None:
+        text.append(" ↳ subagent", style("muted"))  # a turn of the subagent a Task call started
+    text.append(" " + first, style("header"))
+    return text
+
+
+def _k(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _clock(time: str) -> str:
+    """The time of day of a `YYYY-MM-DD HH:MM:SS[.ffffff]` stamp (the whole text when it is not one)."""
+    day, _, clock = time.partition(" ")
+    return clock.split(".", 1)[0] if clock and len(day) == 10 else time

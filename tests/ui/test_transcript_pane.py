@@ -165,6 +165,9 @@ async def test_unattributed_files_are_announced_and_subagent_turns_marked(tmp_pa
         await pilot.press("t")
         await loaded(app, pilot)
         view = app.screen.query_one(TranscriptView)
+        view.cursor = 1  # subagent turns are folded under the Task call since issue 17's leftovers: unfold
+        await pilot.press("o")
+        await pilot.pause()
         lines = [view.render_line(y).text for y in range(min(view.size.height, len(view.rows)))]
         marked = [ln for ln in lines if "↳ subagent" in ln]
         grouped = [t for t in view.transcript.turns if t.group is not None]
@@ -288,3 +291,150 @@ async def test_diff_keys_are_off_while_the_transcript_is_in_front(sample3: Revie
         await pilot.press("t")
         await pilot.pause()
         assert screen.check_action("next_hunk", ()) is True
+
+
+# --- subagent turns fold under their Task call ------------------------------------------------------
+
+TASK_SESSION = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code" / "session_task_subagent_lines35-57.jsonl"
+
+
+@pytest.fixture
+def task_session(tmp_path: Path) -> ReviewSession:
+    from tests.gitrepo import make_repo
+
+    repo = tmp_path / "r"
+    make_repo(repo, {"README.md": "x\n"}, {"NOTES.md": "y\n"})
+    return ReviewSession.open(repo, "agent/work", "main", transcript=TASK_SESSION)
+
+
+async def test_subagent_turns_fold_under_the_task_call_and_o_unfolds_them(task_session: ReviewSession) -> None:
+    from reviewui.ui.widgets.key_footer import KeyFooter
+
+    app = make_app(task_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        sub = [t.index for t in view.transcript.turns if t.group is not None]
+        assert sub == list(range(2, 17))  # the Plan subagent's 15 turns, under the Task call of turn 1
+        folded = drawn(view)
+        assert len(folded) == len(view.transcript.turns) - len(sub) + 1  # 15 turns drawn as one line
+        assert "draft the beads" in folded[0] and "↳ subagent: 15 turns (o to expand)" in folded[1]
+        assert "tool-error ×" in folded[1]  # the failed reads inside are named on the folded line
+        assert not any("EISDIR" in ln for ln in folded)  # turn 4's text is folded away
+        assert "Subagents" in app.screen.query_one(KeyFooter).render_line(0).text
+        view.cursor = 1
+        await pilot.press("o")
+        await pilot.pause()
+        unfolded = drawn(view)
+        assert len(unfolded) == len(view.transcript.turns)
+        assert sum("↳ subagent" in ln for ln in unfolded) == 15 and any("EISDIR" in ln for ln in unfolded)
+        assert view.current_turn.index == 2  # the cursor stays on the first turn it unfolded
+        view.cursor = 5
+        await pilot.press("o")  # on a subagent turn: folds its group again, cursor on the folded line
+        await pilot.pause()
+        assert drawn(view) == folded and view.cursor == 1
+        await pilot.press("enter")  # enter on the folded line unfolds it too
+        await pilot.pause()
+        assert len(drawn(view)) == len(view.transcript.turns)
+        view.cursor = 0
+        await pilot.press("o")  # on the Task call: folds what it started
+        await pilot.pause()
+        assert drawn(view) == folded
+
+
+async def test_a_search_or_a_jump_into_a_folded_group_unfolds_it(task_session: ReviewSession) -> None:
+    app = make_app(task_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        assert view.goto_turn(9)  # a jump (g from a hunk) to a subagent turn
+        assert view.current_turn.index == 9 and view.rows[view.cursor][1] == -1
+        assert len(drawn(view)) == len(view.transcript.turns)
+        view.cursor = 3
+        await pilot.press("o")
+        await pilot.pause()
+        assert any("↳ subagent: 15 turns" in ln for ln in drawn(view))
+        view.set_search("EISDIR")  # only in turn 4, inside the folded group
+        await pilot.pause()
+        rows = drawn(view)
+        assert len(rows) == 1 and "EISDIR" in rows[0] and "↳ subagent" in rows[0]
+        view.set_search("")
+        await pilot.pause()
+        assert len(drawn(view)) == len(view.transcript.turns)  # the hit opened the group; it stays open
+
+
+async def test_the_fold_key_has_an_id_the_keymap_rebinds_and_help_lists(task_session: ReviewSession) -> None:
+    import tomli_w
+    from textual.widgets import Static
+
+    from reviewui.core.config import user_config_dir
+    from reviewui.ui.screens.help import HelpScreen
+
+    user_config_dir().mkdir(parents=True, exist_ok=True)
+    (user_config_dir() / "config.toml").write_text(tomli_w.dumps({"keymap": {"transcript.subagents": "u"}}))
+    app = make_app(task_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert not app.keymap_problems  # the id is known
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        assert "(u to expand)" in drawn(view)[1]
+        view.cursor = 1
+        await pilot.press("u")
+        await pilot.pause()
+        assert len(drawn(view)) == len(view.transcript.turns)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text", Static).render())
+        line = next(ln for ln in text.splitlines() if "transcript.subagents" in ln)
+        assert line.split()[0] == "u" and "Fold or unfold the subagent turns" in line
+
+
+async def test_no_fold_key_for_a_transcript_without_subagents(sample3: ReviewSession) -> None:
+    from reviewui.ui.widgets.key_footer import KeyFooter
+
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        assert view.check_action("toggle_subagents", ()) is False
+        assert "Subagents" not in app.screen.query_one(KeyFooter).render_line(0).text
+        before = drawn(view)
+        await pilot.press("o")
+        await pilot.pause()
+        assert drawn(view) == before
+
+
+async def test_aider_turns_show_when_they_were_typed_and_the_pane_shows_the_notes(tmp_path: Path) -> None:
+    import shutil
+
+    from textual.widgets import Static
+
+    from tests.gitrepo import make_repo
+
+    aider = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "aider"
+    stem = "simple-calulator_lines1165-1654.aider"
+    for suffix in (".chat.history.md", ".input.history"):
+        shutil.copy(aider / (stem + suffix), tmp_path / (stem + suffix))
+    repo = tmp_path / "r"
+    make_repo(repo, {"README.md": "x\n"}, {"NOTES.md": "y\n"})
+    session = ReviewSession.open(repo, "agent/work", "main", transcript=tmp_path / (stem + ".chat.history.md"))
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("t")
+        await loaded(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        rows = drawn(view)
+        assert rows[0].startswith("#1    user     17:46:18 ") and "/help" in rows[0]
+        assert "17:4" not in rows[1]  # Aider's output has no time
+        summary = str(app.screen.query_one("#transcript-summary", Static).render())
+        assert "2 '#### ' lines the human never typed" in summary and "17:53:24 'N'" in summary

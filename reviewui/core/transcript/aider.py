@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.transcript import aider_inputs
+from reviewui.core.transcript.aider_inputs import Block
 from reviewui.core.transcript.builder import Draft, Run
 from reviewui.core.transcript.model import FileEdit, ToolCall, Usage
 from reviewui.core.transcript.source import LineCounter, open_text
@@ -46,6 +48,13 @@ def load(path: Path, counter: LineCounter, instance: str | None = None) -> Run:
             raise ReviewError(f"no session {instance!r} in {path.name} (it has {len(bounds)}: 1–{len(bounds)})")
         bounds = [bounds[int(instance) - 1]]
     st = _State()
+    history = aider_inputs.input_history_for(path)
+    if history is not None:  # when each request was typed, and which `#### ` lines were never typed
+        blocks = _blocks(lines, bounds)
+        got = aider_inputs.match(blocks, aider_inputs.read_inputs(history), history.name)
+        st.times = got.times
+        st.not_typed = {i for b in blocks if b.start in got.not_typed for i in range(b.start, b.end)}
+        st.run.notes.extend(got.notes)
     for start, end in bounds:
         _session(st, lines, start, end)
     st.close_tool()
@@ -58,6 +67,8 @@ class _State:
         self.reply: Draft | None = None  # the latest assistant reply (its edits await Aider's report)
         self.tool: Draft | None = None  # the `> ` output being collected
         self.n = 0
+        self.times: dict[int, str] = {}  # first line of a `#### ` block -> when it was typed
+        self.not_typed: set[int] = set()  # lines of `#### ` blocks that are the model's headings
 
     def close_tool(self) -> None:
         """Settle which of the reply's edits applied, once its output block is complete."""
@@ -85,14 +96,16 @@ def _session(st: _State, lines: list[str], start: int, end: int) -> None:
         i += 1
     while i < end:
         ln = lines[i]
-        if ln.startswith("#### "):
+        if ln.startswith("#### ") and i not in st.not_typed:
             st.close_tool()
             j = i
             body: list[str] = []
             while j < end and lines[j].startswith("#### "):
                 body.append(lines[j][5:].rstrip())
                 j += 1
-            run.new("user", i + 1).add_text("\n".join(body))
+            dr = run.new("user", i + 1)
+            dr.add_text("\n".join(body))
+            dr.time = st.times.get(i)
             st.reply = None
             i = j
         elif _quoted(ln):
@@ -111,10 +124,34 @@ def _session(st: _State, lines: list[str], start: int, end: int) -> None:
         else:
             st.close_tool()
             j = i
-            while j < end and not lines[j].startswith(("#### ", HEADER)) and not _quoted(lines[j]):
+            while j < end and not lines[j].startswith(HEADER) and not _quoted(lines[j]) and (
+                not lines[j].startswith("#### ") or j in st.not_typed
+            ):
                 j += 1
             _reply(st, lines[i:j], i + 1)
             i = j
+
+
+def _blocks(lines: list[str], bounds: list[tuple[int, int]]) -> list[Block]:
+    """The chat's `#### ` blocks in the sessions read, each with where it sits."""
+    out: list[Block] = []
+    for start, end in bounds:
+        session = lines[start][len(HEADER):].strip() if lines[start].startswith(HEADER) else None
+        i = start
+        while i < end:
+            if not lines[i].startswith("#### "):
+                i += 1
+                continue
+            j = i
+            while j < end and lines[j].startswith("#### "):
+                j += 1
+            k = i - 1
+            while k >= start and not lines[k].strip():
+                k -= 1
+            reply = k >= start and not lines[k].startswith(HEADER) and not _quoted(lines[k])
+            out.append(Block(i, j, "\n".join(ln[5:] for ln in lines[i:j]), reply, session))
+            i = j
+    return out
 
 
 def _quoted(ln: str) -> bool:

@@ -24,7 +24,7 @@ class Draft:
     __slots__ = (
         "role", "texts", "reasoning", "reasoning_size", "has_reasoning", "calls", "edits", "stop",
         "usage", "flags", "is_error", "exit_code", "prompt_key", "final", "line", "key", "last_uuid", "result_kind", "raw_usage",
-        "group",
+        "group", "time",
     )
 
     def __init__(self, role: str, line: int | None = None, key: Any = None) -> None:
@@ -48,6 +48,7 @@ class Draft:
         self.result_kind: str | None = None
         self.raw_usage: Any = None  # a provider usage object, normalized at finalize
         self.group: str | None = None  # the Task call whose subagent made this turn
+        self.time: str | None = None  # when the turn was written or typed, as the transcript says
 
     def add_text(self, text: str | None) -> None:
         """Append visible text (ignores None and empty strings)."""

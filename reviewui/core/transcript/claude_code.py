@@ -29,6 +29,26 @@ _TRUNCATION_ERRORS = ("max_output_tokens", "max_tokens")
 _TASK_TOOLS = ("Task", "Agent")
 
 
+def _hook_progress(raw: str) -> bool:
+    """True for a whole top-level `progress` line that is not a subagent's: it is never a turn.
+
+    Hook progress lines are about half the lines of a session; not parsing
+    them is a tenth of the load. Only a key of the top-level object counts:
+    `"type": "progress"` with no `{` before it (a nested object would need
+    one, and inside a JSON string the quotes would be escaped), looked for in
+    the line's first 600 characters (after the envelope; a longer envelope is
+    simply parsed). A line that does not end in `}` is parsed as usual, so a
+    cut one is still counted as skipped.
+    """
+    i = raw.find('"progress"', 0, 600)
+    if i < 0:
+        return False
+    j = raw.rfind('"type"', 0, i)
+    if j < 0 or raw[j + 6:i].strip(" :") or raw.find("{", 1, j) != -1:
+        return False
+    return (raw.endswith(("}\n", "}")) or raw.rstrip().endswith("}")) and '"agent_progress"' not in raw
+
+
 class _Subagents:
     """Subagent turns in a main session, each grouped under the Task call that started it."""
 
@@ -67,7 +87,7 @@ def load(path: Path, counter: LineCounter) -> Run:
     responses: dict[Any, Draft] = {}  # message id → its turn (tool results can interleave its lines)
     subagent_file: bool | None = None
     subs = _Subagents()
-    for lineno, d in iter_jsonl(path, counter):
+    for lineno, d in iter_jsonl(path, counter, _hook_progress):
         t = d.get("type")
         if t == "assistant" or t == "user":
             if type(d.get("message")) is not dict:

@@ -294,7 +294,7 @@ def finalize(
             append(
                 make(
                     i + 1, role, text, reasoning, d.reasoning_size, (), (), d.stop or "unknown",
-                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line, d.group,
+                    NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line, d.group, d.time,
                 )
             )
             continue
@@ -366,6 +366,7 @@ def finalize(
                 tuple(touch) if touch else (),
                 d.line,
                 d.group,
+                d.time,
             )
         )
     return Transcript(fmt, tuple(turns), skipped, source, run.cwd, tuple(run.notes))

@@ -160,6 +160,8 @@ class Turn:
     """Where the turn starts in the source (line number, or event number for JSON documents)."""
     group: str | None = None
     """Id of the tool call (a Claude Code `Task`) whose subagent produced this turn; None for the main agent."""
+    time: str | None = None
+    """When the turn was typed or written, as the transcript says (Aider: from `.aider.input.history`); None when unknown."""
 
     @classmethod
     def from_parts(
@@ -178,6 +180,7 @@ class Turn:
         touch_paths: tuple[str, ...],
         line: int | None,
         group: str | None = None,
+        time: str | None = None,
     ) -> "Turn":
         """Build a Turn from every field, positionally; the same record the constructor makes.
 
@@ -202,6 +205,7 @@ class Turn:
         d["touch_paths"] = touch_paths
         d["line"] = line
         d["group"] = group
+        d["time"] = time
         return t
 
     def has(self, flag: str) -> bool:
@@ -222,6 +226,7 @@ class Turn:
             "usage": self.usage.to_json(),
             "flags": list(self.flags),
             "group": self.group,
+            "time": self.time,
         }
 
 

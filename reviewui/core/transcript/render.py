@@ -39,6 +39,8 @@ def _n(v: int) -> str:
 def render_turn(turn: Turn, cumulative: int | None = None) -> str:
     """Return the plain-text block for one turn."""
     head = [f"#{turn.index} {turn.role}"]
+    if turn.time:
+        head.append("at " + safe(turn.time.split(".", 1)[0]))
     if turn.role == "assistant":
         head.append(f"stop={turn.stop}")
     u = turn.usage

@@ -15,9 +15,10 @@ import gzip
 import io
 import json
 import zlib
+from json.scanner import make_scanner
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator, cast
 
 from reviewui.core.bounded import open_gzip
 from reviewui.core.errors import ReviewError
@@ -91,20 +92,45 @@ class LineCounter:
     """Malformed (non-JSON, non-UTF-8 or non-object) lines seen so far."""
 
 
-def iter_jsonl(path: Path, counter: LineCounter) -> Iterator[tuple[int, dict[str, Any]]]:
+# typeshed types make_scanner's argument as a scanner; it takes the decoder whose settings it copies.
+_SCAN: Any = cast(Any, make_scanner)(json.JSONDecoder())
+
+
+def parse_line(raw: str) -> Any:
+    """The JSON value of one line, as `json.loads` gives it; ValueError when the line is not one JSON value.
+
+    Calls the decoder's C scanner directly: `json.loads` adds two Python
+    calls and a regex match per line, a measurable share of a 100 MB load.
+    """
+    try:
+        obj, end = _SCAN(raw, 0)
+    except StopIteration:  # no value at column 0 (leading blanks, a BOM, not JSON): json.loads decides
+        return json.loads(raw)
+    if end != len(raw) and raw[end:].strip(" \t\n\r"):  # JSON's own whitespace only, as json.loads
+        raise ValueError(f"extra data after column {end}")
+    return obj
+
+
+def iter_jsonl(
+    path: Path, counter: LineCounter, ignore: Callable[[str], bool] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(line_number, object)` for every line of a JSONL file that is a JSON object.
 
     Blank lines are ignored; lines that are not JSON objects are counted in
-    `counter.skipped`. Raises ReviewError when the file cannot be read.
+    `counter.skipped`. A line `ignore` accepts (a record the loader would
+    drop anyway) is passed over without being parsed. Raises ReviewError when
+    the file cannot be read.
     """
-    loads = json.loads
+    parse = parse_line
     with open_text(path) as f:
         n = 0
         try:
             for raw in f:
                 n += 1
+                if ignore is not None and ignore(raw):
+                    continue
                 try:
-                    obj = loads(raw)
+                    obj = parse(raw)
                 except ValueError:
                     if raw.strip():
                         counter.skipped += 1

@@ -11,11 +11,30 @@ transcript's own size. The output is the same JSON value as
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 from typing import Any, Callable
 
-from reviewui.core.transcript.model import Transcript
+from reviewui.core.transcript.model import Transcript, Turn
 
-_ENCODE = json.JSONEncoder().encode  # ASCII escapes: the same JSON value, and the fastest encoder
+# ASCII escapes: the same JSON value, and the fastest encoder. No cycle check: the values are trees.
+_ENCODE = json.JSONEncoder(check_circular=False).encode
+
+
+def _turn_json(t: Turn) -> str:
+    """`_ENCODE(t.to_json())`, without building the dict: the text fields are most of a turn's cost."""
+    u = t.usage
+    return (
+        f'{{"index": {t.index}, "role": {encode_basestring_ascii(t.role)}, '
+        f'"text": {encode_basestring_ascii(t.text)}, "reasoning": {encode_basestring_ascii(t.reasoning)}, '
+        f'"reasoning_chars": {t.reasoning_chars}, '
+        f'"tool_calls": {_ENCODE([c.to_json() for c in t.tool_calls]) if t.tool_calls else "[]"}, '
+        f'"files_written": {_ENCODE(t.files_written) if t.files_written else "[]"}, '
+        f'"stop": {encode_basestring_ascii(t.stop)}, '
+        f'"usage": {{"input": {u.input}, "cached": {u.cached}, "output": {u.output}}}, '
+        f'"flags": {_ENCODE(t.flags) if t.flags else "[]"}, '
+        f'"group": {"null" if t.group is None else encode_basestring_ascii(t.group)}, '
+        f'"time": {"null" if t.time is None else encode_basestring_ascii(t.time)}}}'
+    )
 
 
 def write_json(t: Transcript, write: Callable[[str], Any], extra: dict[str, Any] | None = None) -> None:
@@ -23,7 +42,7 @@ def write_json(t: Transcript, write: Callable[[str], Any], extra: dict[str, Any]
     write('{"format": ' + _ENCODE(t.format) + ',\n"turns": [\n')
     first = True
     for turn in t.turns:
-        write(("" if first else ",\n") + _ENCODE(turn.to_json()))
+        write(("" if first else ",\n") + _turn_json(turn))
         first = False
     write("\n],\n")
     tail: dict[str, Any] = {"skipped_lines": t.skipped_lines, "notes": list(t.notes)}

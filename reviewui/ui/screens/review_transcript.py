@@ -124,6 +124,8 @@ class TranscriptPart(ReviewPart):
             (f"  {t.skipped_lines} malformed lines skipped" if t.skipped_lines else "", "$warning"),
             f"  cumulative input {cumulative[-1] if cumulative else 0:,} tokens  ",
             ("  ".join(f"{k} {v}" for k, v in counts.items()), "$warning"),
+            # what the loader has to say about the file itself (where it broke off, what it lacks)
+            *(("\n" + visible(note), "$text-muted") for note in t.notes),
         ))
         step = max(1, len(cumulative) // SPARK_POINTS)
         self.screen.query_one("#transcript-spark", Sparkline).data = [float(x) for x in cumulative[::step]] or [0.0]

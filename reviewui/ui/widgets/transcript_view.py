@@ -7,6 +7,11 @@ its size, until `z` shows all of it). Long lines wrap; `w` turns wrapping
 off for a horizontal scroll instead. Filters: flagged turns only (`!`), one
 flag at a time (`l` cycles), and a search (`/`) through text, reasoning and
 tool input. `g` asks the screen to show the hunks a turn wrote.
+
+A subagent's turns (Claude Code's Task calls) are folded into one line under
+the Task call that started them until `o` opens them: the main agent's story
+stays readable, and the folded line names what is inside. A filter hit or a
+jump (`g` from a hunk) that lands inside a folded group opens it.
 """
 
 from __future__ import annotations
@@ -22,21 +27,15 @@ from textual.message import Message
 from textual.strip import Strip
 
 from reviewui.ui.diff_rows import display_text
-from reviewui.ui.transcript_detail import edit_lines, search_text, wrap
+from reviewui.ui.transcript_detail import BAR, search_text, turn_detail, turn_header, wrap
+from reviewui.ui.transcript_groups import fold_summary, folded_runs, started_groups
 from reviewui.ui.widgets.line_cursor import LineCursorView
-from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:  # the transcript modules load with the transcript, after the first paint
     from reviewui.core.transcript import Transcript, Turn
 
-BAR = 12
-MAX_DETAIL_LINES = 400
-FLAG_TONE = {
-    "truncated": "bad", "reasoning-only": "bad", "reasoning-resent": "warn", "writes-tests": "warn",
-    "edits-existing-test": "bad", "edits-test-after-failure": "bad", "claims-done": "warn",
-    "cache-miss": "warn", "prompt-changed": "warn", "tool-error": "info", "compaction": "info",
-    "touch-declared": "info",
-}
+FOLD = -2
+"""Detail number of the one row a folded run of subagent turns shows."""
 
 
 class TranscriptView(LineCursorView):
@@ -54,6 +53,8 @@ class TranscriptView(LineCursorView):
         Binding("left", "scroll_left", "Scroll left", show=False),
         Binding("right", "scroll_right", "Scroll right", show=False),
         Binding("g", "goto_hunks", "Go to hunk", tooltip="Show the hunks this turn wrote"),
+        Binding("o", "toggle_subagents", "Subagents", id="transcript.subagents",
+                tooltip="Fold or unfold the subagent turns under the Task call at the cursor"),
     ]
 
     COMPONENT_CLASSES = {
@@ -107,6 +108,11 @@ class TranscriptView(LineCursorView):
         self.expanded: set[int] = set()
         self.show_reasoning: set[int] = set()
         self.flag_filter: str | None = None
+        self.open_groups: set[str] = set()
+        """Subagent groups (Task call ids) shown turn by turn; the others are folded into one line."""
+        self._groups: set[str] = set()
+        self._folds: dict[int, int] = {}
+        """Folded runs: {position in `shown` of the first turn: number of turns}."""
         self.flagged_only = False
         self.search: str = ""
         self._details: dict[int, list[tuple[str, str]]] = {}
@@ -130,7 +136,10 @@ class TranscriptView(LineCursorView):
         self._details.clear()
         self._visual.clear()
         self._haystacks.clear()
+        self.open_groups.clear()
+        self._groups = {t.group for t in transcript.turns if t.group is not None}
         self._refilter()
+        self.refresh_bindings()  # `o` is offered only when there are subagent turns
 
     def set_links(self, links: Any) -> None:
         """Show, under each expanded turn, the hunks of the diff it wrote."""
@@ -156,9 +165,11 @@ class TranscriptView(LineCursorView):
         keep = self.current_turn
         plain = not (self.flagged_only or self.flag_filter or self.search)
         self.shown = list(range(len(turns))) if plain else [i for i, t in enumerate(turns) if self._passes(t)]
+        if not plain:  # a hit inside a folded group is not hidden by the fold
+            self.open_groups |= {g for g in (turns[i].group for i in self.shown) if g is not None}
         self._rebuild_rows()
         if keep is not None:
-            self.goto_turn(keep.index, quiet=True)
+            self.goto_turn(keep.index, quiet=True, reveal=False)
         self.post_message(self.FilterChanged(self.filter_label()))
 
     def filter_label(self) -> str:
@@ -177,13 +188,22 @@ class TranscriptView(LineCursorView):
     def _rebuild_rows(self) -> None:
         rows: list[tuple[int, int]] = []
         widest = 0
-        for pos, ti in enumerate(self.shown):
+        turns = self.transcript.turns if self.transcript else ()
+        self._folds = folds = folded_runs(turns, self.shown, self.open_groups) if self._groups else {}
+        pos = 0
+        while pos < len(self.shown):
+            if pos in folds:
+                rows.append((pos, FOLD))
+                pos += folds[pos]
+                continue
+            ti = self.shown[pos]
             rows.append((pos, -1))
             if ti in self.expanded:
                 visual = self._visual_detail(ti)
                 rows.extend((pos, k) for k in range(len(visual)))
                 if not self.wrap:
                     widest = max([widest, *(len(text) for _, text in visual)])
+            pos += 1
         self.rows = rows
         if not self.wrap and self.transcript is not None:
             widest = max([widest, *(self._header_width(self.transcript.turns[ti]) for ti in self.shown)])
@@ -206,7 +226,7 @@ class TranscriptView(LineCursorView):
     def _header_width(self, t: Turn) -> int:
         # An estimate that is never short: the fixed columns, the flags, the first line.
         first = t.text.strip().split("\n", 1)[0][:300] if t.text.strip() else ""
-        return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in t.flags) + 1 + len(first) + 40
+        return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in t.flags) + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
 
     def on_resize(self) -> None:
         self._visual.clear()  # wrapped to the old width
@@ -214,40 +234,11 @@ class TranscriptView(LineCursorView):
 
     def _detail(self, ti: int) -> list[tuple[str, str]]:
         """(style name, text) lines shown under an expanded turn."""
-        if ti in self._details:
-            return self._details[ti]
-        assert self.transcript is not None
-        t = self.transcript.turns[ti]
-        lines: list[tuple[str, str]] = []
-        if t.reasoning_chars:
-            if ti in self.show_reasoning:
-                lines.append(("muted", f"reasoning ({t.reasoning_chars:,} chars; z hides it):"))
-                # all of it: the reasoning is read nowhere else
-                lines.extend(("muted", "  " + ln) for ln in t.reasoning.splitlines())
-            else:
-                lines.append(("muted", f"reasoning: {t.reasoning_chars:,} chars (z shows it)"))
-        text_lines = t.text.splitlines()
-        lines.extend(("detail", "  " + ln) for ln in text_lines[:MAX_DETAIL_LINES])
-        if len(text_lines) > MAX_DETAIL_LINES:
-            lines.append(("muted", f"  … {len(text_lines) - MAX_DETAIL_LINES:,} more lines"))
-        for c in t.tool_calls:
-            lines.append(("detail", f"  → {c.name} [{c.kind}] {' '.join(c.paths)}"))
-            if c.kind == "shell" and isinstance(c.arguments, dict) and isinstance(c.arguments.get("command"), str):
-                lines.extend(("muted", "    $ " + ln) for ln in c.arguments["command"].splitlines()[:20])
-        for e in t.edits:
-            lines.extend(edit_lines(e))
-        if self.links is not None:
-            produced = self.links.hunks_for(t.index)
-            if produced:
-                shown = ", ".join(f"{path} hunk {i + 1}" for path, i in produced[:8])
-                more = f" (+{len(produced) - 8} more)" if len(produced) > 8 else ""
-                lines.append(("muted", f"  wrote: {shown}{more}   (g shows the first)"))
-        u = t.usage
-        if u.input or u.output:
-            lines.append(("muted", f"  usage: input {u.input:,} (cached {u.cached:,}) output {u.output:,}"
-                                   f" reasoning {u.reasoning:,}  stop={t.stop}"))
-        self._details[ti] = lines = [(s, display_text(x)) for s, x in lines]
-        return lines
+        if ti not in self._details:
+            assert self.transcript is not None
+            t = self.transcript.turns[ti]
+            self._details[ti] = [(st, display_text(x)) for st, x in turn_detail(t, ti in self.show_reasoning, self.links)]
+        return self._details[ti]
 
     # --- cursor ------------------------------------------------------------
 
@@ -259,16 +250,44 @@ class TranscriptView(LineCursorView):
         pos, _ = self.rows[min(self.cursor, len(self.rows) - 1)]
         return self.transcript.turns[self.shown[pos]]
 
-    def goto_turn(self, index: int, quiet: bool = False) -> bool:
-        """Put the cursor on turn `index` (1-based); False when it is filtered out."""
-        for y, (pos, k) in enumerate(self.rows):
-            if k == -1 and self.shown[pos] == index - 1:
-                self.cursor = y
-                self.scroll_to(y=max(0, y - 2), animate=False, immediate=True)
-                return True
+    def goto_turn(self, index: int, quiet: bool = False, reveal: bool = True) -> bool:
+        """Put the cursor on turn `index` (1-based); False when it is filtered out.
+
+        A turn inside a folded subagent group unfolds it (`reveal`), or else
+        the cursor goes to the group's folded line.
+        """
+        y = self._row_of(index - 1, folded=not reveal)
+        if y is None and reveal and self.transcript is not None and 0 < index <= len(self.transcript.turns):
+            group = self.transcript.turns[index - 1].group
+            if group is not None and group not in self.open_groups:
+                self.open_groups.add(group)
+                self._rebuild_rows()
+                y = self._row_of(index - 1, folded=False)
+        if y is not None:
+            self.cursor = y
+            self.scroll_to(y=max(0, y - 2), animate=False, immediate=True)
+            return True
         if not quiet:
             self.notify(f"turn {index} is hidden by the filter", severity="warning")
         return False
+
+    def _row_of(self, ti: int, folded: bool = True) -> int | None:
+        """The row of turn `ti`'s own line, or (`folded`) of the folded line it is inside; None when not shown."""
+        for y, (pos, k) in enumerate(self.rows):
+            if k == -1 and self.shown[pos] == ti:
+                return y
+            if k == FOLD and folded and ti in self.shown[pos:pos + self._folds[pos]]:
+                return y
+        return None
+
+    def _folded_here(self) -> tuple[int, str] | None:
+        """(row, group) when the cursor is on a folded line."""
+        if not self.rows or self.transcript is None:
+            return None
+        y = min(self.cursor, len(self.rows) - 1)
+        pos, k = self.rows[y]
+        group = self.transcript.turns[self.shown[pos]].group
+        return (y, group) if k == FOLD and group is not None else None
 
 
     # --- actions -------------------------------------------------------------
@@ -276,6 +295,9 @@ class TranscriptView(LineCursorView):
     def action_toggle_turn(self) -> None:
         t = self.current_turn
         if t is None:
+            return
+        if self._folded_here() is not None:  # enter on a folded line unfolds it
+            self.action_toggle_subagents()
             return
         self.expanded ^= {t.index - 1}
         self._rebuild_rows()
@@ -325,6 +347,33 @@ class TranscriptView(LineCursorView):
         self.search = text
         self._refilter()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_subagents":
+            return bool(self._groups)  # no subagent turns: the key is not offered
+        return True
+
+    def action_toggle_subagents(self) -> None:
+        """Unfold the folded line under the cursor; fold the group of the subagent turn (or Task call) there."""
+        t = self.current_turn
+        if t is None or self.transcript is None:
+            return
+        here = self._folded_here()
+        if here is not None:
+            self.open_groups.add(here[1])
+            self._rebuild_rows()
+            self.goto_turn(t.index, quiet=True)
+            return
+        groups = [t.group] if t.group is not None else started_groups(t, self._groups)
+        if not groups:
+            self.notify(f"turn {t.index} is neither a subagent's nor a Task call that started one", timeout=2)
+            return
+        if t.group is None and any(g not in self.open_groups for g in groups):
+            self.open_groups.update(groups)  # on the Task call: unfold what it started
+        else:
+            self.open_groups.difference_update(groups)
+        self._rebuild_rows()
+        self.goto_turn(t.index, quiet=True, reveal=False)
+
     def action_goto_hunks(self) -> None:
         t = self.current_turn
         if t is not None:
@@ -351,7 +400,10 @@ class TranscriptView(LineCursorView):
             return Strip.blank(width, base)
         pos, k = self.rows[index]
         ti = self.shown[pos]
-        if k == -1:
+        if k == FOLD:
+            run = [self.transcript.turns[i] for i in self.shown[pos:pos + self._folds[pos]]]
+            text = Text("      " + display_text(fold_summary(run, self._fold_key())), self._style("muted"))
+        elif k == -1:
             text = self._header(self.transcript.turns[ti])
         else:
             style, line = self._visual_detail(ti)[k]
@@ -363,32 +415,11 @@ class TranscriptView(LineCursorView):
             strip = Strip([Segment(s.text, (s.style or Style()) + cursor) for s in strip], strip.cell_length)
         return strip
 
+    def _fold_key(self) -> str:
+        """The key that unfolds a group, as the reviewer's keymap has it."""
+        keys = getattr(self.app, "_keymap", {}).get("transcript.subagents", "o")
+        return self.app.get_key_display(Binding(keys.split(",")[0], ""))
+
     def _header(self, t: Turn) -> Text:
-        text = Text()
-        text.append(f"#{t.index:<5}", self._style("muted"))
-        text.append(f"{visible(t.role):<9}", self._style("role"))
         narrow = (self.scrollable_content_region.width or self.size.width) < self.NARROW
-        if narrow:
-            pass  # no token bar: at 80 columns it would leave the text a few characters
-        elif t.usage.input or t.usage.output:
-            filled = round(BAR * t.usage.input / self._max_input)
-            text.append("█" * filled + "·" * (BAR - filled), self._style("bar"))
-            text.append(f" {_k(t.usage.input):>6} in {_k(t.usage.output):>5} out ", self._style("muted"))
-        else:
-            text.append(" " * (BAR + 19))
-        for flag in t.flags:
-            text.append(f" {flag} ", self._style(f"flag-{FLAG_TONE.get(flag, 'info')}"))
-            text.append(" ")
-        first = display_text(t.text.strip().split("\n", 1)[0][:300]) if t.text.strip() else ""
-        if not first and t.tool_calls:
-            first = "→ " + visible(", ".join(c.name for c in t.tool_calls))
-        elif not first and t.reasoning_chars:
-            first = f"(reasoning only: {t.reasoning_chars:,} chars)"
-        if t.group is not None:
-            text.append(" ↳ subagent", self._style("muted"))  # a turn of the subagent a Task call started
-        text.append(" " + first, self._style("header"))
-        return text
-
-
-def _k(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+        return turn_header(t, self._style, self._max_input, narrow)

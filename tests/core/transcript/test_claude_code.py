@@ -185,3 +185,53 @@ def test_write_that_creates_a_test_is_not_an_edit_of_an_existing_one(tmp_path: P
     assert WRITES_TESTS in t.turns[0].flags and EDITS_EXISTING_TEST not in t.turns[0].flags
     # Rewriting a line of a test this run created is not editing a test that existed before.
     assert WRITES_TESTS in t.turns[2].flags and EDITS_EXISTING_TEST not in t.turns[2].flags
+
+
+# --- hook progress lines are passed over unparsed (the headless bench's budget) ------------------
+
+AGENT_FILE = FIXTURES / "claude-code" / "agent-aac57f5.jsonl"
+TASK_SESSION = FIXTURES / "claude-code" / "session_task_subagent_lines35-57.jsonl"
+
+
+def test_hook_progress_lines_are_not_parsed_and_the_result_is_unchanged(monkeypatch, tmp_path: Path) -> None:
+    from reviewui.core.transcript import source
+
+    lines = AGENT_FILE.read_text(encoding="utf-8").splitlines(keepends=True)
+    hooks = [ln for ln in lines if json.loads(ln).get("type") == "progress"
+             and json.loads(ln)["data"].get("type") == "hook_progress"]
+    assert len(hooks) == 12
+    whole = load_transcript(AGENT_FILE)
+    # The same file without its hook lines loads to the same turns (but for line numbers): they carry nothing.
+    bare = tmp_path / "agent.jsonl"
+    bare.write_text("".join(ln for ln in lines if ln not in hooks), encoding="utf-8")
+    assert load_transcript(bare).to_json() == whole.to_json()
+    parsed: list[str] = []
+    real_parse = source.parse_line
+    monkeypatch.setattr(source, "parse_line", lambda s: parsed.append(s) or real_parse(s))
+    from reviewui.core.transcript import claude_code
+    from reviewui.core.transcript.source import LineCounter
+
+    counter = LineCounter()
+    run = claude_code.load(AGENT_FILE, counter)  # the loader alone (detection reads the head on its own)
+    assert len(run.drafts) == len(whole.turns) and counter.skipped == 0
+    assert len(parsed) == len(lines) - len(hooks) and not set(parsed) & set(hooks)
+
+
+def test_only_top_level_hook_progress_lines_are_passed_over(tmp_path: Path) -> None:
+    from reviewui.core.transcript.claude_code import _hook_progress
+
+    lines = TASK_SESSION.read_text(encoding="utf-8").splitlines(keepends=True)
+    agent = [ln for ln in lines if '"agent_progress"' in ln]
+    assert agent and not any(_hook_progress(ln) for ln in agent)  # a subagent's turn: always parsed
+    hook = '{"parentUuid":"a","isSidechain":false,"type":"progress","data":{"type":"hook_progress"},"uuid":"b"}\n'
+    assert _hook_progress(hook)
+    assert _hook_progress(hook.replace('"type":"progress"', '"type" : "progress"'))  # json.dumps spacing too
+    assert not _hook_progress(hook[:60] + "\n")  # cut off: parsed, and counted as malformed
+    # A turn whose tool input holds a `"type":"progress"` object is a turn (the `{` before it says nested).
+    hostile = ('{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use",'
+               '"id":"t1","name":"Bash","input":{"type":"progress","command":"rm -rf build"}}]},"uuid":"u1"}\n')
+    assert not _hook_progress(hostile)
+    p = tmp_path / "s.jsonl"
+    p.write_text(hook + hostile + hook[:60] + "\n", encoding="utf-8")
+    t = load_transcript(p, "claude-code")
+    assert [c.name for x in t.turns for c in x.tool_calls] == ["Bash"] and t.skipped_lines == 1

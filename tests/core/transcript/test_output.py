@@ -11,10 +11,11 @@ from reviewui.core.transcript import FLAGS, FORMATS, Turn, load_transcript, rend
 from reviewui.core.transcript.model import NO_USAGE, ToolCall
 from tests.core.transcript.helpers import FIXTURES, REPO
 
-# Issue 17 added `reasoning` (the full text) and `group` (the Task call a subagent turn belongs to).
+# Issue 17 added `reasoning` (the full text), `group` (the Task call a subagent turn belongs to) and
+# `time` (when the turn was typed: Aider's input history).
 TURN_KEYS = {
     "index", "role", "text", "reasoning", "reasoning_chars", "tool_calls", "files_written", "stop", "usage", "flags",
-    "group",
+    "group", "time",
 }
 ROLES = {"user", "assistant", "tool", "system"}
 STOPS = {"end", "tool_use", "max_tokens", "context_window", "error", "unknown"}
@@ -35,8 +36,9 @@ def test_flag_and_format_vocabularies_are_the_contract() -> None:
 def test_json_has_exactly_the_contract_keys_for_every_fixture() -> None:
     top = [p for p in FIXTURES.iterdir() if p.is_file() or p.name == "openhands_v1_conversation"]
     # The real samples, one folder per format (issue 17), each with its SOURCE manifest.
-    real = [  # every file but SOURCE.txt and base-commit files (*.txt)
-        p for d in FIXTURES.iterdir() if (d / "SOURCE.txt").is_file() for p in d.iterdir() if not p.name.endswith(".txt")
+    real = [  # every file but SOURCE.txt, base-commit files (*.txt) and an Aider input history (read with its chat)
+        p for d in FIXTURES.iterdir() if (d / "SOURCE.txt").is_file() for p in d.iterdir()
+        if not p.name.endswith((".txt", ".aider.input.history"))
     ]
     paths = top + real
     assert len(top) >= 9 and len(real) >= 11
@@ -67,6 +69,7 @@ def test_json_values_for_one_turn() -> None:
         "usage": {"input": 5503, "cached": 5200, "output": 60},
         "flags": ["writes-tests", "edits-existing-test", "edits-test-after-failure"],
         "group": None,
+        "time": None,
     }
 
 
