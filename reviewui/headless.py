@@ -225,12 +225,9 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         if note:
             t = dataclasses.replace(t, notes=t.notes + (note,))
     else:
-        # Not through ReviewSession: importing the session (evidence, findings, diff) costs
-        # 0.09 s CPU, a fifth of the headless budget (bench/bench_transcript.py --headless);
-        # ReviewSession.read_transcript is this same call.
-        from reviewui.core.transcript import load_transcript
+        from reviewui.core.session import ReviewSession  # light: it imports the review's machinery lazily
 
-        t = load_transcript(args.file, args.transcript_format, instance=instance)
+        t = ReviewSession.read_transcript(args.file, args.transcript_format, instance)
     if args.format == "json":
         write_json(t, sys.stdout.write, extra)
     else:

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 from reviewui.core.config import BranchConfigChange, Settings, branch_config_change, resolve_settings
 from reviewui.core.bounded import read_input_text
-from reviewui.core.diff import Diff, load_diff
 from reviewui.core.errors import ReviewError
-from reviewui.core.evidence import HistoryRow, EvidenceLedger, HunkKey, VerdictEvidence
 from reviewui.core.review_inputs import default_task, find_transcript
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
+    # Types only: a session that only reads a transcript (`transcript FILE`) must start fast.
+    from reviewui.core.diff import Diff
+    from reviewui.core.evidence import EvidenceLedger, HistoryRow, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.findings.model import Finding
@@ -92,6 +93,8 @@ class ReviewSession:
         """
         target = resolve_target(repo, branch, base)
         settings = resolve_settings(target.repo_dir, target.base, target.head, trust_branch=trust_branch_config)
+        from reviewui.core.diff import load_diff
+
         diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
         tpath = Path(transcript) if transcript else find_transcript(target.repo_dir, settings)
         if tpath is not None and not tpath.exists():
@@ -228,6 +231,8 @@ class ReviewSession:
         """The review's evidence ledger (the reviewer's local state read on first use)."""
         if self._ledger is None:
             from reviewui.core.state import ReviewState
+
+            from reviewui.core.evidence import EvidenceLedger
 
             self._ledger = EvidenceLedger(ReviewState.load(self.target.repo_dir, self.target.branch))
         return self._ledger

@@ -39,13 +39,15 @@ def test_headless_json_carries_the_full_reasoning_text() -> None:
         assert turns[x.index - 1]["reasoning"] == x.reasoning and len(x.reasoning) == x.reasoning_chars
 
 
-def test_transcript_command_does_not_import_the_review_session() -> None:
-    # Startup is part of the headless budget: `transcript FILE` needs the loader, not the review's machinery.
+def test_transcript_command_does_not_import_the_reviews_machinery() -> None:
+    # Startup is part of the headless budget: `transcript FILE` goes through the session facade,
+    # which must not pull in the evidence ledger, the findings, the diff model or the UI for it.
     code = (
         "import sys; from reviewui.cli import main; "
         f"rc = main(['transcript', {str(CC)!r}, '--format', 'json']); "
-        "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith(('reviewui.core.session', "
-        "'reviewui.core.evidence', 'reviewui.core.findings', 'reviewui.ui', 'textual'))))); sys.exit(rc)"
+        "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith(("
+        "'reviewui.core.evidence', 'reviewui.core.findings', 'reviewui.core.diff', 'reviewui.ui', 'textual'))))); "
+        "sys.exit(rc)"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0 and json.loads(r.stdout)["format"] == "claude-code"
