@@ -12,6 +12,7 @@ from reviewui.core.run import sandbox
 from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
 from reviewui.ui.widgets.review_header import ReviewHeader
+from tests.ui.ready import review_ready
 
 SIZE = (140, 40)
 
@@ -30,7 +31,7 @@ async def test_header_and_verdict_say_how_agent_code_runs(
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda: problem)
     app = make_app(awkward_session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await review_ready(app, pilot)
         header = app.screen.query_one(ReviewHeader)
         content = header.render()
         if problem is None:
@@ -41,5 +42,6 @@ async def test_header_and_verdict_say_how_agent_code_runs(
             assert any("$error" in s for s in styles), styles
         await pilot.press("a", "enter")
         await pilot.pause()
+        await app.workers.wait_for_complete()  # the verdict's git work runs in a worker
     [review] = _note(awkward_session)["review"]
     assert review["sandbox"] == ("bwrap" if problem is None else "none")

@@ -158,10 +158,13 @@ async def test_approve_dialog_lists_what_stands_against_it(awkward_session: Revi
 async def test_header_at_80x24_keeps_branch_progress_and_verdict(awkward_session: ReviewSession) -> None:
     app = make_app(awkward_session)
     async with app.run_test(size=(80, 24)) as pilot:
+        await review_ready(app, pilot)
         await pilot.press("x")
         await pilot.pause()
         await pilot.press(*"no")
         await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()  # the verdict's git work runs in a worker
         await pilot.pause()
         header = app.screen.query_one(ReviewHeader)
         line = header.render_line(0).text
