@@ -243,10 +243,13 @@ def serve() -> None:
                     if "kill" in request:
                         for pid, rid in running.items():
                             if rid == request["kill"]:
-                                try:
-                                    os.killpg(pid, signal.SIGKILL)
-                                except OSError:
-                                    pass
+                                # The run itself too: a child not yet through its setsid()
+                                # has no group of its own to kill.
+                                for kill in (os.killpg, os.kill):
+                                    try:
+                                        kill(pid, signal.SIGKILL)
+                                    except OSError:
+                                        pass
                                 _sweep()
                         continue
                     sys.stdout.flush()
