@@ -75,6 +75,12 @@ def main() -> None:
     args = ap.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("needs tmux")
+    import compileall
+
+    # As installed (pip writes bytecode at install time): with PYTHONDONTWRITEBYTECODE set, as on
+    # this machine, an editable checkout would otherwise compile every module on every start,
+    # while the bare app's Textual comes precompiled from site-packages.
+    compileall.compile_dir(ROOT / "reviewui", quiet=1)
     with tempfile.TemporaryDirectory() as d:
         repo = big_branch(Path(d) / "big")
         base = subprocess.run(["git", "merge-base", "main", "agent/big"], cwd=repo, capture_output=True, text=True,

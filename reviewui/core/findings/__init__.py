@@ -10,11 +10,30 @@ source hunk must be caught by some test. `compute_findings` runs them all;
 
 from __future__ import annotations
 
-from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, KindInfo, Severity
-from reviewui.core.findings.report import FORMATS, check_json, exit_code, render, render_text, summary
-from reviewui.core.findings.run import compute_findings
-from reviewui.core.findings.sarif import to_sarif
-from reviewui.core.findings.task_ids import load_task_text
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, KindInfo, Severity
+    from reviewui.core.findings.report import FORMATS, check_json, exit_code, render, render_text, summary
+    from reviewui.core.findings.run import compute_findings
+    from reviewui.core.findings.sarif import to_sarif
+    from reviewui.core.findings.task_ids import load_task_text
+
+# Loaded on first use: `findings.model` (a Finding, its kinds) is imported by the evidence
+# ledger before the first screen paints, and must not pull every rule in with it.
+_HOME = {
+    "KINDS": "model", "SEVERITIES": "model", "Finding": "model", "KindInfo": "model", "Severity": "model",
+    "FORMATS": "report", "check_json": "report", "exit_code": "report", "render": "report",
+    "render_text": "report", "summary": "report", "compute_findings": "run", "to_sarif": "sarif",
+    "load_task_text": "task_ids",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
 
 __all__ = [
     "FORMATS",

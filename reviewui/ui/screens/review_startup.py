@@ -19,7 +19,7 @@ from reviewui.ui.screens.review_part import ReviewPart
 if TYPE_CHECKING:
     from reviewui.ui.screens.review import ReviewScreen
 
-STARTUP = frozenset({"diff", "findings", "transcript", "history"})
+STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox"})
 """The start-up jobs ReviewReady waits for (also the names of the worker groups that run them)."""
 
 
@@ -38,6 +38,8 @@ class StartupPart(ReviewPart):
     async def after_first_paint(self) -> None:
         """Start the slower work: the last verdict, then the transcript, then the rest."""
         self.screen.first_paint_at = time.perf_counter()
+        # Whether bubblewrap can run takes a process start: after the first paint, not before it.
+        self.thread(self._check_sandbox, group="sandbox", name="check the sandbox")
         self.screen.verdicts_part.read_history(show=False)
         if self.session.transcript_path is not None:
             # The transcript first: parsing the diff and the findings would only
@@ -46,6 +48,19 @@ class StartupPart(ReviewPart):
         else:
             self.settled("transcript")
             self.start_background()
+
+    def _check_sandbox(self) -> None:
+        """Learn whether agent code will run without bubblewrap (off the UI thread); the header says so."""
+        from reviewui.core.run import sandbox
+
+        unsandboxed = sandbox.level() == "none"
+        self.screen.app.call_from_thread(self._sandbox_known, unsandboxed)
+
+    def _sandbox_known(self, unsandboxed: bool) -> None:
+        from reviewui.ui.widgets.review_header import ReviewHeader
+
+        self.screen.query_one(ReviewHeader).unsandboxed = unsandboxed
+        self.settled("sandbox")
 
     def start_background(self) -> None:
         """Parse the whole diff and compute the findings in workers."""

@@ -11,7 +11,6 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from reviewui.core.run import sandbox
 from reviewui.core.session import ReviewSession
 from reviewui.core.safe_text import visible
 
@@ -26,6 +25,8 @@ class ReviewHeader(Static):
     progress: reactive[tuple[int, int]] = reactive((0, 0))
     verdict: reactive[str] = reactive("")
     status: reactive[str] = reactive("")
+    unsandboxed: reactive[bool] = reactive(False)
+    """Agent code runs without bubblewrap (the reviewer opted in); learned after the first paint."""
 
     def __init__(self, session: ReviewSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -46,7 +47,7 @@ class ReviewHeader(Static):
             parts.append((self.verdict, f"bold {tone}"))
         if self.status:
             parts.append(("  " + self.status, "$warning"))
-        if sandbox.level() == "none":  # agent code runs without bubblewrap: the reviewer opted in
+        if self.unsandboxed:
             parts.append(("  UNSANDBOXED", "bold $error"))
         parts += [
             f"  {len(d.files)} files ",
