@@ -12,20 +12,19 @@ TASK_FILE = ".reviewui/task.md"
 
 
 def default_task(target: Target) -> str | None:
-    """The task in `.reviewui/task.md`: the reviewer's untracked file, or the base commit's; never the branch's.
+    """The task in `.reviewui/task.md`: the base commit's, else the reviewer's untracked file; never the branch's.
 
-    A task the branch wrote (or rewrote) would let the agent say what it was asked to do.
+    A task the branch wrote, rewrote or deleted would let the agent say what it was asked to do.
     """
     from reviewui.core.git import show_file
 
-    at_head = show_file(target.repo_dir, target.head, TASK_FILE)
     at_base = show_file(target.repo_dir, target.base, TASK_FILE)
-    if at_head is not None and at_head != at_base:
-        return None  # the branch adds or edits it: agent-authored
-    if at_head is None:
-        path = target.repo_dir / TASK_FILE
-        return read_input_text(path, "task file") if path.is_file() else None
-    return at_base.decode("utf-8", "replace") if at_base is not None else None
+    if at_base is not None:
+        return at_base.decode("utf-8", "replace")  # committed before the agent's work: what it was asked
+    if show_file(target.repo_dir, target.head, TASK_FILE) is not None:
+        return None  # the branch adds it: agent-authored
+    path = target.repo_dir / TASK_FILE
+    return read_input_text(path, "task file") if path.is_file() else None
 
 
 def find_transcript(repo_dir: Path, settings: Settings) -> Path | None:

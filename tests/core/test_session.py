@@ -45,3 +45,11 @@ def test_the_base_task_file_and_the_reviewers_untracked_one_are_the_task(tmp_pat
     (rb.root / ".reviewui").mkdir()
     (rb.root / ".reviewui" / "task.md").write_text("Make A two.")
     assert ReviewSession.open(rb.root, "agent/work").task == "Make A two."
+
+
+def test_a_branch_that_deletes_the_base_task_does_not_hide_it(tmp_path: Path) -> None:
+    # Found by reviewui's own guard reverts: no test covered a branch removing the task file.
+    rb = make_repo(tmp_path / "d", {"a.py": "A = 1\n", ".reviewui/task.md": "Fix A."},
+                   {"a.py": "A = 2\n", ".reviewui/task.md": None}, stay="agent/work")
+    assert not (rb.root / ".reviewui" / "task.md").exists()
+    assert ReviewSession.open(rb.root, "agent/work").task == "Fix A."
