@@ -31,9 +31,9 @@ from reviewui.core.bite.engine import BiteCache, run_bite  # noqa: E402
 from reviewui.core.config import Settings  # noqa: E402
 from reviewui.core.diff import load_diff  # noqa: E402
 from reviewui.core.target import resolve_target  # noqa: E402
+from bench.genrepo import git  # noqa: E402
 
 N_MODULES = 8
-ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"}
 
 
 def module(i: int, guarded: bool) -> str:
@@ -47,10 +47,6 @@ def module(i: int, guarded: bool) -> str:
 def test_file(i: int) -> str:
     body = "".join(f"def test_{i}_{k}():\n    assert f{i}({k}) == {k}\n\n\n" for k in range(5))
     return f"from pkg.m{i} import f{i}\n\n\n{body}def test_{i}_guard():\n    assert f{i}(-3) == 0\n"
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **ENV})
 
 
 def make_repo(root: Path) -> None:

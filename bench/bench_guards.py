@@ -36,9 +36,9 @@ from reviewui.core.bite.engine import BiteCache, run_bite  # noqa: E402
 from reviewui.core.config import Settings  # noqa: E402
 from reviewui.core.diff import load_diff  # noqa: E402
 from reviewui.core.target import resolve_target  # noqa: E402
+from bench.genrepo import git  # noqa: E402
 
 N = 8
-ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"}
 HEAD = '"""Module {i}."""\n\nLIMIT = 5\n'
 
 
@@ -69,10 +69,6 @@ def tests(i: int) -> str:
             f"def test_empty_{i}():\n    assert score{i}([], 5) == 0\n\n\n"
             f"def test_mixed_{i}():\n    assert score{i}([1, 2, None, -1], 5) == 2\n\n\n"
             f"def test_limit_{i}():\n    assert score{i}([1, 7, 2], 5) == 1\n")
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **ENV})
 
 
 def make_repo(root: Path) -> None:

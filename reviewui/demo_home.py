@@ -9,13 +9,13 @@ after the user says yes.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from reviewui import demo
+from reviewui.core.config import user_data_dir
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import run_git
 
@@ -28,8 +28,7 @@ Confirm = Callable[[str], bool]
 
 def default_demo_dir() -> Path:
     """Return the per-user demo directory (XDG data dir), stable across runs."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "reviewui" / "demo"
+    return user_data_dir() / "demo"
 
 
 @dataclass(frozen=True)

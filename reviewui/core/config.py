@@ -292,22 +292,29 @@ def _str_list(value: Any, key: str) -> list[str]:
 # --- the user's own preferences -------------------------------------------
 
 
+def _xdg(variable: str, *default: str) -> Path:
+    """reviewui's directory under the XDG base directory `variable` (else ~/<default...>)."""
+    return Path(os.environ.get(variable) or Path.home().joinpath(*default)) / "reviewui"
+
+
 def user_config_dir() -> Path:
     """Return reviewui's directory under the user's config dir (XDG)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "reviewui"
+    return _xdg("XDG_CONFIG_HOME", ".config")
 
 
 def user_state_dir() -> Path:
     """Return reviewui's directory for local state (marks, probes) (XDG)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "reviewui"
+    return _xdg("XDG_STATE_HOME", ".local", "state")
 
 
 def user_cache_dir() -> Path:
     """Return reviewui's cache directory (scratch worktrees live here) (XDG)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "reviewui"
+    return _xdg("XDG_CACHE_HOME", ".cache")
+
+
+def user_data_dir() -> Path:
+    """Return reviewui's directory for data the user keeps (the built demo) (XDG)."""
+    return _xdg("XDG_DATA_HOME", ".local", "share")
 
 
 def load_user_prefs() -> dict[str, Any]:

@@ -68,14 +68,10 @@ def repo_id(repo_dir: str | Path) -> str:
     return f"{name}-{hashlib.sha256(str(common).encode()).hexdigest()[:12]}"
 
 
-def scratch_root(repo_dir: str | Path) -> Path:
-    """The directory holding this repository's scratch worktrees."""
-    return user_cache_dir() / "scratch" / repo_id(repo_dir)
-
-
-def _legacy_root(repo_dir: str | Path) -> Path:
-    """Where reviewui versions before the sandbox kept `git worktree` scratches."""
-    return user_cache_dir() / "worktrees" / repo_id(repo_dir)
+def scratch_root(repo_dir: str | Path, kind: str = "scratch") -> Path:
+    """The directory holding this repository's scratch trees (`kind="worktrees"`: where reviewui
+    versions before the sandbox kept `git worktree` scratches)."""
+    return user_cache_dir() / kind / repo_id(repo_dir)
 
 
 class Scratch:
@@ -195,7 +191,7 @@ class WorktreePool:
     def open(self) -> None:
         """Lock `size` slots, recovering any a crashed run left behind."""
         self.root.mkdir(parents=True, exist_ok=True)
-        prune_ours(self.common_dir, _legacy_root(self.repo_dir))
+        prune_ours(self.common_dir, scratch_root(self.repo_dir, "worktrees"))
         prune_pristines(self.root)
         for slot in range(MAX_SCRATCHES):
             if len(self.scratches) >= self.size:

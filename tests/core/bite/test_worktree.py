@@ -59,8 +59,8 @@ def test_only_our_stale_registrations_are_pruned(repo, tmp_path: Path) -> None:
     repo.git("worktree", "add", "--detach", str(mine), "main")
     shutil.rmtree(mine)  # e.g. on an unmounted drive: git would call it prunable
     # a scratch registered by a reviewui from before the sandbox, since deleted
-    from reviewui.core.run.worktree import _legacy_root
-    legacy = _legacy_root(repo.root) / "0"
+    from reviewui.core.run.worktree import scratch_root
+    legacy = scratch_root(repo.root, "worktrees") / "0"
     repo.git("worktree", "add", "--detach", str(legacy), "main")
     shutil.rmtree(legacy)
     with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
