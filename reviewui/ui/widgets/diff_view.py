@@ -26,6 +26,7 @@ from reviewui.core.state import HunkComment
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows, with_comments
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
+from reviewui.ui.widgets.diff_strip import RowStyles, assemble
 
 GUTTER = 13  # "12345 12345 +" plus a space
 SIDE_GUTTER = 6  # "12345+" on each side of the side-by-side view
@@ -443,7 +444,8 @@ class DiffView(LineCursorView):
         sign = {"added": "+", "removed": "-"}.get(row.kind, " ")
         gutter = f"{_no(row.old_no)} {_no(row.new_no)} {sign} "
         code = self._code(row.hunk, row.line, row.text, row.partner, row.kind)
-        return self._assemble(gutter, code, bg, width, scroll_x, self.line_marks.get(row.new_no or 0))
+        mark = self.line_marks.get(row.new_no or 0)
+        return assemble(gutter, code, bg, width, scroll_x, self._marks_style(mark), self.app.console)
 
     def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
         if side is None or side.kind == "empty":
@@ -452,43 +454,13 @@ class DiffView(LineCursorView):
         sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
         code = self._code(hunk, side.line, side.text, side.partner, side.kind)
         mark = self.line_marks.get(side.no or 0) if side.kind != "removed" else None
-        return self._assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, mark, cut_marks=True)
+        return assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, self._marks_style(mark), self.app.console,
+                        cut_marks=True)
 
-    def _assemble(self, gutter: str, code: Text, bg: Style, width: int, scroll_x: int,
-                  mark: tuple[str, str] | None = None, cut_marks: bool = False) -> Strip:
-        """One Strip: gutter, then the code scrolled by `scroll_x`, padded to `width`.
-
-        With `cut_marks` (each half of the side-by-side view, which has no
-        scrollbar of its own), a line cut at the right edge ends in `→` and
-        one with text scrolled off to the left starts with `←`.
-
-        Built as a single segment list: a Strip per step would cost more than
-        the highlighting itself on a screenful of rows.
-        """
-        lineno = self._style("lineno") + Style(bgcolor=bg.bgcolor)
-        room = max(0, width - len(gutter))
-        if scroll_x or code.cell_len > room:
-            hidden_left = cut_marks and scroll_x > 0 and bool(code.plain[:scroll_x].strip())
-            code = code[scroll_x:] if scroll_x < len(code) else Text()
-            if cut_marks and room > 1 and code.cell_len > room:
-                code.truncate(room - 1)
-                code.append("→", self._style("cut"))
-            else:
-                code.truncate(room)
-            if hidden_left and room > 1:
-                code = Text.assemble(("←", self._style("cut")), code[1:]) if code.cell_len else Text("←", self._style("cut"))
-        segments = [Segment(gutter[:width], lineno)]
-        if mark is not None and len(gutter) <= width:  # a checked guard: its mark in the gutter's last cell
-            segments = [Segment(gutter[:-1], lineno), Segment(mark[0], self._style(f"badge-{mark[1]}"))]
-        used = min(len(gutter), width)
-        for seg in code.render(self.app.console):
-            if not seg.text:
-                continue
-            segments.append(Segment(seg.text, bg + seg.style if seg.style else bg))
-            used += seg.cell_length
-        if used < width:
-            segments.append(Segment(" " * (width - used), bg))
-        return Strip(segments, width)
+    def _marks_style(self, mark: tuple[str, str] | None) -> RowStyles:
+        """The gutter and cut-marker styles of one row, and its guard mark (text, style) if any."""
+        return RowStyles(self._style("lineno"), self._style("cut"),
+                         None if mark is None else (mark[0], self._style(f"badge-{mark[1]}")))
 
 
 def _no(n: int | None) -> str:
