@@ -220,18 +220,16 @@ class Diff:
             return None
         return f.hunks[index]
 
-    def reclassify(self, test_globs: tuple[str, ...]) -> bool:
-        """Give every file the role `test_globs` say (a newly trusted config); True when any role changed.
+    def reclassify(self, test_globs: tuple[str, ...]) -> None:
+        """Give every file the role `test_globs` say (a newly trusted config).
 
         Files keep their identity in the diff (same paths, hunks and indexes), so
         everything keyed by (path, hunk) stays valid.
         """
-        files = self.files
         new = tuple(f if classify(f.path, test_globs) == f.role else replace(f, role=classify(f.path, test_globs))
-                    for f in files)
+                    for f in self.files)
         with self._files_lock:
             self._files = new
-        return any(a is not b for a, b in zip(files, new, strict=True))
 
     def subset(self, files: "list[FileDiff]") -> "Diff":
         """A Diff of only `files` (which keep loading their patches through this one)."""

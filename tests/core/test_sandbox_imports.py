@@ -70,3 +70,16 @@ def test_a_run_knows_it_is_inside_and_a_nested_sandbox_reuses_its_proc(tmp_path:
     monkeypatch.setenv(sandbox.INSIDE_VAR, "1")
     nested = sandbox.wrap(["true"], box)
     assert "--proc" not in nested and binds_proc(nested)
+
+
+def test_a_pth_line_naming_a_hidden_dir_itself_does_not_unhide_it(tmp_path: Path) -> None:
+    # A `.pth` line `/tmp` (or the home) must not put the whole hidden dir back.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("reviewer's file")
+    python = _python_with_pth(tmp_path, [Path("/tmp")])
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "test_z.py").write_text(
+        f"import os\n\n\ndef test_z():\n    assert not os.path.exists({str(secret)!r})\n")
+    res = run_tests(work, f"{python} -m pytest", ["test_z.py"], 120)
+    assert res.returncode == 0, res.output

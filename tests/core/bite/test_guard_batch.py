@@ -135,3 +135,39 @@ def test_def_path_finds_functions_and_methods_only() -> None:
     assert guard_batch.def_path(SHAPES, 9) is None  # a decorator's wrapper, made at import
     assert guard_batch.def_path(SHAPES, 38) is None  # a nested helper
     assert guard_batch.def_path("def f(:\n", 1) is None
+
+
+def test_a_batched_failure_is_named_by_its_exception_line() -> None:
+    from reviewui.core.bite.guard_batch_child import _first_line
+
+    native = ('Traceback (most recent call last):\n  File "/s/tests/test_x.py", line 3, in test_x\n'
+              '    assert f() == 2\n           ^^^^^^^^\nAssertionError: assert 1 == 2\n +  where 1 = f()\n')
+    assert _first_line(native) == "AssertionError: assert 1 == 2"
+    assert _first_line("def test():\n>   x()\nE   NameError: name 'x' is not defined\n") == \
+        "NameError: name 'x' is not defined"
+    assert _first_line("") == ""
+
+
+def test_a_function_the_batch_cannot_reach_runs_the_ordinary_way(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # A decorator without functools.wraps hides the function: the fork says so and the guard
+    # is graded in a scratch of its own, with the same verdict.
+    src = ("def hide(fn):\n    return lambda *a: fn(*a)\n\n\n"
+           "@hide\ndef sign(x):\n    if x < 0:\n        return -1\n    return 1\n")
+    rb = make_repo(tmp_path / "r", BASE, {
+        "pkg/shapes.py": src,
+        "tests/test_sign.py": "from pkg.shapes import sign\n\n\ndef test_sign():\n    assert sign(-2) == -1\n"})
+    t, d = load(rb.root)
+    again: list[int] = []
+    real = guard_batch.run_batch
+
+    def spying(*a, **k):
+        graded, rest = real(*a, **k)
+        again.append(len(rest))
+        return graded, rest
+
+    monkeypatch.setattr(guard_batch, "run_batch", spying)
+    rep = run_bite(t, d, Settings(), jobs=1, guards=True)
+    assert sum(again) >= 1, again
+    verdicts = {(g.line, g.replacement): g.verdict for g in rep.results[0].guards}
+    assert verdicts[(7, "False")] == "bites", verdicts  # `x < 0` never true: test_sign fails

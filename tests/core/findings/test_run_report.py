@@ -205,3 +205,10 @@ def test_core_findings_does_not_import_ui_libraries() -> None:
     code = "import sys, reviewui.core.findings; print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[3])
     assert out.stdout.strip() == "False"
+
+
+def test_the_findings_package_loads_its_names_on_demand() -> None:
+    import reviewui.core.findings as findings
+
+    assert findings.compute_findings.__module__ == "reviewui.core.findings.run"
+    assert not hasattr(findings, "no_such_name")
