@@ -92,7 +92,7 @@ def generate(path: Path, target_bytes: int, seed: int = 1234) -> int:
 
         def emit(obj: dict) -> None:
             nonlocal n, written, parent
-            line = json.dumps(obj, ensure_ascii=False) + "\n"
+            line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"  # compact, as Claude Code writes
             f.write(line)
             written += len(line)
             n += 1
@@ -223,22 +223,32 @@ def compile_bytecode() -> None:
 
 
 def main_headless(path: Path, runs: int) -> int:
-    """Compare the headless JSON command with the json.loads loop; exit 1 when over either budget."""
+    """Compare the headless JSON command with the json.loads loop; exit 1 when over either budget.
+
+    Each run times the loop and then the command, back to back, and the
+    ratio of that pair is kept: a neighbour's burst on a shared machine then
+    slows one pair, not one side of every comparison. The median pair ratio
+    is judged; the ratio of the fastest runs (the noise-free estimate
+    `timeit` recommends) is printed beside it.
+    """
     compile_bytecode()
-    base_cpu, ours_cpu, ours_wall = [], [], []
+    base_cpu, ours_cpu, ours_wall, ratios = [], [], [], []
     rss = 0.0
     for _ in range(runs):
-        c, _, _ = timed(plain_loop, path)
-        base_cpu.append(c)
+        b, _, _ = timed(plain_loop, path)
         c, w, r = headless(path)
+        base_cpu.append(b)
         ours_cpu.append(c)
         ours_wall.append(w)
+        ratios.append(c / b)
         rss = max(rss, r)
-    b, o = statistics.median(base_cpu), statistics.median(ours_cpu)
-    ratio = o / b
-    print(f"plain json.loads loop:           median {b:.3f}s CPU")
-    print(f"reviewui transcript --format json: median {o:.3f}s CPU, {statistics.median(ours_wall):.3f}s wall (a child process)")
-    print(f"ratio: {ratio:.2f}x  (budget {HEADLESS_BUDGET}x)  {'OK' if ratio <= HEADLESS_BUDGET else 'OVER BUDGET'}")
+    ratio = statistics.median(ratios)
+    print(f"plain json.loads loop:           median {statistics.median(base_cpu):.3f}s CPU, fastest {min(base_cpu):.3f}s")
+    print(f"reviewui transcript --format json: median {statistics.median(ours_cpu):.3f}s CPU, fastest {min(ours_cpu):.3f}s, "
+          f"{statistics.median(ours_wall):.3f}s wall (a child process)")
+    print(f"ratio: median of {runs} pairs {ratio:.2f}x (pairs {', '.join(f'{x:.2f}' for x in ratios)}), "
+          f"fastest/fastest {min(ours_cpu) / min(base_cpu):.2f}x  (budget {HEADLESS_BUDGET}x)  "
+          f"{'OK' if ratio <= HEADLESS_BUDGET else 'OVER BUDGET'}")
     print(f"peak RSS of the command: {rss:.0f} MB  (budget {HEADLESS_RSS_MB} MB)  "
           f"{'OK' if rss <= HEADLESS_RSS_MB else 'OVER BUDGET'}")
     return 0 if ratio <= HEADLESS_BUDGET and rss <= HEADLESS_RSS_MB else 1

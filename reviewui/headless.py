@@ -225,9 +225,11 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         if note:
             t = dataclasses.replace(t, notes=t.notes + (note,))
     else:
-        from reviewui.core.session import ReviewSession  # light: it imports the review's machinery lazily
+        # The transcript alone: no repository, so none of the review's machinery
+        # (config, git, the session) is imported; on a big log the start-up counts.
+        from reviewui.core.transcript import load_transcript
 
-        t = ReviewSession.read_transcript(args.file, args.transcript_format, instance)
+        t = load_transcript(args.file, args.transcript_format, instance=instance)
     if args.format == "json":
         write_json(t, sys.stdout.write, extra)
     else:

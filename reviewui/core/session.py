@@ -325,13 +325,6 @@ class ReviewSession:
     # --- without a branch under review ------------------------------------
 
     @staticmethod
-    def read_transcript(path: str | Path, fmt: str | None = None, instance: str | None = None) -> "Transcript":
-        """An agent transcript read on its own, with no branch to link it to. Raises ReviewError."""
-        from reviewui.core.transcript import load_transcript
-
-        return load_transcript(path, fmt, instance=instance)
-
-    @staticmethod
     def sync_notes(repo: str | Path | None, action: str, remote: str) -> str:
         """`pull` (fetch, merge by review id) or `push` the verdict notes of `repo`; one line saying what happened."""
         from reviewui.core.config import notes_ref_for

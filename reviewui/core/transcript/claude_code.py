@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reviewui.core.transcript import claude_lines
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import COMPACTION, FileEdit
 from reviewui.core.transcript.normalize import content_text, norm_stop, text_size
@@ -27,26 +28,6 @@ _TRUNCATION_ERRORS = ("max_output_tokens", "max_tokens")
 
 
 _TASK_TOOLS = ("Task", "Agent")
-
-
-def _hook_progress(raw: str) -> bool:
-    """True for a whole top-level `progress` line that is not a subagent's: it is never a turn.
-
-    Hook progress lines are about half the lines of a session; not parsing
-    them is a tenth of the load. Only a key of the top-level object counts:
-    `"type": "progress"` with no `{` before it (a nested object would need
-    one, and inside a JSON string the quotes would be escaped), looked for in
-    the line's first 600 characters (after the envelope; a longer envelope is
-    simply parsed). A line that does not end in `}` is parsed as usual, so a
-    cut one is still counted as skipped.
-    """
-    i = raw.find('"progress"', 0, 600)
-    if i < 0:
-        return False
-    j = raw.rfind('"type"', 0, i)
-    if j < 0 or raw[j + 6:i].strip(" :") or raw.find("{", 1, j) != -1:
-        return False
-    return (raw.endswith(("}\n", "}")) or raw.rstrip().endswith("}")) and '"agent_progress"' not in raw
 
 
 class _Subagents:
@@ -87,7 +68,8 @@ def load(path: Path, counter: LineCounter) -> Run:
     responses: dict[Any, Draft] = {}  # message id → its turn (tool results can interleave its lines)
     subagent_file: bool | None = None
     subs = _Subagents()
-    for lineno, d in iter_jsonl(path, counter, _hook_progress):
+    # Through the module, not a bound name: a test swaps the parser to watch which lines it reads.
+    for lineno, d in iter_jsonl(path, counter, claude_lines.hook_progress, claude_lines.parse_line):
         t = d.get("type")
         if t == "assistant" or t == "user":
             if type(d.get("message")) is not dict:
@@ -245,7 +227,6 @@ def _user(run: Run, d: dict[str, Any], lineno: int) -> None:
         run.new("user", lineno).add_text(content_text(content))
         return
     dr = run.new("tool", lineno)
-    extra = d.get("toolUseResult")
     for b in results:
         body = b.get("content")
         dr.add_text(body if type(body) is str else content_text(body))
@@ -254,12 +235,8 @@ def _user(run: Run, d: dict[str, Any], lineno: int) -> None:
         if b.get("is_error"):
             dr.is_error = True
             run.call_failed(call_id)
-        elif type(extra) is dict and len(results) == 1:
-            if found is not None:
-                if found[1].kind == "write":
-                    _enrich_write(run, call_id, extra)
-            elif "structuredPatch" in extra:
-                _orphan_patch(run, dr, call_id, extra)
+        elif len(results) == 1:
+            _what_it_did(run, dr, d, call_id, found)
 
 
 def _one_result(run: Run, d: dict[str, Any], b: dict[str, Any], lineno: int) -> None:
@@ -276,13 +253,24 @@ def _one_result(run: Run, d: dict[str, Any], b: dict[str, Any], lineno: int) -> 
         dr.is_error = True
         run.call_failed(call_id)
         return
-    extra = d.get("toolUseResult")
-    if type(extra) is dict:
-        if found is not None:
-            if found[1].kind == "write":
-                _enrich_write(run, call_id, extra)
-        elif "structuredPatch" in extra:
-            _orphan_patch(run, dr, call_id, extra)
+    _what_it_did(run, dr, d, call_id, found)
+
+
+def _what_it_did(run: Run, dr: Draft, d: dict[str, Any], call_id: Any, found: tuple[Draft, Any] | None) -> None:
+    """Read a successful result's `toolUseResult` where it says what an edit did.
+
+    Only a Write's result and a result whose call is not in the file need it;
+    for every other call it is a copy of the output, and left unparsed.
+    """
+    if "toolUseResult" not in d or (found is not None and found[1].kind != "write"):
+        return
+    extra = claude_lines.tool_use_result(d)
+    if type(extra) is not dict:
+        return
+    if found is not None:
+        _enrich_write(run, call_id, extra)
+    elif "structuredPatch" in extra:
+        _orphan_patch(run, dr, call_id, extra)
 
 
 def _enrich_write(run: Run, call_id: Any, extra: dict[str, Any]) -> None:

@@ -218,7 +218,7 @@ def test_hook_progress_lines_are_not_parsed_and_the_result_is_unchanged(monkeypa
 
 
 def test_only_top_level_hook_progress_lines_are_passed_over(tmp_path: Path) -> None:
-    from reviewui.core.transcript.claude_code import _hook_progress
+    from reviewui.core.transcript.claude_lines import hook_progress as _hook_progress
 
     lines = TASK_SESSION.read_text(encoding="utf-8").splitlines(keepends=True)
     agent = [ln for ln in lines if '"agent_progress"' in ln]
