@@ -19,15 +19,15 @@ medians, the ratio and the peak RSS; exits 1 when the ratio is over budget.
 against the same `json.loads` loop (budget 2x) and its peak RSS (budget
 300 MB).
 
-Measured (`--headless --runs 3`, 2-core machine shared with other builds,
-load average 3-8, 30 Nov 2026): before the issue-17 leftovers 0.41 s loop vs
-1.13 s command, 2.76x, 87 MB; after them 0.39-0.47 s vs 0.82-1.01 s,
-2.04-2.17x in five runs (1.84x in one while the loop itself was slowed),
-83-84 MB: over the 2x budget by a few percent, under the 300 MB one. Of
-the command's CPU about 0.08 s is starting Python and importing the loader,
-0.15 s encoding the turns (most of it the tool output text itself), 0.3 s
-parsing the lines that hold turns; what remains over 2x is the loader's and
-the flags' own work.
+Measured (`--headless --runs 7`, idle 2-core VM whose neighbours still make
+one run in seven 1.5x slower, 30 Nov 2026): before the issue-17 leftovers
+2.76x and 87 MB; then 1.8-2.6x (one ratio of medians per run, the noise
+larger than the margin). After `toolUseResult` was left unparsed unless an
+edit needs it and the command stopped importing the review session: median
+pair ratio 1.70x and 1.83x, fastest/fastest 1.89x and 1.91x, 85 MB. Of the
+command's ~0.8 s CPU: 0.1 s starting Python and importing, 0.5 s loading
+(the in-process load is 1.19x the loop), 0.15 s encoding the turns (most of
+it the tool output text itself), 0.07 s system time faulting in its memory.
 """
 
 from __future__ import annotations
