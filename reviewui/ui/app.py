@@ -31,6 +31,7 @@ class ReviewApp(App[None]):
     """The review app for one branch."""
 
     TITLE = "reviewui"
+    CSS_PATH = "screens/review.tcss"  # the review screen's (ids of that screen only)
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit reviewui"),
         Binding("tab", "app.focus_next", "Next pane", id="app.next_pane", show=False,
@@ -69,9 +70,11 @@ class ReviewApp(App[None]):
             self.notify(problem, severity="warning")
         if self.keymap:
             self.set_keymap(self.keymap)
-        self.push_screen(self._first_screen())
 
-    def _first_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen:
+        # The review is the app's first screen itself, not pushed over Textual's blank
+        # one from on_mount: a screen pushed there is laid out and rendered once while
+        # the app's start-up still holds its repaints back, and that render is thrown away.
         if self.session.target.is_empty or not self.session.diff.files:
             return NoChangesScreen(self.session)
         return ReviewScreen(self.session, self.initial_file)

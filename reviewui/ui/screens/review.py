@@ -47,7 +47,8 @@ from reviewui.ui.widgets.transcript_view import TranscriptView
 class ReviewScreen(Screen[None]):
     """The main review screen."""
 
-    CSS_PATH = "review.tcss"
+    # Its stylesheet (review.tcss) is the app's CSS_PATH: as the app's default screen,
+    # Textual never reads a screen-level CSS_PATH for it.
 
     # Footer and help list keys in this order: moving around first, the probe last.
     BINDINGS = [*NavigationPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
