@@ -47,6 +47,9 @@ from reviewui.ui.widgets.transcript_view import TranscriptView
 class ReviewScreen(Screen[None]):
     """The main review screen."""
 
+    AUTO_FOCUS = "#diff"
+    """The diff has the keys from the start (focused as the screen starts, not moved there after a first focus)."""
+
     # Its stylesheet (review.tcss) is the app's CSS_PATH: as the app's default screen,
     # Textual never reads a screen-level CSS_PATH for it.
 
@@ -111,7 +114,6 @@ class ReviewScreen(Screen[None]):
                 files.select_path(f.path)
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
-        self.diff_view.focus()
         self.verdicts_part.load_state()
         self.evidence_changed(None)
         # Everything slower waits for the first paint: worker threads parsing the
