@@ -52,7 +52,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _transcript_format_arg(p: argparse.ArgumentParser) -> None:
-    from reviewui.core.transcript.model import FORMATS  # the registry is checked against this list
+    from reviewui.core.transcript.names import FORMATS  # the registry is checked against this list
 
     p.add_argument(
         "--transcript-format", metavar="FMT", help=f"force the transcript format: {', '.join(FORMATS)}"

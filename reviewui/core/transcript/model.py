@@ -48,18 +48,6 @@ FLAGS: tuple[str, ...] = (
 )
 """Every flag name, in the order a turn lists them."""
 
-FORMATS: tuple[str, ...] = (
-    "claude-code",
-    "codex",
-    "openai",
-    "anthropic",
-    "mini-swe-agent",
-    "swe-agent",
-    "openhands",
-    "aider",
-    "inspect-ai",
-)
-"""Every format name a transcript can report (the registry in `formats/` is checked against it)."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +223,7 @@ class Transcript:
     """An agent's run as a sequence of turns."""
 
     format: str
-    """One of FORMATS."""
+    """One of names.FORMATS."""
     turns: tuple[Turn, ...]
     """The turns in order (turn `i` is at position `i - 1`)."""
     skipped_lines: int

@@ -16,7 +16,7 @@ from typing import Callable
 from reviewui.core.errors import ReviewError
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
-from reviewui.core.transcript.model import FORMATS
+from reviewui.core.transcript.names import FORMATS
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -57,7 +57,7 @@ def _formats() -> tuple[Format, ...]:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered format name, in the order of `model.FORMATS` (unlisted ones last)."""
+    """Every registered format name, in the order of `names.FORMATS` (unlisted ones last)."""
     order = {n: i for i, n in enumerate(FORMATS)}
     return tuple(sorted((f.name for f in _formats()), key=lambda n: order.get(n, len(order))))
 

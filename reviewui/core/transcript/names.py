@@ -1,0 +1,16 @@
+"""The transcript format names: a leaf module, so the CLI's help can list them without loading any format."""
+
+from __future__ import annotations
+
+FORMATS: tuple[str, ...] = (
+    "claude-code",
+    "codex",
+    "openai",
+    "anthropic",
+    "mini-swe-agent",
+    "swe-agent",
+    "openhands",
+    "aider",
+    "inspect-ai",
+)
+"""Every format name a transcript can report (the registry in `formats/` is checked against it)."""
