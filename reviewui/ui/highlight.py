@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_by_name, get_lexer_for_filename
-from pygments.styles import get_style_by_name
-from pygments.token import Token, _TokenType
-from pygments.util import ClassNotFound
 from rich.style import Style
 from rich.text import Text
 
 from reviewui.core.diff import Hunk
 from reviewui.ui.diff_rows import display_text
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
+
+# pygments itself is imported where a lexer is built: the first screen draws plain
+# lines until the lexer is ready, so its import has no business before the first paint.
 
 MAX_HIGHLIGHT_CHARS = 200_000
 
@@ -60,6 +63,9 @@ def lexer_for(path: str) -> Lexer:
     with _LEXERS_LOCK:  # a worker warming it and the UI thread must not build it twice
         lexer = _LEXERS.get(key)
         if lexer is None:
+            from pygments.lexers import TextLexer, get_lexer_by_name, get_lexer_for_filename
+            from pygments.util import ClassNotFound
+
             try:
                 if not key.startswith("file:"):
                     lexer = get_lexer_by_name(key, stripnl=False, ensurenl=False)
@@ -78,6 +84,8 @@ def lexer_ready(path: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _token_style(style_name: str, ttype: _TokenType) -> Style:
+    from pygments.styles import get_style_by_name
+
     style = get_style_by_name(style_name)
     s = style.style_for_token(ttype)
     return Style(
@@ -92,6 +100,8 @@ def highlight_lines(path: str, texts: list[str], style_name: str) -> list[Text]:
     joined = "\n".join(texts)
     if len(joined) > MAX_HIGHLIGHT_CHARS:
         return [Text(t) for t in texts]
+    from pygments.token import Token
+
     out: list[Text] = [Text()]
     for ttype, value in lexer_for(path).get_tokens(joined):
         style = _token_style(style_name, ttype) if ttype is not Token.Text else None

@@ -15,7 +15,6 @@ from textual.binding import Binding
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import HunkKey
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
-from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label
 from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
@@ -213,6 +212,8 @@ class BitesPart(ReviewPart):
 
     def matrix(self) -> None:
         """Open the test x hunk matrix: a column per bite-checked hunk (and guard), labelled file:line."""
+        from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label  # DataTable: not before the first paint
+
         columns: list[MatrixHunk] = []
         bit: set[tuple[str, str]] = set()
         for r in self.ledger.bite_results():

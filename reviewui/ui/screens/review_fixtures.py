@@ -6,17 +6,17 @@ follows the hunk under the cursor while it is open.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.binding import Binding
 
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import FixturesReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
-from reviewui.ui.widgets.fixtures_pane import FixturesPane
 
 if TYPE_CHECKING:
     from reviewui.core.fixtures import FixtureReport
+    from reviewui.ui.widgets.fixtures_pane import FixturesPane
 
 
 class FixturesPart(ReviewPart):
@@ -39,6 +39,8 @@ class FixturesPart(ReviewPart):
 
     def pane(self) -> FixturesPane:
         """The fixtures pane beside the diff, mounted (hidden) the first time it is asked for."""
+        from reviewui.ui.widgets.fixtures_pane import FixturesPane  # pygments' lexer: not before the first paint
+
         found = self.screen.query(FixturesPane)
         if found:
             return found.first()
@@ -62,10 +64,10 @@ class FixturesPart(ReviewPart):
 
     def follow(self) -> None:
         """Show the tests of the hunk under the cursor, when the pane is open."""
-        found = self.screen.query(FixturesPane)
+        found = self.screen.query("#fixtures")
         if not found:
             return
-        pane = found.first()
+        pane = cast("FixturesPane", found.first())
         if pane.has_class("-hidden"):
             return
         view = self.screen.diff_view
