@@ -8,8 +8,10 @@ exit code 2; tracebacks are only for bugs.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -204,9 +206,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def cmd_open(args: argparse.Namespace) -> int:
     """Open the review app on the branch."""
+    # Opening the session mostly waits on git (a dozen short commands, then git computing
+    # every patch for the line counts) while importing Textual and the screens is all CPU:
+    # done side by side, the first screen comes up sooner. A daemon thread, so a bad branch
+    # still exits at once; an import error surfaces again at the import below.
+    ui = threading.Thread(target=importlib.import_module, args=("reviewui.ui.app",), daemon=True)
+    ui.start()
     session = session_from_args(args)
     if args.file and session.diff.file(args.file) is None and not session.target.is_empty:
         raise ReviewError(f"not a changed file: {args.file}")
+    _ = session.diff.files  # joins git's line counts here, not on the UI's first screen
+    ui.join()
     from reviewui.ui.app import run_app
 
     run_app(session, initial_file=args.file, theme=args.theme)
