@@ -33,17 +33,21 @@ class UntrustedCommand(ReviewError):
 def instrument_check(
     scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
     targets: list[tuple[FileDiff, Hunk]], limit: float, imported: list[ChangedModule],
+    pytest_checked: bool = False,
 ) -> None:
     """Raise UntrustedCommand unless the command demonstrably reports a failure (the warm runner included).
 
     For pytest, also: the changed modules the baseline imported, replaced by
     garbage, must make the selected tests fail; else what the tests exercise
     is not the scratch's code, and no revert could show anything.
+    `pytest_checked` says `pytest_reports_failure` already passed (run
+    beside the baseline in another slot).
     """
     scratch.reset()
     try:
         if ctx.pytest_mode:
-            _pytest_instrument_check(scratch, target, ctx, selected, limit)
+            if not pytest_checked:
+                _pytest_instrument_check(scratch, target, ctx, selected, limit)
             if imported:
                 scratch.reset()
                 _garbage_check(scratch, ctx, selected, limit, imported)
@@ -75,6 +79,20 @@ def _garbage_check(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...],
             "they exercise is not the scratch's (a subprocess or import hook loading another copy?); "
             "check --test-cmd"
         )
+
+
+def pytest_reports_failure(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
+                           limit: float) -> None:
+    """The pytest half of the instrument check, on its own: it needs nothing from the baseline.
+
+    Raises UntrustedCommand when a deliberately failing test is not reported
+    as failed; the scratch is left a clean copy of the head.
+    """
+    scratch.checkout(target.head)  # the branch's own pytest configuration is what is being tested
+    try:
+        _pytest_instrument_check(scratch, target, ctx, selected, limit)
+    finally:
+        scratch.reset()
 
 
 def _pytest_instrument_check(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],

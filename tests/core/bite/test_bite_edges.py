@@ -157,3 +157,23 @@ def test_tests_that_never_import_the_change_stay_toothless(tmp_path: Path) -> No
                    {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_other.py": unrelated})
     t, d = load(rb.root)
     assert [r.verdict for r in run_bite(t, d, Settings(), jobs=1).results] == ["uncovered"]
+
+
+HIDE_FAILURES = (
+    "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+    "    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n"
+    "        report.outcome = 'passed'  # every failure reported as a pass\n"
+)
+
+
+@pytest.mark.parametrize("jobs", [1, 2], ids=["one-slot", "instrument-beside-baseline"])
+def test_a_conftest_that_reports_failures_as_passes_is_refused(tmp_path: Path, jobs: int) -> None:
+    """The branch's conftest turns every failure into a pass: no revert could ever bite.
+
+    With two slots the deliberately failing test runs beside the baseline; with one, after it.
+    Either way the sweep refuses the command instead of calling the hunks toothless.
+    """
+    rb = make_repo(tmp_path / "r", BASE, {**BRANCH, "tests/conftest.py": HIDE_FAILURES})
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match=r"deliberately failing test .* was passed"):
+        run_bite(t, d, Settings(), jobs=jobs)

@@ -39,6 +39,7 @@ def test_warm_and_cold_sweeps_agree(tmp_path: Path, monkeypatch) -> None:
 
     assert summary(reports["warm"]) == summary(reports["cold"])
     assert {r.verdict for r in reports["warm"].results} >= {"bites", "toothless", "broken"}
-    # Warm: the baseline (coverage) runs cold, the instrument check and each hunk as forks.
-    assert used["warm"][0] is False and all(used["warm"][1:]) and len(used["warm"]) >= 3
+    # Warm: the baseline (coverage) runs cold, the instrument check and each hunk as forks. (The
+    # instrument test runs beside the baseline, in the other slot, so the cold run need not be first.)
+    assert used["warm"].count(False) == 1 and len(used["warm"]) >= 3
     assert not any(used["cold"])
