@@ -142,13 +142,14 @@ async def test_long_line_scrolls_horizontally_with_the_gutter_fixed(awkward_sess
         assert view.virtual_size.width > 10_000
         row = next(y for y, r in enumerate(view.rows) if r.kind == "added")
         start = view.render_line(row).text
-        assert start.rstrip().endswith("y") and "x = 'yyy" in start
+        assert start.rstrip().endswith("y→") and "x = 'yyy" in start  # cut at the edge, and marked so
         view.scroll_to(x=view.max_scroll_x, animate=False, immediate=True)
         await pilot.pause()
         moved = view.render_line(row).text
         assert moved.startswith("          1 + ")  # the gutter stays put
         code = moved[len("          1 + "):].rstrip()
-        assert code.endswith("yy'") and set(code[:-1]) == {"y"}  # the end of the 10,000-character line
+        # the end of the 10,000-character line, marked as scrolled (more to the left)
+        assert code.endswith("yy'") and code.startswith("←") and set(code[1:-1]) == {"y"}
 
 
 async def test_side_panes_are_mounted_on_first_use(awkward_session: ReviewSession, monkeypatch) -> None:

@@ -92,3 +92,25 @@ async def test_the_scroll_keys_can_be_rebound_by_id(tmp_path: Path) -> None:
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert view.scroll_offset.x > 0
+
+
+async def test_the_unified_view_marks_a_cut_line_too(tmp_path: Path) -> None:
+    # What the agent wrote past the right edge (here `or True`) must not pass unseen in either view.
+    hidden = "ok = " + " and ".join(f"check_{n:02}(x)" for n in range(12)) + " or True\n"
+    make_repo(tmp_path, {"m.py": "a = 1\n"}, {"m.py": "a = 1\n" + hidden})
+    app = make_app(ReviewSession.open(tmp_path, "agent/work"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await review_ready(app, pilot)
+        view = screen.diff_view
+        assert not view.split
+        y = next(i for i, r in enumerate(view.rows) if r.kind == "added") - int(view.scroll_offset.y)
+        line = view.render_line(y).text
+        assert "ok = check_00(x)" in line and line.rstrip().endswith("→") and "or True" not in line
+        short = view.render_line(y - 1).text  # `a = 1` fits: no marker
+        assert "a = 1" in short and "→" not in short
+        for _ in range(40):
+            await pilot.press("l")
+        await pilot.pause()
+        moved = view.render_line(y).text
+        assert "or True" in moved and not moved.rstrip().endswith("→")
+        assert moved.split("+", 1)[1].lstrip().startswith("←")  # more to the left

@@ -26,9 +26,9 @@ def assemble(gutter: str, code: Text, bg: Style, width: int, scroll_x: int, styl
              cut_marks: bool = False) -> Strip:
     """One Strip: gutter, then the code scrolled by `scroll_x`, padded to `width`.
 
-    With `cut_marks` (each half of the side-by-side view, which has no
-    scrollbar of its own), a line cut at the right edge ends in `→` and
-    one with text scrolled off to the left starts with `←`.
+    With `cut_marks`, a line cut at the right edge ends in `→` and one with
+    text scrolled off to the left starts with `←` (the view's scrollbar
+    says only that some line is wider, and a side-by-side half has none).
 
     Built as a single segment list: a Strip per step would cost more than
     the highlighting itself on a screenful of rows.

@@ -445,7 +445,10 @@ class DiffView(LineCursorView):
         gutter = f"{_no(row.old_no)} {_no(row.new_no)} {sign} "
         code = self._code(row.hunk, row.line, row.text, row.partner, row.kind)
         mark = self.line_marks.get(row.new_no or 0)
-        return assemble(gutter, code, bg, width, scroll_x, self._marks_style(mark), self.app.console)
+        # Marked here too: the scrollbar says some line is wider than the view, not which one,
+        # and what an agent wrote past the edge (an `or True`) is exactly what must not go unseen.
+        return assemble(gutter, code, bg, width, scroll_x, self._marks_style(mark), self.app.console,
+                        cut_marks=True)
 
     def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
         if side is None or side.kind == "empty":
