@@ -54,11 +54,12 @@ async def test_a_hunk_comment_is_a_row_under_its_hunk_edited_and_deleted(awkward
         assert lines[end + 1:end + 4] == before[end:end + 3]  # what followed the hunk follows the comment
         assert screen.query_one("#diff").rows[end].kind == "comment"
 
-        await pilot.press("j", "j")  # on a line without a comment of its own, c offers the hunk's comment
+        await pilot.press("j", "j")  # on a line: a comment of that line, even though the hunk has one
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, TextPromptModal)
-        assert app.screen.title_text.startswith(f"Edit the comment on pkg/calc.py {header} (")  # not "line 2"
+        line = view.current_line
+        assert line is not None and app.screen.title_text == f"Comment on pkg/calc.py {header} line {line}"
         await pilot.press("escape")
         await pilot.press("k", "k")
         await pilot.pause()

@@ -91,9 +91,9 @@ class VerdictsPart(ReviewPart):
         line = self.screen.diff_view.current_line
         where = f"{h.file} {h.header}" + (f" line {line}" if line else "")
 
+        # The comment of exactly this place: a line's own, or the hunk's on its header row. A hunk's
+        # comment is not offered from its lines, or a hunk with one could never get a line comment.
         existing = next((c for c in self.ledger.state.comments(h.file) if c.header == h.header and c.line == line), None)
-        if existing is None and line is not None:
-            existing = next((c for c in self.ledger.state.comments(h.file) if c.header == h.header and c.line is None), None)
 
         def done(text: str | None) -> None:
             if text is None:
@@ -113,7 +113,7 @@ class VerdictsPart(ReviewPart):
         if existing is None:
             prompt = TextPromptModal(f"Comment on {where}", "What should the author know?")
         else:
-            on = f"{h.file} {h.header}" + (f" line {existing.line}" if existing.line else "")  # maybe the hunk's
+            on = f"{h.file} {h.header}" + (f" line {existing.line}" if existing.line else "")
             prompt = TextPromptModal(f"Edit the comment on {on} (empty it and press enter to delete it)",
                                      "What should the author know?", value=existing.text, allow_empty=True)
         self.screen.app.push_screen(prompt, done)
