@@ -153,6 +153,35 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
 
 def _wait(pid: int, timeout: float) -> bool:
     """True when the child ended in time; else its group is killed."""
+    if _wait_pidfd(pid, timeout) if hasattr(os, "pidfd_open") else _wait_polling(pid, timeout):
+        return True
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    return False
+
+
+def _wait_pidfd(pid: int, timeout: float) -> bool:
+    # Woken the moment the child exits: most guards end in a few milliseconds, and a
+    # polling interval would add its own wait to every one of them.
+    import select
+
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:  # an old kernel: poll instead
+        return _wait_polling(pid, timeout)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    if ready:
+        os.waitpid(pid, 0)
+    return bool(ready)
+
+
+def _wait_polling(pid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     pause = 0.0005
     while time.monotonic() < deadline:
@@ -160,12 +189,7 @@ def _wait(pid: int, timeout: float) -> bool:
         if done:
             return True
         time.sleep(pause)
-        pause = min(pause * 2, 0.02)  # most guards end in a few milliseconds; hangs are polled gently
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    os.waitpid(pid, 0)
+        pause = min(pause * 2, 0.02)  # hangs are polled gently
     return False
 
 
