@@ -10,8 +10,9 @@ prints a transcript for the headless `reviewui transcript FILE` command.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reviewui.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from reviewui.core.transcript.linking import HunkLinks, link_hunks
@@ -32,10 +33,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+__getattr__ = lazy_attributes(__name__, _HOME)
 
 __all__ = [
     "FLAGS",
