@@ -115,3 +115,31 @@ def test_a_deferred_result_that_is_not_json_reads_as_none() -> None:
     good = claude_lines.parse_line(_line("ok"))
     assert type(good["toolUseResult"]) is claude_lines.DeferredResult
     assert claude_lines.tool_use_result(good) == json.loads(CREATED)
+
+
+def test_a_result_right_after_the_message_is_deferred_too(tmp_path) -> None:
+    # No key between `message` and `toolUseResult`: nothing to parse between them.
+    line = _line("ok").replace(',"uuid":"u2","timestamp":"2026-01-01T00:00:00Z"', "")
+    d = claude_lines.parse_line(line)
+    assert type(d["toolUseResult"]) is claude_lines.DeferredResult
+    assert d["message"]["content"][0]["content"] == "ok" and "uuid" not in d
+    p = tmp_path / "s.jsonl"
+    p.write_text(WRITE_CALL + line, encoding="utf-8")
+    t = load_transcript(p, "claude-code")
+    assert t.skipped_lines == 0 and [(e.operation, e.old) for e in t.turns[0].edits] == [("create", None)]
+
+
+def test_a_result_that_is_a_string_is_not_a_malformed_line(tmp_path) -> None:
+    # Some tools record a plain string as `toolUseResult`; a Write's result must still load.
+    line = _line("ok").replace(CREATED, '"File written"')
+    p = tmp_path / "s.jsonl"
+    p.write_text(WRITE_CALL + line, encoding="utf-8")
+    t = load_transcript(p, "claude-code")
+    assert t.skipped_lines == 0 and [x.role for x in t.turns] == ["assistant", "tool"]
+    assert [e.operation for e in t.turns[0].edits] == ["write"]  # what the call said; the result adds nothing
+
+
+def test_progress_as_the_value_of_another_key_is_not_a_hook_line() -> None:
+    turn = ('{"parentUuid":null,"type":"user","status":"progress","message":{"role":"user",'
+            '"content":"go on"},"uuid":"u1"}\n')
+    assert not claude_lines.hook_progress(turn)
