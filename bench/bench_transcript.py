@@ -24,7 +24,7 @@ one run in seven 1.5x slower, 30 Nov 2026): before the issue-17 leftovers
 2.76x and 87 MB; then 1.8-2.6x (one ratio of medians per run, the noise
 larger than the margin). After `toolUseResult` was left unparsed unless an
 edit needs it and the command stopped importing the review session: median
-pair ratio 1.70x and 1.83x, fastest/fastest 1.89x and 1.91x, 85 MB. Of the
+pair ratio 1.70x, 1.83x and 1.80x, fastest/fastest 1.89-1.91x, 85 MB. Of the
 command's ~0.8 s CPU: 0.1 s starting Python and importing, 0.5 s loading
 (the in-process load is 1.19x the loop), 0.15 s encoding the turns (most of
 it the tool output text itself), 0.07 s system time faulting in its memory.
