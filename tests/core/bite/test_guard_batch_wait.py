@@ -1,0 +1,40 @@
+"""How a guard batch waits for each guard's fork: at once when it ends, killed with its group when it hangs."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from reviewui.core.bite import guard_batch_child as child
+
+
+def _fork(seconds: float) -> int:
+    pid = os.fork()
+    if pid == 0:  # the guard's fork: its own process group, as _child makes it
+        os.setpgid(0, 0)
+        time.sleep(seconds)
+        os._exit(0)
+    return pid
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polling"])
+def test_a_fork_that_ends_is_seen_at_once_and_one_that_hangs_is_killed(pidfd: bool, monkeypatch) -> None:
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)  # an old kernel's Python
+    elif not hasattr(os, "pidfd_open"):
+        pytest.fail("this Python has no os.pidfd_open: the pidfd path cannot be checked here")
+    pid = _fork(0.05)
+    start = time.monotonic()
+    assert child._wait(pid, 10.0) is True
+    assert time.monotonic() - start < 2.0  # seen when it ended, not at the time limit
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left behind
+
+    pid = _fork(60)
+    start = time.monotonic()
+    assert child._wait(pid, 0.3) is False
+    assert time.monotonic() - start < 5.0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # killed and reaped
