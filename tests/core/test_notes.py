@@ -36,6 +36,7 @@ from reviewui.core.notes.verdicts import (
     transact,
 )
 from reviewui.core.notes.patchid import patch_id
+from tests.core.notes_origin import isolate_git
 
 REF = "refs/notes/reviewui"
 HOSTILE = "[bold red]x[/bold red] \x1b[31m red\x07 \"quoted\" 'single' \\ back\nnew line\n[[review]]\n"
@@ -53,12 +54,8 @@ def git_bytes(cwd: Path, *args: str) -> bytes:
 @pytest.fixture(autouse=True)
 def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path_factory.mktemp("home")
-    (home / "gitconfig").write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    isolate_git(home, monkeypatch)
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
-    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR"):
-        monkeypatch.delenv(var, raising=False)
 
 
 def make_repo(root: Path) -> tuple[Path, str, str]:

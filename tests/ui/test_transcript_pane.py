@@ -26,6 +26,14 @@ async def loaded(app, pilot) -> None:
     await review_ready(app, pilot)
 
 
+async def open_pane(app, pilot) -> TranscriptView:
+    """Wait for the review, press `t`, wait for the transcript; return its view."""
+    await loaded(app, pilot)
+    await pilot.press("t")
+    await loaded(app, pilot)
+    return app.screen.query_one(TranscriptView)
+
+
 async def test_t_shows_turns_and_filters_flagged(sample3: ReviewSession) -> None:
     app = make_app(sample3)
     async with app.run_test(size=SIZE) as pilot:
@@ -161,10 +169,7 @@ async def test_unattributed_files_are_announced_and_subagent_turns_marked(tmp_pa
     session = ReviewSession.open(repo, "agent/work", "main", transcript=task)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("t")
-        await loaded(app, pilot)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_pane(app, pilot)
         view.cursor = 1  # subagent turns are folded under the Task call since issue 17's leftovers: unfold
         await pilot.press("o")
         await pilot.pause()
@@ -312,10 +317,7 @@ async def test_subagent_turns_fold_under_the_task_call_and_o_unfolds_them(task_s
 
     app = make_app(task_session)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("t")
-        await loaded(app, pilot)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_pane(app, pilot)
         sub = [t.index for t in view.transcript.turns if t.group is not None]
         assert sub == list(range(2, 17))  # the Plan subagent's 15 turns, under the Task call of turn 1
         folded = drawn(view)
@@ -347,10 +349,7 @@ async def test_subagent_turns_fold_under_the_task_call_and_o_unfolds_them(task_s
 async def test_a_search_or_a_jump_into_a_folded_group_unfolds_it(task_session: ReviewSession) -> None:
     app = make_app(task_session)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("t")
-        await loaded(app, pilot)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_pane(app, pilot)
         assert view.goto_turn(9)  # a jump (g from a hunk) to a subagent turn
         assert view.current_turn.index == 9 and view.rows[view.cursor][1] == -1
         assert len(drawn(view)) == len(view.transcript.turns)
@@ -401,10 +400,7 @@ async def test_no_fold_key_for_a_transcript_without_subagents(sample3: ReviewSes
 
     app = make_app(sample3)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("t")
-        await loaded(app, pilot)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_pane(app, pilot)
         assert view.check_action("toggle_subagents", ()) is False
         assert "Subagents" not in app.screen.query_one(KeyFooter).render_line(0).text
         before = drawn(view)
@@ -429,10 +425,7 @@ async def test_aider_turns_show_when_they_were_typed_and_the_pane_shows_the_note
     session = ReviewSession.open(repo, "agent/work", "main", transcript=tmp_path / (stem + ".chat.history.md"))
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("t")
-        await loaded(app, pilot)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_pane(app, pilot)
         rows = drawn(view)
         assert rows[0].startswith("#1    user     17:46:18 ") and "/help" in rows[0]
         assert "17:4" not in rows[1]  # Aider's output has no time
