@@ -19,12 +19,21 @@ def _fork(seconds: float) -> int:
     return pid
 
 
-@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polling"])
-def test_a_fork_that_ends_is_seen_at_once_and_one_that_hangs_is_killed(pidfd: bool, monkeypatch) -> None:
-    if not pidfd:
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("how", ["pidfd", "polling", "pidfd-refused"])
+def test_a_fork_that_ends_is_seen_at_once_and_one_that_hangs_is_killed(how: str, monkeypatch) -> None:
+    if how == "polling":
         monkeypatch.delattr(os, "pidfd_open", raising=False)  # an old kernel's Python
     elif not hasattr(os, "pidfd_open"):
         pytest.fail("this Python has no os.pidfd_open: the pidfd path cannot be checked here")
+    elif how == "pidfd-refused":  # the call exists but the kernel says no: polled instead
+        monkeypatch.setattr(os, "pidfd_open", lambda pid: (_ for _ in ()).throw(OSError("ENOSYS")))
+    else:  # with a pidfd the wait never falls back to polling
+        monkeypatch.setattr(child, "_wait_polling", lambda pid, timeout: pytest.fail("polled"))
+    fds = _open_fds()
     pid = _fork(0.05)
     start = time.monotonic()
     assert child._wait(pid, 10.0) is True
@@ -38,3 +47,4 @@ def test_a_fork_that_ends_is_seen_at_once_and_one_that_hangs_is_killed(pidfd: bo
     assert time.monotonic() - start < 5.0
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # killed and reaped
+    assert _open_fds() == fds  # no pidfd left open
