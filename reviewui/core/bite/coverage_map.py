@@ -1,8 +1,9 @@
 """Coverage-guided selection: which selected tests execute which changed lines.
 
-The baseline of a `<python> -m pytest` command is run as
-`<python> -m coverage run --rcfile=<generated> -m pytest ...`, measuring only
-the changed Python files. A tiny pytest plugin (put on PYTHONPATH, loaded via
+The baseline of a `<python> -m pytest` command is measured with coverage.py
+(as `<python> -m coverage run -m pytest ...`, or a warm fork that starts
+coverage itself), with a generated rcfile measuring only the changed Python
+files. A tiny pytest plugin (put on PYTHONPATH, loaded via
 PYTEST_PLUGINS, never written into the scratch) switches coverage's dynamic
 context to `<node id>|setup`, `|call` and `|teardown` around every test, so
 the data says exactly which test ran which line. Lines run outside any test
@@ -132,23 +133,23 @@ def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
     return CoverageSupport(version=parts[0], core=parts[1], pytest_cov=parts[2] == "1")
 
 
-def coverage_argv(argv: Sequence[str], rcfile: Path, support: CoverageSupport | None = None) -> list[str] | None:
-    """Turn `<python> -m pytest ARGS` into `<python> -m coverage run ... -m pytest ARGS`.
+def coverage_args(argv: Sequence[str], support: CoverageSupport | None = None) -> list[str] | None:
+    """The pytest arguments a measured run of `<python> -m pytest ARGS` adds, or None for
+    any other shape of command (no coverage guidance then).
 
     With pytest-cov installed, `--no-cov` keeps its own measuring (from
-    `--cov` in addopts) from taking the tracer over. Returns None for any
-    other shape of command (no coverage guidance then).
+    `--cov` in addopts) from taking the tracer over.
     """
     if len(argv) < 3 or list(argv[1:3]) != ["-m", "pytest"]:
         return None
     if not os.path.basename(argv[0]).startswith("python"):
         return None
-    no_cov = ["--no-cov"] if support is not None and support.pytest_cov else []
-    return [argv[0], "-m", "coverage", "run", f"--rcfile={rcfile}", "-m", "pytest", *argv[3:], *no_cov]
+    return ["--no-cov"] if support is not None and support.pytest_cov else []
 
 
 def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport) -> dict[str, str]:
-    """Write the rcfile and plugin into `work`; return the extra environment for the run."""
+    """Write the rcfile and plugin into `work`; return the extra environment for the run
+    (COVERAGE_RCFILE names the rcfile: `coverage run` and a warm fork both read it)."""
     work.mkdir(parents=True, exist_ok=True)
     (work / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
     include = "\n".join(f"    {_glob_literal(str(scratch / f))}" for f in files)
@@ -170,6 +171,7 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
         "PYTHONPATH": str(work),
         "REVIEWUI_COV_SEEN": str(work / "seen.txt"),
         "COVERAGE_CORE": support.core,
+        "COVERAGE_RCFILE": str(work / "rcfile"),
     }
 
 

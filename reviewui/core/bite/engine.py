@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Callable, TypedDict, Unpack
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite import guard_batch, guard_check
+from reviewui.core.bite import guard_batch, guard_check, origin
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, pytest_reports_failure
 from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
@@ -61,7 +61,7 @@ from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files, show_file
 from reviewui.core.run import sandbox
-from reviewui.core.run.runner import is_pytest_command, split_command
+from reviewui.core.run.runner import RunFiles, is_pytest_command, split_command
 from reviewui.core.target import Target
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
 from reviewui.core.run.worktree import Scratch, WorktreePool
@@ -282,7 +282,7 @@ def _check_one(
         before = path.read_bytes() if path.is_file() else b""
         scratch.revert_hunk(f, h)
         after = path.read_bytes() if path.is_file() else b""
-        seen = ctx.run(scratch.path, tests, limit)
+        seen = ctx.run(scratch.path, tests, limit, extra=origin.QUIET_STOP)
     except RevertError as e:
         return _result(h, "error", reason=f"revert could not be applied: {e}")
     except ReviewError as e:
@@ -333,6 +333,20 @@ def _prepare(
             side.shutdown(wait=True)  # its slot is back in the pool before the reverts start
 
 
+def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.CoverageSupport) -> RunFiles:
+    """The rcfile and plugin of a measured run, written into the run's own directory (the one
+    place a warm fork and a sandboxed cold run both see), its data copied to `keep` after."""
+
+    def setup(run_dir: Path) -> dict[str, str]:
+        return cm.prepare(run_dir / "cov", scratch, py_files, support)
+
+    def collect(run_dir: Path) -> None:
+        if (run_dir / "cov").is_dir():
+            shutil.copytree(run_dir / "cov", keep, dirs_exist_ok=True)
+
+    return RunFiles(setup, collect)
+
+
 def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], None]) -> None:
     with pool.acquire() as scratch:
         job(scratch)
@@ -346,20 +360,21 @@ def _prepare_in_slot(
     cov_dir = ctx.work / "cov"
     with pool.acquire() as scratch:
         scratch.checkout(target.head)
-        run_argv, extra = list(ctx.argv), None
+        measured: RunFiles | None = None
+        cov_args: list[str] = []
         if ctx.pytest_mode and py_files:
             support = cm.probe_coverage(ctx.argv[0], os.environ.get("PATH", os.defpath))
-            cov_argv = cm.coverage_argv(ctx.argv, cov_dir / "rcfile", support) if support else None
-            if support and cov_argv:
-                extra = cm.prepare(cov_dir, scratch.path, py_files, support)
-                run_argv = cov_argv
-        seen = ctx.run(scratch.path, selected, baseline_limit, argv=run_argv, extra=extra, warm=False,
-                       record_opens=True)
+            args = cm.coverage_args(ctx.argv, support) if support else None
+            if support and args is not None:
+                measured, cov_args = _coverage_files(cov_dir, scratch.path, py_files, support), args
+        # Measured in a warm fork when the server can serve it, else under `coverage run`.
+        seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
+                       in_run_dir=measured, coverage=measured is not None)
         baseline = classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv))
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
-        if baseline.status == "green" and extra is not None:
+        if baseline.status == "green" and measured is not None:
             cov = cm.read_map(cov_dir, scratch.path, py_files, baseline.tests)
             if cov is not None and (blind := cov.blind_to(ctx.modules, seen.observed.modules)):
                 cov, note = None, (f"; coverage map not trusted ({blind} was imported but no line of it was "

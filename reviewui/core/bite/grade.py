@@ -146,7 +146,7 @@ def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str],
     collection = [t for t in run.tests if t.collection]
     if run.returncode in PYTEST_EXIT or collection:
         why = collection[0].message if collection else _last_line(run.output)
-        code = PYTEST_EXIT.get(run.returncode or 0, f"exit code {run.returncode}")
+        code = "collection errors" if collection else PYTEST_EXIT.get(run.returncode or 0, f"exit code {run.returncode}")
         return Grade("broken", reason=f"tests could not run ({code}): {why}".rstrip(": "))
     if run.junit_error:
         return Grade("error", reason=f"runner failed: {run.junit_error} (exit code {run.returncode})")

@@ -13,7 +13,7 @@ import os
 from pathlib import PurePosixPath
 
 from reviewui.core.bite.baseline import error_lines
-from reviewui.core.bite.origin import ChangedModule
+from reviewui.core.bite.origin import QUIET_STOP, ChangedModule
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import is_test_file
 from reviewui.core.diff import FileDiff, Hunk
@@ -73,7 +73,7 @@ def _garbage_check(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...],
         scratch.edit_file(m.path, GARBAGE)
     # One failure answers the question: pytest stops at the first (each collection error of a
     # garbage import costs it ~60 ms of report), and the exit code says the same either way.
-    run = ctx.run(scratch.path, selected, limit, argv=[*ctx.argv, "--maxfail=1"]).run
+    run = ctx.run(scratch.path, selected, limit, argv=[*ctx.argv, "--maxfail=1"], extra=QUIET_STOP).run
     if run.returncode == 0 and not run.killed:
         names = ", ".join(m.name for m in imported)
         raise UntrustedCommand(

@@ -65,9 +65,11 @@ class RunContext:
     def run(
         self, scratch: Path, tests: Sequence[str], limit: float | None, *,
         argv: Sequence[str] | None = None, extra: Mapping[str, str] | None = None,
-        warm: bool = True, record_opens: bool = False, in_run_dir: RunFiles | None = None,
+        warm: bool = True, record_opens: bool = False, in_run_dir: RunFiles | None = None, coverage: bool = False,
     ) -> Observation:
         """Run the command (or `argv`) on `tests` in `scratch`. Raises ReviewError when it cannot start.
+
+        `coverage` measures the run with coverage.py (runner.run_tests says how).
 
         `in_run_dir` puts more files in the run's own directory (its `setup`
         returns more environment) and reads them back before the directory goes.
@@ -89,6 +91,6 @@ class RunContext:
 
         run = run_tests(scratch, list(argv or self.argv), tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
-                        run_files=RunFiles(setup, collect), writable=(self.work,))
+                        run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
         seen = box["seen"]
         return Observation(run, seen, origin.foreign(seen.modules, scratch, self.modules))

@@ -50,13 +50,14 @@ from reviewui.core.run import sandbox
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
 
-from reviewui.core.run.warm_runner import WarmPytest
+from reviewui.core.run.warm_runner import WarmPytest, warm_form
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of output kept from the start and from the end of a run."""
 
 PYTEST_EXTRA = ("-p", "no:cacheprovider", "-o", "junit_family=xunit1", "-o", "junit_logging=no", "-q")
 """Arguments added to every pytest run (plus --junitxml and --rootdir)."""
+
 
 
 @dataclass(frozen=True)
@@ -141,15 +142,17 @@ def run_tests(
     cancel: threading.Event | None = None,
     network: bool = False,
     output_cap: int = OUTPUT_CAP,
-    argv_prefix: Sequence[str] = (),
+    coverage: bool = False,
     warm: WarmPytest | None = None,
     writable: Sequence[str | Path] = (),
     run_files: RunFiles | None = None,
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
 
-    `argv_prefix` is put before the command's argv after pytest arguments are
-    added (reviewui uses it for coverage). `network=True` skips the
+    `coverage` measures a `<python> -m pytest` command with coverage.py, its
+    rcfile named by COVERAGE_RCFILE in the run's environment: a warm run
+    starts it in its fork, a cold one runs `<python> -m coverage run -m
+    pytest ...`. `network=True` skips the
     no-network namespace. `warm` (a server started with the same Python,
     env_allow and network) runs a `<python> -m pytest` command as a fork of
     it; anything else, or a server that cannot serve, runs cold. `writable`
@@ -161,7 +164,9 @@ def run_tests(
     argv = split_command(command) if isinstance(command, str) else list(command)
     pytest_mode = is_pytest_command(argv)
     level = sandbox.require()
-    ran_warm = warm is not None and not argv_prefix and warm.accepts(argv)
+    if coverage and not warm_form(argv):
+        raise ReviewError(f"coverage needs a `<python> -m pytest` command, not {' '.join(argv)!r}")
+    ran_warm = warm is not None and warm.accepts(argv)
     work = warm.work_dir(cwd) if ran_warm and warm is not None else private_tempdir("run")
     try:
         home = work / "home"
@@ -187,10 +192,10 @@ def run_tests(
         outcome = None
         if ran_warm and warm is not None:
             full = [*argv]
-            outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap)
+            outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap, coverage=coverage)
         ran_warm = outcome is not None
         if outcome is None:
-            inner = [*argv_prefix, *argv]
+            inner = [argv[0], "-m", "coverage", "run", *argv[1:]] if coverage else argv
             limits = sandbox.limits()
             if level == "bwrap":
                 box = sandbox.Box(writable=(Path(cwd), work, *(Path(w) for w in writable)), chdir=Path(cwd).resolve(),

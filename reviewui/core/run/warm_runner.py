@@ -107,16 +107,18 @@ class WarmPytest:
 
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
-        cancel: threading.Event | None, cap: int,
+        cancel: threading.Event | None, cap: int, *, coverage: bool = False,
     ) -> tuple[int | None, float, bool, bool, str, int] | None:
         """Run `pytest args` in `cwd` as a fork of its slot's server; None when it cannot (run it cold).
 
-        Returns what runner._execute returns: (exit code or None when killed,
-        seconds, timed out, cancelled, capped output, total output bytes).
+        With `coverage` the fork measures the run with coverage.py (its rcfile
+        named by COVERAGE_RCFILE in `env`). Returns what runner._execute
+        returns: (exit code or None when killed, seconds, timed out,
+        cancelled, capped output, total output bytes).
         """
         if self._closed:
             return None
-        return self._server(cwd).execute(args, cwd, env, timeout, cancel, cap)
+        return self._server(cwd).execute(args, cwd, env, timeout, cancel, cap, coverage)
 
     def close(self) -> None:
         """Stop every server (runs in flight are killed with them)."""
@@ -210,18 +212,18 @@ class _Server:
 
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
-        cancel: threading.Event | None, cap: int,
+        cancel: threading.Event | None, cap: int, coverage: bool = False,
     ) -> tuple[int | None, float, bool, bool, str, int] | None:
         """See WarmPytest.execute."""
         self._ready.wait(READY_WAIT)
         if self._dead or not self._ready.is_set():
             return None
         with self._run_lock:
-            return self._execute(args, cwd, env, timeout, cancel, cap)
+            return self._execute(args, cwd, env, timeout, cancel, cap, coverage)
 
     def _execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
-        cancel: threading.Event | None, cap: int,
+        cancel: threading.Event | None, cap: int, coverage: bool,
     ) -> tuple[int | None, float, bool, bool, str, int] | None:
         work = Path(tempfile.mkdtemp(prefix="fifo-", dir=self.io))
         fifo = work / "output"
@@ -240,7 +242,8 @@ class _Server:
         pid: int | None = None
         finished = False
         try:
-            request = {"id": rid, "cwd": str(Path(cwd).resolve()), "args": list(args), "env": env, "output": str(fifo)}
+            request = {"id": rid, "cwd": str(Path(cwd).resolve()), "args": list(args), "env": env, "output": str(fifo),
+                       "coverage": coverage}
             if not self._send(request):
                 return None
             start = time.monotonic()

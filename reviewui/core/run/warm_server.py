@@ -10,8 +10,10 @@ the request's environment and working directory, and runs pytest.main.
 Nothing is ever imported from a working tree here: the code under test is
 imported by each child afresh, so a hunk reverted between two runs is seen.
 
-Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"},
-or {"kill": id} to kill a run. Out: {"ready": true} once, then per request
+Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"}
+(and "coverage": true to measure the run with coverage.py, as `python -m coverage
+run -m pytest` would, its rcfile named by COVERAGE_RCFILE in "env"), or
+{"kill": id} to kill a run. Out: {"ready": true} once, then per request
 {"id", "pid"} and {"id", "exit"} (a negative exit is the signal that ended
 the child), or {"id", "error"}. Replies carry their id.
 
@@ -167,7 +169,10 @@ def child(request: dict[str, Any]) -> None:
         sys.argv = ["pytest"] + list(request["args"])
         import pytest
 
-        code = int(pytest.main(list(request["args"])))
+        if request.get("coverage"):
+            code = _measured(lambda: int(pytest.main(list(request["args"]))))
+        else:
+            code = int(pytest.main(list(request["args"])))
     except BaseException:
         import traceback
 
@@ -178,6 +183,21 @@ def child(request: dict[str, Any]) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _measured(run: Any) -> int:
+    """`run()` under coverage.py as `coverage run` would measure it: the rcfile named by
+    COVERAGE_RCFILE, data saved even when the run raises."""
+    import coverage
+
+    os.environ["COVERAGE_RUN"] = "true"
+    cov = coverage.Coverage()
+    cov.start()
+    try:
+        return int(run())
+    finally:
+        cov.stop()
+        cov.save()
 
 
 def _in_own_pid_namespace() -> bool:

@@ -39,7 +39,8 @@ def test_warm_and_cold_sweeps_agree(tmp_path: Path, monkeypatch) -> None:
 
     assert summary(reports["warm"]) == summary(reports["cold"])
     assert {r.verdict for r in reports["warm"].results} >= {"bites", "toothless", "broken"}
-    # Warm: the baseline (coverage) runs cold, the instrument check and each hunk as forks. (The
-    # instrument test runs beside the baseline, in the other slot, so the cold run need not be first.)
-    assert used["warm"].count(False) == 1 and len(used["warm"]) >= 3
+    # Warm: every run is a fork, the measured baseline included (its fork starts coverage itself),
+    # and its map guides the sweep as a cold `coverage run` baseline's does.
+    assert all(used["warm"]) and len(used["warm"]) >= 3
+    assert reports["warm"].baseline.coverage_guided and reports["cold"].baseline.coverage_guided
     assert not any(used["cold"])
