@@ -240,11 +240,14 @@ def _exit_code(status: int) -> int:
 def serve() -> None:
     """Answer requests until stdin closes, children reported as they end."""
     running: dict[int, Any] = {}
+    pidfds: dict[int, int] = {}  # pid -> pidfd: readable the moment that run ends
     stdin = sys.stdin.buffer
     pending = b""
     while True:
-        ready, _, _ = select.select([stdin], [], [], 0.02 if running else None)
-        if ready:
+        # Woken by a request or by a run's end; polled only for a run without a pidfd (old kernel).
+        polled = any(pid not in pidfds for pid in running)
+        ready, _, _ = select.select([stdin, *pidfds.values()], [], [], 0.02 if polled else None)
+        if stdin in ready:
             chunk = os.read(stdin.fileno(), 65536)
             if not chunk:
                 # reviewui has gone (even killed with SIGKILL): its runs go with it.
@@ -278,12 +281,21 @@ def serve() -> None:
                     _write({"id": request.get("id"), "error": "%s: %s" % (type(e).__name__, e)})
                     continue
                 if pid == 0:
+                    for fd in pidfds.values():  # other runs' handles are not this run's to hold
+                        os.close(fd)
                     child(request)
                 running[pid] = request.get("id")
+                try:
+                    pidfds[pid] = os.pidfd_open(pid)
+                except (AttributeError, OSError):
+                    pass  # polled instead
                 _write({"id": request.get("id"), "pid": pid})
         for pid in list(running):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
+                fd = pidfds.pop(pid, None)
+                if fd is not None:
+                    os.close(fd)
                 try:
                     os.killpg(pid, signal.SIGKILL)  # what the run left in its group
                 except OSError:
