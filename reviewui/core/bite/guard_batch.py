@@ -174,13 +174,15 @@ def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResul
                     tests=tests, warm=session.warm, sandbox=session.sandbox,
                     output="\n".join(t.detail for t in tests if t.detail))
     grade = grade_pytest(run, job.guard.names)
+    # A fork stops at the first test that bites: the tests it ran are what it ran.
+    ran = tuple(t.id for t in tests) if reply.get("stopped") else job.tests
 
     def rel(text: str) -> str:
         return text.replace(root, "")
 
     return result(job, grade.verdict, failing_tests=grade.failing_tests,
                   messages={k: rel(v) for k, v in grade.messages.items()}, reason=rel(grade.reason),
-                  seconds=seconds, output=rel(run.output)[-4000:], tests_run=job.tests)
+                  seconds=seconds, output=rel(run.output)[-4000:], tests_run=ran)
 
 
 def batch_task(pool: WorktreePool, target: Target, guards: list[BatchGuard], ctx: RunContext,

@@ -14,18 +14,23 @@ reviewui sends only guards whose line runs solely inside test bodies (the
 coverage map says so), so swapping the code after import is the same as
 importing the edited file. A guard whose function cannot be found or
 swapped is answered with `fallback`, and reviewui runs it the ordinary way.
+A fork stops at the first test that fails on the edit (as mutation tools
+stop at the first kill): that test is the evidence, and the rest would only
+add time. After a failure reviewui might excuse (a NameError-like one about
+the edit's own missing name, see grade.py) the remaining tests still run.
 
 Request (JSON file named by REVIEWUI_GUARD_BATCH): {"timeout": s, "out": dir,
 "guards": [{"id", "module", "path": [[name, first_line, def_line], ...],
 "source", "filename", "tests": [node id or file, ...]}]}. Reply: one file
 `<out>/<id>.json` per guard: {"tests": [{"id", "outcome", "message", "detail"}],
-"seconds"} or {"fallback": why} or {"timeout": true, "seconds"}.
+"seconds", "stopped"} ("stopped": true when tests were left unrun after a bite) or {"fallback": why} or {"timeout": true, "seconds"}.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -116,6 +121,17 @@ def _outcome(item: Any, reports: list[Any]) -> dict[str, str]:
     return {"id": item.nodeid, "outcome": outcome, "message": message, "detail": detail}
 
 
+_EXCUSABLE = re.compile(r"^(?:E\s+)?(?:[\w.]*\.)?(?:NameError|ImportError|ModuleNotFoundError|AttributeError|"
+                        r"UnboundLocalError|TypeError)\b")
+"""Failures reviewui may excuse as the edit's own missing name (grade.py): after one of them
+the guard's other tests still run, since it may not count as a bite."""
+
+
+def _bites(outcome: dict[str, str]) -> bool:
+    """True for a failure that counts as a bite whatever reviewui's grading excuses."""
+    return outcome["outcome"] in ("failed", "error") and not _EXCUSABLE.match(outcome["message"])
+
+
 def _chosen(items: list[Any], tests: list[str]) -> list[Any]:
     if not tests:
         return list(items)
@@ -134,11 +150,13 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
         # entry, which in a fresh fork costs more than running the tests.
         items[0].config.option.tbstyle = "native"
         apply(guard)
-        done = []
+        done: list[dict[str, str]] = []
         for n, item in enumerate(items):
             nxt = items[n + 1] if n + 1 < len(items) else None
             done.append(_outcome(item, runtestprotocol(item, log=False, nextitem=nxt)))
-        reply = {"tests": done, "seconds": time.monotonic() - start}
+            if _bites(done[-1]):
+                break  # one test that fails on the edit is the evidence: the rest need not run
+        reply = {"tests": done, "seconds": time.monotonic() - start, "stopped": len(done) < len(items)}
     except Fallback as e:
         reply = {"fallback": str(e)}
     except BaseException as e:  # anything else: reviewui runs the guard the ordinary way

@@ -129,10 +129,10 @@ def git_plain(cwd: Path, *args: str) -> str:
 
 
 
-def commit_scratch(path: Path, rel: str) -> None:
-    """Make the scratch's HEAD the tree as it is now, `rel` re-added (before any test ran in this copy)."""
+def commit_scratch(path: Path, *rels: str) -> None:
+    """Make the scratch's HEAD the tree as it is now, `rels` re-added (before any test ran in this copy)."""
     gd = str(path / ".git")
-    scratch_git(path, gd, "add", "-A", "--", rel)
+    scratch_git(path, gd, "add", "-A", "--", *rels)
     tree = scratch_git(path, gd, "write-tree").strip()
     commit = scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
     scratch_git(path, gd, "update-ref", "HEAD", commit)

@@ -293,9 +293,8 @@ def serve() -> None:
         for pid in list(running):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
-                fd = pidfds.pop(pid, None)
-                if fd is not None:
-                    os.close(fd)
+                if pid in pidfds:
+                    os.close(pidfds.pop(pid))
                 try:
                     os.killpg(pid, signal.SIGKILL)  # what the run left in its group
                 except OSError:

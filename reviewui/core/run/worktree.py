@@ -43,7 +43,7 @@ import re
 import shutil
 import signal
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.diff import FileDiff, Hunk
@@ -148,8 +148,13 @@ class Scratch:
         The code under test then cannot ask git whether it was edited. Raises
         ReviewError when `rel` would escape the scratch or git fails.
         """
-        self.add_file(rel, content)
-        commit_scratch(self.path, rel)
+        self.edit_files({rel: content})
+
+    def edit_files(self, files: Mapping[str, bytes]) -> None:
+        """Replace each file at its path with its content and commit them all as HEAD, in one commit."""
+        for rel, content in files.items():
+            self.add_file(rel, content)
+        commit_scratch(self.path, *files)
 
     def _inside(self, rel: str) -> Path:
         p = (self.path / rel).resolve()

@@ -171,3 +171,36 @@ def test_a_function_the_batch_cannot_reach_runs_the_ordinary_way(tmp_path: Path,
     assert sum(again) >= 1, again
     verdicts = {(g.line, g.replacement): g.verdict for g in rep.results[0].guards}
     assert verdicts[(7, "False")] == "bites", verdicts  # `x < 0` never true: test_sign fails
+
+
+CALC = "X = 1\n\n\ndef total(items):\n    size = len(items)\n    if size == 0:\n        return 0\n    return sum(items)\n"
+CALC_TESTS = '''from pkg.calc import total
+
+
+def test_empty():
+    assert total([]) + 0 == 0  # None + 0: a TypeError, which grading may excuse
+
+
+def test_sum():
+    assert total([1, 2]) == 3
+
+
+def test_one():
+    assert total([5]) == 5
+'''
+
+
+def test_a_batched_guard_stops_at_its_first_bite_but_not_at_an_excusable_failure(tmp_path: Path) -> None:
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "X = 1\n"},
+                   {"pkg/calc.py": CALC, "tests/test_calc.py": CALC_TESTS})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=1, guards=True, timeout=20)
+    guards = {(g.line, g.kind, g.replacement): g for g in rep.results[0].guards}
+    ids = [f"tests/test_calc.py::test_{n}" for n in ("empty", "one", "sum")]  # the order they run in
+    taken = guards[(6, "condition", "True")]  # every call returns 0: test_one is the first to fail
+    assert taken.verdict == "bites" and taken.failing_tests == (ids[1],)
+    assert taken.tests_run == tuple(ids[:2])  # test_sum never ran: one bite is the evidence
+    never = guards[(6, "condition", "False")]  # sum([]) is 0 too: nothing fails, so every test ran
+    assert never.verdict == "toothless" and set(never.tests_run) == set(ids)
+    body = guards[(4, "body", "return None")]  # test_empty's TypeError may be excused: test_one runs too
+    assert body.verdict == "bites" and ids[1] in body.failing_tests and body.tests_run == tuple(ids[:2])

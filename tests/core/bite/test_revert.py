@@ -119,3 +119,24 @@ def test_scratch_lives_outside_the_repo_and_leaves_it_untouched(tmp_path: Path) 
             assert (b.path / "gone.py").exists() and not (a.path / "gone.py").exists()
             revert(a, d, "multi.py")
     assert rb.snapshot() == before
+
+
+def test_edit_files_commits_every_file_as_one_head(repo, scratch, monkeypatch) -> None:
+    import subprocess
+
+    from reviewui.core.run import scratch_build
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=scratch.path, capture_output=True, text=True, check=True).stdout
+
+    real, commits = scratch_build.scratch_git, []
+
+    def counting(path, gd, *args):
+        commits.extend(args[:1] if args[:1] == ("commit-tree",) else ())
+        return real(path, gd, *args)
+
+    monkeypatch.setattr(scratch_build, "scratch_git", counting)
+    scratch.edit_files({"multi.py": b"garbage\n", "sub/new.py": b"x = 1\n"})
+    assert len(commits) == 1  # one commit for all: each costs four git processes
+    assert git("status", "--porcelain") == ""  # the code under test cannot ask git what was edited
+    assert git("show", "HEAD:multi.py") == "garbage\n" and git("show", "HEAD:sub/new.py") == "x = 1\n"
