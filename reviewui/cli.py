@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
-from reviewui import __version__, headless
+from reviewui import __version__
 from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import visible
@@ -189,7 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from reviewui.core.run import sandbox
 
         sandbox.allow_unsandboxed(True)
-    handler: Callable[[argparse.Namespace], int] = HANDLERS[args.command]
+    handler = HANDLERS.get(args.command)
+    if handler is None:
+        from reviewui import headless  # not at the top: `open` paints sooner without its imports
+
+        handler = headless.HANDLERS[args.command]
     try:
         return handler(args)
     except ReviewError as e:
@@ -259,4 +263,4 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "open": cmd_open,
     "demo": cmd_demo,
 }
-HANDLERS.update(headless.HANDLERS)
+"""The commands that open the app; the headless ones are in headless.HANDLERS."""
