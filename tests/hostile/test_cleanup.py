@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.run import tempdirs
+from reviewui.core.run.sandbox import INSIDE_VAR
 from reviewui.core.run.worktree import WorktreePool, scratch_root
 from tests.gitrepo import make_repo
 
@@ -22,7 +23,8 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def test_temp_dirs_of_a_dead_reviewui_are_swept(tmp_path: Path) -> None:
+def test_temp_dirs_of_a_dead_reviewui_are_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(INSIDE_VAR, raising=False)  # a reviewui started by the reviewer, not inside a run
     dead = tmp_path / f"reviewui-run-{_dead_pid()}-abc"
     (dead / "home").mkdir(parents=True)
     (dead / "home" / "big").write_bytes(b"x" * 1000)
@@ -33,6 +35,16 @@ def test_temp_dirs_of_a_dead_reviewui_are_swept(tmp_path: Path) -> None:
     other.mkdir()
     assert tempdirs.sweep_stale(tmp_path) == 1
     assert not dead.exists() and live.exists() and other.exists()
+
+
+def test_inside_a_sandboxed_run_nothing_is_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # reviewui's own suite runs reviewui inside a bite run: the outer run's dirs are bound into
+    # its private /tmp, owned by a pid of another namespace. Swept, they took the outer run's
+    # coverage data with them ("no such table: context") and broke its baseline.
+    monkeypatch.setenv(INSIDE_VAR, "1")
+    outer = tmp_path / f"reviewui-warm-{_dead_pid()}-abc"
+    (outer / "cov").mkdir(parents=True)
+    assert tempdirs.sweep_stale(tmp_path) == 0 and (outer / "cov").exists()
 
 
 def test_private_tempdir_names_its_owner() -> None:

@@ -15,6 +15,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from reviewui.core.run.sandbox import INSIDE_VAR
+
 _NAME = re.compile(r"^reviewui-[a-z]+-(\d+)-")
 _swept = False
 _lock = threading.Lock()
@@ -49,7 +51,14 @@ def remove_tree(path: str | Path) -> None:
 
 
 def sweep_stale(root: str | Path | None = None) -> int:
-    """Remove temp dirs left by reviewui processes that are gone; return how many."""
+    """Remove temp dirs left by reviewui processes that are gone; return how many.
+
+    Nothing inside a sandboxed run (reviewui's own suite runs reviewui): its /tmp
+    is private, and the only reviewui dirs there are the outer run's own, bound
+    in, whose owner is no process of this PID namespace: not stale, but alive.
+    """
+    if os.environ.get(INSIDE_VAR) == "1":
+        return 0
     base = Path(root or tempfile.gettempdir())
     removed = 0
     try:
