@@ -175,3 +175,28 @@ def test_installed_plugins_stay_imported_in_the_server() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "pytest_cov,xdist"
+
+
+WIPE_TMP = '''import os, shutil, tempfile
+
+
+def test_wipe():
+    # What a suite that cleans its temp dir does (reviewui's own sweeps reviewui-* dirs there).
+    d = tempfile.gettempdir()
+    for name in os.listdir(d):
+        p = os.path.join(d, name)
+        shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+
+
+def test_after():
+    assert False
+'''
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_a_test_that_empties_its_temp_dir_cannot_take_the_runs_report(tmp_path: Path, server: WarmPytest,
+                                                                      warm: bool) -> None:
+    root = project(tmp_path / "p", {"test_wipe.py": WIPE_TMP})
+    run = run_tests(root, CMD, ["test_wipe.py"], 60, warm=server if warm else None)
+    assert run.warm is warm and run.junit_error is None
+    assert outcomes(run) == {"test_wipe": "passed", "test_after": "failed"}

@@ -48,6 +48,10 @@ _lock = threading.Lock()
 _hidden: set[Path] = set()
 INSIDE_VAR = "REVIEWUI_IN_SANDBOX"
 """Set in the environment of every sandboxed run (so a reviewui inside one knows it is nested)."""
+RUN_TMPDIR = "/tmp/run"
+"""A sandboxed run's TMPDIR: in its private /tmp, but apart from the run dirs reviewui binds
+there, so code that cleans its temp dir (reviewui's own suite sweeps reviewui-* dirs whose
+owner it cannot see) cannot take the run's JUnit report or coverage data with it."""
 _opt_in = False
 
 
@@ -298,7 +302,8 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         if h == Path("/tmp"):
             continue
         out += ["--tmpfs", str(h)]
-    out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp"]
+    out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp",
+            "--dir", RUN_TMPDIR]
 
     def under_hidden(p: Path) -> bool:
         return any(p == h or h in p.parents for h in [*hidden, Path("/tmp")])
