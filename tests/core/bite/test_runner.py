@@ -182,3 +182,11 @@ def test_an_outer_runs_plugins_and_harness_vars_are_not_inherited() -> None:
                                    "REVIEWUI_ORIGIN_OUT": "/tmp/x/origin.json", "REVIEWUI_GUARD_BATCH": "/tmp/x/b"})
     assert env["PYTEST_PLUGINS"] == "mine"
     assert "REVIEWUI_ORIGIN_OUT" not in env and "REVIEWUI_GUARD_BATCH" not in env
+
+
+def test_harness_variables_are_dropped_even_when_the_reviewer_allows_them() -> None:
+    # An outer run of reviewui's own suite sets them; an inner run must set its own or none:
+    # an inherited quiet stop would end every inner run at its first collection error.
+    harness = {"REVIEWUI_QUIET_STOP": "1", "REVIEWUI_GUARD_BATCH": "/tmp/x/b", "COVERAGE_RCFILE": "/tmp/x/rc"}
+    env = scrubbed_env("/h", allow=[*harness, "MY_VAR"], base={**harness, "MY_VAR": "x"})
+    assert env["MY_VAR"] == "x" and not set(harness) & set(env)
