@@ -44,7 +44,7 @@ from typing import Callable, TypedDict, Unpack
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check, origin
 from reviewui.core.bite.baseline import classify
-from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, pytest_reports_failure
+from reviewui.core.bite.instrument import UntrustedCommand, garbage_passes, instrument_check, pytest_reports_failure
 from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
@@ -318,14 +318,14 @@ def _prepare(
 ) -> _Prepared:
     # --timeout bounds every run, the baseline included (it runs under coverage, so give it room with --timeout).
     baseline_limit = limit if limit else 600.0
-    # Pytest's half of the instrument check needs nothing from the baseline: with a second
-    # slot it runs there meanwhile, and its verdict is read once the baseline is green.
-    early: cf.Future[None] | None = None
+    # The instrument check needs nothing from the baseline: with a second slot it runs there
+    # meanwhile (pytest's half, then garbage in every changed module), and its verdict is read
+    # once the baseline is green.
+    early: cf.Future[bool | None] | None = None
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="instrument") if ctx.pytest_mode and pool.size > 1 \
         else None
     if side is not None:
-        early = side.submit(_in_free_slot, pool, lambda s: pytest_reports_failure(s, target, ctx, selected,
-                                                                                  baseline_limit))
+        early = side.submit(_in_free_slot, pool, lambda s: _side_checks(s, target, ctx, selected, baseline_limit))
     try:
         return _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early)
     finally:
@@ -347,14 +347,27 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
     return RunFiles(setup, collect)
 
 
-def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], None]) -> None:
+def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], bool | None]) -> bool | None:
     with pool.acquire() as scratch:
-        job(scratch)
+        return job(scratch)
+
+
+def _side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
+                 limit: float) -> bool | None:
+    """The instrument check beside the baseline: raises UntrustedCommand for pytest's half, then
+    returns whether the tests pass with every changed module garbage (None: there is none)."""
+    pytest_reports_failure(scratch, target, ctx, selected, limit)
+    if not ctx.modules:
+        return None
+    try:
+        return garbage_passes(scratch, ctx, selected, limit, ctx.modules)
+    finally:
+        scratch.reset()
 
 
 def _prepare_in_slot(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
-    targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[None] | None,
+    targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
 ) -> _Prepared:
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
@@ -382,11 +395,10 @@ def _prepare_in_slot(
         if cov is not None:
             baseline = replace(baseline, coverage_guided=True)
         if baseline.status == "green":
-            if early is not None:
-                early.result()  # raises UntrustedCommand
+            garbage_passed = early.result() if early is not None else None  # raises UntrustedCommand
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
-                             pytest_checked=early is not None)
+                             pytest_checked=early is not None, garbage_passed=garbage_passed)
         openers = tuple(sorted({t for ts in seen.observed.opens.values() for t in ts}))
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))

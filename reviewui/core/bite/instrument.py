@@ -33,24 +33,34 @@ class UntrustedCommand(ReviewError):
 def instrument_check(
     scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
     targets: list[tuple[FileDiff, Hunk]], limit: float, imported: list[ChangedModule],
-    pytest_checked: bool = False,
+    pytest_checked: bool = False, garbage_passed: bool | None = None,
 ) -> None:
     """Raise UntrustedCommand unless the command demonstrably reports a failure (the warm runner included).
 
     For pytest, also: the changed modules the baseline imported, replaced by
     garbage, must make the selected tests fail; else what the tests exercise
     is not the scratch's code, and no revert could show anything.
-    `pytest_checked` says `pytest_reports_failure` already passed (run
-    beside the baseline in another slot).
+    `pytest_checked` says `pytest_reports_failure` already passed, and
+    `garbage_passed` (when not None) is what `garbage_passes` said of every
+    changed module, both run beside the baseline in another slot.
     """
     scratch.reset()
     try:
         if ctx.pytest_mode:
             if not pytest_checked:
                 _pytest_instrument_check(scratch, target, ctx, selected, limit)
-            if imported:
+            if not imported:
+                return
+            if garbage_passed is None:
                 scratch.reset()
-                _garbage_check(scratch, ctx, selected, limit, imported)
+                garbage_passed = garbage_passes(scratch, ctx, selected, limit, imported)
+            if garbage_passed:
+                names = ", ".join(m.name for m in imported)
+                raise UntrustedCommand(
+                    f"the tests imported {names} in the baseline, yet still pass with it replaced by garbage: the "
+                    "code they exercise is not the scratch's (a subprocess or import hook loading another copy?); "
+                    "check --test-cmd"
+                )
             return
         files = sorted({f.path for f, _ in targets if f.status != "deleted"})
         if not files:
@@ -67,19 +77,19 @@ def instrument_check(
         scratch.reset()
 
 
-def _garbage_check(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...], limit: float,
-                   imported: list[ChangedModule]) -> None:
-    scratch.edit_files({m.path: GARBAGE for m in imported})
+def garbage_passes(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...], limit: float,
+                   modules: list[ChangedModule]) -> bool:
+    """True when the selected tests still pass with `modules` replaced by garbage in the scratch (left so).
+
+    Any changed module the tests import makes them fail when it is garbage,
+    so garbage in every changed module (before the baseline says which are
+    imported) answers as garbage in only the imported ones would.
+    """
+    scratch.edit_files({m.path: GARBAGE for m in modules})
     # One failure answers the question: pytest stops at the first (each collection error of a
     # garbage import costs it ~60 ms of report), and the exit code says the same either way.
     run = ctx.run(scratch.path, selected, limit, argv=[*ctx.argv, "--maxfail=1"], extra=QUIET_STOP).run
-    if run.returncode == 0 and not run.killed:
-        names = ", ".join(m.name for m in imported)
-        raise UntrustedCommand(
-            f"the tests imported {names} in the baseline, yet still pass with it replaced by garbage: the code "
-            "they exercise is not the scratch's (a subprocess or import hook loading another copy?); "
-            "check --test-cmd"
-        )
+    return run.returncode == 0 and not run.killed
 
 
 def pytest_reports_failure(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],

@@ -134,11 +134,13 @@ def test_timeout_bounds_the_baseline_too(tmp_path: Path) -> None:
     assert {r.verdict for r in rep.results} == {"skipped"}
 
 
-def test_tests_exercising_another_copy_of_the_changed_code_are_caught(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2], ids=["one-slot", "garbage-beside-baseline"])
+def test_tests_exercising_another_copy_of_the_changed_code_are_caught(tmp_path: Path, jobs: int) -> None:
     """The test imports the changed module (the origin check is satisfied) but exercises its own copy.
 
     Every revert would be toothless for a reason that is not the tests' weakness: the
     instrument check puts garbage in the imported module and sees the tests still pass.
+    With two slots that run is made beside the baseline, with garbage in every changed module.
     """
     copy = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
             "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
@@ -147,16 +149,21 @@ def test_tests_exercising_another_copy_of_the_changed_code_are_caught(tmp_path: 
                    {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_copy.py": copy})
     t, d = load(rb.root)
     with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
-        run_bite(t, d, Settings(), jobs=1)
+        run_bite(t, d, Settings(), jobs=jobs, guards=jobs > 1)  # with guards a lone hunk keeps both slots
 
 
-def test_tests_that_never_import_the_change_stay_toothless(tmp_path: Path) -> None:
-    """Not importing the changed code at all is the tests' weakness, reported as such (uncovered, not exit 3)."""
+@pytest.mark.parametrize("jobs", [1, 2], ids=["one-slot", "garbage-beside-baseline"])
+def test_tests_that_never_import_the_change_stay_toothless(tmp_path: Path, jobs: int) -> None:
+    """Not importing the changed code at all is the tests' weakness, reported as such (uncovered, not exit 3).
+
+    With two slots the tests do pass with garbage in the changed module (made before the baseline
+    says what is imported); nothing imported it, so that says nothing against the command."""
     unrelated = "def test_other():\n    assert 1 + 1 == 2\n"
     rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
                    {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_other.py": unrelated})
     t, d = load(rb.root)
-    assert [r.verdict for r in run_bite(t, d, Settings(), jobs=1).results] == ["uncovered"]
+    report = run_bite(t, d, Settings(), jobs=jobs, guards=jobs > 1)  # with guards a lone hunk keeps both slots
+    assert [r.verdict for r in report.results] == ["uncovered"]
 
 
 HIDE_FAILURES = (
