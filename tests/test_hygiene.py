@@ -94,14 +94,16 @@ def test_the_first_screen_imports_no_heavy_modules() -> None:
     # import of either at module level in a screen or part puts them before the first paint.
     # Nor does the CLI's parser load the transcript formats to list their names in its help,
     # nor the screen pygments (the first lines are drawn plain until the lexer is built) or the
-    # matrix's DataTable, nor `open` the headless commands.
+    # matrix's DataTable, nor `open` the headless commands, nor the bite report and notes
+    # models (loaded with the first bite or verdict: ~20 ms of the start).
     code = (
         "import sys\n"
         "import reviewui.cli, reviewui.ui.app, reviewui.ui.screens.review\n"
         "reviewui.cli.build_parser()\n"
         "heavy = ('git', 'reviewui.core.bite.engine', 'reviewui.core.notes.signing',\n"
         "         'reviewui.core.transcript.registry', 'reviewui.core.transcript.model',\n"
-        "         'pygments', 'textual.widgets._data_table', 'reviewui.headless')\n"
+        "         'pygments', 'textual.widgets._data_table', 'reviewui.headless',\n"
+        "         'reviewui.core.bite.report', 'reviewui.core.notes.model')\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.bite.report import VERDICTS as BITE_VERDICTS
-from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.diff import Hunk
 from reviewui.core.findings.model import Finding
-from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review
 from reviewui.core.state import HunkComment, KeptProbe, ReviewState
 
 if TYPE_CHECKING:
+    # Loaded when bites or a verdict first need them, not before the first screen.
+    from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+    from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review
     from reviewui.core.transcript.linking import HunkLinks
 
 HunkKey = tuple[str, int]
@@ -84,7 +84,7 @@ class MatrixData:
     """(row key, test) where the test failed with the hunk reverted and the hunk bites."""
 
 
-HistoryRow = tuple[Review, str, str]
+HistoryRow = tuple["Review", str, str]
 """An earlier verdict: (the review, shown as whom; its relation to the head now; its signature in words)."""
 
 
@@ -178,7 +178,11 @@ class EvidenceLedger:
     def file(self, path: str, hunks: Sequence[Hunk] | None) -> FileEvidence:
         """What is known about file `path`; `hunks` is its parsed hunks, or None when not parsed yet."""
         verdicts: list[str] = [r.verdict for (p, _), r in self.bites.items() if p == path]
-        counts = tuple((v, verdicts.count(v)) for v in BITE_VERDICTS if verdicts.count(v))
+        counts: tuple[tuple[str, int], ...] = ()
+        if verdicts:  # a bite was recorded, so its module is loaded
+            from reviewui.core.bite.report import VERDICTS
+
+            counts = tuple((v, verdicts.count(v)) for v in VERDICTS if verdicts.count(v))
         return FileEvidence(
             path=path,
             bite_counts=counts,
@@ -248,6 +252,8 @@ class EvidenceLedger:
 
     def verdict_evidence(self) -> VerdictEvidence:
         """The evidence a verdict recorded now would carry (the one builder of it)."""
+        from reviewui.core.notes.model import BiteRecord, FindingRecord
+
         return VerdictEvidence(
             bites=tuple(BiteRecord.from_result(r) for r in self.bite_results()),
             probes=self.state.probe_records(),

@@ -26,12 +26,14 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 from reviewui.core.config import user_state_dir
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import run_git
-from reviewui.core.notes.model import CommentRecord, ProbeRecord
+
+if TYPE_CHECKING:
+    from reviewui.core.notes.model import CommentRecord, ProbeRecord
 
 SCHEMA = 1
 
@@ -229,6 +231,8 @@ class ReviewState:
 
     def comment_records(self) -> tuple[CommentRecord, ...]:
         """Return the comments as verdict records."""
+        from reviewui.core.notes.model import CommentRecord
+
         return tuple(CommentRecord(c.file, c.header, c.line, c.text) for c in self._comments)
 
     # --- probes --------------------------------------------------------------
@@ -260,6 +264,8 @@ class ReviewState:
 
     def probe_records(self) -> tuple[ProbeRecord, ...]:
         """Return the kept probes as verdict records (outcomes on branch and base)."""
+        from reviewui.core.notes.model import ProbeRecord
+
         return tuple(
             ProbeRecord(p.name, p.code, p.outcomes.get("branch", ""), p.outcomes.get("base", ""))
             for p in self._probes.values()

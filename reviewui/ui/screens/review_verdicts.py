@@ -14,10 +14,8 @@ from textual.binding import Binding
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.evidence import HistoryRow, VerdictEvidence
-from reviewui.core.notes.model import Review
 from reviewui.ui.evidence_view import verdict_draft
 from reviewui.ui.messages import HistoryRead, VerdictRecorded, WorkFailed
-from reviewui.ui.screens.history import HistoryScreen
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.screens.verdict import VerdictModal
@@ -25,6 +23,7 @@ from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
+    from reviewui.core.notes.model import Review
     from reviewui.ui.screens.review import ReviewScreen
 
 RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
@@ -182,6 +181,8 @@ class VerdictsPart(ReviewPart):
         else:
             self.screen.query_one(ReviewHeader).verdict = ""
         if message.show:
+            from reviewui.ui.screens.history import HistoryScreen  # its notes model: not before the first screen
+
             self.screen.app.push_screen(HistoryScreen(message.rows))
 
     def show_in_header(self, review: Review, relation: str) -> None:
