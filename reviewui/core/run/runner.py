@@ -59,7 +59,6 @@ PYTEST_EXTRA = ("-p", "no:cacheprovider", "-o", "junit_family=xunit1", "-o", "ju
 """Arguments added to every pytest run (plus --junitxml and --rootdir)."""
 
 
-
 @dataclass(frozen=True)
 class RunResult:
     """What one run of the test command did."""
