@@ -107,7 +107,7 @@ def marked(tag: str) -> dict[int, int]:
 
 
 class Watch:
-    """Collects, in a thread, every pid (and its parent) that carried `tag` while the block ran."""
+    """Collects, in a thread, every pid (and the parent it had first) that carried `tag` while the block ran."""
 
     def __init__(self, tag: str) -> None:
         import threading
@@ -119,7 +119,10 @@ class Watch:
 
     def _poll(self) -> None:
         while not self._stop.is_set():
-            self.seen.update(marked(self.tag))
+            for pid, parent in marked(self.tag).items():
+                # The first parent seen: once its parent is killed, a process is briefly
+                # reparented to its namespace's init, which lives on (and is no run's).
+                self.seen.setdefault(pid, parent)
             self._stop.wait(0.02)
 
     def __enter__(self) -> "Watch":
