@@ -91,6 +91,20 @@ def test_countdown():
 '''
 
 
+def _spy_batches(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Per batch session run from now on: (guards it graded, guards it left to run the ordinary way)."""
+    seen: list[tuple[int, int]] = []
+    real = guard_batch.run_batch
+
+    def spying(*a, **k):
+        graded, again = real(*a, **k)
+        seen.append((len(graded), len(again)))
+        return graded, again
+
+    monkeypatch.setattr(guard_batch, "run_batch", spying)
+    return seen
+
+
 def _verdicts(report) -> dict[tuple[int, str, str], str]:
     return {(g.line, g.kind, g.replacement): g.verdict for r in report.results for g in r.guards}
 
@@ -98,17 +112,9 @@ def _verdicts(report) -> dict[tuple[int, str, str], str]:
 def test_batched_and_one_by_one_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rb = make_repo(tmp_path / "r", BASE, {"pkg/shapes.py": SHAPES, "tests/test_shapes.py": TESTS})
     t, d = load(rb.root)
-    calls: list[int] = []
-    real = guard_batch.run_batch
-
-    def counting(*a, **k):
-        graded, again = real(*a, **k)
-        calls.append(len(graded))
-        return graded, again
-
-    monkeypatch.setattr(guard_batch, "run_batch", counting)
+    batches = _spy_batches(monkeypatch)
     batched = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
-    assert sum(calls) >= 10, calls  # most guards went through a batch session
+    assert sum(graded for graded, _ in batches) >= 10, batches  # most guards went through a batch session
     monkeypatch.setattr(guard_batch, "batchable", lambda jobs, modules: ([], list(jobs)))
     alone = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
     got, want = _verdicts(batched), _verdicts(alone)
@@ -158,17 +164,9 @@ def test_a_function_the_batch_cannot_reach_runs_the_ordinary_way(tmp_path: Path,
         "pkg/shapes.py": src,
         "tests/test_sign.py": "from pkg.shapes import sign\n\n\ndef test_sign():\n    assert sign(-2) == -1\n"})
     t, d = load(rb.root)
-    again: list[int] = []
-    real = guard_batch.run_batch
-
-    def spying(*a, **k):
-        graded, rest = real(*a, **k)
-        again.append(len(rest))
-        return graded, rest
-
-    monkeypatch.setattr(guard_batch, "run_batch", spying)
+    batches = _spy_batches(monkeypatch)
     rep = run_bite(t, d, Settings(), jobs=1, guards=True)
-    assert sum(again) >= 1, again
+    assert sum(again for _, again in batches) >= 1, batches
     verdicts = {(g.line, g.replacement): g.verdict for g in rep.results[0].guards}
     assert verdicts[(7, "False")] == "bites", verdicts  # `x < 0` never true: test_sign fails
 
