@@ -45,9 +45,9 @@ NEUTRAL_BASES = frozenset(
 def uncalled_function(symbols: Iterable[ChangedSymbol], index: RefIndex, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> list[Finding]:
     """Return a finding for each added function or method that nothing calls or references.
 
-    A function called only from tests gets an `info`
-    finding saying so; one that is only imported gets a warning naming the
-    importer.
+    A source function called only from tests gets an `info` finding saying
+    so (a function defined in a test file is used when tests use it); one
+    that is only imported gets a warning naming the importer.
     """
     globs = tuple(test_globs)
     out: list[Finding] = []
@@ -69,8 +69,8 @@ def uncalled_function(symbols: Iterable[ChangedSymbol], index: RefIndex, test_gl
 def _judge(sym: ChangedSymbol, short: str, refs: list[Ref], globs: tuple[str, ...]) -> Finding | None:
     real = [r for r in refs if r.how != "import"]
     in_source = [r for r in real if not is_test_path(r.file, globs)]
-    if in_source:
-        return None
+    if in_source or (real and is_test_path(sym.file, globs)):
+        return None  # a helper of the tests is used when tests use it
     where = f"{sym.file}:{sym.line}"
     evidence = f"+ {where}: def {short}(...)"
     if real:

@@ -55,6 +55,15 @@ def test_called_only_from_tests_is_info(tmp_path: Path) -> None:
     assert f.severity == "info" and "called only from tests (tests/test_guard.py)" in f.message
 
 
+def test_a_test_helper_used_by_tests_is_quiet_and_an_unused_one_is_not(tmp_path: Path) -> None:
+    # As in reviewui's own change: `_pidfds` in a test file, called by the test below it.
+    helper = "\n\ndef _pidfds():\n    return 0\n"
+    used = BASE["tests/test_guard.py"] + helper + "\n\ndef test_none():\n    assert _pidfds() == 0\n"
+    assert uncalled(tmp_path / "used", {"tests/test_guard.py": used}) == []
+    f = only(uncalled(tmp_path / "unused", {"tests/test_guard.py": BASE["tests/test_guard.py"] + helper}))
+    assert f.severity == "warning" and f.symbol.endswith("_pidfds") and "nothing in the repository" in f.message
+
+
 def test_called_from_source_is_quiet(tmp_path: Path) -> None:
     app = "from pkg.guard import check, reject_github_tokens_in_prompt\n\n\ndef handle(prompt):\n    return check(prompt) and reject_github_tokens_in_prompt(prompt)\n"
     assert uncalled(tmp_path, {"pkg/guard.py": GUARD_PLUS, "pkg/app.py": app}) == []
