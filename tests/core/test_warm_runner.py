@@ -202,3 +202,14 @@ def test_a_test_that_empties_its_temp_dir_cannot_take_the_runs_report(tmp_path: 
     run = run_tests(root, CMD, ["test_wipe.py"], 60, warm=server if warm else None)
     assert run.warm is warm and run.junit_error is None
     assert outcomes(run) == {"test_wipe": "passed", "test_after": "failed"}
+
+
+@pytest.mark.parametrize(("own", "run"), [("/tmp", "/tmp/run"), ("/tmp/run", "/tmp/run+"), ("/tmp/run/x", "/tmp/run+"),
+                                          ("/tmp/run+", "/tmp/run"), ("/var/tmp", "/tmp/run")])
+def test_a_runs_temp_dir_never_holds_reviewuis_own(own: str, run: str, monkeypatch) -> None:
+    # A reviewui inside a run (its own suite under `reviewui bite`) has the run's TMPDIR as its
+    # own temp dir: the runs it starts get another, or emptying theirs would empty its run dirs.
+    from reviewui.core.run import sandbox
+
+    monkeypatch.setattr("tempfile.tempdir", own)
+    assert sandbox.run_tmpdir() == run

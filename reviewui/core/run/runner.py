@@ -185,7 +185,7 @@ def run_tests(
         else:
             extra[sandbox.INSIDE_VAR] = "1"  # a reviewui run inside this one nests its sandbox (see sandbox.wrap)
         env = scrubbed_env(str(home), allow=env_allow, extra=extra,
-                           tmpdir=sandbox.RUN_TMPDIR if level == "bwrap" else str(work / "tmp"))
+                           tmpdir=sandbox.run_tmpdir() if level == "bwrap" else str(work / "tmp"))
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
         outcome = None

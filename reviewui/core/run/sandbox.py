@@ -48,10 +48,21 @@ _lock = threading.Lock()
 _hidden: set[Path] = set()
 INSIDE_VAR = "REVIEWUI_IN_SANDBOX"
 """Set in the environment of every sandboxed run (so a reviewui inside one knows it is nested)."""
-RUN_TMPDIR = "/tmp/run"
-"""A sandboxed run's TMPDIR: in its private /tmp, but apart from the run dirs reviewui binds
-there, so code that cleans its temp dir (reviewui's own suite sweeps reviewui-* dirs whose
-owner it cannot see) cannot take the run's JUnit report or coverage data with it."""
+
+
+def run_tmpdir() -> str:
+    """A sandboxed run's TMPDIR: in its private /tmp, but holding none of the dirs reviewui binds
+    there (they live under this process's own temp dir), so code that cleans its temp dir
+    (reviewui's own suite sweeps reviewui-* dirs whose owner it cannot see) cannot take the
+    run's JUnit report or coverage data with it. A reviewui inside a run has /tmp/run as its
+    own temp dir; its runs get /tmp/run+, and so on down."""
+    own = Path(tempfile.gettempdir()).resolve()
+    name = Path("/tmp/run")
+    while own == name or name in own.parents:
+        name = name.with_name(name.name + "+")
+    return str(name)
+
+
 _opt_in = False
 
 
@@ -303,7 +314,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
             continue
         out += ["--tmpfs", str(h)]
     out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp",
-            "--dir", RUN_TMPDIR]
+            "--dir", run_tmpdir()]
 
     def under_hidden(p: Path) -> bool:
         return any(p == h or h in p.parents for h in [*hidden, Path("/tmp")])

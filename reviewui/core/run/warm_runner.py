@@ -148,7 +148,7 @@ class _Server:
         self.problem: str | None = None
         self.level = sandbox.level()
         env = scrubbed_env(str(home), allow=owner.env_allow, extra={WARM_OWNER_MARKER: str(os.getpid())},
-                           tmpdir=sandbox.RUN_TMPDIR if self.level == "bwrap" else str(self.io))
+                           tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
         if self.level == "bwrap":
             box = sandbox.Box(writable=(slot, self.io), chdir=home, network=owner.network,
                               limits=sandbox.limits(), python=owner.python)
