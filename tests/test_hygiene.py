@@ -5,9 +5,11 @@ from __future__ import annotations
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import reviewui.core
 from tests.clirun import ROOT
+from tests.gitrepo import make_repo
 
 
 def test_core_imports_no_textual_or_rich() -> None:
@@ -108,3 +110,24 @@ def test_the_first_screen_imports_no_heavy_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == ""
+
+
+def test_opening_a_review_loads_nothing_the_first_screen_does_not_show(tmp_path: Path) -> None:
+    # Issue 16: what `reviewui open` imports and parses before the first paint. A session on a
+    # repo whose pyproject.toml has no reviewui table parses no TOML; the verdict, comment and
+    # findings dialogs, the transcript's sparkline and the gzip/zip readers load when used.
+    make_repo(tmp_path, {"pyproject.toml": "[tool.black]\nline-length = 99\n", "a.py": "x = 1\n"},
+              {"a.py": "x = 2\n"})
+    code = (
+        "import sys\n"
+        "from reviewui.core.session import ReviewSession\n"
+        f"s = ReviewSession.open({str(tmp_path)!r}, 'agent/work')\n"
+        "assert [f.path for f in s.diff.files] == ['a.py']\n"
+        "parsed = 'tomllib' in sys.modules\n"
+        "import reviewui.cli, reviewui.ui.app, reviewui.ui.screens.review\n"
+        "late = ('gzip', 'zipfile', 'reviewui.ui.screens.verdict', 'reviewui.ui.screens.text_prompt',\n"
+        "        'reviewui.ui.screens.findings', 'textual.widgets._sparkline')\n"
+        "print(parsed, ','.join(m for m in late if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["False"]

@@ -11,16 +11,17 @@ are the reviewer's to raise, in the user config (`max-transcript-bytes`,
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import stat
-import zipfile
 import zlib
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from reviewui.core.errors import ReviewError
+
+if TYPE_CHECKING:
+    import zipfile
 
 DEFAULT_TRANSCRIPT_BYTES = 1 << 30
 """1 GiB: a transcript (decompressed) larger than this is refused."""
@@ -106,6 +107,8 @@ class _Capped(io.RawIOBase):
 
 def open_gzip(path: str | Path, what: str = "transcript", cap: int | None = None) -> IO[bytes]:
     """Open a gzip file for reading its decompressed bytes, stopping (ReviewError) past `cap` of them."""
+    import gzip  # not at the top: the review app's start-up reads no gzip
+
     cap = limit(what) if cap is None else cap
     raw = open_regular(path, what)
     return io.BufferedReader(_Capped(gzip.GzipFile(fileobj=raw, mode="rb"), cap, what, path), 1 << 16)
@@ -122,7 +125,11 @@ def read_input_text(path: str | Path, what: str, cap: int | None = None) -> str:
         with open_regular(path, what, cap) as f:
             head = f.read(2)
             f.seek(0)
-            stream: IO[bytes] = io.BufferedReader(_Capped(gzip.GzipFile(fileobj=f), cap, what, path)) if head == b"\x1f\x8b" else f
+            stream: IO[bytes] = f
+            if head == b"\x1f\x8b":
+                import gzip  # only for a gzip input (see open_gzip)
+
+                stream = io.BufferedReader(_Capped(gzip.GzipFile(fileobj=f), cap, what, path))
             data = stream.read(cap + 1)
     except (OSError, EOFError, zlib.error) as e:  # a truncated or corrupt gzip too
         raise ReviewError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from e

@@ -13,12 +13,9 @@ everything.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
@@ -129,7 +126,7 @@ def config_from_blobs(blobs: dict[str, bytes | None]) -> dict[str, Any]:
     """
     data: dict[str, Any] = {}
     pyproject = blobs.get("pyproject.toml")
-    if pyproject is not None:
+    if pyproject is not None and _may_name_reviewui(pyproject):
         section = _load_toml("pyproject.toml", pyproject).get("tool", {}).get("reviewui", {})
         data.update(section if isinstance(section, dict) else {})
     dotfile = blobs.get(".reviewui.toml")
@@ -268,7 +265,19 @@ def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch
     return replace(Settings.from_mapping(merge_mappings(*layers)), branch_config_trusted=trust_branch)
 
 
+def _may_name_reviewui(pyproject: bytes) -> bool:
+    """False when a pyproject.toml cannot hold a `[tool.reviewui]` table (no need to parse it).
+
+    Most projects' pyproject.toml never mentions reviewui, and parsing it (and
+    importing tomllib) is time the reviewer waits for the first screen. A quoted
+    key may spell the name with escapes, so any escape sends the file to the parser.
+    """
+    return b"reviewui" in pyproject or b"\\u" in pyproject or b"\\U" in pyproject
+
+
 def _load_toml(name: str, data: bytes) -> dict[str, Any]:
+    import tomllib  # not at the top: most starts never parse TOML (see _may_name_reviewui)
+
     if len(data) > MAX_CONFIG_BYTES:
         raise ReviewError(f"config: {name} is larger than {MAX_CONFIG_BYTES} bytes")
     try:
@@ -321,13 +330,21 @@ def load_user_prefs() -> dict[str, Any]:
     """Return the user's saved preferences; an unreadable file counts as empty."""
     path = user_config_dir() / "config.toml"
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return {}
 
 
 def save_user_pref(key: str, value: Any) -> None:
     """Remember one preference (e.g. `theme`) in the user config dir."""
+    import tomli_w
+
     prefs = load_user_prefs()
     prefs[key] = value
     path = user_config_dir()

@@ -7,6 +7,7 @@ config dir. The command palette offers every action of the current screen.
 
 from __future__ import annotations
 
+import gc
 from typing import Iterable
 
 from textual.app import App, SystemCommand
@@ -38,8 +39,11 @@ class ReviewApp(App[None]):
                 tooltip="Move focus to the next pane"),
     ]
 
-    def __init__(self, session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
+    def __init__(self, session: ReviewSession, initial_file: str | None = None, theme: str | None = None,
+                 resume_gc: bool = False) -> None:
         super().__init__()
+        self._resume_gc = resume_gc
+        """The cyclic garbage collector was paused for the start-up: turn it back on after the first paint."""
         self.session = session
         self.initial_file = initial_file
         self._requested_theme = theme
@@ -70,6 +74,8 @@ class ReviewApp(App[None]):
             self.notify(problem, severity="warning")
         if self.keymap:
             self.set_keymap(self.keymap)
+        if self._resume_gc:
+            self.call_after_refresh(gc.enable)
 
     def get_default_screen(self) -> Screen:
         # The review is the app's first screen itself, not pushed over Textual's blank
@@ -95,19 +101,22 @@ class ReviewApp(App[None]):
             )
 
 
-def make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> ReviewApp:
+def make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None,
+             resume_gc: bool = False) -> ReviewApp:
     """Build the app for `session` (the one factory the CLI and tests share)."""
-    return ReviewApp(session, initial_file=initial_file, theme=theme)
+    return ReviewApp(session, initial_file=initial_file, theme=theme, resume_gc=resume_gc)
 
 
 def run_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
     """Run the app in the terminal until the reviewer quits.
 
+    When the caller paused the cyclic garbage collector for the start-up (see
+    `reviewui.cli.cmd_open`), the app turns it back on once the first screen is drawn.
     Raises ReviewError when the theme file the user named cannot be used.
     """
     if theme is not None and not theme.strip():
         raise ReviewError("--theme needs a name")
-    app = make_app(session, initial_file, theme)
+    app = make_app(session, initial_file, theme, resume_gc=not gc.isenabled())
     if theme is not None and theme not in app.available_themes:
         # said before the screen takes over, with the names to pick from
         raise ReviewError(f"unknown theme {theme!r}; choose from: {', '.join(sorted(app.available_themes))}")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
 from reviewui.core.safe_text import visible
-from reviewui.ui.screens.verdict import VerdictDraft
 from reviewui.ui.widgets.diff_view import Badge
+
+if TYPE_CHECKING:
+    from reviewui.ui.screens.verdict import VerdictDraft
 
 BITE_TONE: dict[str, str] = {
     "bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
@@ -82,6 +84,7 @@ def file_summary(ev: FileEvidence) -> Content | None:
 def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> VerdictDraft:
     """The evidence a verdict would record now, as the modal's lines, with what stands against an approve."""
     from reviewui.core.probe.run import outcome_words
+    from reviewui.ui.screens.verdict import VerdictDraft  # not at the top: not on the first screen
 
     bites = [f"{r.file} {r.header}: {r.verdict}" for r in ledger.bite_results()]
     probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in ledger.probes()]

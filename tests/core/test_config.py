@@ -80,3 +80,26 @@ def test_excluded_code_is_not_a_caller_and_its_tests_are_not_analysed(tmp_path: 
 def test_warm_runner_is_on_unless_turned_off() -> None:
     assert Settings.from_mapping({}).warm_runner is True
     assert Settings.from_mapping({"warm-runner": False}).warm_runner is False
+
+
+def test_a_pyproject_that_never_names_reviewui_is_not_parsed(tmp_path: Path) -> None:
+    # Most projects' pyproject.toml has no reviewui table: it is not parsed at all (issue 16,
+    # the first paint), so even a broken one does not stop the review.
+    rb = RepoBuilder(tmp_path)
+    sha = rb.commit({"pyproject.toml": '[tool.black\nline-length = "unterminated\n'})
+    s = Settings.from_commit(tmp_path, sha)
+    assert s == Settings.from_mapping({})
+
+
+def test_a_pyproject_that_names_reviewui_is_parsed_and_checked(tmp_path: Path) -> None:
+    rb = RepoBuilder(tmp_path)
+    broken = rb.commit({"pyproject.toml": '[tool.reviewui]\ntest-command = "unterminated\n'})
+    with pytest.raises(ReviewError, match="pyproject.toml is not valid TOML"):
+        Settings.from_commit(tmp_path, broken)
+
+
+def test_a_reviewui_table_spelled_with_escapes_is_still_read(tmp_path: Path) -> None:
+    # TOML lets a quoted key spell the name with \u escapes: such a file must still be parsed.
+    rb = RepoBuilder(tmp_path)
+    sha = rb.commit({"pyproject.toml": '[tool."review\\u0075i"]\ntest-command = "pytest -x"\n'})
+    assert Settings.from_commit(tmp_path, sha).test_command == "pytest -x"

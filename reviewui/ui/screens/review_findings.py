@@ -14,7 +14,6 @@ from textual.binding import Binding
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import FindingsReady, WorkFailed
 from reviewui.core.safe_text import visible
-from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, FindingsScreen
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets.file_list import FileList
 
@@ -54,6 +53,7 @@ class FindingsPart(ReviewPart):
 
     def show(self) -> None:
         """Open the findings list; enter on one jumps to it."""
+        from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, FindingsScreen  # not on the first screen
 
         def jump(where: tuple[str, int | None] | str | None) -> None:
             if where == TRUST_BRANCH_CONFIG:

@@ -12,13 +12,12 @@ import asyncio
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import ContentSwitcher, Sparkline, Static
+from textual.widgets import ContentSwitcher, Static
 
 from reviewui.ui.diff_rows import display_text
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import TranscriptReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
-from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.widgets.transcript_view import TranscriptView
 from reviewui.core.safe_text import visible
 
@@ -51,6 +50,8 @@ class TranscriptPart(ReviewPart):
         if self._mounted is not None:
             await self._mounted.wait()
             return
+        from textual.widgets import Sparkline  # not at the top: nothing on the first screen needs it
+
         self._mounted = asyncio.Event()
         pane = Vertical(
             Static(Content("loading the transcript…"), id="transcript-summary"),
@@ -127,6 +128,8 @@ class TranscriptPart(ReviewPart):
             # what the loader has to say about the file itself (where it broke off, what it lacks)
             *(("\n" + visible(note), "$text-muted") for note in t.notes),
         ))
+        from textual.widgets import Sparkline
+
         step = max(1, len(cumulative) // SPARK_POINTS)
         self.screen.query_one("#transcript-spark", Sparkline).data = [float(x) for x in cumulative[::step]] or [0.0]
 
@@ -182,6 +185,8 @@ class TranscriptPart(ReviewPart):
 
         def done(text: str | None) -> None:
             view.set_search(text or "")
+
+        from reviewui.ui.screens.text_prompt import TextPromptModal
 
         self.screen.app.push_screen(TextPromptModal("Show turns containing (empty: all)", view.search), done)
 

@@ -17,8 +17,6 @@ from reviewui.core.evidence import HistoryRow, VerdictEvidence
 from reviewui.ui.evidence_view import verdict_draft
 from reviewui.ui.messages import HistoryRead, VerdictRecorded, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
-from reviewui.ui.screens.text_prompt import TextPromptModal
-from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
 
@@ -109,6 +107,8 @@ class VerdictsPart(ReviewPart):
             said = "added" if existing is None else ("changed" if text else "deleted")
             self.screen.notify(f"Comment {said} on {visible(where)}", markup=False)
 
+        from reviewui.ui.screens.text_prompt import TextPromptModal  # not at the top: not on the first screen
+
         if existing is None:
             prompt = TextPromptModal(f"Comment on {where}", "What should the author know?")
         else:
@@ -131,6 +131,8 @@ class VerdictsPart(ReviewPart):
                 # The evidence is what the modal showed, taken on the UI thread, not what
                 # arrives while the worker writes the note.
                 self.record(verdict, reason, self.ledger.verdict_evidence())
+
+        from reviewui.ui.screens.verdict import VerdictModal  # not at the top: not on the first screen
 
         self.screen.app.push_screen(VerdictModal(verdict_draft(verdict, self.ledger, self.history_rows)), done)
 

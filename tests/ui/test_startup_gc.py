@@ -1,0 +1,95 @@
+"""The start-up runs without the cyclic garbage collector, and gets it back (issue 16)."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+
+import reviewui.cli
+from reviewui.core.session import ReviewSession
+from reviewui.ui.app import make_app
+from tests.gitrepo import make_repo
+
+SIZE = (120, 30)
+
+
+@pytest.fixture
+def collector_off():
+    """The collector off, as `reviewui open` leaves it before the app starts; on again afterwards."""
+    gc.disable()
+    yield
+    gc.enable()
+
+
+async def test_the_app_turns_the_paused_collector_back_on_after_its_first_paint(
+        awkward_session: ReviewSession, collector_off: None) -> None:
+    app = make_app(awkward_session, resume_gc=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.first_paint_at is not None
+        assert gc.isenabled()
+
+
+async def test_an_app_not_asked_to_resume_leaves_the_collector_alone(
+        awkward_session: ReviewSession, collector_off: None) -> None:
+    # Tests and embedders build the app with make_app: it only touches the collector when told to.
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.first_paint_at is not None
+        assert not gc.isenabled()
+
+
+def test_open_pauses_the_collector_until_the_app_runs_and_restores_it(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    make_repo(tmp_path, {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    monkeypatch.chdir(tmp_path)
+    seen: list[tuple[bool, bool]] = []
+
+    def fake_run_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
+        seen.append((gc.isenabled(), session.diff.file("a.py") is not None))
+
+    monkeypatch.setattr("reviewui.ui.app.run_app", fake_run_app)
+    assert gc.isenabled()
+    assert reviewui.cli.main(["open", "agent/work"]) == 0
+    assert seen == [(False, True)]  # the session was opened and the app started with the collector off
+    assert gc.isenabled()  # and on again once the app is gone
+
+
+def test_a_bad_branch_leaves_the_collector_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    make_repo(tmp_path, {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    monkeypatch.chdir(tmp_path)
+    assert reviewui.cli.main(["open", "no/such-branch"]) == 2
+    assert "no/such-branch" in capsys.readouterr().err
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("paused", [True, False])
+def test_run_app_asks_the_app_to_resume_only_a_paused_collector(awkward_session: ReviewSession, paused: bool,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[bool] = []
+
+    class NotRun:
+        available_themes = {"reviewui-dark": None}
+
+        def run(self) -> None:
+            pass
+
+    def fake_make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None,
+                      resume_gc: bool = False) -> NotRun:
+        asked.append(resume_gc)
+        return NotRun()
+
+    monkeypatch.setattr("reviewui.ui.app.make_app", fake_make_app)
+    from reviewui.ui.app import run_app
+
+    if paused:
+        gc.disable()
+    try:
+        run_app(awkward_session)
+    finally:
+        gc.enable()
+    assert asked == [paused]
