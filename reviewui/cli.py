@@ -22,9 +22,6 @@ from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import visible
 
-COMMANDS = ("open", "demo", "bite", "fixtures", "transcript", "probe", "verdict", "log", "notes", "check")
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit code 2."""
 
@@ -92,23 +89,30 @@ def _positive_float(s: str) -> float:
     return n
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, subcommands included."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand, or only with subcommand `only`.
+
+    Building all ten subcommands costs ~14 ms; `reviewui open` pays it before its
+    first paint, so main() builds only the one the command line names.
+    """
     parser = _Parser(prog="reviewui", description="Review a coding agent's git branch with evidence.")
     parser.add_argument("--version", action="version", version=f"reviewui {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for name, (help_text, add_args) in _SUBCOMMANDS.items():
+        if only is None or name == only:
+            add_args(sub.add_parser(name, help=help_text))
+    return parser
 
-    p = sub.add_parser("open", help="open the review app (the default command)")
-    _open_args(p)
 
-    p = sub.add_parser("demo", help="open a demo story (built once, then reused)")
+def _demo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", help="story to open, e.g. 02-add-stopped or 2 (default: the first)")
     p.add_argument("--dir", metavar="DIR", help="where the stories live (default: ~/.local/share/reviewui/demo)")
     p.add_argument("--rebuild", action="store_true", help="build the stories afresh (asks before deleting your work)")
     p.add_argument("--no-open", action="store_true", help="only build and print where")
     p.add_argument("--theme", metavar="NAME")
 
-    p = sub.add_parser("bite", help="bite-check the branch's source hunks")
+
+def _bite_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _run_args(p)
     p.add_argument("--hunk", metavar="FILE[:N]", help="check only this file's hunks, or its hunk N (from 1)")
@@ -118,11 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also bite-check hunks of files that are not code (toml, yaml, cfg, md, json, ...)")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
 
-    p = sub.add_parser("fixtures", help="show what the branch's tests are made of")
+
+def _fixtures_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
-    p = sub.add_parser("transcript", help="read an agent transcript")
+
+def _transcript_command_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("file")
     _transcript_format_arg(p)
     p.add_argument("--repo", metavar="DIR", help="link the turns to this repository's branch diff")
@@ -130,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
-    p = sub.add_parser("probe", help="run a probe test on the branch and its base")
+
+def _probe_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _run_args(p)
     p.add_argument("--file", metavar="PROBE.py", help="the probe test file")
@@ -138,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="PATH", help="write the probe as a regression test to PATH")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
-    p = sub.add_parser("verdict", help="record approve/reject in git notes")
+
+def _verdict_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("words", nargs="+", metavar="[BRANCH] approve|reject")
     p.add_argument("--reason", default="", metavar="TEXT")
     p.add_argument("--base", metavar="REF")
@@ -147,18 +155,21 @@ def build_parser() -> argparse.ArgumentParser:
     _trust_arg(p)
     _run_args(p)
 
-    p = sub.add_parser("log", help="list the verdicts recorded for a branch")
+
+def _log_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("branch", nargs="?")
     p.add_argument("--repo", metavar="DIR")
     p.add_argument("--base", metavar="REF")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
-    p = sub.add_parser("notes", help="sync verdict notes with a remote")
+
+def _notes_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("pull", "push"))
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("--repo", metavar="DIR")
 
-    p = sub.add_parser("check", help="the merge-path gate: static findings, exit 1 on errors")
+
+def _check_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _transcript_args(p)
     task = p.add_mutually_exclusive_group()
@@ -167,7 +178,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bite", action="store_true", help="run the bite sweep and add its findings")
     _run_args(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    return parser
 
 
 def _open_args(p: argparse.ArgumentParser) -> None:
@@ -181,12 +191,29 @@ def _open_args(p: argparse.ArgumentParser) -> None:
     task.add_argument("--task-file", metavar="FILE")
 
 
+_SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "open": ("open the review app (the default command)", _open_args),
+    "demo": ("open a demo story (built once, then reused)", _demo_args),
+    "bite": ("bite-check the branch's source hunks", _bite_args),
+    "fixtures": ("show what the branch's tests are made of", _fixtures_args),
+    "transcript": ("read an agent transcript", _transcript_command_args),
+    "probe": ("run a probe test on the branch and its base", _probe_args),
+    "verdict": ("record approve/reject in git notes", _verdict_args),
+    "log": ("list the verdicts recorded for a branch", _log_args),
+    "notes": ("sync verdict notes with a remote", _notes_args),
+    "check": ("the merge-path gate: static findings, exit 1 on errors", _check_args),
+}
+"""Each subcommand's help line and the function adding its arguments, in the order help lists them."""
+
+COMMANDS = tuple(_SUBCOMMANDS)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run reviewui with `argv` (default sys.argv[1:]) and return the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list = ["open", *args_list]
-    args = build_parser().parse_args(args_list)
+    args = build_parser(only=args_list[0] if args_list[0] in COMMANDS else None).parse_args(args_list)
     if getattr(args, "unsandboxed", False):
         from reviewui.core.run import sandbox
 

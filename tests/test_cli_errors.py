@@ -74,3 +74,22 @@ def test_unknown_theme_lists_the_themes_before_the_app_opens(repo: Path) -> None
     assert line.startswith("reviewui: unknown theme 'nosuch'; choose from: ")
     assert "reviewui-dark" in line and "reviewui-light" in line
     assert "\x1b[" not in proc.stdout  # the app never took over the terminal
+
+
+def test_help_lists_every_command_though_each_command_builds_only_its_own_parser(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # main() builds only the named subcommand's parser (issue 16: 14 ms before the first paint);
+    # the top-level help still shows them all, and each still parses its own flags.
+    from reviewui.cli import COMMANDS, build_parser, main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    listed = capsys.readouterr().out
+    for name in COMMANDS:
+        assert f"    {name} " in listed
+    assert set(build_parser(only="open")._subparsers._group_actions[0].choices) == {"open"}  # type: ignore[union-attr]
+    with pytest.raises(SystemExit) as e:
+        main(["log", "--format", "yaml"])
+    assert e.value.code == 2
+    assert "argument --format: invalid choice: 'yaml'" in capsys.readouterr().err
