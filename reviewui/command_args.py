@@ -7,7 +7,6 @@ headless twins) so neither imports the other's internals.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -49,4 +48,6 @@ def session_from_args(args: argparse.Namespace, branch: str | None = None) -> Re
 
 def emit(data: Any) -> None:
     """Print JSON to stdout (UTF-8, stable key order as built)."""
+    import json  # not at the top: `open` writes no JSON
+
     sys.stdout.write(json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")

@@ -115,7 +115,8 @@ def test_the_first_screen_imports_no_heavy_modules() -> None:
 def test_opening_a_review_loads_nothing_the_first_screen_does_not_show(tmp_path: Path) -> None:
     # Issue 16: what `reviewui open` imports and parses before the first paint. A session on a
     # repo whose pyproject.toml has no reviewui table parses no TOML; the verdict, comment and
-    # findings dialogs, the transcript's sparkline and the gzip/zip readers load when used.
+    # findings dialogs, the transcript's sparkline and the gzip/zip readers load when used; the
+    # evidence ledger and the reviewer's saved state (~15 ms of imports) right after the paint.
     make_repo(tmp_path, {"pyproject.toml": "[tool.black]\nline-length = 99\n", "a.py": "x = 1\n"},
               {"a.py": "x = 2\n"})
     code = (
@@ -126,7 +127,8 @@ def test_opening_a_review_loads_nothing_the_first_screen_does_not_show(tmp_path:
         "parsed = 'tomllib' in sys.modules\n"
         "import reviewui.cli, reviewui.ui.app, reviewui.ui.screens.review\n"
         "late = ('gzip', 'zipfile', 'reviewui.ui.screens.verdict', 'reviewui.ui.screens.text_prompt',\n"
-        "        'reviewui.ui.screens.findings', 'textual.widgets._sparkline')\n"
+        "        'reviewui.ui.screens.findings', 'textual.widgets._sparkline', 'json',\n"
+        "        'reviewui.core.evidence', 'reviewui.core.state', 'reviewui.core.findings.model')\n"
         "print(parsed, ','.join(m for m in late if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

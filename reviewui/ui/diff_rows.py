@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 from reviewui.core.diff import DiffLine, FileDiff, Hunk
 from reviewui.core.safe_text import picture, visible
-from reviewui.core.state import HunkComment
 from reviewui.core.worddiff import Span, changed_spans, pair_changes
+
+if TYPE_CHECKING:
+    from reviewui.core.state import HunkComment
 
 RowKind = Literal["hunk", "context", "added", "removed", "note", "split", "comment"]
 

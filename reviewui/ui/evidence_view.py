@@ -11,11 +11,11 @@ from textual.content import Content
 
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
 from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.diff_view import Badge
 
 if TYPE_CHECKING:
+    from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
     from reviewui.ui.screens.verdict import VerdictDraft
 
 BITE_TONE: dict[str, str] = {

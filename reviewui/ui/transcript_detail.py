@@ -6,7 +6,6 @@ Kept apart from the view so the view stays about drawing and the cursor.
 from __future__ import annotations
 
 import difflib
-import json
 from typing import TYPE_CHECKING, Any, Callable
 
 from rich.cells import cell_len
@@ -62,6 +61,8 @@ def edit_lines(edit: Any, limit: int = EDIT_LINES) -> list[tuple[str, str]]:
 
 def search_text(turn: Turn) -> str:
     """Everything `/` looks in for a turn, lower-cased: text, reasoning, tool names and inputs, edits."""
+    import json  # not at the top: loaded with the transcript, after the first paint
+
     parts = [turn.text, turn.reasoning]
     for c in turn.tool_calls:
         parts.append(c.name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.widgets import Input
 
 from reviewui.core.session import ReviewSession
@@ -116,3 +118,29 @@ async def test_comments_show_in_the_side_by_side_view_too(awkward_session: Revie
         top, end = hunk_rows(lines, header)
         assert lines[end].strip() == "💬 split me"
         assert "│" in lines[end - 1] and "│" not in lines[end]  # a full-width row, not a side
+
+
+async def test_a_comment_saved_earlier_is_drawn_right_after_the_first_paint(awkward_session: ReviewSession,
+                                                                            monkeypatch) -> None:
+    # The saved state loads after the first paint (issue 16), but not as late as the whole
+    # diff's parse or the findings: the file on screen gets its comments at once.
+    earlier = awkward_session
+    first = make_app(earlier)
+    async with first.run_test(size=SIZE) as pilot:
+        shown = (await review_ready(first, pilot)).diff_view.file
+    assert shown is not None and shown.hunks
+    earlier.evidence.state.add_comment(shown.path, shown.hunks[0].header, "seen before", None)
+    earlier.evidence.state.save()
+    session = ReviewSession.open(earlier.target.repo_dir, "agent/work")
+    real = session.diff.preload
+    monkeypatch.setattr(session.diff, "preload", lambda: (time.sleep(1.5), real())[1])
+    monkeypatch.setattr(session, "findings", lambda bite=None: (time.sleep(1.5), [])[1])  # they redraw too
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        while screen.first_paint_at is None:
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert not screen.startup.diff_loaded and not screen.ledger.findings_ready  # both still busy
+        assert screen.diff_view.file is not None and screen.diff_view.file.path == shown.path
+        assert "💬 seen before" in [ln.strip() for ln in drawn(screen.diff_view)]

@@ -13,6 +13,8 @@ start-up part posts ReviewReady once and sets `startup.ready`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,7 +24,6 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 from textual.worker import Worker, WorkerState
 
-from reviewui.core.evidence import EvidenceLedger
 from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
@@ -42,6 +43,9 @@ from reviewui.ui.widgets.guard_marks import line_marks
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.ui.widgets.transcript_view import TranscriptView
+
+if TYPE_CHECKING:
+    from reviewui.core.evidence import EvidenceLedger
 
 
 class ReviewScreen(Screen[None]):
@@ -114,10 +118,10 @@ class ReviewScreen(Screen[None]):
                 files.select_path(f.path)
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
-        self.verdicts_part.load_state()
-        self.evidence_changed(None)
-        # Everything slower waits for the first paint: worker threads parsing the
-        # whole diff would otherwise hold the GIL while the first screen is drawn.
+        # Everything else waits for the first paint, the reviewer's saved marks and
+        # comments included (loading the evidence ledger and the state is ~15 ms of
+        # imports alone): they are drawn one refresh later. Worker threads parsing the
+        # whole diff would hold the GIL while the first screen is drawn.
         self.call_after_refresh(self.startup.after_first_paint)
 
     def on_unmount(self) -> None:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.evidence import HunkKey
 from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
@@ -22,6 +21,7 @@ from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
+    from reviewui.core.evidence import HunkKey
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import HunkResult
     from reviewui.ui.screens.review import ReviewScreen

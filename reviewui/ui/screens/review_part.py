@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Callable, ClassVar
 from textual.binding import Binding
 from textual.worker import Worker
 
-from reviewui.core.evidence import EvidenceLedger
 from reviewui.core.session import ReviewSession
 
 if TYPE_CHECKING:
+    from reviewui.core.evidence import EvidenceLedger
     from reviewui.ui.screens.review import ReviewScreen
 
 

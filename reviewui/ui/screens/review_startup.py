@@ -36,8 +36,10 @@ class StartupPart(ReviewPart):
         self._pending = set(STARTUP)
 
     async def after_first_paint(self) -> None:
-        """Start the slower work: the last verdict, then the transcript, then the rest."""
+        """Draw the saved evidence, then start the slower work: the last verdict, the transcript, the rest."""
         self.screen.first_paint_at = time.perf_counter()
+        self.screen.verdicts_part.load_state()
+        self.screen.evidence_changed(None)  # the reviewer's marks and comments on the file shown
         # Whether bubblewrap can run takes a process start: after the first paint, not before it.
         self.thread(self._check_sandbox, group="sandbox", name="check the sandbox")
         self.screen.verdicts_part.read_history(show=False)

@@ -13,7 +13,6 @@ from textual.binding import Binding
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.evidence import HistoryRow, VerdictEvidence
 from reviewui.ui.evidence_view import verdict_draft
 from reviewui.ui.messages import HistoryRead, VerdictRecorded, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
@@ -21,6 +20,7 @@ from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
+    from reviewui.core.evidence import HistoryRow, VerdictEvidence
     from reviewui.core.notes.model import Review
     from reviewui.ui.screens.review import ReviewScreen
 

@@ -9,6 +9,7 @@ of any size opens at once. A cursor row names the hunk under it; badges
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -22,11 +23,13 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
-from reviewui.core.state import HunkComment
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows, with_comments
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
 from reviewui.ui.widgets.diff_strip import RowStyles, assemble
+
+if TYPE_CHECKING:
+    from reviewui.core.state import HunkComment
 
 GUTTER = 13  # "12345 12345 +" plus a space
 SIDE_GUTTER = 6  # "12345+" on each side of the side-by-side view
