@@ -93,3 +93,35 @@ def test_run_app_asks_the_app_to_resume_only_a_paused_collector(awkward_session:
     finally:
         gc.enable()
     assert asked == [paused]
+
+
+async def test_the_saved_state_is_not_read_while_the_first_screen_is_built(awkward_session: ReviewSession,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 16: the evidence ledger and the reviewer's state (and their imports) are not part of
+    # building the first screen (its mount); the saved marks and comments are drawn right after.
+    import time
+
+    from reviewui.core.state import ReviewState
+    from reviewui.ui.screens.review import ReviewScreen
+
+    read_at: list[float] = []
+    mounted_at: list[float] = []
+    real_load, real_mount = ReviewState.load, ReviewScreen.on_mount
+
+    def load(*args: object, **kwargs: object) -> ReviewState:
+        read_at.append(time.perf_counter())
+        return real_load(*args, **kwargs)  # type: ignore[arg-type]
+
+    def on_mount(self: ReviewScreen) -> None:
+        real_mount(self)
+        mounted_at.append(time.perf_counter())
+
+    monkeypatch.setattr(ReviewState, "load", load)
+    monkeypatch.setattr(ReviewScreen, "on_mount", on_mount)
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        while app.screen.first_paint_at is None:
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert len(mounted_at) == 1 and len(read_at) == 1
+        assert read_at[0] > mounted_at[0]
