@@ -129,7 +129,8 @@ def test_opening_a_review_loads_nothing_the_first_screen_does_not_show(tmp_path:
         "import reviewui.cli, reviewui.ui.app, reviewui.ui.screens.review\n"
         "late = ('gzip', 'zipfile', 'reviewui.ui.screens.verdict', 'reviewui.ui.screens.text_prompt',\n"
         "        'reviewui.ui.screens.findings', 'textual.widgets._sparkline', 'json',\n"
-        "        'reviewui.core.evidence', 'reviewui.core.state', 'reviewui.core.findings.model')\n"
+        "        'reviewui.core.evidence', 'reviewui.core.state', 'reviewui.core.findings.model',\n"
+        "        'reviewui.ui.widgets.results_panel', 'reviewui.ui.bindings')\n"
         "print(parsed, ','.join(m for m in late if m in sys.modules))\n"
     )
     # Without coverage's variables: measured (a bite-check of reviewui itself), every Python

@@ -17,7 +17,6 @@ from textual.screen import Screen
 from reviewui.core.config import load_user_prefs, save_user_pref
 from reviewui.core.errors import ReviewError
 from reviewui.core.session import ReviewSession
-from reviewui.ui.bindings import key_actions
 from reviewui.ui.keymap import binding_ids, keymap_from_prefs
 from reviewui.ui.screens.no_changes import NoChangesScreen
 from reviewui.ui.screens.review import ReviewScreen
@@ -90,6 +89,8 @@ class ReviewApp(App[None]):
             save_user_pref("theme", theme)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from reviewui.ui.bindings import key_actions  # not at the top: only the palette needs it
+
         yield from super().get_system_commands(screen)
         for k in key_actions(screen):
             if k.action == "quit":

@@ -17,11 +17,11 @@ from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
-from reviewui.ui.widgets.results_panel import ResultsPanel
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.evidence import HunkKey
+    from reviewui.ui.widgets.results_panel import ResultsPanel
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import HunkResult
     from reviewui.ui.screens.review import ReviewScreen
@@ -184,6 +184,8 @@ class BitesPart(ReviewPart):
 
     def panel(self) -> ResultsPanel:
         """The bite results under the diff, mounted the first time it is asked for."""
+        from reviewui.ui.widgets.results_panel import ResultsPanel  # not at the top: not on the first screen
+
         found = self.screen.query(ResultsPanel)
         if found:
             return found.first()
@@ -196,7 +198,7 @@ class BitesPart(ReviewPart):
         h = self.screen.diff_view.current_hunk
         result = self.ledger.bites.get(h.key) if h is not None else None
         baseline = self.ledger.baseline
-        if result is None and baseline is None and not self.screen.query(ResultsPanel):
+        if result is None and baseline is None and not self.screen.query("#results"):
             return  # nothing to show, and no panel yet to update
         panel = self.panel()
         panel.show_result(result, baseline)
