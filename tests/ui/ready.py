@@ -17,3 +17,17 @@ async def review_ready(app: App[None], pilot: Pilot[None], timeout: float = 60.0
     await asyncio.wait_for(screen.startup.ready.wait(), timeout)
     await pilot.pause()
     return screen
+
+
+async def first_painted(app: App[None], pilot: Pilot[None], timeout: float = 30.0) -> ReviewScreen:
+    """Wait until the review screen's first paint (its start-up work may still be running)."""
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen)
+    deadline = asyncio.get_running_loop().time() + timeout
+    # Bounded: an app that crashed before painting must fail the test, not hang it.
+    while screen.first_paint_at is None:
+        assert app.is_running, "the app stopped before its first paint"
+        assert asyncio.get_running_loop().time() < deadline, f"no first paint within {timeout}s"
+        await pilot.pause(0.02)
+    await pilot.pause()
+    return screen

@@ -10,7 +10,7 @@ from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
 from reviewui.ui.screens.text_prompt import TextPromptModal
 from reviewui.ui.widgets.diff_view import DiffView
-from tests.ui.ready import review_ready
+from tests.ui.ready import first_painted, review_ready
 
 SIZE = (140, 40)
 
@@ -137,10 +137,7 @@ async def test_a_comment_saved_earlier_is_drawn_right_after_the_first_paint(awkw
     monkeypatch.setattr(session, "findings", lambda bite=None: (time.sleep(1.5), [])[1])  # they redraw too
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        while screen.first_paint_at is None:
-            await pilot.pause(0.02)
-        await pilot.pause()
+        screen = await first_painted(app, pilot)
         assert not screen.startup.diff_loaded and not screen.ledger.findings_ready  # both still busy
         assert screen.diff_view.file is not None and screen.diff_view.file.path == shown.path
         assert "💬 seen before" in [ln.strip() for ln in drawn(screen.diff_view)]

@@ -11,6 +11,7 @@ import reviewui.cli
 from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
 from tests.gitrepo import make_repo
+from tests.ui.ready import first_painted
 
 SIZE = (120, 30)
 
@@ -120,8 +121,6 @@ async def test_the_saved_state_is_not_read_while_the_first_screen_is_built(awkwa
     monkeypatch.setattr(ReviewScreen, "on_mount", on_mount)
     app = make_app(awkward_session)
     async with app.run_test(size=SIZE) as pilot:
-        while app.screen.first_paint_at is None:
-            await pilot.pause(0.02)
-        await pilot.pause()
+        await first_painted(app, pilot)
         assert len(mounted_at) == 1 and len(read_at) == 1
         assert read_at[0] > mounted_at[0]
