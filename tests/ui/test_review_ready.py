@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -22,6 +23,10 @@ SIZE = (150, 40)
 @pytest.fixture
 def sample3(tmp_path: Path) -> ReviewSession:
     built = build_sample("03-null-guard", tmp_path)
+    # The verdict below is signed with the reviewer's git identity: the test brings its own
+    # rather than relying on the machine's (a sandboxed run has no global git config).
+    for key, value in (("user.name", "Test Reviewer"), ("user.email", "reviewer@example.com")):
+        subprocess.run(["git", "config", key, value], cwd=built.repo_dir, check=True)
     return ReviewSession.open(built.repo_dir, "agent/null-guard")
 
 
