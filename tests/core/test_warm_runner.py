@@ -213,3 +213,41 @@ def test_a_runs_temp_dir_never_holds_reviewuis_own(own: str, run: str, monkeypat
 
     monkeypatch.setattr("tempfile.tempdir", own)
     assert sandbox.run_tmpdir() == run
+
+
+LOOKUPS = '''import inspect
+
+
+def test_lookups():
+    assert "_pytest.main" in inspect._filesbymodname
+'''
+
+
+def test_a_run_inherits_the_servers_module_lookups(tmp_path: Path, server: WarmPytest) -> None:
+    # A run's first module lookup (pytest's failure report, coverage.py's start-up) walks every
+    # loaded module; the server made it once for the modules it preloaded, before any fork.
+    root = project(tmp_path, {"test_l.py": LOOKUPS})
+    run = run_tests(root, CMD, ["test_l.py"], 30, warm=server)
+    assert run.warm and outcomes(run) == {"test_lookups": "passed"}, run.output
+
+
+def test_an_editable_coverage_is_not_preloaded(tmp_path: Path) -> None:
+    # Only site-packages is imported by the server: a coverage.py checkout ahead of it on the
+    # path (the project under review could be coverage.py) is left for the runs to import.
+    import subprocess
+
+    from reviewui.core.run import warm_server
+
+    fake = tmp_path / "src" / "coverage"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise SystemExit('the checkout was imported')\n")
+    probe = (
+        "import sys\n"
+        f"exec(compile(open({warm_server.__file__!r}).read(), 'warm_server', 'exec'), ns := {{'__name__': 'w'}})\n"
+        "ns['warm_lookups']()\n"
+        "print('coverage' in sys.modules, 'pdb' in sys.modules)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / "src")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd="/", env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "True"]

@@ -100,6 +100,39 @@ def preload() -> None:
             del sys.modules[name]
 
 
+def warm_lookups() -> None:
+    """Do once here what every run would otherwise do again in its child.
+
+    The first `inspect.getmodule` lookup walks every loaded module (a realpath
+    each); pytest's report of a failure and coverage.py's start-up both make
+    one, ~15 ms with a large plugin set. tokenize compiles its pattern on first
+    use (pytest's traceback source ranges). pytest imports pdb and faulthandler
+    in every run's configure, and a measured run imports coverage.py: taken
+    from site-packages here, as the plugins are (never from a working tree).
+    """
+    import importlib
+    import importlib.util
+    import inspect
+    import io
+    import tokenize
+
+    site_dirs = _site_dirs()
+    for name, site_only in (("pdb", False), ("faulthandler", False), ("coverage", True)):
+        try:
+            spec = importlib.util.find_spec(name)
+            if spec is None or (site_only and not os.path.realpath(spec.origin or "").startswith(site_dirs)):
+                continue  # not installed, or an editable checkout: the child imports it as a cold run would
+            importlib.import_module(name)
+        except Exception:
+            pass
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("pass\n").readline):
+            pass
+        inspect.getmodule(warm_lookups.__code__)
+    except Exception:
+        pass  # only time is lost: each child makes its own lookups
+
+
 def _rewriting_hook() -> Any:
     """pytest's assert-rewriting import hook, installed with the names pytest itself
     marks (every module of a distribution that has a pytest11 plugin), or None.
@@ -310,6 +343,7 @@ if __name__ == "__main__":
     except BaseException as e:
         _write({"error": "preload failed: %s: %s" % (type(e).__name__, e)})
         sys.exit(1)
+    warm_lookups()
     # Everything imported so far lives as long as the server: out of the collector's
     # sight, the children's collections (pytest forces several per run) stay small
     # and do not copy the parent's pages.
