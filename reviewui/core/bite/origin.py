@@ -39,10 +39,12 @@ DATA_VAR = "REVIEWUI_DATA_FILES"
 
 STOP_VAR = "REVIEWUI_QUIET_STOP"
 QUIET_STOP: Mapping[str, str] = {STOP_VAR: "1"}
-"""Extra environment for runs of reverted code: collection errors end the run before any test,
-as pytest's default does, but without pytest formatting the traceback of its own
-`Interrupted` (about half of such a run's time, and never shown). The exit code is then 1,
-not 2; the collection errors are in the JUnit report either way."""
+"""Extra environment for runs of reverted code: the first collection error ends the run
+before any test (grading needs only that error: any collection error makes the run
+`broken`, and its reason is the first one), without the rest of the collection and
+without pytest formatting the traceback of its own `Interrupted` (about half of such a
+run's time, and never shown). The exit code is then 1, not 2; the error is in the JUnit
+report either way."""
 
 PLUGIN_SOURCE = '''"""reviewui: record where the changed modules were imported from, and who opens changed data files."""
 import json
@@ -70,6 +72,22 @@ def _audit(event, args):
 
 if _data:
     sys.addaudithook(_audit)
+
+
+_session = []
+
+
+def pytest_sessionstart(session):
+    _session[:] = [session]
+
+
+def pytest_collectreport(report):
+    # A run of reverted code is graded by its first collection error alone: the modules
+    # after it need not be imported. pytest's own check before the next collector then
+    # ends the session as --maxfail does (quietly, exit code 1).
+    if (report.failed and os.environ.get("REVIEWUI_QUIET_STOP") and _session
+            and not _session[0].config.option.continue_on_collection_errors):
+        _session[0].shouldfail = "reviewui: stopped at the first collection error"
 
 
 @pytest.hookimpl(tryfirst=True)

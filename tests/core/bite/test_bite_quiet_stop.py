@@ -20,18 +20,20 @@ from reviewui.core.config import Settings
 from tests.core.bite.helpers import feature_repo, load, use_venv_python
 
 
-def _suite(root: Path) -> Path:
+def _suite(root: Path, more: dict[str, str] | None = None) -> Path:
     suite = root / "suite"
     suite.mkdir(parents=True)
     (suite / "test_a.py").write_text("from nowhere import x\n\n\ndef test_a():\n    pass\n")
     (suite / "test_b.py").write_text("def test_b():\n    assert False\n")
+    for name, text in (more or {}).items():
+        (suite / name).write_text(text)
     return suite
 
 
-def _run(root: Path, argv: list[str], extra: dict[str, str] | None):
+def _run(root: Path, argv: list[str], extra: dict[str, str] | None, more: dict[str, str] | None = None):
     work = root / "work"
     work.mkdir(parents=True)
-    return RunContext(argv, {}, [], Settings(), work).run(_suite(root), [], 60, extra=extra).run
+    return RunContext(argv, {}, [], Settings(), work).run(_suite(root, more), [], 60, extra=extra).run
 
 
 def test_a_collection_error_ends_the_run_quietly_only_when_asked(tmp_path: Path, monkeypatch) -> None:
@@ -43,6 +45,19 @@ def test_a_collection_error_ends_the_run_quietly_only_when_asked(tmp_path: Path,
     assert quiet.returncode == 1 and "Interrupted" not in quiet.output
     assert [(t.id, t.collection) for t in quiet.tests] == [("test_a.py", True)]  # no test ran after it
     assert "No module named 'nowhere'" in quiet.tests[0].message
+
+
+def test_the_quiet_stop_imports_no_module_after_the_first_collection_error(tmp_path: Path, monkeypatch) -> None:
+    # Any collection error makes the run `broken` with the first one as its reason: the
+    # modules after it are not even imported (a second broken one would add an error).
+    use_venv_python(monkeypatch)
+    later = {"test_c.py": "import also_nowhere\n\n\ndef test_c():\n    pass\n"}
+    plain = _run(tmp_path / "plain", ["python", "-m", "pytest"], None, later)
+    assert sorted(t.id for t in plain.tests if t.collection) == ["test_a.py", "test_c.py"]
+
+    quiet = _run(tmp_path / "quiet", ["python", "-m", "pytest"], dict(QUIET_STOP), later)
+    assert [(t.id, t.collection) for t in quiet.tests] == [("test_a.py", True)]
+    assert quiet.returncode == 1 and "Interrupted" not in quiet.output and "also_nowhere" not in quiet.output
 
 
 def test_the_reviewers_continue_on_collection_errors_is_kept(tmp_path: Path, monkeypatch) -> None:
