@@ -94,6 +94,35 @@ def apply(guard: dict[str, Any]) -> None:
     fn.__code__ = new
 
 
+def native_failure(item: Any, excinfo: Any) -> str:
+    """A test's failure as Python prints it (the frames from the test function on, then the
+    exception): the text pytest's native style gives, minus its caret lines.
+
+    Forks use it instead of pytest's report: formatting that report filters the traceback
+    through pytest's machinery, and in a fresh fork every page it touches is copied (about
+    half of a biting guard's time).
+    """
+    import linecache
+    import traceback
+
+    target = getattr(getattr(item, "obj", None), "__code__", None)
+    frames = list(traceback.walk_tb(excinfo.tb))
+    if not any(frame.f_code is target for frame, _ in frames):
+        target = None  # failed outside the test function's own frames: show them all
+    rows = ["Traceback (most recent call last):"]
+    started = target is None
+    for frame, lineno in frames:
+        started = started or frame.f_code is target
+        if not started or frame.f_locals.get("__tracebackhide__") or frame.f_globals.get("__tracebackhide__"):
+            continue
+        rows.append(f'  File "{frame.f_code.co_filename}", line {lineno}, in {frame.f_code.co_name}')
+        line = linecache.getline(frame.f_code.co_filename, lineno).strip()
+        if line:
+            rows.append(f"    {line}")
+    rows += [row.rstrip("\n") for row in traceback.format_exception_only(excinfo.type, excinfo.value)]
+    return "\n".join(rows)
+
+
 def _first_line(text: str) -> str:
     """The exception's first line from a native (Python-style) traceback, or an `E` line."""
     rows = text.splitlines()
@@ -146,9 +175,13 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
     start = time.monotonic()
     try:
         os.setpgid(0, 0)
-        # Python's own traceback text: pytest's long form looks up source and modules per
-        # entry, which in a fresh fork costs more than running the tests.
+        # Python's own traceback text: pytest's forms look up source and modules per entry,
+        # which in a fresh fork costs more than running the tests. Setup and teardown
+        # failures (fixtures) keep pytest's native report.
         items[0].config.option.tbstyle = "native"
+        import pytest
+
+        pytest.Function.repr_failure = native_failure  # type: ignore[method-assign]
         apply(guard)
         done: list[dict[str, str]] = []
         for n, item in enumerate(items):

@@ -202,3 +202,17 @@ def test_a_batched_guard_stops_at_its_first_bite_but_not_at_an_excusable_failure
     assert never.verdict == "toothless" and set(never.tests_run) == set(ids)
     body = guards[(4, "body", "return None")]  # test_empty's TypeError may be excused: test_one runs too
     assert body.verdict == "bites" and ids[1] in body.failing_tests and body.tests_run == tuple(ids[:2])
+
+
+def test_a_batched_bite_is_reported_from_its_test_line_on(tmp_path: Path) -> None:
+    # The fork's own short report: the frames from the test function on, then the exception
+    # with pytest's assertion explanation, and its first line as the message.
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "X = 1\n"},
+                   {"pkg/calc.py": CALC, "tests/test_calc.py": CALC_TESTS})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=1, guards=True, timeout=20)
+    taken = next(g for g in rep.results[0].guards if (g.line, g.replacement) == (6, "True"))
+    assert taken.messages == {"tests/test_calc.py::test_one": "AssertionError: assert 0 == 5"}
+    assert 'tests/test_calc.py", line 13, in test_one\n    assert total([5]) == 5' in taken.output
+    assert "where 0 = total([5])" in taken.output
+    assert "_pytest" not in taken.output and "^^^" not in taken.output  # no pytest frames, no caret lines
