@@ -44,6 +44,12 @@ def instrument_check(
     `garbage_passed` (when not None) is what `garbage_passes` said of every
     changed module, both run beside the baseline in another slot.
     """
+    if ctx.pytest_mode and pytest_checked and (not imported or garbage_passed is not None):
+        # Both halves ran beside the baseline: nothing runs here, so the scratch needs no reset
+        # (whoever takes the slot next checks it out afresh).
+        if imported and garbage_passed:
+            raise _garbage_not_seen(imported)
+        return
     scratch.reset()
     try:
         if ctx.pytest_mode:
@@ -55,12 +61,7 @@ def instrument_check(
                 scratch.reset()
                 garbage_passed = garbage_passes(scratch, ctx, selected, limit, imported)
             if garbage_passed:
-                names = ", ".join(m.name for m in imported)
-                raise UntrustedCommand(
-                    f"the tests imported {names} in the baseline, yet still pass with it replaced by garbage: the "
-                    "code they exercise is not the scratch's (a subprocess or import hook loading another copy?); "
-                    "check --test-cmd"
-                )
+                raise _garbage_not_seen(imported)
             return
         files = sorted({f.path for f, _ in targets if f.status != "deleted"})
         if not files:
@@ -75,6 +76,15 @@ def instrument_check(
             )
     finally:
         scratch.reset()
+
+
+def _garbage_not_seen(imported: list[ChangedModule]) -> UntrustedCommand:
+    names = ", ".join(m.name for m in imported)
+    return UntrustedCommand(
+        f"the tests imported {names} in the baseline, yet still pass with it replaced by garbage: the "
+        "code they exercise is not the scratch's (a subprocess or import hook loading another copy?); "
+        "check --test-cmd"
+    )
 
 
 def garbage_passes(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...], limit: float,
