@@ -160,7 +160,8 @@ def run_bite(
                           results=not_code, selected_tests=(), test_command=command,
                           selection="nothing to bite-check: the branch changes no source code")
     tree = list_files(target.repo_dir, target.head)
-    static = static_selection(diff, tree, lambda p: _head_text(target, p))
+    head = _HeadFiles(target)
+    static = static_selection(diff, tree, head.text)
     whole = all_tests or not static.files or (pytest_mode and bool(static.data_files))
     selected = () if whole else static.files
     limit = timeout or settings.timeout
@@ -201,14 +202,15 @@ def run_bite(
             base = prepared.baseline
             per_run = limit or (10 * base.seconds + 5)
             # Guard reverts (issue 15) run beside the hunk reverts; `join` attaches them to their hunk.
-            gjobs = guard_check.plan(target, targets, prepared.cov, selected) if guards and base.status == "green" else []
+            gjobs = guard_check.plan(target, targets, prepared.cov, selected, head.raw) \
+                if guards and base.status == "green" else []
             join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
             for f, h in targets:
                 if base.status != "green":
                     join.hunk(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
-                sel = _selection(prepared, target, f, h)
+                sel = _selection(prepared, head, f, h)
                 if sel.choice == "uncovered":
                     join.hunk(_result(h, "uncovered", reason=sel.reason))
                 elif sel.choice == "tests":
@@ -245,9 +247,26 @@ def run_bite(
                       selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
 
 
-def _head_text(target: Target, path: str) -> str | None:
-    raw = show_file(target.repo_dir, target.head, path)
-    return None if raw is None else raw.decode("utf-8", "replace")
+class _HeadFiles:
+    """Files of the head commit, each read from git once per sweep (selection, coverage and
+    guards all read the changed files; a git process each time cost ~3 ms a read)."""
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+        self._lock = threading.Lock()
+        self._seen: dict[str, bytes | None] = {}
+
+    def raw(self, path: str) -> bytes | None:
+        """The file's bytes at head, or None when it is absent there."""
+        with self._lock:
+            if path not in self._seen:
+                self._seen[path] = show_file(self._target.repo_dir, self._target.head, path)
+            return self._seen[path]
+
+    def text(self, path: str) -> str | None:
+        """The file's text at head (undecodable bytes replaced), or None when it is absent."""
+        raw = self.raw(path)
+        return None if raw is None else raw.decode("utf-8", "replace")
 
 
 class _HunkFields(TypedDict, total=False):
@@ -266,10 +285,10 @@ def _result(h: Hunk, verdict: Verdict, **kw: Unpack[_HunkFields]) -> HunkResult:
     return HunkResult(file=h.file, index=h.index, header=h.header, text=h.text, verdict=verdict, **kw)
 
 
-def _selection(prepared: _Prepared, target: Target, f: FileDiff, h: Hunk) -> cm.Selection:
+def _selection(prepared: _Prepared, head: _HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
     if prepared.cov is None:
         return cm.Selection("all")
-    return prepared.cov.select(h, _head_text(target, f.path))
+    return prepared.cov.select(h, head.text(f.path))
 
 
 def _check_one(

@@ -61,13 +61,17 @@ def select_for_guard(cov: cm.CoverageMap | None, guard: Guard) -> cm.Selection:
 
 
 def plan(target: Target, targets: list[tuple[FileDiff, Hunk]], cov: cm.CoverageMap | None,
-         selected: tuple[str, ...]) -> list[GuardJob]:
-    """Every guard of the given hunks with its test selection, in diff order."""
+         selected: tuple[str, ...], read: Callable[[str], bytes | None] | None = None) -> list[GuardJob]:
+    """Every guard of the given hunks with its test selection, in diff order.
+
+    `read(path)` gives a file of the head commit (default: from git).
+    """
+    read = read or (lambda path: show_file(target.repo_dir, target.head, path))
     texts: dict[str, str | None] = {}
     jobs: list[GuardJob] = []
     for f, h in targets:
         if f.path not in texts:
-            raw = show_file(target.repo_dir, target.head, f.path) if f.path.endswith(".py") else None
+            raw = read(f.path) if f.path.endswith(".py") else None
             try:
                 texts[f.path] = None if raw is None else raw.decode("utf-8")
             except UnicodeDecodeError:
