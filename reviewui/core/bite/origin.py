@@ -22,6 +22,7 @@ reason "tests imported <module> from <path>, not the scratch (editable install?)
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -175,8 +176,14 @@ def checkout_roots(python: str, checkout: Path) -> tuple[str, ...]:
     An editable install (a .pth file) points the test Python at the
     reviewer's checkout, which the sandbox does not show; the same
     directories of the scratch stand in for them. Empty when the Python
-    cannot be asked.
+    cannot be asked. Asked once per Python, checkout and environment in a
+    process (each `b` would otherwise start that Python again).
     """
+    return _checkout_roots(python, checkout.resolve(), os.environ.get("PYTHONPATH", ""), os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=16)
+def _checkout_roots(python: str, checkout: Path, pythonpath: str, path: str) -> tuple[str, ...]:
     try:
         out = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
                              capture_output=True, text=True, timeout=30, cwd="/", stdin=subprocess.DEVNULL)

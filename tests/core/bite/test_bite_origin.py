@@ -178,3 +178,19 @@ def test_pythonpath_ini_and_p_plugin_in_addopts_warm_and_cold_agree(tmp_path: Pa
     cold = run_bite(t, d, Settings(warm_runner=False), jobs=2)
     want = {"src/pkg/mod.py": "bites", "src/pkg/other.py": "toothless"}
     assert _verdicts(warm) == _verdicts(cold) == want, (warm.baseline.reason, cold.baseline.reason)
+
+
+def test_checkout_roots_are_asked_once_per_python_checkout_and_environment(tmp_path: Path, monkeypatch) -> None:
+    # Every `b` press asked the test Python again (~20 ms of a process start each).
+    co = tmp_path / "co"
+    (co / "src").mkdir(parents=True)
+    (co / "lib").mkdir()
+    python = _python_with(tmp_path, f"{co / 'src'}\n")
+    asked: list[object] = []
+    real = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: asked.append(a) or real(*a, **k))
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert origin.checkout_roots(python, co) == ("src",)
+    assert origin.checkout_roots(python, co) == ("src",) and len(asked) == 1
+    monkeypatch.setenv("PYTHONPATH", str(co / "lib"))  # another environment: asked again
+    assert origin.checkout_roots(python, co) == ("lib", "src") and len(asked) == 2
