@@ -39,18 +39,17 @@ import tempfile
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, TypedDict, Unpack
+from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check, origin
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.instrument import UntrustedCommand, garbage_passes, instrument_check, pytest_reports_failure
-from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
-from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.guard_report import GuardResult
-from reviewui.core.bite.report import Baseline, BiteReport, HunkResult, Verdict
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.revert import RevertError
+from reviewui.core.bite.revert_grade import grade_revert, hunk_result
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import (
     StaticSelection, checkable_hunks, not_code_hunks, parse_hunk_spec, selected_test_files,
@@ -269,20 +268,7 @@ class _HeadFiles:
         return None if raw is None else raw.decode("utf-8", "replace")
 
 
-class _HunkFields(TypedDict, total=False):
-    """The HunkResult fields a check fills beyond the hunk and its verdict."""
-
-    failing_tests: tuple[str, ...]
-    messages: dict[str, str]
-    reason: str
-    seconds: float
-    output: str
-    tests_run: tuple[str, ...]
-    passed_tests: tuple[str, ...]
-
-
-def _result(h: Hunk, verdict: Verdict, **kw: Unpack[_HunkFields]) -> HunkResult:
-    return HunkResult(file=h.file, index=h.index, header=h.header, text=h.text, verdict=verdict, **kw)
+_result = hunk_result  # the short name the sweep uses throughout
 
 
 def _selection(prepared: _Prepared, head: _HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
@@ -306,29 +292,7 @@ def _check_one(
         return _result(h, "error", reason=f"revert could not be applied: {e}")
     except ReviewError as e:
         return _result(h, "error", reason=f"runner failed: {e}")
-    run = seen.run
-    # Say `coder/history.py`, not the scratch worktree's absolute path under the cache dir.
-    root = str(scratch.path).rstrip("/") + "/"
-
-    def rel(text: str) -> str:
-        return text.replace(root, "")
-
-    passed = tuple(t.id for t in run.tests if t.outcome == "passed")
-    if seen.foreign:
-        return _result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output), tests_run=tests)
-    if ctx.pytest_mode:
-        head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
-        is_py = f.path.endswith(".py")
-        removed = removed_by_revert(head_text, reverted_text) if is_py else None
-        names = defined_names(f, h) | (removed.all if removed else frozenset())
-        needed = needed_by_revert(head_text, reverted_text) if is_py else frozenset()
-        g = grade_pytest(run, names, lambda n: user_of(n, diff, h), needed)
-    else:
-        g = grade_exit_code(run)
-    return _result(
-        h, g.verdict, failing_tests=g.failing_tests, messages={k: rel(v) for k, v in g.messages.items()},
-        reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=tests, passed_tests=passed,
-    )
+    return grade_revert(diff, f, h, seen, tests, scratch.path, before, after, ctx.pytest_mode)
 
 
 def _prepare(

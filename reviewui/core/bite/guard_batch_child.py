@@ -181,7 +181,7 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
         items[0].config.option.tbstyle = "native"
         import pytest
 
-        pytest.Function.repr_failure = native_failure  # type: ignore[method-assign]
+        pytest.Function.repr_failure = native_failure  # type: ignore[method-assign,assignment]
         apply(guard)
         done: list[dict[str, str]] = []
         for n, item in enumerate(items):

@@ -1,0 +1,58 @@
+"""A hunk revert's run turned into its HunkResult (shared by one-run reverts and batched ones)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
+from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
+from reviewui.core.bite.report import HunkResult, Verdict
+from reviewui.core.bite.runctx import Observation
+from reviewui.core.diff import Diff, FileDiff, Hunk
+
+
+class HunkFields(TypedDict, total=False):
+    """The HunkResult fields a check fills beyond the hunk and its verdict."""
+
+    failing_tests: tuple[str, ...]
+    messages: dict[str, str]
+    reason: str
+    seconds: float
+    output: str
+    tests_run: tuple[str, ...]
+    passed_tests: tuple[str, ...]
+
+
+def hunk_result(h: Hunk, verdict: Verdict, **kw: Unpack[HunkFields]) -> HunkResult:
+    """A HunkResult for `h` with `verdict` and the given fields."""
+    return HunkResult(file=h.file, index=h.index, header=h.header, text=h.text, verdict=verdict, **kw)
+
+
+def grade_revert(diff: Diff, f: FileDiff, h: Hunk, seen: Observation, tests: tuple[str, ...], scratch: Path,
+                 before: bytes, after: bytes, pytest_mode: bool) -> HunkResult:
+    """Grade the run of `h` reverted (`before`/`after`: the file's bytes at head and reverted)."""
+    run = seen.run
+    # Say `coder/history.py`, not the scratch worktree's absolute path under the cache dir.
+    root = str(scratch).rstrip("/") + "/"
+
+    def rel(text: str) -> str:
+        return text.replace(root, "")
+
+    passed = tuple(t.id for t in run.tests if t.outcome == "passed")
+    if seen.foreign:
+        return hunk_result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output),
+                           tests_run=tests)
+    if pytest_mode:
+        head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
+        is_py = f.path.endswith(".py")
+        removed = removed_by_revert(head_text, reverted_text) if is_py else None
+        names = defined_names(f, h) | (removed.all if removed else frozenset())
+        needed = needed_by_revert(head_text, reverted_text) if is_py else frozenset()
+        g = grade_pytest(run, names, lambda n: user_of(n, diff, h), needed)
+    else:
+        g = grade_exit_code(run)
+    return hunk_result(
+        h, g.verdict, failing_tests=g.failing_tests, messages={k: rel(v) for k, v in g.messages.items()},
+        reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=tests, passed_tests=passed,
+    )
