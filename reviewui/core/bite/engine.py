@@ -39,14 +39,13 @@ import tempfile
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite import guard_batch, guard_check, origin
+from reviewui.core.bite import guard_batch, guard_check, origin, revert_batch
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.instrument import UntrustedCommand, garbage_passes, instrument_check, pytest_reports_failure
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
-from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.revert import RevertError
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
@@ -226,15 +225,20 @@ def run_bite(
                     return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-                futures: list[cf.Future[HunkResult | list[tuple[guard_check.GuardJob, GuardResult]]]] = [
-                    ex.submit(check, item) for item in pending]
-                # Guards whose line runs only inside test bodies share one pytest session per slot.
+                # Hunk reverts of Python files, and guards whose line runs only inside test bodies,
+                # share one configured pytest session per slot; the rest run one by one.
+                reverts, solo = revert_batch.batchable(pending) if pytest_mode else ([], pending)
                 batch, alone = guard_batch.batchable(gjobs, ctx.modules) if pytest_mode else ([], gjobs)
-                futures += [ex.submit(guard_batch.batch_task, pool, target, chunk, ctx, per_run)
-                            for chunk in guard_batch.split(batch, pool.size)]
+                futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in solo]
+                for chunk, guard_chunk in _deal(reverts, guard_batch.split(batch, pool.size), pool.size):
+                    session = revert_batch.RevertSession(chunk, diff, per_run) if chunk else None
+                    futures.append(ex.submit(guard_batch.batch_task, pool, target, guard_chunk, ctx, per_run,
+                                             session, check))
                 futures += [ex.submit(guard_check.task, pool, target, job, ctx, per_run) for job in alone]
                 for fut in cf.as_completed(futures):
-                    join.take(fut.result())
+                    done = fut.result()
+                    for item in done if isinstance(done, list) else [done]:
+                        join.take(item)
     finally:
         if own_cache:
             cache.close()
@@ -244,6 +248,14 @@ def run_bite(
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
     return BiteReport(baseline=base, results=ordered + not_code, selected_tests=selected, test_command=command,
                       selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
+
+
+def _deal(reverts: list[revert_batch.Pending], guard_chunks: list[list[guard_batch.BatchGuard]],
+          slots: int) -> list[tuple[list[revert_batch.Pending], list[guard_batch.BatchGuard]]]:
+    """One (reverts, guards) pair per batch session: reverts dealt over the slots beside the guard chunks."""
+    n = max(len(guard_chunks), min(slots, len(reverts)))
+    dealt = [reverts[i::n] for i in range(n)] if n else []
+    return [(dealt[i], guard_chunks[i] if i < len(guard_chunks) else []) for i in range(n)]
 
 
 class _HeadFiles:

@@ -18,12 +18,15 @@ import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from reviewui.core.bite import guard_batch_child
 from reviewui.core.bite.grade import grade_pytest
 from reviewui.core.bite.guard_check import GuardJob, result, run_job
 from reviewui.core.bite.guard_report import GuardResult
-from reviewui.core.bite.origin import ChangedModule
+from reviewui.core.bite.origin import ChangedModule, merge_env
+from reviewui.core.bite.report import HunkResult
+from reviewui.core.bite.revert_batch import Pending, RevertSession
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.junit import Outcome, TestOutcome
@@ -107,18 +110,25 @@ def split(guards: list[BatchGuard], n: int) -> list[list[BatchGuard]]:
 
 def run_batch(
     pool: WorktreePool, target: Target, ctx: RunContext, guards: list[BatchGuard], per_guard: float,
-    cancel: threading.Event | None,
+    cancel: threading.Event | None, reverts: RevertSession | None = None,
 ) -> tuple[list[tuple[GuardJob, GuardResult]], list[GuardJob]]:
-    """Grade `guards` in one pytest session in a scratch at head: (graded, to run the ordinary way)."""
+    """Grade `guards` in one pytest session in a scratch at head: (graded, to run the ordinary way).
+
+    `reverts` are run in the same session first, before it collects (revert_batch.py); what
+    they come to is left in that object.
+    """
     if cancel is not None and cancel.is_set():
         return [(g.job, result(g.job, "skipped", reason="cancelled")) for g in guards], []
-    tests = list(dict.fromkeys(t for g in guards for t in g.job.tests))
+    tests = list(dict.fromkeys([*(t for g in guards for t in g.job.tests), *(reverts.tests if reverts else [])]))
     replies: dict[int, dict[str, object]] = {}
     try:
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
 
             def setup(run_dir: Path) -> dict[str, str]:
+                env = reverts.setup(run_dir, scratch, collect=bool(guards)) if reverts is not None else {}
+                if not guards:
+                    return env
                 # Plugin, request and replies in the run's own directory: visible to a cold
                 # sandboxed run and to a fork of the warm server alike.
                 (run_dir / "batch-out").mkdir()
@@ -129,18 +139,23 @@ def run_batch(
                      "filename": str(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
                     for n, g in enumerate(guards)]}
                 (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
-                return {"PYTHONPATH": str(run_dir / "batch-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
-                        guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")}
+                return merge_env(env, {"PYTHONPATH": str(run_dir / "batch-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                                       guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")})
 
             def collect(run_dir: Path) -> None:
+                if reverts is not None:
+                    reverts.collect(run_dir)
                 for n in range(len(guards)):
                     try:
                         replies[n] = json.loads((run_dir / "batch-out" / f"{n}.json").read_text(encoding="utf-8"))
                     except (OSError, ValueError):
                         pass
 
-            seen = ctx.run(scratch.path, tests, per_guard * len(guards) + 60, in_run_dir=RunFiles(setup, collect))
+            limit = per_guard * (len(guards) + len(reverts.items if reverts else ())) + 60
+            seen = ctx.run(scratch.path, tests, limit, in_run_dir=RunFiles(setup, collect))
             root = str(scratch.path).rstrip("/") + "/"
+            if reverts is not None and not (seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5)):
+                reverts.grade(seen.run, scratch.path, ctx)
     except ReviewError:
         return [], [g.job for g in guards]
     if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
@@ -185,8 +200,14 @@ def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResul
                   seconds=seconds, output=rel(run.output)[-4000:], tests_run=ran)
 
 
-def batch_task(pool: WorktreePool, target: Target, guards: list[BatchGuard], ctx: RunContext,
-               limit: float) -> list[tuple[GuardJob, GuardResult]]:
-    """A batch of guards in one pytest session; the ones it cannot apply run the ordinary way after it."""
-    graded, again = run_batch(pool, target, ctx, guards, limit, ctx.cancel)
-    return graded + [(job, run_job(pool, target, job, ctx, limit)) for job in again]
+def batch_task(pool: WorktreePool, target: Target, guards: list[BatchGuard], ctx: RunContext, limit: float,
+               reverts: RevertSession | None = None, run_revert: Callable[[Pending], HunkResult] | None = None,
+               ) -> list[tuple[GuardJob, GuardResult] | HunkResult]:
+    """A batch of guards (and hunk reverts) in one pytest session; what it cannot run exactly
+    runs the ordinary way after it (`run_revert` for a revert)."""
+    graded, again = run_batch(pool, target, ctx, guards, limit, ctx.cancel, reverts)
+    out: list[tuple[GuardJob, GuardResult] | HunkResult] = [*graded]
+    out += [(job, run_job(pool, target, job, ctx, limit)) for job in again]
+    if reverts is not None and run_revert is not None:
+        out += [*reverts.graded, *(run_revert(item) for item in reverts.again)]
+    return out

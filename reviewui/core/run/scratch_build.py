@@ -44,8 +44,9 @@ _NO_ATTRIBUTES = "* -text -eol -ident -filter -working-tree-encoding\n"
 
 
 
-def scratch_git(cwd: Path, git_dir: str, *args: str, stdin: bytes | None = None) -> str:
-    env = {**_SCRATCH_ENV, "GIT_DIR": git_dir, "GIT_WORK_TREE": str(cwd), "GIT_CEILING_DIRECTORIES": str(cwd.parent)}
+def scratch_git(cwd: Path, git_dir: str, *args: str, stdin: bytes | None = None, index: Path | None = None) -> str:
+    env = {**_SCRATCH_ENV, "GIT_DIR": git_dir, "GIT_WORK_TREE": str(cwd), "GIT_CEILING_DIRECTORIES": str(cwd.parent),
+           "GIT_INDEX_FILE": str(index) if index is not None else None}
     return run_git(cwd, *args, env=env, config=_GIT_SAFE, input=stdin, what="scratch git").decode("utf-8", "replace")
 
 
@@ -127,6 +128,36 @@ def git_plain(cwd: Path, *args: str) -> str:
     """Read-only git in the reviewer's repository: no hooks, no fsmonitor, no optional locks."""
     return run_git(cwd, *args, env=plain_env(cwd), config=_GIT_SAFE, check=False).decode("utf-8", "replace")
 
+
+
+def staged_commit(path: Path, files: dict[str, bytes | None], index: Path) -> str:
+    """The commit a scratch would have after `commit_scratch` with `files` written (None: deleted),
+    made without touching the scratch's own HEAD and index: its index is written to `index`.
+
+    The tree is left as it was. Used to stage a revert that another process applies later.
+    """
+    gd = str(path / ".git")
+    saved: dict[str, bytes | None] = {}
+    try:
+        for rel, content in files.items():
+            target = path / rel
+            saved[rel] = target.read_bytes() if target.is_file() else None
+            if content is None:
+                target.unlink(missing_ok=True)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content)
+        scratch_git(path, gd, "read-tree", "HEAD", index=index)
+        scratch_git(path, gd, "add", "-A", "--", *files, index=index)
+        tree = scratch_git(path, gd, "write-tree", index=index).strip()
+        return scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
+    finally:
+        for rel, old in saved.items():
+            target = path / rel
+            if old is None:
+                target.unlink(missing_ok=True)
+            else:
+                target.write_bytes(old)
 
 
 def commit_scratch(path: Path, *rels: str) -> None:

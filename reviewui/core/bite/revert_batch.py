@@ -1,0 +1,167 @@
+"""Grade many hunk reverts in one configured pytest session (revert_batch_child.py does the work inside the run).
+
+A hunk revert run on its own pays for a whole pytest start-up (plugins,
+conftests, options) to collect a few modules, often only as far as their
+first collection error. In a batch session pytest configures once and forks
+per revert before collecting; each fork collects and runs the revert's
+tests as a session of their own. Each revert is staged here first: its
+reverted bytes, and the commit and index its scratch would have (so the
+code under test sees the same git as in a revert run of its own). Graded
+by revert_grade.grade_revert like any revert; what the batch cannot run
+exactly (see the plugin) comes back to be run the ordinary way.
+
+Only reverts of Python files other than conftest.py that name their tests
+are batched: a config file or a conftest is read while pytest configures,
+before any fork, and so are the paths of a run that names no test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from reviewui.core.bite import origin, revert_batch_child
+from reviewui.core.bite.report import HunkResult
+from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.bite.revert_grade import grade_revert, hunk_result
+from reviewui.core.bite.runctx import Observation, RunContext
+from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.run import sandbox
+from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
+from reviewui.core.run.runner import OUTPUT_CAP, RunResult
+from reviewui.core.run.scratch_build import staged_commit
+from reviewui.core.run.worktree import Scratch
+
+PLUGIN_MODULE = "reviewui_revert_batch"
+Pending = tuple[FileDiff, Hunk, tuple[str, ...]]
+"""A hunk to revert and the tests its run needs."""
+
+
+def batchable(pending: list[Pending]) -> tuple[list[Pending], list[Pending]]:
+    """Split hunk reverts into those a batch session can run exactly and the rest."""
+    batch: list[Pending] = []
+    rest: list[Pending] = []
+    for item in pending:
+        path = PurePosixPath(item[0].path)
+        # A run of the whole suite (no test named) lets pytest pick its paths as it configures.
+        ok = path.suffix == ".py" and path.name != "conftest.py" and item[0].status != "deleted" and bool(item[2])
+        (batch if ok else rest).append(item)
+    return batch, rest
+
+
+@dataclass
+class _Staged:
+    n: int
+    item: Pending
+    before: bytes
+    after: bytes | None
+    """The reverted file (None: the revert deletes it)."""
+    reply: dict[str, object] | None = None
+    run: RunResult | None = None
+    observed: origin.Observed | None = None
+
+
+class RevertSession:
+    """The reverts of one batch session: staged in its scratch, then graded from the fork's reports."""
+
+    def __init__(self, items: list[Pending], diff: Diff, limit: float) -> None:
+        self.items = items
+        self.diff = diff
+        self.limit = limit
+        self._staged: list[_Staged] = []
+        self.errors: list[HunkResult] = []
+        """Reverts that could not even be applied (graded `error`, as a revert run would be)."""
+        self.graded: list[HunkResult] = []
+        """After the session: the reverts it graded."""
+        self.again: list[Pending] = list(items)
+        """After the session: the reverts to run the ordinary way (all of them until it ran)."""
+
+    @property
+    def tests(self) -> list[str]:
+        """Every test some revert runs (the session is started with them)."""
+        return list(dict.fromkeys(t for _, _, tests in self.items for t in tests))
+
+    def setup(self, run_dir: Path, scratch: Scratch, collect: bool) -> dict[str, str]:
+        """Stage every revert (files, commit and index in `run_dir`); return the run's extra environment.
+
+        `collect`: the session collects its own tests after the reverts (a guard batch follows).
+        """
+        (run_dir / "revert-plugin").mkdir()
+        shutil.copyfile(revert_batch_child.__file__, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
+        git = scratch.path / ".git"
+        entries = []
+        for n, item in enumerate(self.items):
+            f, h, tests = item
+            target = scratch.path / f.path
+            before = target.read_bytes() if target.is_file() else b""
+            try:
+                out = revert_bytes(before, raw_hunk_for(f, h))
+            except RevertError as e:
+                self.errors.append(hunk_result(h, "error", reason=f"revert could not be applied: {e}"))
+                continue
+            after = None if not out and f.status == "added" else out
+            here = run_dir / f"revert-{n}"
+            here.mkdir()
+            if after is not None:
+                (here / "file").write_bytes(after)
+            commit = staged_commit(scratch.path, {f.path: after}, here / "index")
+            self._staged.append(_Staged(n, item, before, after))
+            entries.append({"id": n, "files": {f.path: None if after is None else str(here / "file")},
+                            "index": str(here / "index"), "commit": commit, "tests": list(tests), "dir": str(here)})
+        request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries, "collect": collect,
+                   "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
+        (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
+        return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                revert_batch_child.REQUEST_VAR: str(run_dir / "revert-batch.json")}
+
+    def collect(self, run_dir: Path) -> None:
+        """Read each fork's reply and reports before the run's directory goes."""
+        for staged in self._staged:
+            here = run_dir / f"revert-{staged.n}"
+            try:
+                staged.reply = json.loads((here / "reply.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            staged.observed = origin.read_observed(here / "origin.json")
+            staged.run = _run_result(here, staged.reply)
+
+    def grade(self, session: RunResult, scratch: Path, ctx: RunContext) -> None:
+        """Grade what the session's forks ran (into `graded`); the rest stays in `again`."""
+        self.graded = list(self.errors)
+        self.again = []
+        for staged in self._staged:
+            run = staged.run
+            if run is None or staged.observed is None or (run.junit_error and not run.killed):
+                self.again.append(staged.item)
+                continue
+            run = replace(run, command=session.command, warm=session.warm, sandbox=session.sandbox)
+            seen = Observation(run, staged.observed, origin.foreign(staged.observed.modules, scratch, ctx.modules))
+            f, h, tests = staged.item
+            self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, staged.before,
+                                            staged.after or b"", pytest_mode=True))
+
+
+def _run_result(here: Path, reply: dict[str, object]) -> RunResult | None:
+    """The fork's run as the runner would have reported it, or None when it did not run (fallback)."""
+    if "fallback" in reply:
+        return None
+    seconds = float(reply.get("seconds", 0.0))  # type: ignore[arg-type]
+    raw = (here / "output").read_bytes() if (here / "output").is_file() else b""
+    text = raw.decode("utf-8", "replace") if len(raw) <= 2 * OUTPUT_CAP else (
+        raw[:OUTPUT_CAP].decode("utf-8", "replace") + "\n[... output cut ...]\n"
+        + raw[-OUTPUT_CAP:].decode("utf-8", "replace"))
+    if reply.get("timeout"):
+        return RunResult(command=(), returncode=None, seconds=seconds, timed_out=True, output=text,
+                         output_bytes=len(raw), pytest=True)
+    code = int(reply.get("exit", 3))  # type: ignore[call-overload]
+    tests: tuple[TestOutcome, ...] = ()
+    junit_error = None
+    try:
+        tests = tuple(parse_junit(here / "junit.xml"))
+    except JUnitError as e:
+        junit_error = str(e)
+    limit = sandbox.limit_reason(text, [t.exception for t in tests] + [t.message for t in tests]) if code else None
+    return RunResult(command=(), returncode=code, seconds=seconds, output=text, output_bytes=len(raw), pytest=True,
+                     tests=tests, junit_error=junit_error, limit=limit)

@@ -1,0 +1,265 @@
+"""The revert-batch pytest plugin: many hunk reverts graded in one configured pytest session.
+
+Copied by reviewui into a run's own directory and loaded through
+PYTEST_PLUGINS (standard library and pytest only: it runs in the project's
+Python, inside the sandbox, like any run). pytest configures once (plugins,
+conftests, options: most of a short run's time); then, before anything is
+collected, each revert of the request gets a fork. The parent writes the
+reverted files and puts the revert's own git commit and index in place (the
+code under test cannot ask git what changed); the fork collects the
+revert's tests and runs them as a session of their own would, writing its
+own JUnit report, origin record and output; the parent waits (killing the
+fork's process group past the time limit), puts the head back and goes on.
+After the last revert the session's own collection goes on (the guard
+batch), or nothing does.
+
+Exact or not at all: a revert of a file imported while pytest configured
+(a conftest, a plugin's module) is answered `fallback`, and so is every
+revert after a fork that left the tree changed (a test writing files);
+reviewui runs those the ordinary way, in a fresh copy. A fork stops right
+after writing its reports, before the session-end hooks of other plugins:
+those would tear down what the plugin's configure made for the whole
+session (a temp dir, say) under the next fork.
+
+Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "scratch":
+dir, "git": {"index", "ref"}, "collect": bool, "reverts": [{"id", "files":
+{path: file with the reverted bytes, or null to delete}, "index", "commit",
+"tests", "dir"}]}. Per revert, in its "dir": junit.xml, origin.json, output,
+and reply.json: {"exit", "seconds", "timeout"} or {"fallback": why}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+import pytest
+
+REQUEST_VAR = "REVIEWUI_REVERT_BATCH"
+_fork: dict[str, Any] = {"revert": None}
+"""In a fork: the revert it runs."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: Any) -> bool | None:
+    """Before the session collects: one fork per revert of the request."""
+    path = os.environ.get(REQUEST_VAR)
+    if _fork["revert"] is not None or not path or session.config.option.collectonly:
+        return None
+    with open(path, encoding="utf-8") as f:
+        request = json.load(f)
+    root = request["scratch"]
+    swapped = {request["git"]["index"], request["git"]["ref"]}
+    clean: dict[str, tuple[int, int]] | None = _snapshot(root)
+    for revert in request["reverts"]:
+        why = "an earlier revert's tests changed the tree" if clean is None else _imported(root, revert["files"])
+        if why:
+            _reply(revert, {"fallback": why})
+            continue
+        if _run(session, request, revert):
+            return None  # this is the fork: pytest collects the revert's tests
+        touched = swapped | {os.path.join(root, rel) for rel in revert["files"]}
+        after = _snapshot(root)
+        if clean is not None and _without(after, touched) != _without(clean, touched):
+            clean = None
+        elif clean is not None:
+            clean = after
+    if request.get("collect", True):
+        return None
+    session.items = []  # only reverts were asked for: nothing of the session's own to run
+    session.testscollected = 0
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    """In a fork: write its reports and end, before other plugins' session-end hooks."""
+    if _fork["revert"] is None:
+        return
+    code = int(exitstatus)
+    try:
+        # What a run's output ends with (errors, failures, the short summary): pytest prints it
+        # after the session-end hooks this fork skips.
+        reporter = session.config.pluginmanager.getplugin("terminalreporter")
+        for section in ("summary_errors", "summary_failures", "short_test_summary"):
+            getattr(reporter, section, lambda: None)()
+        xml = _junit(session.config)
+        if xml is not None:
+            xml.pytest_sessionfinish()
+        origin = sys.modules.get("reviewui_origin")
+        if origin is not None:
+            origin.pytest_sessionfinish(session)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 3
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
+    """Fork for one revert. True in the fork (set up to collect the revert's tests); the parent
+    waits, replies and puts the head back, then returns False."""
+    root, git = request["scratch"], request["git"]
+    head = {rel: _read(os.path.join(root, rel)) for rel in revert["files"]}
+    saved_index, saved_ref = _read(git["index"]), _read(git["ref"])
+    try:
+        for rel, src in revert["files"].items():
+            _put(os.path.join(root, rel), None if src is None else _read(src))
+        _put(git["index"], _read(revert["index"]))
+        _put(git["ref"], (revert["commit"] + "\n").encode())
+        sys.stdout.flush()
+        sys.stderr.flush()
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _become(session, revert)
+            except BaseException:
+                os._exit(3)  # no reports: reviewui runs this revert the ordinary way
+            return True
+        status = _wait(pid, float(request["timeout"]))
+        seconds = time.monotonic() - start
+        if status is None:
+            _reply(revert, {"timeout": True, "seconds": seconds})
+        else:
+            _reply(revert, {"exit": os.waitstatus_to_exitcode(status), "seconds": seconds})
+    except OSError as e:
+        _reply(revert, {"fallback": f"{type(e).__name__}: {e}"})
+    finally:
+        if _fork["revert"] is None:  # the parent puts the head back; a fork never gets here
+            for rel, content in head.items():
+                _put(os.path.join(root, rel), content)
+            _put(git["index"], saved_index)
+            _put(git["ref"], saved_ref)
+    return False
+
+
+def _become(session: Any, revert: dict[str, Any]) -> None:
+    """Make this fork a session of the revert's tests with reports of its own."""
+    import importlib
+    import linecache
+
+    os.setpgid(0, 0)
+    _fork["revert"] = revert
+    out = revert["dir"]
+    os.environ.pop("REVIEWUI_GUARD_BATCH", None)  # the guard loop is the parent session's
+    os.environ["REVIEWUI_QUIET_STOP"] = "1"  # graded by its first collection error, like any revert run
+    os.environ["REVIEWUI_ORIGIN_OUT"] = os.path.join(out, "origin.json")
+    xml = _junit(session.config)
+    if xml is not None:
+        xml.logfile = os.path.join(out, "junit.xml")
+    fd = os.open(os.path.join(out, "output"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # pytest's global capture keeps the real stdout/stderr in saved descriptors: point those
+    # (and the current ones) at this fork's own output file.
+    capman = session.config.pluginmanager.getplugin("capturemanager")
+    capturing = getattr(capman, "_global_capturing", None)
+    saved = [getattr(getattr(capturing, name, None), "targetfd_save", None) for name in ("out", "err")]
+    for target in {1, 2, *(t for t in saved if isinstance(t, int))}:
+        os.dup2(fd, target)
+    os.close(fd)
+    session.config.args = list(revert["tests"])
+    importlib.invalidate_caches()  # the reverted files changed on disk since the parent looked
+    linecache.clearcache()
+
+
+def _junit(config: Any) -> Any:
+    try:
+        from _pytest.junitxml import xml_key
+
+        return config.stash.get(xml_key, None)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _imported(root: str, files: dict[str, Any]) -> str | None:
+    """Why a revert cannot be forked for: one of its files was imported while pytest configured."""
+    paths = {os.path.realpath(os.path.join(root, rel)) for rel in files}
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None)
+        if isinstance(where, str) and os.path.realpath(where) in paths:
+            return f"{name} was imported while pytest configured"
+    return None
+
+
+def _snapshot(root: str) -> dict[str, tuple[int, int]]:
+    """Every file under `root` with its size and modification time."""
+    seen: dict[str, tuple[int, int]] = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            seen[path] = (st.st_size, st.st_mtime_ns)
+    return seen
+
+
+def _without(snapshot: dict[str, tuple[int, int]], paths: set[str]) -> dict[str, tuple[int, int]]:
+    return {k: v for k, v in snapshot.items() if k not in paths}
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def _put(path: str, content: bytes | None) -> None:
+    if content is None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(content)
+
+
+def _reply(revert: dict[str, Any], reply: dict[str, Any]) -> None:
+    path = os.path.join(revert["dir"], "reply.json")
+    with open(path + ".part", "w", encoding="utf-8") as f:
+        json.dump(reply, f)
+    os.replace(path + ".part", path)
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    """The fork's wait status, or None when it outlived `timeout` (its group is then killed)."""
+    deadline = time.monotonic() + timeout
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if fd >= 0:
+                select.select([fd], [], [], left)
+            else:
+                time.sleep(min(0.005, left))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    return None

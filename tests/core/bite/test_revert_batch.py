@@ -1,0 +1,139 @@
+"""Hunk reverts graded in one configured pytest session agree with reverts run one by one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.bite import revert_batch
+from reviewui.core.bite.engine import run_bite
+from reviewui.core.config import Settings
+from tests.core.bite.helpers import feature_repo, load, use_venv_python
+from tests.gitrepo import make_repo
+
+pytestmark = pytest.mark.slow
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """(graded by the batch, sent back to run one by one) for every batch session."""
+    seen: list[tuple[int, int]] = []
+    real = revert_batch.RevertSession.grade
+
+    def grade(self, *a, **k):
+        real(self, *a, **k)
+        seen.append((len(self.graded), len(self.again)))
+
+    monkeypatch.setattr(revert_batch.RevertSession, "grade", grade)
+    return seen
+
+
+def _one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
+
+
+def _graded(report) -> dict[str, tuple[str, tuple[str, ...], str]]:
+    return {r.file: (r.verdict, r.failing_tests, r.reason) for r in report.results}
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_batched_and_one_by_one_reverts_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool) -> None:
+    use_venv_python(monkeypatch)
+    t, d = load(feature_repo(tmp_path / "r").root)
+    sessions = _spy(monkeypatch)
+    batched = run_bite(t, d, Settings(warm_runner=warm), jobs=2)
+    assert sum(graded for graded, _ in sessions) >= 3 and not any(again for _, again in sessions), sessions
+    _one_by_one(monkeypatch)
+    alone = run_bite(t, d, Settings(warm_runner=warm), jobs=2)
+    assert _graded(batched) == _graded(alone)
+    assert {v for v, _, _ in _graded(batched).values()} >= {"bites", "toothless", "broken"}
+    broken = next(r for r in batched.results if r.verdict == "broken")
+    assert "ImportError" in broken.output and "short test summary" in broken.output  # the fork's own output
+
+
+# Three hunks, each graded by the same test; the test leaves a file behind in the tree.
+LEFTOVER_BASE = {"pkg/__init__.py": "", "pkg/a.py": "A = 1\n", "pkg/b.py": "B = 1\n", "pkg/c.py": "C = 1\n"}
+LEFTOVER_BRANCH = {
+    "pkg/a.py": "A = 2\n", "pkg/b.py": "B = 2\n", "pkg/c.py": "C = 2\n",
+    "tests/test_abc.py": (
+        "from pathlib import Path\n\nfrom pkg.a import A\nfrom pkg.b import B\nfrom pkg.c import C\n\n\n"
+        "def test_fresh_tree():\n    assert not Path('leftover').exists()\n    Path('leftover').write_text('x')\n\n\n"
+        "def test_a():\n    assert A == 2\n"
+    ),
+}
+
+
+def test_a_revert_after_one_whose_tests_wrote_files_runs_in_a_fresh_copy(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # In a shared tree the second revert would find `leftover` and `test_fresh_tree` would
+    # fail: a bite made up by the batch. Once the tree changed, the rest runs one by one.
+    use_venv_python(monkeypatch)
+    t, d = load(make_repo(tmp_path / "r", LEFTOVER_BASE, LEFTOVER_BRANCH).root)
+    sessions = _spy(monkeypatch)
+    batched = run_bite(t, d, Settings(), jobs=1)
+    assert sessions and sessions[0][1] == 2, sessions  # the first revert ran in the batch, two came back
+    assert _graded(batched) == {
+        "pkg/a.py": ("bites", ("tests/test_abc.py::test_a",), ""),
+        "pkg/b.py": ("toothless", (), "every selected test still passed"),
+        "pkg/c.py": ("toothless", (), "every selected test still passed"),
+    }
+
+
+# A root conftest imports the module under revert while pytest configures; it also makes a
+# temp dir for the whole session at configure time and removes it when the session ends.
+CONFTEST = '''import shutil
+import tempfile
+
+import pkg.early
+
+_dir = []
+
+
+def pytest_configure(config):
+    _dir.append(tempfile.mkdtemp())
+
+
+def pytest_sessionfinish(session):
+    shutil.rmtree(_dir[0])  # raises when an earlier session (a fork) already removed it
+'''
+EARLY_BASE = {"pkg/__init__.py": "", "pkg/early.py": "E = 1\n", "pkg/late.py": "L = 1\n", "conftest.py": CONFTEST}
+EARLY_BRANCH = {
+    "pkg/early.py": "E = 2\n", "pkg/late.py": "L = 2\n",
+    "tests/test_el.py": "from pkg.early import E\nfrom pkg.late import L\n\n\ndef test_e():\n    assert E == 2\n\n\n"
+                        "def test_l():\n    assert L == 2\n",
+}
+
+
+def test_a_module_imported_while_pytest_configured_is_reverted_on_its_own(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    use_venv_python(monkeypatch)
+    t, d = load(make_repo(tmp_path / "r", EARLY_BASE, EARLY_BRANCH).root)
+    sessions = _spy(monkeypatch)
+    batched = run_bite(t, d, Settings(), jobs=1)
+    assert sessions == [(1, 1)], sessions  # pkg/late.py in the batch; pkg/early.py came back
+    got = _graded(batched)
+    # Both bite: a fork ends before the conftest's session end, which would remove the
+    # session's temp dir under the next fork (an internal error, graded broken).
+    assert got["pkg/early.py"][:2] == ("bites", ("tests/test_el.py::test_e",))
+    assert got["pkg/late.py"][:2] == ("bites", ("tests/test_el.py::test_l",))
+
+
+HANG_BASE = {"pkg/__init__.py": "", "pkg/loop.py": "def spin():\n    while True:\n        pass\n",
+             "pkg/other.py": "def other():\n    return 1\n"}
+HANG_BRANCH = {
+    "pkg/loop.py": "def spin():\n    return 1\n", "pkg/other.py": "def other():\n    return 2\n",
+    "tests/test_hang.py": "from pkg.loop import spin\nfrom pkg.other import other\n\n\n"
+                          "def test_spin():\n    assert spin() == 1\n\n\ndef test_other():\n    assert other() == 2\n",
+}
+
+
+def test_a_revert_that_hangs_is_killed_and_the_next_one_still_runs(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    use_venv_python(monkeypatch)
+    t, d = load(make_repo(tmp_path / "r", HANG_BASE, HANG_BRANCH).root)
+    sessions = _spy(monkeypatch)
+    rep = run_bite(t, d, Settings(), jobs=1, all_tests=True, timeout=3)
+    assert sessions == [(2, 0)], (sessions, _graded(rep))
+    got = _graded(rep)
+    assert got["pkg/loop.py"][0] == "timeout"
+    assert got["pkg/other.py"][:2] == ("bites", ("tests/test_hang.py::test_other",))
