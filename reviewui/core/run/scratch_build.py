@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -147,7 +148,7 @@ def staged_commit(path: Path, files: dict[str, bytes | None], index: Path) -> st
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(content)
-        scratch_git(path, gd, "read-tree", "HEAD", index=index)
+        shutil.copyfile(path / ".git" / "index", index)  # HEAD's index, as a checkout left it
         scratch_git(path, gd, "add", "-A", "--", *files, index=index)
         tree = scratch_git(path, gd, "write-tree", index=index).strip()
         return scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
