@@ -181,6 +181,7 @@ def run_bite(
         cache = BiteCache()
     work = Path(tempfile.mkdtemp(prefix="reviewui-bite-"))
     modules = changed_modules([f.path for f, _ in checkable_hunks(diff) if f.status != "deleted"], tree)
+    side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="guards")
     try:
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, total))) as pool:
             # Started first, the warm server imports pytest while the baseline runs; the
@@ -190,6 +191,8 @@ def run_bite(
                 warm.prestart([s.path for s in pool.scratches])  # one sandboxed server per slot
             ctx = RunContext(argv, user_env, modules, settings, work, cancel, warm, static.data_files,
                              checkout_roots(argv[0], target.repo_dir))
+            # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
+            made = side.submit(guard_check.guards_of, targets, head.raw) if guards else None
             prepared = cache.get(key)
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
@@ -200,8 +203,8 @@ def run_bite(
             base = prepared.baseline
             per_run = limit or (10 * base.seconds + 5)
             # Guard reverts (issue 15) run beside the hunk reverts; `join` attaches them to their hunk.
-            gjobs = guard_check.plan(target, targets, prepared.cov, selected, head.raw) \
-                if guards and base.status == "green" else []
+            gjobs = guard_check.select_all(made.result(), prepared.cov, selected) \
+                if made is not None and base.status == "green" else []
             join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
             for f, h in targets:
@@ -240,6 +243,7 @@ def run_bite(
                     for item in done if isinstance(done, list) else [done]:
                         join.take(item)
     finally:
+        side.shutdown(wait=True)
         if own_cache:
             cache.close()
         shutil.rmtree(work, ignore_errors=True)

@@ -24,7 +24,6 @@ from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import show_file
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 
@@ -60,15 +59,10 @@ def select_for_guard(cov: cm.CoverageMap | None, guard: Guard) -> cm.Selection:
     return cm.Selection("tests", tuple(sorted(tests)))
 
 
-def plan(target: Target, targets: list[tuple[FileDiff, Hunk]], cov: cm.CoverageMap | None,
-         selected: tuple[str, ...], read: Callable[[str], bytes | None] | None = None) -> list[GuardJob]:
-    """Every guard of the given hunks with its test selection, in diff order.
-
-    `read(path)` gives a file of the head commit (default: from git).
-    """
-    read = read or (lambda path: show_file(target.repo_dir, target.head, path))
+def guards_of(targets: list[tuple[FileDiff, Hunk]], read: Callable[[str], bytes | None]) -> list[Guard]:
+    """Every guard of the given hunks, in diff order (it needs nothing from the baseline)."""
     texts: dict[str, str | None] = {}
-    jobs: list[GuardJob] = []
+    found: list[Guard] = []
     for f, h in targets:
         if f.path not in texts:
             raw = read(f.path) if f.path.endswith(".py") else None
@@ -76,9 +70,16 @@ def plan(target: Target, targets: list[tuple[FileDiff, Hunk]], cov: cm.CoverageM
                 texts[f.path] = None if raw is None else raw.decode("utf-8")
             except UnicodeDecodeError:
                 texts[f.path] = None  # a guard edit must round-trip the file exactly
-        for g in guards_for_hunk(f, h, texts[f.path]):
-            sel = select_for_guard(cov, g)
-            jobs.append(GuardJob(g, sel, sel.tests if sel.choice == "tests" else selected))
+        found += guards_for_hunk(f, h, texts[f.path])
+    return found
+
+
+def select_all(guards: list[Guard], cov: cm.CoverageMap | None, selected: tuple[str, ...]) -> list[GuardJob]:
+    """Each guard with the tests its run needs (coverage-guided when the map is there)."""
+    jobs: list[GuardJob] = []
+    for g in guards:
+        sel = select_for_guard(cov, g)
+        jobs.append(GuardJob(g, sel, sel.tests if sel.choice == "tests" else selected))
     return jobs
 
 
