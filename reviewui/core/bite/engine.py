@@ -22,9 +22,11 @@
    cannot fail raises UntrustedCommand instead of calling hunks toothless.
 3. Per hunk: `uncovered` straight from the coverage map, or revert only that
    hunk, run the tests that execute it (plus data-file readers), and grade
-   (`bite_grade`; cross-hunk by ast, crosshunk.py). Hunks run in parallel,
-   one scratch per job; results stream through `on_result` / `on_progress`;
-   the `cancel` event kills running process groups promptly.
+   (revert_grade.py; cross-hunk by ast, crosshunk.py). With pytest, the
+   reverts of Python files and the batchable guards share one configured
+   pytest session per slot (revert_batch.py, guard_batch.py); the rest run
+   one by one. Slots work in parallel; results stream through `on_result` /
+   `on_progress`; the `cancel` event kills running process groups promptly.
 
 Pass a `BiteCache` (one per review session) to reuse the baseline and the
 instrument check across `b` presses on the same head.

@@ -7,7 +7,9 @@ guard, swapping the edited function's code in. It is exact only for guards
 whose line runs solely inside test bodies (coverage says so: nothing at
 import or in fixtures sees the unedited code), inside a module-level function
 or a method of a module-level class; every other guard, and any guard the
-batch cannot apply, runs the ordinary way (guard_check.run_job).
+batch cannot apply, runs the ordinary way (guard_check.run_job). The same
+session first runs the slot's hunk reverts, before it collects
+(revert_batch.py).
 """
 
 from __future__ import annotations
