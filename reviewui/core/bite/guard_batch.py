@@ -105,9 +105,27 @@ def batchable(jobs: list[GuardJob], modules: list[ChangedModule]) -> tuple[list[
 
 
 def split(guards: list[BatchGuard], n: int) -> list[list[BatchGuard]]:
-    """`guards` dealt into at most `n` batches of about the same size, in order."""
+    """`guards` dealt into at most `n` batches of about the same size, each in plan order.
+
+    A file's guards stay together where the sizes allow: a session collects only the test
+    modules its guards need, and those of one function are mostly the same.
+    """
     n = max(1, min(n, len(guards)))
-    return [guards[i::n] for i in range(n)] if guards else []
+    if not guards:
+        return []
+    share = -(-len(guards) // n)
+    order = {id(g): k for k, g in enumerate(guards)}
+    groups: dict[str, list[BatchGuard]] = {}
+    for g in guards:
+        groups.setdefault(g.job.guard.file, []).append(g)
+    batches: list[list[BatchGuard]] = [[] for _ in range(n)]
+    for group in sorted(groups.values(), key=len, reverse=True):
+        while group:
+            light = min(batches, key=len)
+            room = max(1, share - len(light))
+            light += group[:room]
+            group = group[room:]
+    return [sorted(b, key=lambda g: order[id(g)]) for b in batches if b]
 
 
 def run_batch(
@@ -121,7 +139,8 @@ def run_batch(
     """
     if cancel is not None and cancel.is_set():
         return [(g.job, result(g.job, "skipped", reason="cancelled")) for g in guards], []
-    tests = list(dict.fromkeys([*(t for g in guards for t in g.job.tests), *(reverts.tests if reverts else [])]))
+    # The session collects what its guards need; each revert's fork collects its own tests.
+    tests = list(dict.fromkeys(t for g in guards for t in g.job.tests)) or (reverts.tests if reverts else [])
     replies: dict[int, dict[str, object]] = {}
     try:
         with pool.acquire() as scratch:

@@ -232,3 +232,23 @@ def test_a_sweep_reads_each_file_of_the_head_once(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(engine, "show_file", lambda cwd, rev, path: reads.update([path]) or real(cwd, rev, path))
     rep = run_bite(t, d, Settings(), jobs=1, guards=True, timeout=20)
     assert rep.results[0].guards and reads["pkg/calc.py"] == 1, reads
+
+
+def test_batches_keep_a_files_guards_together_and_about_even() -> None:
+    # A session collects the test modules its guards need: whole files where sizes allow.
+    from reviewui.core.bite.guard_check import GuardJob
+    from reviewui.core.bite.guards import Guard
+
+    def batch_guard(path: str, n: int) -> guard_batch.BatchGuard:
+        g = Guard(file=path, hunk=0, line=n, kind="condition", description="", start=(n, 0), end=(n, 1),
+                  replacement="True", source="", cover_lines=(n,), names=frozenset())
+        return guard_batch.BatchGuard(GuardJob(g, None, ()), "m", [])  # type: ignore[arg-type]
+
+    plan = [batch_guard(f"pkg/{f}.py", n) for n in range(4) for f in "abc"]  # interleaved, as planned
+    batches = guard_batch.split(plan, 2)
+    files = [sorted({g.job.guard.file[4] for g in b}) for b in batches]
+    assert [len(b) for b in batches] == [6, 6] and files == [["a", "c"], ["b", "c"]], files  # only c is shared
+    assert all(b == sorted(b, key=plan.index) for b in batches)  # each batch in plan order
+    one = guard_batch.split([batch_guard("pkg/a.py", n) for n in range(10)], 2)
+    assert [len(b) for b in one] == [5, 5]  # one big file is still shared by both slots
+    assert guard_batch.split([], 2) == []
