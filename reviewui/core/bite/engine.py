@@ -230,12 +230,14 @@ def run_bite(
                     return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
 
             with cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite") as ex:
-                # Hunk reverts of Python files, and guards whose line runs only inside test bodies,
-                # share one configured pytest session per slot; the rest run one by one.
+                # Guards whose line runs only inside test bodies share one configured pytest
+                # session per slot, and hunk reverts of Python files ride along in it; the rest
+                # run one by one.
                 reverts, solo = revert_batch.batchable(pending) if pytest_mode else ([], pending)
                 batch, alone = guard_batch.batchable(gjobs, ctx.modules) if pytest_mode else ([], gjobs)
-                futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in solo]
-                for chunk, guard_chunk in _deal(reverts, guard_batch.split(batch, pool.size), pool.size):
+                sessions, rest = _deal(reverts, guard_batch.split(batch, pool.size), pool.size)
+                futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
+                for chunk, guard_chunk in sessions:
                     session = revert_batch.RevertSession(chunk, diff, per_run) if chunk else None
                     futures.append(ex.submit(guard_batch.batch_task, pool, target, guard_chunk, ctx, per_run,
                                              session, check))
@@ -256,12 +258,20 @@ def run_bite(
                       selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
 
 
-def _deal(reverts: list[revert_batch.Pending], guard_chunks: list[list[guard_batch.BatchGuard]],
-          slots: int) -> list[tuple[list[revert_batch.Pending], list[guard_batch.BatchGuard]]]:
-    """One (reverts, guards) pair per batch session: reverts dealt over the slots beside the guard chunks."""
-    n = max(len(guard_chunks), min(slots, len(reverts)))
-    dealt = [reverts[i::n] for i in range(n)] if n else []
-    return [(dealt[i], guard_chunks[i] if i < len(guard_chunks) else []) for i in range(n)]
+def _deal(reverts: list[revert_batch.Pending], guard_chunks: list[list[guard_batch.BatchGuard]], slots: int,
+          ) -> tuple[list[tuple[list[revert_batch.Pending], list[guard_batch.BatchGuard]]], list[revert_batch.Pending]]:
+    """(reverts and guards of each batch session, reverts to run one by one).
+
+    Reverts ride along in the guard sessions, whose pytest start-up is paid anyway (a session
+    for reverts alone would cost about what it saves at --jobs 2). With fewer sessions than
+    slots, the other slots' share of the reverts runs one by one beside them.
+    """
+    n = len(guard_chunks)
+    if not n:
+        return [], reverts
+    take = -(-len(reverts) * n // max(n, slots))
+    batched = reverts[:take]
+    return [(batched[i::n], guard_chunks[i]) for i in range(n)], reverts[take:]
 
 
 class _HeadFiles:

@@ -15,8 +15,9 @@ batch), or nothing does.
 
 Exact or not at all: a revert of a file imported while pytest configured
 (a conftest, a plugin's module) is answered `fallback`, and so is every
-revert after a fork that left the tree changed (a test writing files);
-reviewui runs those the ordinary way, in a fresh copy. A fork stops right
+revert after a fork that left the tree changed (a test writing files); the
+session then collects nothing, so its guards come back too. reviewui runs
+those the ordinary way, in a fresh copy. A fork stops right
 after writing its reports, before the session-end hooks of other plugins:
 those would tear down what the plugin's configure made for the whole
 session (a temp dir, say) under the next fork.
@@ -69,9 +70,11 @@ def pytest_collection(session: Any) -> bool | None:
             clean = None
         elif clean is not None:
             clean = after
-    if request.get("collect", True):
+    if request.get("collect", True) and clean is not None:
         return None
-    session.items = []  # only reverts were asked for: nothing of the session's own to run
+    # Only reverts were asked for, or a fork changed the tree under what follows: nothing is
+    # collected, so the guard batch answers `fallback` and reviewui runs each guard afresh.
+    session.items = []
     session.testscollected = 0
     return True
 

@@ -41,10 +41,10 @@ def test_batched_and_one_by_one_reverts_agree(tmp_path: Path, monkeypatch: pytes
     use_venv_python(monkeypatch)
     t, d = load(feature_repo(tmp_path / "r").root)
     sessions = _spy(monkeypatch)
-    batched = run_bite(t, d, Settings(warm_runner=warm), jobs=2)
+    batched = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=True)
     assert sum(graded for graded, _ in sessions) >= 3 and not any(again for _, again in sessions), sessions
     _one_by_one(monkeypatch)
-    alone = run_bite(t, d, Settings(warm_runner=warm), jobs=2)
+    alone = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=True)
     assert _graded(batched) == _graded(alone)
     assert {v for v, _, _ in _graded(batched).values()} >= {"bites", "toothless", "broken"}
     broken = next(r for r in batched.results if r.verdict == "broken")
@@ -52,13 +52,13 @@ def test_batched_and_one_by_one_reverts_agree(tmp_path: Path, monkeypatch: pytes
 
 
 # Three hunks, each graded by the same test; the test leaves a file behind in the tree.
-LEFTOVER_BASE = {"pkg/__init__.py": "", "pkg/a.py": "A = 1\n", "pkg/b.py": "B = 1\n", "pkg/c.py": "C = 1\n"}
+LEFTOVER_BASE = {"pkg/__init__.py": "", **{f"pkg/{m}.py": f"def {m}(x):\n    return x > 1\n" for m in "abc"}}
 LEFTOVER_BRANCH = {
-    "pkg/a.py": "A = 2\n", "pkg/b.py": "B = 2\n", "pkg/c.py": "C = 2\n",
+    **{f"pkg/{m}.py": f"def {m}(x):\n    return x > 0\n" for m in "abc"},
     "tests/test_abc.py": (
-        "from pathlib import Path\n\nfrom pkg.a import A\nfrom pkg.b import B\nfrom pkg.c import C\n\n\n"
-        "def test_fresh_tree():\n    assert not Path('leftover').exists()\n    Path('leftover').write_text('x')\n\n\n"
-        "def test_a():\n    assert A == 2\n"
+        "from pathlib import Path\n\nfrom pkg.a import a\nfrom pkg.b import b\nfrom pkg.c import c\n\n\n"
+        "def test_fresh_tree():\n    a(5), b(5), c(5)\n    assert not Path('leftover').exists()\n"
+        "    Path('leftover').write_text('x')\n\n\ndef test_a():\n    assert a(1)\n"
     ),
 }
 
@@ -66,17 +66,20 @@ LEFTOVER_BRANCH = {
 def test_a_revert_after_one_whose_tests_wrote_files_runs_in_a_fresh_copy(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     # In a shared tree the second revert would find `leftover` and `test_fresh_tree` would
-    # fail: a bite made up by the batch. Once the tree changed, the rest runs one by one.
+    # fail: a bite made up by the batch. Once the tree changed, the rest runs one by one,
+    # the guards of the session included.
     use_venv_python(monkeypatch)
     t, d = load(make_repo(tmp_path / "r", LEFTOVER_BASE, LEFTOVER_BRANCH).root)
     sessions = _spy(monkeypatch)
-    batched = run_bite(t, d, Settings(), jobs=1)
+    batched = run_bite(t, d, Settings(), jobs=1, guards=True)
     assert sessions and sessions[0][1] == 2, sessions  # the first revert ran in the batch, two came back
     assert _graded(batched) == {
-        "pkg/a.py": ("bites", ("tests/test_abc.py::test_a",), ""),
+        "pkg/a.py": ("bites", ("tests/test_abc.py::test_a",), ""),  # a(1) is False again
         "pkg/b.py": ("toothless", (), "every selected test still passed"),
         "pkg/c.py": ("toothless", (), "every selected test still passed"),
     }
+    guards = {r.file: [(g.kind, g.verdict) for g in r.guards] for r in batched.results}
+    assert guards["pkg/b.py"] == [("boundary", "toothless")], guards  # no guard run saw the leftover file
 
 
 # A root conftest imports the module under revert while pytest configures; it also makes a
@@ -96,11 +99,12 @@ def pytest_configure(config):
 def pytest_sessionfinish(session):
     shutil.rmtree(_dir[0])  # raises when an earlier session (a fork) already removed it
 '''
-EARLY_BASE = {"pkg/__init__.py": "", "pkg/early.py": "E = 1\n", "pkg/late.py": "L = 1\n", "conftest.py": CONFTEST}
+EARLY_BASE = {"pkg/__init__.py": "", "pkg/early.py": "def e(x):\n    return x > 1\n",
+              "pkg/late.py": "def late(x):\n    return x > 1\n", "conftest.py": CONFTEST}
 EARLY_BRANCH = {
-    "pkg/early.py": "E = 2\n", "pkg/late.py": "L = 2\n",
-    "tests/test_el.py": "from pkg.early import E\nfrom pkg.late import L\n\n\ndef test_e():\n    assert E == 2\n\n\n"
-                        "def test_l():\n    assert L == 2\n",
+    "pkg/early.py": "def e(x):\n    return x > 0\n", "pkg/late.py": "def late(x):\n    return x > 0\n",
+    "tests/test_el.py": "from pkg.early import e\nfrom pkg.late import late\n\n\ndef test_e():\n    assert e(1)\n\n\n"
+                        "def test_l():\n    assert late(1)\n",
 }
 
 
@@ -109,7 +113,7 @@ def test_a_module_imported_while_pytest_configured_is_reverted_on_its_own(tmp_pa
     use_venv_python(monkeypatch)
     t, d = load(make_repo(tmp_path / "r", EARLY_BASE, EARLY_BRANCH).root)
     sessions = _spy(monkeypatch)
-    batched = run_bite(t, d, Settings(), jobs=1)
+    batched = run_bite(t, d, Settings(), jobs=1, guards=True)
     assert sessions == [(1, 1)], sessions  # pkg/late.py in the batch; pkg/early.py came back
     got = _graded(batched)
     # Both bite: a fork ends before the conftest's session end, which would remove the
@@ -118,12 +122,13 @@ def test_a_module_imported_while_pytest_configured_is_reverted_on_its_own(tmp_pa
     assert got["pkg/late.py"][:2] == ("bites", ("tests/test_el.py::test_l",))
 
 
-HANG_BASE = {"pkg/__init__.py": "", "pkg/loop.py": "def spin():\n    while True:\n        pass\n",
-             "pkg/other.py": "def other():\n    return 1\n"}
+HANG_BASE = {"pkg/__init__.py": "", "pkg/loop.py": "def spin(x):\n    while x > 0:\n        pass\n    return x\n",
+             "pkg/other.py": "def other(x):\n    return x > 1\n"}
 HANG_BRANCH = {
-    "pkg/loop.py": "def spin():\n    return 1\n", "pkg/other.py": "def other():\n    return 2\n",
+    "pkg/loop.py": "def spin(x):\n    while x > 0:\n        x -= 1\n    return x\n",
+    "pkg/other.py": "def other(x):\n    return x > 0\n",
     "tests/test_hang.py": "from pkg.loop import spin\nfrom pkg.other import other\n\n\n"
-                          "def test_spin():\n    assert spin() == 1\n\n\ndef test_other():\n    assert other() == 2\n",
+                          "def test_spin():\n    assert spin(3) == 0\n\n\ndef test_other():\n    assert other(1)\n",
 }
 
 
@@ -132,8 +137,29 @@ def test_a_revert_that_hangs_is_killed_and_the_next_one_still_runs(tmp_path: Pat
     use_venv_python(monkeypatch)
     t, d = load(make_repo(tmp_path / "r", HANG_BASE, HANG_BRANCH).root)
     sessions = _spy(monkeypatch)
-    rep = run_bite(t, d, Settings(), jobs=1, all_tests=True, timeout=3)
+    rep = run_bite(t, d, Settings(), jobs=1, timeout=3, guards=True)
     assert sessions == [(2, 0)], (sessions, _graded(rep))
     got = _graded(rep)
     assert got["pkg/loop.py"][0] == "timeout"
     assert got["pkg/other.py"][:2] == ("bites", ("tests/test_hang.py::test_other",))
+
+
+FORGED = ("import subprocess\nfrom pkg.calc import add\n\n\ndef test_forged():\n    add(3, 1)\n"
+          "    for args in (['diff', '--quiet', 'HEAD'], ['diff', '--cached', '--quiet'], ['status', '--porcelain']):\n"
+          "        done = subprocess.run(['git', *args], capture_output=True, text=True)\n"
+          "        assert done.returncode == 0 and not done.stdout, args\n")
+
+
+def test_a_batched_revert_looks_committed_to_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A test that only asks git whether the tree changed cannot forge a bite: the fork's HEAD
+    # and index are the revert's own commit, as in a revert run of its own.
+    use_venv_python(monkeypatch)
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    if a > b:\n        return a + b\n    return a + b\n",
+                    "tests/test_forged.py": FORGED})
+    t, d = load(rb.root)
+    sessions = _spy(monkeypatch)
+    rep = run_bite(t, d, Settings(), jobs=1, guards=True)
+    assert rep.baseline.status == "green", rep.baseline.output
+    assert sessions == [(1, 0)], sessions
+    assert [r.verdict for r in rep.results] == ["toothless"], rep.results[0].output
