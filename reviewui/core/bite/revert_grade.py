@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
+from reviewui.core.bite.guard_check import GuardFields
 from reviewui.core.bite.report import HunkResult, Verdict
 from reviewui.core.bite.runctx import Observation
 from reviewui.core.diff import Diff, FileDiff, Hunk
 
 
-class HunkFields(TypedDict, total=False):
-    """The HunkResult fields a check fills beyond the hunk and its verdict."""
+class HunkFields(GuardFields, total=False):
+    """The HunkResult fields a check fills beyond the hunk and its verdict (a guard's, and more)."""
 
-    failing_tests: tuple[str, ...]
-    messages: dict[str, str]
-    reason: str
-    seconds: float
-    output: str
-    tests_run: tuple[str, ...]
     passed_tests: tuple[str, ...]
 
 

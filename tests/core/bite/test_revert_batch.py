@@ -28,6 +28,15 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     return seen
 
 
+def _sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: dict[str, str], branch: dict[str, str],
+           **kw):
+    """(batch sessions as _spy records them, report) of a guarded sweep of a new repo, one slot."""
+    use_venv_python(monkeypatch)
+    t, d = load(make_repo(tmp_path / "r", base, branch).root)
+    sessions = _spy(monkeypatch)
+    return sessions, run_bite(t, d, Settings(), jobs=1, guards=True, **kw)
+
+
 def _one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
 
@@ -68,10 +77,7 @@ def test_a_revert_after_one_whose_tests_wrote_files_runs_in_a_fresh_copy(tmp_pat
     # In a shared tree the second revert would find `leftover` and `test_fresh_tree` would
     # fail: a bite made up by the batch. Once the tree changed, the rest runs one by one,
     # the guards of the session included.
-    use_venv_python(monkeypatch)
-    t, d = load(make_repo(tmp_path / "r", LEFTOVER_BASE, LEFTOVER_BRANCH).root)
-    sessions = _spy(monkeypatch)
-    batched = run_bite(t, d, Settings(), jobs=1, guards=True)
+    sessions, batched = _sweep(tmp_path, monkeypatch, LEFTOVER_BASE, LEFTOVER_BRANCH)
     assert sessions and sessions[0][1] == 2, sessions  # the first revert ran in the batch, two came back
     assert _graded(batched) == {
         "pkg/a.py": ("bites", ("tests/test_abc.py::test_a",), ""),  # a(1) is False again
@@ -110,10 +116,7 @@ EARLY_BRANCH = {
 
 def test_a_module_imported_while_pytest_configured_is_reverted_on_its_own(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    use_venv_python(monkeypatch)
-    t, d = load(make_repo(tmp_path / "r", EARLY_BASE, EARLY_BRANCH).root)
-    sessions = _spy(monkeypatch)
-    batched = run_bite(t, d, Settings(), jobs=1, guards=True)
+    sessions, batched = _sweep(tmp_path, monkeypatch, EARLY_BASE, EARLY_BRANCH)
     assert sessions == [(1, 1)], sessions  # pkg/late.py in the batch; pkg/early.py came back
     got = _graded(batched)
     # Both bite: a fork ends before the conftest's session end, which would remove the
@@ -134,10 +137,7 @@ HANG_BRANCH = {
 
 def test_a_revert_that_hangs_is_killed_and_the_next_one_still_runs(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    use_venv_python(monkeypatch)
-    t, d = load(make_repo(tmp_path / "r", HANG_BASE, HANG_BRANCH).root)
-    sessions = _spy(monkeypatch)
-    rep = run_bite(t, d, Settings(), jobs=1, timeout=3, guards=True)
+    sessions, rep = _sweep(tmp_path, monkeypatch, HANG_BASE, HANG_BRANCH, timeout=3)
     assert sessions == [(2, 0)], (sessions, _graded(rep))
     got = _graded(rep)
     assert got["pkg/loop.py"][0] == "timeout"
@@ -153,13 +153,10 @@ FORGED = ("import subprocess\nfrom pkg.calc import add\n\n\ndef test_forged():\n
 def test_a_batched_revert_looks_committed_to_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A test that only asks git whether the tree changed cannot forge a bite: the fork's HEAD
     # and index are the revert's own commit, as in a revert run of its own.
-    use_venv_python(monkeypatch)
-    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
-                   {"pkg/calc.py": "def add(a, b):\n    if a > b:\n        return a + b\n    return a + b\n",
-                    "tests/test_forged.py": FORGED})
-    t, d = load(rb.root)
-    sessions = _spy(monkeypatch)
-    rep = run_bite(t, d, Settings(), jobs=1, guards=True)
+    sessions, rep = _sweep(tmp_path, monkeypatch,
+                           {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                           {"pkg/calc.py": "def add(a, b):\n    if a > b:\n        return a + b\n    return a + b\n",
+                            "tests/test_forged.py": FORGED})
     assert rep.baseline.status == "green", rep.baseline.output
     assert sessions == [(1, 0)], sessions
     assert [r.verdict for r in rep.results] == ["toothless"], rep.results[0].output
