@@ -46,6 +46,7 @@ from typing import Any, Callable
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check, origin, revert_batch
 from reviewui.core.bite.baseline import classify
+from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.instrument import UntrustedCommand, garbage_passes, instrument_check, pytest_reports_failure
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
@@ -59,7 +60,7 @@ from reviewui.core.bite.selection import (
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import list_files, show_file
+from reviewui.core.git import list_files
 from reviewui.core.run import sandbox
 from reviewui.core.run.runner import RunFiles, is_pytest_command, split_command
 from reviewui.core.target import Target
@@ -160,7 +161,7 @@ def run_bite(
                           results=not_code, selected_tests=(), test_command=command,
                           selection="nothing to bite-check: the branch changes no source code")
     tree = list_files(target.repo_dir, target.head)
-    head = _HeadFiles(target)
+    head = HeadFiles(target)
     static = static_selection(diff, tree, head.text)
     whole = all_tests or not static.files or (pytest_mode and bool(static.data_files))
     selected = () if whole else static.files
@@ -235,7 +236,7 @@ def run_bite(
                 # run one by one.
                 reverts, solo = revert_batch.batchable(pending) if pytest_mode else ([], pending)
                 batch, alone = guard_batch.batchable(gjobs, ctx.modules) if pytest_mode else ([], gjobs)
-                sessions, rest = _deal(reverts, guard_batch.split(batch, pool.size), pool.size)
+                sessions, rest = revert_batch.deal(reverts, guard_batch.split(batch, pool.size), pool.size)
                 futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
                 for chunk, guard_chunk in sessions:
                     session = revert_batch.RevertSession(chunk, diff, per_run) if chunk else None
@@ -258,48 +259,10 @@ def run_bite(
                       selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
 
 
-def _deal(reverts: list[revert_batch.Pending], guard_chunks: list[list[guard_batch.BatchGuard]], slots: int,
-          ) -> tuple[list[tuple[list[revert_batch.Pending], list[guard_batch.BatchGuard]]], list[revert_batch.Pending]]:
-    """(reverts and guards of each batch session, reverts to run one by one).
-
-    Reverts ride along in the guard sessions, whose pytest start-up is paid anyway (a session
-    for reverts alone would cost about what it saves at --jobs 2). With fewer sessions than
-    slots, the other slots' share of the reverts runs one by one beside them.
-    """
-    n = len(guard_chunks)
-    if not n:
-        return [], reverts
-    take = -(-len(reverts) * n // max(n, slots))
-    batched = reverts[:take]
-    return [(batched[i::n], guard_chunks[i]) for i in range(n)], reverts[take:]
-
-
-class _HeadFiles:
-    """Files of the head commit, each read from git once per sweep (selection, coverage and
-    guards all read the changed files; a git process each time cost ~3 ms a read)."""
-
-    def __init__(self, target: Target) -> None:
-        self._target = target
-        self._lock = threading.Lock()
-        self._seen: dict[str, bytes | None] = {}
-
-    def raw(self, path: str) -> bytes | None:
-        """The file's bytes at head, or None when it is absent there."""
-        with self._lock:
-            if path not in self._seen:
-                self._seen[path] = show_file(self._target.repo_dir, self._target.head, path)
-            return self._seen[path]
-
-    def text(self, path: str) -> str | None:
-        """The file's text at head (undecodable bytes replaced), or None when it is absent."""
-        raw = self.raw(path)
-        return None if raw is None else raw.decode("utf-8", "replace")
-
-
 _result = hunk_result  # the short name the sweep uses throughout
 
 
-def _selection(prepared: _Prepared, head: _HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
+def _selection(prepared: _Prepared, head: HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
     if prepared.cov is None:
         return cm.Selection("all")
     return prepared.cov.select(h, head.text(f.path))

@@ -140,16 +140,14 @@ def run_batch(
     if cancel is not None and cancel.is_set():
         return [(g.job, result(g.job, "skipped", reason="cancelled")) for g in guards], []
     # The session collects what its guards need; each revert's fork collects its own tests.
-    tests = list(dict.fromkeys(t for g in guards for t in g.job.tests)) or (reverts.tests if reverts else [])
+    tests = list(dict.fromkeys(t for g in guards for t in g.job.tests))
     replies: dict[int, dict[str, object]] = {}
     try:
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
 
             def setup(run_dir: Path) -> dict[str, str]:
-                env = reverts.setup(run_dir, scratch, collect=bool(guards)) if reverts is not None else {}
-                if not guards:
-                    return env
+                env = reverts.setup(run_dir, scratch) if reverts is not None else {}
                 # Plugin, request and replies in the run's own directory: visible to a cold
                 # sandboxed run and to a fork of the warm server alike.
                 (run_dir / "batch-out").mkdir()
@@ -175,12 +173,12 @@ def run_batch(
             limit = per_guard * (len(guards) + len(reverts.items if reverts else ())) + 60
             seen = ctx.run(scratch.path, tests, limit, in_run_dir=RunFiles(setup, collect))
             root = str(scratch.path).rstrip("/") + "/"
-            if reverts is not None and not (seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5)):
-                reverts.grade(seen.run, scratch.path, ctx)
     except ReviewError:
         return [], [g.job for g in guards]
     if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
-        return [], [g.job for g in guards]  # the session itself did not run: each guard on its own
+        return [], [g.job for g in guards]  # the session itself did not run: each guard (and revert) on its own
+    if reverts is not None:
+        reverts.grade(seen.run, scratch.path, ctx)
     graded: list[tuple[GuardJob, GuardResult]] = []
     again: list[GuardJob] = []
     for n, g in enumerate(guards):

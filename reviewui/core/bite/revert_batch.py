@@ -21,6 +21,7 @@ import json
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from reviewui.core.bite import origin, revert_batch_child
 from reviewui.core.bite.report import HunkResult
@@ -37,6 +38,7 @@ from reviewui.core.run.worktree import Scratch
 PLUGIN_MODULE = "reviewui_revert_batch"
 Pending = tuple[FileDiff, Hunk, tuple[str, ...]]
 """A hunk to revert and the tests its run needs."""
+G = TypeVar("G")
 
 
 def batchable(pending: list[Pending]) -> tuple[list[Pending], list[Pending]]:
@@ -49,6 +51,21 @@ def batchable(pending: list[Pending]) -> tuple[list[Pending], list[Pending]]:
         ok = path.suffix == ".py" and path.name != "conftest.py" and item[0].status != "deleted" and bool(item[2])
         (batch if ok else rest).append(item)
     return batch, rest
+
+
+def deal(reverts: list[Pending], guard_chunks: list[G], slots: int) -> tuple[list[tuple[list[Pending], G]], list[Pending]]:
+    """(reverts and guards of each batch session, reverts to run one by one).
+
+    Reverts ride along in the guard sessions, whose pytest start-up is paid anyway (a session
+    for reverts alone would cost about what it saves at --jobs 2). With fewer sessions than
+    slots, the other slots' share of the reverts runs one by one beside them.
+    """
+    n = len(guard_chunks)
+    if not n:
+        return [], reverts
+    take = -(-len(reverts) * n // max(n, slots))
+    batched = reverts[:take]
+    return [(batched[i::n], guard_chunks[i]) for i in range(n)], reverts[take:]
 
 
 @dataclass
@@ -78,16 +95,8 @@ class RevertSession:
         self.again: list[Pending] = list(items)
         """After the session: the reverts to run the ordinary way (all of them until it ran)."""
 
-    @property
-    def tests(self) -> list[str]:
-        """Every test some revert runs (the session is started with them)."""
-        return list(dict.fromkeys(t for _, _, tests in self.items for t in tests))
-
-    def setup(self, run_dir: Path, scratch: Scratch, collect: bool) -> dict[str, str]:
-        """Stage every revert (files, commit and index in `run_dir`); return the run's extra environment.
-
-        `collect`: the session collects its own tests after the reverts (a guard batch follows).
-        """
+    def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
+        """Stage every revert (files, commit and index in `run_dir`); return the run's extra environment."""
         (run_dir / "revert-plugin").mkdir()
         shutil.copyfile(revert_batch_child.__file__, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
         git = scratch.path / ".git"
@@ -110,7 +119,7 @@ class RevertSession:
             self._staged.append(_Staged(n, item, before, after))
             entries.append({"id": n, "files": {f.path: None if after is None else str(here / "file")},
                             "index": str(here / "index"), "commit": commit, "tests": list(tests), "dir": str(here)})
-        request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries, "collect": collect,
+        request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries,
                    "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
         return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,

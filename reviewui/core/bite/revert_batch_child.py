@@ -11,7 +11,7 @@ revert's tests and runs them as a session of their own would, writing its
 own JUnit report, origin record and output; the parent waits (killing the
 fork's process group past the time limit), puts the head back and goes on.
 After the last revert the session's own collection goes on (the guard
-batch), or nothing does.
+batch).
 
 Exact or not at all: a revert of a file imported while pytest configured
 (a conftest, a plugin's module) is answered `fallback`, and so is every
@@ -23,7 +23,7 @@ those would tear down what the plugin's configure made for the whole
 session (a temp dir, say) under the next fork.
 
 Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "scratch":
-dir, "git": {"index", "ref"}, "collect": bool, "reverts": [{"id", "files":
+dir, "git": {"index", "ref"}, "reverts": [{"id", "files":
 {path: file with the reverted bytes, or null to delete}, "index", "commit",
 "tests", "dir"}]}. Per revert, in its "dir": junit.xml, origin.json, output,
 and reply.json: {"exit", "seconds", "timeout"} or {"fallback": why}.
@@ -70,10 +70,10 @@ def pytest_collection(session: Any) -> bool | None:
             clean = None
         elif clean is not None:
             clean = after
-    if request.get("collect", True) and clean is not None:
+    if clean is not None:
         return None
-    # Only reverts were asked for, or a fork changed the tree under what follows: nothing is
-    # collected, so the guard batch answers `fallback` and reviewui runs each guard afresh.
+    # A fork changed the tree under what follows: nothing is collected, so the guard batch
+    # answers `fallback` and reviewui runs each guard afresh.
     session.items = []
     session.testscollected = 0
     return True

@@ -222,14 +222,14 @@ def test_a_sweep_reads_each_file_of_the_head_once(tmp_path: Path, monkeypatch: p
     # Selection, coverage and guard planning all read the changed files: one git process each.
     from collections import Counter
 
-    from reviewui.core.bite import engine
+    from reviewui.core.bite import head_files
 
     rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "X = 1\n"},
                    {"pkg/calc.py": CALC, "tests/test_calc.py": CALC_TESTS})
     t, d = load(rb.root)
     reads: Counter[str] = Counter()
-    real = engine.show_file
-    monkeypatch.setattr(engine, "show_file", lambda cwd, rev, path: reads.update([path]) or real(cwd, rev, path))
+    real = head_files.show_file
+    monkeypatch.setattr(head_files, "show_file", lambda cwd, rev, path: reads.update([path]) or real(cwd, rev, path))
     rep = run_bite(t, d, Settings(), jobs=1, guards=True, timeout=20)
     assert rep.results[0].guards and reads["pkg/calc.py"] == 1, reads
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,3 +161,12 @@ def test_a_batched_revert_looks_committed_to_git(tmp_path: Path, monkeypatch: py
     assert rep.baseline.status == "green", rep.baseline.output
     assert sessions == [(1, 0)], sessions
     assert [r.verdict for r in rep.results] == ["toothless"], rep.results[0].output
+
+
+def test_reverts_ride_along_in_guard_sessions_only() -> None:
+    items: list[Any] = [(f, None, ("t",)) for f in "abcd"]  # stand-ins: deal only moves them around
+    assert revert_batch.deal(items, [], 2) == ([], items)  # no guard session: each revert on its own
+    sessions, rest = revert_batch.deal(items, ["g0", "g1"], 2)
+    assert sessions == [(items[0::2], "g0"), (items[1::2], "g1")] and rest == []
+    sessions, rest = revert_batch.deal(items, ["g0"], 2)  # one session, two slots: half beside it
+    assert sessions == [(items[:2], "g0")] and rest == items[2:]
