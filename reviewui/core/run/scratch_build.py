@@ -137,7 +137,6 @@ def staged_commit(path: Path, files: dict[str, bytes | None], index: Path) -> st
 
     The tree is left as it was. Used to stage a revert that another process applies later.
     """
-    gd = str(path / ".git")
     saved: dict[str, bytes | None] = {}
     try:
         for rel, content in files.items():
@@ -149,9 +148,7 @@ def staged_commit(path: Path, files: dict[str, bytes | None], index: Path) -> st
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(content)
         shutil.copyfile(path / ".git" / "index", index)  # HEAD's index, as a checkout left it
-        scratch_git(path, gd, "add", "-A", "--", *files, index=index)
-        tree = scratch_git(path, gd, "write-tree", index=index).strip()
-        return scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
+        return _commit(path, list(files), index)
     finally:
         for rel, old in saved.items():
             target = path / rel
@@ -163,8 +160,12 @@ def staged_commit(path: Path, files: dict[str, bytes | None], index: Path) -> st
 
 def commit_scratch(path: Path, *rels: str) -> None:
     """Make the scratch's HEAD the tree as it is now, `rels` re-added (before any test ran in this copy)."""
+    scratch_git(path, str(path / ".git"), "update-ref", "HEAD", _commit(path, list(rels)))
+
+
+def _commit(path: Path, rels: list[str], index: Path | None = None) -> str:
+    """A root scratch commit of the tree with `rels` re-added into `index` (default: the scratch's own)."""
     gd = str(path / ".git")
-    scratch_git(path, gd, "add", "-A", "--", *rels)
-    tree = scratch_git(path, gd, "write-tree").strip()
-    commit = scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
-    scratch_git(path, gd, "update-ref", "HEAD", commit)
+    scratch_git(path, gd, "add", "-A", "--", *rels, index=index)
+    tree = scratch_git(path, gd, "write-tree", index=index).strip()
+    return scratch_git(path, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()

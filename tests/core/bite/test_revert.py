@@ -131,9 +131,9 @@ def test_edit_files_commits_every_file_as_one_head(repo, scratch, monkeypatch) -
 
     real, commits = scratch_build.scratch_git, []
 
-    def counting(path, gd, *args):
+    def counting(path, gd, *args, **kw):
         commits.extend(args[:1] if args[:1] == ("commit-tree",) else ())
-        return real(path, gd, *args)
+        return real(path, gd, *args, **kw)
 
     monkeypatch.setattr(scratch_build, "scratch_git", counting)
     scratch.edit_files({"multi.py": b"garbage\n", "sub/new.py": b"x = 1\n"})
