@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from reviewui.core.bite import origin, revert_batch_child
+from reviewui.core.bite import origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
@@ -36,6 +36,10 @@ from reviewui.core.run.scratch_build import staged_commit
 from reviewui.core.run.worktree import Scratch
 
 PLUGIN_MODULE = "reviewui_revert_batch"
+CHILD = Path(__file__).with_name("revert_batch_child.py")
+"""The plugin each session loads (copied, never imported here: it imports pytest, ~0.15 s)."""
+REQUEST_VAR = "REVIEWUI_REVERT_BATCH"
+"""Names the request file for the plugin (its own REQUEST_VAR)."""
 Pending = tuple[FileDiff, Hunk, tuple[str, ...]]
 """A hunk to revert and the tests its run needs."""
 G = TypeVar("G")
@@ -98,7 +102,7 @@ class RevertSession:
     def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
         """Stage every revert (files, commit and index in `run_dir`); return the run's extra environment."""
         (run_dir / "revert-plugin").mkdir()
-        shutil.copyfile(revert_batch_child.__file__, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
+        shutil.copyfile(CHILD, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
         git = scratch.path / ".git"
         entries = []
         for n, item in enumerate(self.items):
@@ -123,7 +127,7 @@ class RevertSession:
                    "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
         return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
-                revert_batch_child.REQUEST_VAR: str(run_dir / "revert-batch.json")}
+                REQUEST_VAR: str(run_dir / "revert-batch.json")}
 
     def collect(self, run_dir: Path) -> None:
         """Read each fork's reply and reports before the run's directory goes."""
