@@ -251,3 +251,36 @@ def test_an_editable_coverage_is_not_preloaded(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd="/", env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["False", "True"]
+
+
+class _FakeServer:
+    def __init__(self, owner: WarmPytest, slot: Path) -> None:
+        self._ready = threading.Event()
+        self.slot_id = (slot.stat().st_dev, slot.stat().st_ino)
+        self.problem = None
+        self.running = True
+
+    def close(self) -> None:
+        pass
+
+
+def test_first_ready_names_the_server_that_is_ready_first(tmp_path: Path, monkeypatch) -> None:
+    import reviewui.core.run.warm_runner as wr
+
+    monkeypatch.setattr(wr, "_Server", _FakeServer)
+    w = WarmPytest(PY)
+    cwds = [tmp_path / "s0" / "tree", tmp_path / "s1" / "tree"]
+    assert w.first_ready(cwds, timeout=0.1) is None  # none ready: gives up at the timeout
+    servers = [w._server(c) for c in cwds]
+
+    def ready_later() -> None:
+        time.sleep(0.2)
+        servers[1]._ready.set()
+        w._notify()
+
+    threading.Thread(target=ready_later).start()
+    start = time.monotonic()
+    assert w.first_ready(cwds, timeout=10) == 1
+    assert time.monotonic() - start < 5  # woken by the server, not the timeout
+    servers[0]._ready.set()
+    assert w.first_ready(cwds, timeout=10) == 0

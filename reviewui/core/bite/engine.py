@@ -35,6 +35,7 @@ instrument check across `b` presses on the same head.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
 import shutil
 import tempfile
@@ -298,10 +299,13 @@ def _prepare(
     early: cf.Future[bool | None] | None = None
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="instrument") if ctx.pytest_mode and pool.size > 1 \
         else None
+    first = _first_ready(pool, target, ctx) if side is not None else None
     if side is not None:
-        early = side.submit(_in_free_slot, pool, lambda s: _side_checks(s, target, ctx, selected, baseline_limit))
+        other = next((s for s in pool.scratches if s is not first), None) if first is not None else None
+        early = side.submit(_in_free_slot, pool, lambda s: _side_checks(s, target, ctx, selected, baseline_limit),
+                            other)
     try:
-        return _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early)
+        return _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early, first)
     finally:
         if side is not None:
             side.shutdown(wait=True)  # its slot is back in the pool before the reverts start
@@ -321,8 +325,22 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
     return RunFiles(setup, collect)
 
 
-def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], bool | None]) -> bool | None:
-    with pool.acquire() as scratch:
+def _first_ready(pool: WorktreePool, target: Target, ctx: RunContext) -> Scratch | None:
+    """The slot whose warm server is ready first, every slot checked out at head meanwhile
+    (None: no warm server). The baseline, longer than the side checks, starts there: the
+    servers of a sweep are often ready a few hundred milliseconds apart."""
+    if ctx.warm is None:
+        return None
+    with contextlib.ExitStack() as held:
+        for scratch in [held.enter_context(pool.acquire()) for _ in range(pool.size)]:
+            scratch.checkout(target.head)
+    first = ctx.warm.first_ready([s.path for s in pool.scratches])
+    return None if first is None else pool.scratches[first]
+
+
+def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], bool | None],
+                  prefer: Scratch | None = None) -> bool | None:
+    with pool.acquire(prefer) as scratch:
         return job(scratch)
 
 
@@ -342,11 +360,13 @@ def _side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tu
 def _prepare_in_slot(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
+    first: Scratch | None = None,
 ) -> _Prepared:
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
-    with pool.acquire() as scratch:
-        scratch.checkout(target.head)
+    with pool.acquire(prefer=first) as scratch:
+        if scratch is not first:  # `first` was checked out at head and nothing ran in it since
+            scratch.checkout(target.head)
         measured: RunFiles | None = None
         cov_args: list[str] = []
         if ctx.pytest_mode and py_files:

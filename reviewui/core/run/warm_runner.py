@@ -61,6 +61,8 @@ class WarmPytest:
         self.network = network
         self._servers: dict[Path, _Server] = {}
         self._lock = threading.Lock()
+        self._changed = threading.Condition()
+        """Notified when a server becomes ready or fails."""
         self._closed = False
 
     @staticmethod
@@ -86,6 +88,23 @@ class WarmPytest:
         """Start the servers for these run directories now (they import pytest while other work runs)."""
         for cwd in cwds:
             self._server(cwd)
+
+    def first_ready(self, cwds: Sequence[str | Path], timeout: float = READY_WAIT) -> int | None:
+        """Index in `cwds` of the first whose server is ready (or dead: it answers at once,
+        by running cold), waiting up to `timeout`; None when none is by then."""
+        servers = [self._server(cwd) for cwd in cwds]
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                done = next((n for n, s in enumerate(servers) if s._ready.is_set()), None)
+                left = deadline - time.monotonic()
+                if done is not None or left <= 0:
+                    return done
+                self._changed.wait(left)
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
 
     @property
     def problem(self) -> str | None:
@@ -133,6 +152,7 @@ class _Server:
     """One warm server process, sandboxed with write access to one slot directory."""
 
     def __init__(self, owner: WarmPytest, slot: Path) -> None:
+        self._owner = owner
         self.python = owner.python
         self.slot_id = _identity(slot)
         """The slot dir's (device, inode) when the server bound it."""
@@ -188,6 +208,7 @@ class _Server:
                 continue
             if message.get("ready"):
                 self._ready.set()
+                self._owner._notify()
             elif "id" not in message:
                 self.problem = str(message.get("error", "the warm server failed"))
             else:
@@ -200,6 +221,7 @@ class _Server:
         self.problem = self.problem or why
         self._dead = True
         self._ready.set()
+        self._owner._notify()
         for box in list(self._boxes.values()):
             box.put({"dead": True})
 

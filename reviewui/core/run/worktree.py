@@ -38,10 +38,10 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import queue
 import re
 import shutil
 import signal
+import threading
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -184,7 +184,8 @@ class WorktreePool:
         sandbox.hide(self.repo_dir, self.common_dir, git_dir, *([toplevel] if toplevel else []), self.root)
         self.scratches: list[Scratch] = []
         self._locks: list[int] = []
-        self._free: queue.Queue[Scratch] = queue.Queue()
+        self._idle: list[Scratch] = []
+        self._returned = threading.Condition()
 
     def __enter__(self) -> "WorktreePool":
         self.open()
@@ -208,7 +209,7 @@ class WorktreePool:
             scratch = Scratch(self.repo_dir, self.common_dir, path, slot, self.root)
             self._locks.append(fd)
             self.scratches.append(scratch)
-            self._free.put(scratch)
+            self._idle.append(scratch)
             previous = _claim(fd)
             if previous:
                 kill_orphans(scratch.path, previous_owner=previous)
@@ -246,13 +247,19 @@ class WorktreePool:
         self._locks.clear()
 
     @contextlib.contextmanager
-    def acquire(self) -> Iterator[Scratch]:
-        """Lend one scratch (blocking until one is free); it goes back on exit."""
-        scratch = self._free.get()
+    def acquire(self, prefer: Scratch | None = None) -> Iterator[Scratch]:
+        """Lend one scratch (blocking until one is free; `prefer` when it is); it goes back on exit."""
+        with self._returned:
+            while not self._idle:
+                self._returned.wait()
+            scratch = prefer if prefer in self._idle else self._idle[0]
+            self._idle.remove(scratch)
         try:
             yield scratch
         finally:
-            self._free.put(scratch)
+            with self._returned:
+                self._idle.append(scratch)
+                self._returned.notify()
 
 
 def _empty(slot_dir: Path) -> None:

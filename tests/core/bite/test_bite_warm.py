@@ -44,3 +44,50 @@ def test_warm_and_cold_sweeps_agree(tmp_path: Path, monkeypatch) -> None:
     assert all(used["warm"]) and len(used["warm"]) >= 3
     assert reports["warm"].baseline.coverage_guided and reports["cold"].baseline.coverage_guided
     assert not any(used["cold"])
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_the_baseline_runs_where_a_server_is_ready_first(tmp_path: Path, monkeypatch, first: int) -> None:
+    # The baseline is the longer of the two runs before the reverts (the side checks go in the
+    # other slot): it takes the slot whose warm server finished importing first.
+    from reviewui.core.run.warm_runner import WarmPytest
+
+    use_venv_python(monkeypatch)
+    rb = feature_repo(tmp_path / "r")
+    t, d = load(rb.root)
+    real_first = WarmPytest.first_ready
+    asked: list[int | None] = []
+
+    def first_ready(self, cwds, timeout=60.0):
+        asked.append(real_first(self, cwds, timeout))  # both really up: the order is the test's to pick
+        real_first(self, cwds[first:first + 1], timeout)
+        return first
+
+    monkeypatch.setattr(WarmPytest, "first_ready", first_ready)
+    import time
+
+    import reviewui.core.bite.engine as engine
+
+    real_side = engine._in_free_slot
+
+    def late_side(*args):
+        time.sleep(0.3)  # the baseline takes its slot first: it must still pick the ready one
+        return real_side(*args)
+
+    monkeypatch.setattr(engine, "_in_free_slot", late_side)
+    real = bite.run_tests
+    runs: list[tuple[str, bool]] = []
+
+    def recording(cwd, *args, **kwargs):
+        runs.append((str(cwd).split("/slots/")[1].split("/")[0], bool(kwargs.get("coverage"))))
+        return real(cwd, *args, **kwargs)
+
+    monkeypatch.setattr(bite, "run_tests", recording)
+    report = run_bite(t, d, Settings(), jobs=2)
+    assert asked and asked[0] is not None  # the real servers were asked, and one was ready
+    assert report.baseline.status == "green" and report.baseline.coverage_guided
+    slots = sorted({slot for slot, _ in runs})
+    assert len(slots) == 2
+    assert [slot for slot, measured in runs if measured] == [slots[first]]
+    side = [slot for slot, measured in runs[:3] if not measured]
+    assert side and set(side) == {slots[1 - first]}  # the instrument check went to the other slot

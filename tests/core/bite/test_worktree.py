@@ -69,3 +69,28 @@ def test_only_our_stale_registrations_are_pruned(repo, tmp_path: Path) -> None:
     assert str(mine) in listed  # the reviewer's own registration survives
     assert str(legacy) not in listed  # the old scratch registration is gone
     assert listed.count("prunable") == 1
+
+
+def test_acquire_lends_the_preferred_slot_when_it_is_free(repo) -> None:
+    import threading
+
+    with WorktreePool(repo.root, size=2) as pool:
+        a, b = pool.scratches
+        with pool.acquire(prefer=b) as got:
+            assert got is b
+            with pool.acquire(prefer=b) as other:  # b is lent: the free one instead
+                assert other is a
+        done: list[object] = []
+
+        def wait_for_one() -> None:
+            with pool.acquire(prefer=a) as s:
+                done.append(s)
+
+        with pool.acquire() as x, pool.acquire() as y:
+            assert {x.slot, y.slot} == {a.slot, b.slot}
+            t = threading.Thread(target=wait_for_one)
+            t.start()
+            t.join(0.2)
+            assert done == []  # both lent: it waits
+        t.join(5)
+        assert done == [a]
