@@ -48,7 +48,7 @@ from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check, origin, revert_batch
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.head_files import HeadFiles
-from reviewui.core.bite.instrument import UntrustedCommand, garbage_passes, instrument_check, pytest_reports_failure
+from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.revert import RevertError
@@ -302,7 +302,8 @@ def _prepare(
     first = _first_ready(pool, target, ctx) if side is not None else None
     if side is not None:
         other = next((s for s in pool.scratches if s is not first), None) if first is not None else None
-        early = side.submit(_in_free_slot, pool, lambda s: _side_checks(s, target, ctx, selected, baseline_limit),
+        early = side.submit(_in_free_slot, pool,
+                            lambda s: side_checks(s, target, ctx, selected, baseline_limit, fresh=s is other),
                             other)
     try:
         return _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early, first)
@@ -342,19 +343,6 @@ def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], bool | None],
                   prefer: Scratch | None = None) -> bool | None:
     with pool.acquire(prefer) as scratch:
         return job(scratch)
-
-
-def _side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
-                 limit: float) -> bool | None:
-    """The instrument check beside the baseline: raises UntrustedCommand for pytest's half, then
-    returns whether the tests pass with every changed module garbage (None: there is none)."""
-    pytest_reports_failure(scratch, target, ctx, selected, limit)
-    if not ctx.modules:
-        return None
-    try:
-        return garbage_passes(scratch, ctx, selected, limit, ctx.modules)
-    finally:
-        scratch.reset()
 
 
 def _prepare_in_slot(

@@ -14,11 +14,13 @@ from pathlib import PurePosixPath
 
 from reviewui.core.bite.baseline import error_lines
 from reviewui.core.bite.origin import QUIET_STOP, ChangedModule
+from reviewui.core.bite.revert_batch import Edit, ForkSession
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import is_test_file
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
+from reviewui.core.run.runner import RunFiles, RunResult
 from reviewui.core.run.worktree import Scratch
 from reviewui.core.target import Target
 
@@ -40,9 +42,9 @@ def instrument_check(
     For pytest, also: the changed modules the baseline imported, replaced by
     garbage, must make the selected tests fail; else what the tests exercise
     is not the scratch's code, and no revert could show anything.
-    `pytest_checked` says `pytest_reports_failure` already passed, and
-    `garbage_passed` (when not None) is what `garbage_passes` said of every
-    changed module, both run beside the baseline in another slot.
+    `pytest_checked` says pytest's half already passed, and `garbage_passed`
+    (when not None) is what `garbage_passes` said of every changed module,
+    both run beside the baseline in another slot (`side_checks`).
     """
     if ctx.pytest_mode and pytest_checked and (not imported or garbage_passed is not None):
         # Both halves ran beside the baseline: nothing runs here, so the scratch needs no reset
@@ -102,26 +104,60 @@ def garbage_passes(scratch: Scratch, ctx: RunContext, selected: tuple[str, ...],
     return run.returncode == 0 and not run.killed
 
 
-def pytest_reports_failure(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
-                           limit: float) -> None:
-    """The pytest half of the instrument check, on its own: it needs nothing from the baseline.
+def side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...], limit: float,
+                *, fresh: bool = False) -> bool | None:
+    """Both halves beside the baseline, in one pytest start-up: raises UntrustedCommand for
+    pytest's half, then returns what `garbage_passes` would of every changed module (None:
+    there is none). The scratch is left a clean copy of the head.
 
-    Raises UntrustedCommand when a deliberately failing test is not reported
-    as failed; the scratch is left a clean copy of the head.
+    pytest's half is an ordinary run of the instrument test, session end and exit code
+    included (what it checks may be done there). Before that run collects, one fork of it
+    collects the selected tests with every changed module garbage (revert_batch_child.py):
+    the garbage half, which asks only whether they fail. What the fork could not answer runs
+    on its own. `fresh`: the scratch is a clean copy of the head already.
     """
-    scratch.checkout(target.head)  # the branch's own pytest configuration is what is being tested
+    if not fresh:
+        scratch.checkout(target.head)  # the branch's own pytest configuration is what is being tested
+    rel = _instrument_path(target, selected)
+    # A fork collects only the tests it names: a whole-suite run leaves pytest to choose its paths.
+    batched = bool(ctx.modules and selected)
+    forks = ForkSession([Edit({m.path: GARBAGE for m in ctx.modules}, selected, maxfail=1)] if batched else [], limit)
     try:
-        _pytest_instrument_check(scratch, target, ctx, selected, limit)
+        scratch.add_file(rel, INSTRUMENT_TEST)
+        run = ctx.run(scratch.path, [rel], limit, in_run_dir=RunFiles(lambda d: forks.setup(d, scratch),
+                                                                       forks.collect)).run
+        if f"{rel}::test_reviewui_instrument" not in {t.id for t in run.tests} and not run.killed:
+            # Not reported: refused below, unless the fork left the tree changed and the run
+            # collected nothing for that (revert_batch_child.py); on its own it is certain.
+            scratch.reset()
+            _pytest_instrument_check(scratch, target, ctx, selected, limit)
+        else:
+            _judge_instrument(run, rel)
+        if not ctx.modules:
+            return None
+        garbage = forks.forked[0].run if batched else None
+        if garbage is not None:
+            return garbage.returncode == 0 and not garbage.killed
+        scratch.reset()
+        return garbage_passes(scratch, ctx, selected, limit, ctx.modules)
     finally:
         scratch.reset()
 
 
+def _instrument_path(target: Target, selected: tuple[str, ...]) -> str:
+    folder = _test_folder(target, selected)
+    return f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
+
+
 def _pytest_instrument_check(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
                              limit: float) -> None:
-    folder = _test_folder(target, selected)
-    rel = f"{folder}/test_reviewui_instrument_{os.getpid()}.py".lstrip("/")
+    rel = _instrument_path(target, selected)
     scratch.add_file(rel, INSTRUMENT_TEST)
-    run = ctx.run(scratch.path, [rel], limit).run
+    _judge_instrument(ctx.run(scratch.path, [rel], limit).run, rel)
+
+
+def _judge_instrument(run: RunResult, rel: str) -> None:
+    """Raise UntrustedCommand unless `run` reported the instrument test at `rel` as failed."""
     node = f"{rel}::test_reviewui_instrument"
     seen = {t.id: t.outcome for t in run.tests}
     if run.killed:

@@ -73,15 +73,74 @@ def deal(reverts: list[Pending], guard_chunks: list[G], slots: int) -> tuple[lis
 
 
 @dataclass
-class _Staged:
-    n: int
-    item: Pending
-    before: bytes
-    after: bytes | None
-    """The reverted file (None: the revert deletes it)."""
+class Edit:
+    """One fork of a batch session: the files written before it forks and the tests it collects."""
+
+    files: dict[str, bytes | None]
+    """Path -> the bytes the fork sees (None: the file is deleted)."""
+    tests: tuple[str, ...]
+    maxfail: int | None = None
+    """pytest's --maxfail for the fork."""
+
+
+@dataclass
+class Forked:
+    """What one fork of a batch session reported (all None: it did not run; run it the ordinary way)."""
+
     reply: dict[str, object] | None = None
     run: RunResult | None = None
     observed: origin.Observed | None = None
+
+
+class ForkSession:
+    """Edits graded each in a fork of one configured pytest session (revert_batch_child.py).
+
+    `setup` stages them in the scratch's run directory and returns the run's
+    extra environment; `collect` reads what each fork reported into `forked`.
+    Each edit is committed as the scratch's HEAD in its fork, as a revert run's edit is.
+    """
+
+    def __init__(self, edits: list[Edit], limit: float) -> None:
+        self.edits = edits
+        self.limit = limit
+        self.forked: list[Forked] = [Forked() for _ in edits]
+
+    def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
+        """Stage every edit (files, commit and index in `run_dir`); return the run's extra environment."""
+        (run_dir / "revert-plugin").mkdir()
+        shutil.copyfile(CHILD, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
+        git = scratch.path / ".git"
+        entries: list[dict[str, object]] = []
+        for n, edit in enumerate(self.edits):
+            here = run_dir / f"revert-{n}"
+            here.mkdir()
+            files: dict[str, str | None] = {}
+            for k, (rel, content) in enumerate(edit.files.items()):
+                files[rel] = None if content is None else str(here / f"file-{k}")
+                if content is not None:
+                    (here / f"file-{k}").write_bytes(content)
+            entry: dict[str, object] = {"id": n, "files": files, "tests": list(edit.tests), "dir": str(here),
+                                        "index": str(here / "index"),
+                                        "commit": staged_commit(scratch.path, edit.files, here / "index")}
+            if edit.maxfail:
+                entry["maxfail"] = edit.maxfail
+            entries.append(entry)
+        request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries,
+                   "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
+        (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
+        return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                REQUEST_VAR: str(run_dir / "revert-batch.json")}
+
+    def collect(self, run_dir: Path) -> None:
+        """Read each fork's reply and reports before the run's directory goes."""
+        for n, forked in enumerate(self.forked):
+            here = run_dir / f"revert-{n}"
+            try:
+                forked.reply = json.loads((here / "reply.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            forked.observed = origin.read_observed(here / "origin.json")
+            forked.run = _run_result(here, forked.reply)
 
 
 class RevertSession:
@@ -91,7 +150,9 @@ class RevertSession:
         self.items = items
         self.diff = diff
         self.limit = limit
-        self._staged: list[_Staged] = []
+        self._staged: list[tuple[Pending, bytes, bytes | None]] = []
+        """Each revert staged: its item, the file at head, the reverted file (None: deleted)."""
+        self._forks = ForkSession([], limit)
         self.errors: list[HunkResult] = []
         """Reverts that could not even be applied (graded `error`, as a revert run would be)."""
         self.graded: list[HunkResult] = []
@@ -101,11 +162,8 @@ class RevertSession:
 
     def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
         """Stage every revert (files, commit and index in `run_dir`); return the run's extra environment."""
-        (run_dir / "revert-plugin").mkdir()
-        shutil.copyfile(CHILD, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
-        git = scratch.path / ".git"
-        entries = []
-        for n, item in enumerate(self.items):
+        edits: list[Edit] = []
+        for item in self.items:
             f, h, tests = item
             target = scratch.path / f.path
             before = target.read_bytes() if target.is_file() else b""
@@ -115,45 +173,29 @@ class RevertSession:
                 self.errors.append(hunk_result(h, "error", reason=f"revert could not be applied: {e}"))
                 continue
             after = None if not out and f.status == "added" else out
-            here = run_dir / f"revert-{n}"
-            here.mkdir()
-            if after is not None:
-                (here / "file").write_bytes(after)
-            commit = staged_commit(scratch.path, {f.path: after}, here / "index")
-            self._staged.append(_Staged(n, item, before, after))
-            entries.append({"id": n, "files": {f.path: None if after is None else str(here / "file")},
-                            "index": str(here / "index"), "commit": commit, "tests": list(tests), "dir": str(here)})
-        request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries,
-                   "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
-        (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
-        return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
-                REQUEST_VAR: str(run_dir / "revert-batch.json")}
+            self._staged.append((item, before, after))
+            edits.append(Edit({f.path: after}, tests))
+        self._forks = ForkSession(edits, self.limit)
+        return self._forks.setup(run_dir, scratch)
 
     def collect(self, run_dir: Path) -> None:
         """Read each fork's reply and reports before the run's directory goes."""
-        for staged in self._staged:
-            here = run_dir / f"revert-{staged.n}"
-            try:
-                staged.reply = json.loads((here / "reply.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            staged.observed = origin.read_observed(here / "origin.json")
-            staged.run = _run_result(here, staged.reply)
+        self._forks.collect(run_dir)
 
     def grade(self, session: RunResult, scratch: Path, ctx: RunContext) -> None:
         """Grade what the session's forks ran (into `graded`); the rest stays in `again`."""
         self.graded = list(self.errors)
         self.again = []
-        for staged in self._staged:
-            run = staged.run
-            if run is None or staged.observed is None or (run.junit_error and not run.killed):
-                self.again.append(staged.item)
+        for (item, before, after), forked in zip(self._staged, self._forks.forked, strict=True):
+            run = forked.run
+            if run is None or forked.observed is None or (run.junit_error and not run.killed):
+                self.again.append(item)
                 continue
             run = replace(run, command=session.command, warm=session.warm, sandbox=session.sandbox)
-            seen = Observation(run, staged.observed, origin.foreign(staged.observed.modules, scratch, ctx.modules))
-            f, h, tests = staged.item
-            self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, staged.before,
-                                            staged.after or b"", pytest_mode=True))
+            seen = Observation(run, forked.observed, origin.foreign(forked.observed.modules, scratch, ctx.modules))
+            f, h, tests = item
+            self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, before, after or b"",
+                                            pytest_mode=True))
 
 
 def _run_result(here: Path, reply: dict[str, object]) -> RunResult | None:

@@ -23,10 +23,11 @@ those would tear down what the plugin's configure made for the whole
 session (a temp dir, say) under the next fork.
 
 Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "scratch":
-dir, "git": {"index", "ref"}, "reverts": [{"id", "files":
-{path: file with the reverted bytes, or null to delete}, "index", "commit",
-"tests", "dir"}]}. Per revert, in its "dir": junit.xml, origin.json, output,
-and reply.json: {"exit", "seconds", "timeout"} or {"fallback": why}.
+dir, "git": {"index", "ref"}, "reverts": [{"id", "files": {path: file with the
+reverted bytes, or null to delete}, "index", "commit", "maxfail" (optional:
+pytest's --maxfail for the fork), "tests", "dir"}]}. Per revert, in its "dir":
+junit.xml, origin.json, output, and reply.json: {"exit", "seconds", "timeout"}
+or {"fallback": why}.
 """
 
 from __future__ import annotations
@@ -171,6 +172,8 @@ def _become(session: Any, revert: dict[str, Any]) -> None:
         os.dup2(fd, target)
     os.close(fd)
     session.config.args = list(revert["tests"])
+    if revert.get("maxfail"):
+        session.config.option.maxfail = int(revert["maxfail"])
     importlib.invalidate_caches()  # the reverted files changed on disk since the parent looked
     linecache.clearcache()
 

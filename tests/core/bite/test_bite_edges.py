@@ -184,3 +184,69 @@ def test_a_conftest_that_reports_failures_as_passes_is_refused(tmp_path: Path, j
     t, d = load(rb.root)
     with pytest.raises(ReviewError, match=r"deliberately failing test .* was passed"):
         run_bite(t, d, Settings(), jobs=jobs)
+
+
+EXIT_ZERO_AT_THE_END = "def pytest_sessionfinish(session):\n    session.exitstatus = 0  # a red run exits green\n"
+
+
+@pytest.mark.parametrize("jobs", [1, 2], ids=["one-slot", "instrument-beside-baseline"])
+def test_a_conftest_that_makes_the_session_exit_zero_is_refused(tmp_path: Path, jobs: int) -> None:
+    """The failure is reported, but the run exits 0 at its session end: pytest's half of the
+    instrument check is a whole ordinary run, so its exit code is the command's."""
+    rb = make_repo(tmp_path / "r", BASE, {**BRANCH, "tests/conftest.py": EXIT_ZERO_AT_THE_END})
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match=r"deliberately failing test .* was failed with exit code 0"):
+        run_bite(t, d, Settings(), jobs=jobs)
+
+
+def _no_garbage_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import reviewui.core.bite.instrument as instrument
+
+    def refuse(*a, **k):
+        raise AssertionError("the garbage half ran on its own")
+
+    monkeypatch.setattr(instrument, "garbage_passes", refuse)
+
+
+def test_beside_the_baseline_the_garbage_half_is_a_fork_of_the_instrument_run(tmp_path: Path, monkeypatch) -> None:
+    # Same answers as the runs on their own (above), one pytest start-up instead of two.
+    _no_garbage_run(monkeypatch)
+    checks = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    base = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"}
+    rb = make_repo(tmp_path / "r", base, {"pkg/calc.py": "def add(a, b):\n    return a + b\n",
+                                          "tests/test_calc.py": checks})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=2, guards=True)
+    assert rep.baseline.status == "green" and [r.verdict for r in rep.results] == ["bites"]
+    copy = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
+            "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
+            "    assert ns['add'](1, 2) == 3\n")
+    rb = make_repo(tmp_path / "c", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_copy.py": copy})
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
+        run_bite(t, d, Settings(), jobs=2, guards=True)
+
+
+def test_a_changed_module_the_conftest_imports_gets_its_garbage_run_on_its_own(tmp_path: Path, monkeypatch) -> None:
+    # Imported while pytest configured, the module is already loaded when the fork would swap in
+    # garbage: the fork declines, and the garbage half runs as a run of its own.
+    import reviewui.core.bite.instrument as instrument
+
+    real = instrument.garbage_passes
+    calls: list[int] = []
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(instrument, "garbage_passes", counting)
+    checks = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    base = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n",
+            "conftest.py": "import pkg.calc  # noqa: F401\n"}
+    rb = make_repo(tmp_path / "r", base, {"pkg/calc.py": "def add(a, b):\n    return a + b\n",
+                                          "tests/test_calc.py": checks})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=2, guards=True)
+    assert calls == [1]
+    assert rep.baseline.status == "green" and [r.verdict for r in rep.results] == ["bites"]
