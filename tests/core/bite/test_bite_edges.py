@@ -250,3 +250,29 @@ def test_a_changed_module_the_conftest_imports_gets_its_garbage_run_on_its_own(t
     rep = run_bite(t, d, Settings(), jobs=2, guards=True)
     assert calls == [1]
     assert rep.baseline.status == "green" and [r.verdict for r in rep.results] == ["bites"]
+
+
+def test_the_garbage_fork_stops_at_the_first_failure(tmp_path: Path, monkeypatch) -> None:
+    # One failure answers whether the tests see the garbage (as --maxfail=1 does for the run of
+    # its own): tests that import the module in their bodies fail one by one, and stop there.
+    from reviewui.core.bite import revert_batch
+    from reviewui.core.bite.instrument import GARBAGE
+
+    _no_garbage_run(monkeypatch)
+    runs: list = []
+    real = revert_batch.ForkSession.collect
+
+    def collect(self, run_dir):
+        real(self, run_dir)
+        runs.extend(f.run for e, f in zip(self.edits, self.forked, strict=True) if GARBAGE in e.files.values())
+
+    monkeypatch.setattr(revert_batch.ForkSession, "collect", collect)
+    lazy = "".join(f"def test_{n}():\n    from pkg.calc import add\n    assert add(1, {n}) == {n + 1}\n\n\n"
+                   for n in range(3))
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_lazy.py": lazy})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=2, guards=True)
+    assert rep.baseline.status == "green"
+    [garbage] = runs
+    assert [x.outcome for x in garbage.tests] == ["failed"] and garbage.returncode == 1
