@@ -14,6 +14,19 @@ from reviewui.core.errors import ReviewError
 from tests.core.bite.helpers import BASE, BRANCH, VENV_BIN, Watch, alive, feature_repo, load, use_venv_python
 from tests.gitrepo import make_repo
 
+CALC_TEST = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+COPY_TEST = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
+             "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
+             "    assert ns['add'](1, 2) == 3\n")
+"""A test that imports the changed module but exercises its own copy of the code."""
+
+
+def _calc_repo(root: Path, tests: dict[str, str], conftest: str | None = None):
+    """A branch fixing pkg/calc.py's add(), with these test files (and a root conftest.py in the base)."""
+    base = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n",
+            **({"conftest.py": conftest} if conftest else {})}
+    return make_repo(root, base, {"pkg/calc.py": "def add(a, b):\n    return a + b\n", **tests})
+
 pytestmark = pytest.mark.slow
 
 
@@ -124,8 +137,7 @@ def test_without_coverage_in_the_python_nothing_is_called_uncovered(tmp_path: Pa
 def test_timeout_bounds_the_baseline_too(tmp_path: Path) -> None:
     """--timeout is the limit of every run: a baseline slower than it is a timeout, not waited for."""
     slow = "import time\nfrom pkg.calc import add\n\n\ndef test_slow():\n    time.sleep(30)\n    assert add(1, 2) == 3\n"
-    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
-                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_slow.py": slow})
+    rb = _calc_repo(tmp_path / "r", {"tests/test_slow.py": slow})
     t, d = load(rb.root)
     start = time.monotonic()
     rep = run_bite(t, d, Settings(), timeout=4, jobs=1)
@@ -142,11 +154,7 @@ def test_tests_exercising_another_copy_of_the_changed_code_are_caught(tmp_path: 
     instrument check puts garbage in the imported module and sees the tests still pass.
     With two slots that run is made beside the baseline, with garbage in every changed module.
     """
-    copy = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
-            "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
-            "    assert ns['add'](1, 2) == 3\n")
-    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
-                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_copy.py": copy})
+    rb = _calc_repo(tmp_path / "r", {"tests/test_copy.py": COPY_TEST})
     t, d = load(rb.root)
     with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
         run_bite(t, d, Settings(), jobs=jobs, guards=jobs > 1)  # with guards a lone hunk keeps both slots
@@ -159,8 +167,7 @@ def test_tests_that_never_import_the_change_stay_toothless(tmp_path: Path, jobs:
     With two slots the tests do pass with garbage in the changed module (made before the baseline
     says what is imported); nothing imported it, so that says nothing against the command."""
     unrelated = "def test_other():\n    assert 1 + 1 == 2\n"
-    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
-                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_other.py": unrelated})
+    rb = _calc_repo(tmp_path / "r", {"tests/test_other.py": unrelated})
     t, d = load(rb.root)
     report = run_bite(t, d, Settings(), jobs=jobs, guards=jobs > 1)  # with guards a lone hunk keeps both slots
     assert [r.verdict for r in report.results] == ["uncovered"]
@@ -211,18 +218,11 @@ def _no_garbage_run(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_beside_the_baseline_the_garbage_half_is_a_fork_of_the_instrument_run(tmp_path: Path, monkeypatch) -> None:
     # Same answers as the runs on their own (above), one pytest start-up instead of two.
     _no_garbage_run(monkeypatch)
-    checks = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
-    base = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"}
-    rb = make_repo(tmp_path / "r", base, {"pkg/calc.py": "def add(a, b):\n    return a + b\n",
-                                          "tests/test_calc.py": checks})
+    rb = _calc_repo(tmp_path / "r", {"tests/test_calc.py": CALC_TEST})
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(), jobs=2, guards=True)
     assert rep.baseline.status == "green" and [r.verdict for r in rep.results] == ["bites"]
-    copy = ("try:\n    import pkg.calc  # noqa: F401\nexcept SyntaxError:\n    pass\n\n"
-            "SRC = 'def add(a, b):\\n    return a + b\\n'\n\n\ndef test_add():\n    ns = {}\n    exec(SRC, ns)\n"
-            "    assert ns['add'](1, 2) == 3\n")
-    rb = make_repo(tmp_path / "c", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
-                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_copy.py": copy})
+    rb = _calc_repo(tmp_path / "c", {"tests/test_copy.py": COPY_TEST})
     t, d = load(rb.root)
     with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
         run_bite(t, d, Settings(), jobs=2, guards=True)
@@ -241,11 +241,7 @@ def test_a_changed_module_the_conftest_imports_gets_its_garbage_run_on_its_own(t
         return real(*a, **k)
 
     monkeypatch.setattr(instrument, "garbage_passes", counting)
-    checks = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
-    base = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n",
-            "conftest.py": "import pkg.calc  # noqa: F401\n"}
-    rb = make_repo(tmp_path / "r", base, {"pkg/calc.py": "def add(a, b):\n    return a + b\n",
-                                          "tests/test_calc.py": checks})
+    rb = _calc_repo(tmp_path / "r", {"tests/test_calc.py": CALC_TEST}, conftest="import pkg.calc  # noqa: F401\n")
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(), jobs=2, guards=True)
     assert calls == [1]
@@ -269,8 +265,7 @@ def test_the_garbage_fork_stops_at_the_first_failure(tmp_path: Path, monkeypatch
     monkeypatch.setattr(revert_batch.ForkSession, "collect", collect)
     lazy = "".join(f"def test_{n}():\n    from pkg.calc import add\n    assert add(1, {n}) == {n + 1}\n\n\n"
                    for n in range(3))
-    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
-                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_lazy.py": lazy})
+    rb = _calc_repo(tmp_path / "r", {"tests/test_lazy.py": lazy})
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(), jobs=2, guards=True)
     assert rep.baseline.status == "green"
