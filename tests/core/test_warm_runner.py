@@ -284,3 +284,62 @@ def test_first_ready_names_the_server_that_is_ready_first(tmp_path: Path, monkey
     assert time.monotonic() - start < 5  # woken by the server, not the timeout
     servers[0]._ready.set()
     assert w.first_ready(cwds, timeout=10) == 0
+
+
+POISON = '''import os, sys
+
+
+def test_poison():
+    cache = os.environ["CACHE_UNDER_TEST"]
+    import _pytest.assertion.rewrite as rewrite
+
+    # pytest's own place for rewritten modules, as in a cold run: not reviewui's cache
+    assert rewrite.get_cache_dir.__module__ == "_pytest.assertion.rewrite"
+    assert rewrite.get_cache_dir.__qualname__ == "get_cache_dir"
+    wrote = []
+    for root, dirs, files in os.walk(cache):
+        for name in files:
+            try:
+                with open(os.path.join(root, name), "ab") as f:
+                    f.write(b"poison")
+                wrote.append(name)
+            except OSError:
+                pass
+    try:
+        open(os.path.join(cache, "new.pyc"), "wb").close()
+        wrote.append("new.pyc")
+    except OSError:
+        pass
+    assert not wrote, wrote
+'''
+
+
+def test_rewritten_plugins_are_cached_and_no_run_can_write_them(tmp_path: Path, monkeypatch) -> None:
+    """The first server rewrites the installed plugins (site-packages is read-only in its
+    sandbox) and a cache-filling server writes them to reviewui's cache; the next server reads
+    them there. A run sees the cache read-only, and pytest's own cache place, as a cold run."""
+    from reviewui.core.run import sandbox
+    from reviewui.core.run.warm_runner import plugin_cache_dir
+
+    if sandbox.level() != "bwrap":
+        pytest.fail("bubblewrap is part of the test environment")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache = plugin_cache_dir(PY)
+    first = WarmPytest(PY)
+    try:
+        root = project(tmp_path / "a" / "tree", {"test_a.py": "def test_a():\n    assert True\n"})
+        assert run_tests(root, CMD, ["test_a.py"], 60, warm=first).warm
+        server = first._server(root)
+        assert server.rewrote and server.rewrote > 5  # asyncio, cov, xdist, syrupy... none cached yet
+        assert first.cache_filled.wait(120)
+    finally:
+        first.close()
+    assert len(list(cache.rglob("*.pyc"))) >= server.rewrote
+    second = WarmPytest(PY)
+    try:
+        root = project(tmp_path / "b" / "tree", {"test_poison.py": POISON})
+        run = run_tests(root, CMD, ["test_poison.py"], 60, warm=second, extra_env={"CACHE_UNDER_TEST": str(cache)})
+        assert run.warm and outcomes(run) == {"test_poison": "passed"}, run.output
+        assert second._server(root).rewrote == 0  # every plugin module read from the cache
+    finally:
+        second.close()

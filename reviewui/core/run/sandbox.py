@@ -205,6 +205,8 @@ class Box:
     """Memory and disk limits."""
     python: str | None = None
     """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
+    readable: tuple[Path, ...] = ()
+    """Directories bound read-only even where they sit in a hidden one (reviewui's own caches)."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -334,6 +336,8 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     for root in roots:
         if under_hidden(root) and not any(root == w or w in root.parents for w in box.writable):
             out += ["--ro-bind", str(root), str(root)]
+    for r in box.readable:
+        out += ["--ro-bind", str(Path(r).resolve()), str(Path(r).resolve())]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
         out += ["--bind", str(w), str(w)]
     out += ["--chdir", str(box.chdir), "--", *argv]

@@ -22,10 +22,12 @@ site-packages, never the working tree).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
 import queue
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -33,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from reviewui.core.config import user_cache_dir
 from reviewui.core.run import sandbox
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
@@ -45,6 +48,13 @@ REPLY_WAIT = 30.0
 """Seconds a run waits for the server to say it has forked (it answers at once when well)."""
 KILL_WAIT = 5.0
 """Seconds a killed run's server gets to report it gone before the whole server is killed."""
+
+
+def plugin_cache_dir(python: str) -> Path:
+    """Where the warm servers of `python` keep pytest's rewritten plugin modules (one directory
+    per interpreter path: a venv's servers never read what another venv's wrote)."""
+    exe = os.path.abspath(shutil.which(python) or python)
+    return user_cache_dir() / "plugin-pyc" / hashlib.sha256(exe.encode()).hexdigest()[:16]
 
 
 def warm_form(argv: Sequence[str]) -> bool:
@@ -64,6 +74,9 @@ class WarmPytest:
         self._changed = threading.Condition()
         """Notified when a server becomes ready or fails."""
         self._closed = False
+        self._filling = False
+        self.cache_filled = threading.Event()
+        """Set once a server found its plugins missing from the cache and they were written."""
 
     @staticmethod
     def _slot(cwd: str | Path) -> Path:
@@ -101,6 +114,36 @@ class WarmPytest:
                 if done is not None or left <= 0:
                     return done
                 self._changed.wait(left)
+
+    def fill_plugin_cache(self) -> None:
+        """Write the rewritten plugin modules into the cache, once, beside the servers.
+
+        A server of its own (`fill-plugin-cache`) imports the plugins, the cache bound
+        read-write, and exits: no code under test ever runs where the cache is writable.
+        """
+        with self._lock:
+            if self._filling:
+                return
+            self._filling = True
+        threading.Thread(target=self._fill, name="warm-pytest-cache", daemon=True).start()
+
+    def _fill(self) -> None:
+        io = private_tempdir("warm-fill")
+        try:
+            cache = plugin_cache_dir(self.python)
+            home = io / "home"
+            home.mkdir()
+            env = scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir())
+            box = sandbox.Box(writable=(cache, io), chdir=home, limits=sandbox.limits(), python=self.python)
+            argv = sandbox.wrap([self.python, "-c", SERVER_SOURCE, "fill-plugin-cache", "--plugin-cache", str(cache)],
+                                box)
+            subprocess.run(argv, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120, start_new_session=True)
+        except (OSError, subprocess.SubprocessError):
+            pass  # only time is lost: the servers rewrite the plugins as before
+        finally:
+            remove_tree(io)
+            self.cache_filled.set()
 
     def _notify(self) -> None:
         with self._changed:
@@ -169,10 +212,14 @@ class _Server:
         self.level = sandbox.level()
         env = scrubbed_env(str(home), allow=owner.env_allow, extra={WARM_OWNER_MARKER: str(os.getpid())},
                            tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
+        self.rewrote: int | None = None
+        """Plugin modules the server had to rewrite, not finding them in the cache (None: no cache)."""
         if self.level == "bwrap":
+            cache = plugin_cache_dir(owner.python)
+            cache.mkdir(parents=True, exist_ok=True)
             box = sandbox.Box(writable=(slot, self.io), chdir=home, network=owner.network,
-                              limits=sandbox.limits(), python=owner.python)
-            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep"], box)
+                              limits=sandbox.limits(), python=owner.python, readable=(cache,))
+            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", str(cache)], box)
         else:
             argv = [*([] if owner.network else network_isolation_prefix()), owner.python, "-c", SERVER_SOURCE]
         self._proc: subprocess.Popen[bytes] | None = None
@@ -207,8 +254,11 @@ class _Server:
             except ValueError:
                 continue
             if message.get("ready"):
+                self.rewrote = message.get("rewrote")
                 self._ready.set()
                 self._owner._notify()
+                if self.rewrote:
+                    self._owner.fill_plugin_cache()
             elif "id" not in message:
                 self.problem = str(message.get("error", "the warm server failed"))
             else:

@@ -13,7 +13,8 @@ imported by each child afresh, so a hunk reverted between two runs is seen.
 Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"}
 (and "coverage": true to measure the run with coverage.py, as `python -m coverage
 run -m pytest` would, its rcfile named by COVERAGE_RCFILE in "env"), or
-{"kill": id} to kill a run. Out: {"ready": true} once, then per request
+{"kill": id} to kill a run. Out: {"ready": true} once (with `--plugin-cache`,
+also "rewrote": the plugin modules rewritten for want of a cached copy), then per request
 {"id", "pid"} and {"id", "exit"} (a negative exit is the signal that ended
 the child), or {"id", "error"}. Replies carry their id.
 
@@ -162,6 +163,50 @@ def _rewriting_hook() -> Any:
         return hook
     except Exception:
         return None  # another pytest than the one this was written against: the fallback below
+
+
+def _rewrite_cache(directory: str) -> Any:
+    """Keep pytest's rewritten plugin modules in `directory` (`--plugin-cache`) while the
+    plugins are imported, instead of beside their sources (site-packages is read-only in the
+    sandbox, so each server rewrote them all again: ~0.1 s). Returns a function that puts
+    pytest's own cache location back and says how many modules had to be rewritten because
+    `directory` had no valid copy; None when this pytest has no such place.
+
+    reviewui binds `directory` read-only into a server's sandbox: it is written only by a
+    server started with `fill-plugin-cache`, which imports the plugins and exits before any
+    code under test could run. Runs get pytest's own location back, as a cold run has it.
+    """
+    try:
+        from pathlib import Path
+
+        import _pytest.assertion.rewrite as rewrite
+
+        own, rewrite_test = rewrite.get_cache_dir, rewrite._rewrite_test
+    except (ImportError, AttributeError):
+        return None
+    root = Path(directory)
+    missed = [0]
+
+    def cache_dir(file_path: Any) -> Any:
+        return root.joinpath(*Path(file_path).parts[1:-1])
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        missed[0] += 1
+        return rewrite_test(*args, **kwargs)
+
+    rewrite.get_cache_dir, rewrite._rewrite_test = cache_dir, counted
+
+    def restore() -> int:
+        rewrite.get_cache_dir, rewrite._rewrite_test = own, rewrite_test
+        return missed[0]
+
+    return restore
+
+
+def _option(name: str) -> str | None:
+    """The value after `name` in this server's arguments."""
+    args = sys.argv[1:]
+    return args[args.index(name) + 1] if name in args[:-1] else None
 
 
 def _top_level_names(dist: Any) -> set[str]:
@@ -338,11 +383,19 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
+    filling = len(sys.argv) > 1 and sys.argv[1] == "fill-plugin-cache"
+    cache = _option("--plugin-cache")
+    restore = _rewrite_cache(cache) if cache else None
+    if filling:
+        sys.dont_write_bytecode = False  # this server's one job: write the rewritten plugins
     try:
         preload()
     except BaseException as e:
         _write({"error": "preload failed: %s: %s" % (type(e).__name__, e)})
         sys.exit(1)
+    rewrote = restore() if restore is not None else None
+    if filling:
+        sys.exit(0)
     warm_lookups()
     # Everything imported so far lives as long as the server: out of the collector's
     # sight, the children's collections (pytest forces several per run) stay small
@@ -351,5 +404,5 @@ if __name__ == "__main__":
 
     gc.collect()
     gc.freeze()
-    _write({"ready": True})
+    _write({"ready": True} if rewrote is None else {"ready": True, "rewrote": rewrote})
     serve()
