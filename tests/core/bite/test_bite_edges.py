@@ -271,3 +271,30 @@ def test_the_garbage_fork_stops_at_the_first_failure(tmp_path: Path, monkeypatch
     assert rep.baseline.status == "green"
     [garbage] = runs
     assert [x.outcome for x in garbage.tests] == ["failed"] and garbage.returncode == 1
+
+
+def test_a_whole_suite_run_gets_its_garbage_run_on_its_own(tmp_path: Path) -> None:
+    # A fork collects only the tests it names: with the whole suite to run (pytest picks the
+    # paths), the garbage half cannot be a fork, and runs on its own.
+    rb = _calc_repo(tmp_path / "r", {"tests/test_copy.py": COPY_TEST})
+    t, d = load(rb.root)
+    with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
+        run_bite(t, d, Settings(), jobs=2, guards=True, all_tests=True)
+
+
+WRITES_THEN_IMPORTS = (
+    "from pathlib import Path\n\n\ndef test_add():\n"
+    "    Path('generated.txt').write_text('made by the test')  # into the working tree\n"
+    "    from pkg.calc import add\n    assert add(1, 2) == 3\n"
+)
+
+
+def test_a_garbage_fork_that_changes_the_tree_leaves_the_instrument_test_to_a_run_of_its_own(
+        tmp_path: Path) -> None:
+    # The garbage fork's test writes into the tree before it fails: the instrument run then
+    # collects nothing (revert_batch_child.py), and pytest's half is checked on its own
+    # instead of being refused for a test that was never collected.
+    rb = _calc_repo(tmp_path / "r", {"tests/test_writes.py": WRITES_THEN_IMPORTS})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), jobs=2, guards=True)
+    assert rep.baseline.status == "green" and [r.verdict for r in rep.results] == ["bites"]
