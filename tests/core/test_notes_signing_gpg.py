@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,8 +52,11 @@ def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
     """A bare origin; Alice's clone signs with her gpg key (GNUPGHOME set to her keyring); Mallory's can push."""
     assert shutil.which("gpg"), "gpg is needed to test openpgp signing"
     origin = bare_origin(tmp_path)
-    alice_home, alice_fpr = gpg_home(tmp_path / "gnupg-alice", ALICE)
-    mallory_home, mallory_fpr = gpg_home(tmp_path / "gnupg-mallory", ALICE)  # same uid, another key
+    # gpg-agent's socket lives in GNUPGHOME, and a socket path has ~108 bytes: pytest's deep
+    # temp paths outgrow that once its run counter reaches four digits.
+    short = Path(tempfile.mkdtemp(prefix="gpg-"))
+    alice_home, alice_fpr = gpg_home(short / "alice", ALICE)
+    mallory_home, mallory_fpr = gpg_home(short / "mallory", ALICE)  # same uid, another key
     monkeypatch.setenv("GNUPGHOME", str(alice_home))
     clones = {}
     for who in ("alice", "mallory"):
@@ -69,6 +73,7 @@ def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
     finally:
         kill_agent(alice_home)
         kill_agent(mallory_home)
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def review(repo: Path, base: str, head: str, verdict: str = "approve", reason: str = "ok") -> Review:
