@@ -124,8 +124,9 @@ def side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tup
     forks = ForkSession([Edit({m.path: GARBAGE for m in ctx.modules}, selected, maxfail=1)] if batched else [], limit)
     try:
         scratch.add_file(rel, INSTRUMENT_TEST)
-        run = ctx.run(scratch.path, [rel], limit, in_run_dir=RunFiles(lambda d: forks.setup(d, scratch),
-                                                                       forks.collect)).run
+        # Without a fork to make, the run is the plain instrument run (no plugin walking the tree).
+        forking = RunFiles(lambda d: forks.setup(d, scratch), forks.collect) if batched else None
+        run = ctx.run(scratch.path, [rel], limit, in_run_dir=forking).run
         if f"{rel}::test_reviewui_instrument" not in {t.id for t in run.tests} and not run.killed:
             # Not reported: refused below, unless the fork left the tree changed and the run
             # collected nothing for that (revert_batch_child.py); on its own it is certain.

@@ -273,13 +273,25 @@ def test_the_garbage_fork_stops_at_the_first_failure(tmp_path: Path, monkeypatch
     assert [x.outcome for x in garbage.tests] == ["failed"] and garbage.returncode == 1
 
 
-def test_a_whole_suite_run_gets_its_garbage_run_on_its_own(tmp_path: Path) -> None:
+def test_a_whole_suite_run_gets_its_garbage_run_on_its_own(tmp_path: Path, monkeypatch) -> None:
     # A fork collects only the tests it names: with the whole suite to run (pytest picks the
-    # paths), the garbage half cannot be a fork, and runs on its own.
+    # paths), the garbage half cannot be a fork, and runs on its own; the instrument run then
+    # carries no fork plugin at all.
+    from reviewui.core.bite import revert_batch
+
+    staged: list[int] = []
+    real = revert_batch.ForkSession.setup
+
+    def setup(self, run_dir, scratch):
+        staged.append(len(self.edits))
+        return real(self, run_dir, scratch)
+
+    monkeypatch.setattr(revert_batch.ForkSession, "setup", setup)
     rb = _calc_repo(tmp_path / "r", {"tests/test_copy.py": COPY_TEST})
     t, d = load(rb.root)
     with pytest.raises(ReviewError, match=r"imported pkg\.calc in the baseline, yet still pass"):
         run_bite(t, d, Settings(), jobs=2, guards=True, all_tests=True)
+    assert staged == []
 
 
 WRITES_THEN_IMPORTS = (
