@@ -231,6 +231,24 @@ def test_a_run_inherits_the_servers_module_lookups(tmp_path: Path, server: WarmP
     assert run.warm and outcomes(run) == {"test_lookups": "passed"}, run.output
 
 
+COLLECTOR = '''import gc
+
+
+def test_collector():
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 0
+'''
+
+
+def test_a_run_has_the_garbage_collector_a_cold_run_has(tmp_path: Path, server: WarmPytest) -> None:
+    # The server imports with the collector off (faster); a run must get it back on, or
+    # finalizers and weakref callbacks would not fire as they do in a cold run. What the
+    # server imported is frozen, out of the collector's way.
+    root = project(tmp_path, {"test_c.py": COLLECTOR})
+    run = run_tests(root, CMD, ["test_c.py"], 30, warm=server)
+    assert run.warm and outcomes(run) == {"test_collector": "passed"}, run.output
+
+
 def test_an_editable_coverage_is_not_preloaded(tmp_path: Path) -> None:
     # Only site-packages is imported by the server: a coverage.py checkout ahead of it on the
     # path (the project under review could be coverage.py) is left for the runs to import.

@@ -26,6 +26,7 @@ or is killed: `setsid` and double-forked daemons go with the run.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -383,6 +384,9 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
+    # Importing the plugins makes objects by the hundred thousand, and the collector would walk
+    # them again and again (about a tenth of the start-up): it resumes before any run forks.
+    gc.disable()
     filling = len(sys.argv) > 1 and sys.argv[1] == "fill-plugin-cache"
     cache = _option("--plugin-cache")
     restore = _rewrite_cache(cache) if cache else None
@@ -399,10 +403,9 @@ if __name__ == "__main__":
     warm_lookups()
     # Everything imported so far lives as long as the server: out of the collector's
     # sight, the children's collections (pytest forces several per run) stay small
-    # and do not copy the parent's pages.
-    import gc
-
+    # and do not copy the parent's pages. The runs get the collector back, as a cold run has it.
     gc.collect()
     gc.freeze()
+    gc.enable()
     _write({"ready": True} if rewrote is None else {"ready": True, "rewrote": rewrote})
     serve()
