@@ -236,7 +236,7 @@ def run_bite(
                 # session per slot, and hunk reverts of Python files ride along in it; the rest
                 # run one by one.
                 reverts, solo = revert_batch.batchable(pending) if pytest_mode else ([], pending)
-                batch, alone = guard_batch.batchable(gjobs, ctx.modules) if pytest_mode else ([], gjobs)
+                batch, alone = guard_batch.batchable(gjobs, ctx.modules, head.text) if pytest_mode else ([], gjobs)
                 sessions, rest = revert_batch.deal(reverts, guard_batch.split(batch, pool.size), pool.size)
                 futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
                 for chunk, guard_chunk in sessions:
