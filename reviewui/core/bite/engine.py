@@ -40,45 +40,34 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite import guard_batch, guard_check, origin, revert_batch
-from reviewui.core.bite.baseline import classify
+from reviewui.core.bite import guard_batch, guard_check, guard_tail, origin, revert_batch
 from reviewui.core.bite.head_files import HeadFiles
-from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
+from reviewui.core.bite.prepare import Pending, Prepared, prepare
+from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.revert import RevertError
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import (
-    StaticSelection, checkable_hunks, not_code_hunks, parse_hunk_spec, selected_test_files,
-    selection_note, static_selection,
+    checkable_hunks, not_code_hunks, parse_hunk_spec, selected_test_files,
+    static_selection,
 )
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.run import sandbox
-from reviewui.core.run.runner import RunFiles, is_pytest_command, split_command
+from reviewui.core.run.runner import is_pytest_command, split_command
 from reviewui.core.target import Target
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
 from reviewui.core.run.worktree import Scratch, WorktreePool
 
 __all__ = ["BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    baseline: Baseline
-    cov: cm.CoverageMap | None
-    chosen: tuple[str, ...] = ()
-    """Node ids chosen beyond coverage: tests in statically selected files and readers of changed data."""
-    note: str = ""
-    """How many tests were selected and why."""
 
 
 class BiteCache:
@@ -87,7 +76,7 @@ class BiteCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._items: dict[tuple[object, ...], _Prepared] = {}
+        self._items: dict[tuple[object, ...], Prepared] = {}
         self._warm: dict[tuple[object, ...], WarmPytest] = {}
 
     def warm_server(self, python: str, settings: Settings) -> WarmPytest:
@@ -111,11 +100,11 @@ class BiteCache:
         for server in servers:
             server.close()
 
-    def get(self, key: tuple[object, ...]) -> _Prepared | None:
+    def get(self, key: tuple[object, ...]) -> Prepared | None:
         with self._lock:
             return self._items.get(key)
 
-    def put(self, key: tuple[object, ...], value: _Prepared) -> None:
+    def put(self, key: tuple[object, ...], value: Prepared) -> None:
         with self._lock:
             self._items[key] = value
 
@@ -187,22 +176,29 @@ def run_bite(
     modules = changed_modules([f.path for f, _ in checkable_hunks(diff) if f.status != "deleted"], tree)
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="guards")
     try:
-        with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, total))) as pool:
+        with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, total))) as pool, \
+                contextlib.ExitStack() as before_close:
             # Started first, the warm server imports pytest while the baseline runs; the
             # instrument check and every hunk's run are then forks of it (cold when it cannot serve).
             warm = cache.warm_server(argv[0], settings) if settings.warm_runner and warm_form(argv) else None
             if warm is not None:
                 warm.prestart([s.path for s in pool.scratches])  # one sandboxed server per slot
-            ctx = RunContext(argv, user_env, modules, settings, work, cancel, warm, static.data_files,
+            # The reviewer's cancel, or a failed instrument check while the reverts already run.
+            halt = _Halt(cancel)
+            ctx = RunContext(argv, user_env, modules, settings, work, halt, warm, static.data_files,
                              checkout_roots(argv[0], target.repo_dir))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, targets, head.raw) if guards else None
             prepared = cache.get(key)
+            check_left: Pending | None = None
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
                 # baseline serves later checks of other hunks too.
-                prepared = _prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit)
-                if prepared.baseline.reason != "cancelled":
+                prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit)
+                if check_left is not None:
+                    # Whatever happens next, the check's slot is not closed under it.
+                    before_close.callback(_quietly, check_left)
+                if check_left is None and prepared.baseline.reason != "cancelled":
                     cache.put(key, prepared)
             base = prepared.baseline
             per_run = limit or (10 * base.seconds + 5)
@@ -211,13 +207,15 @@ def run_bite(
                 if made is not None and base.status == "green" else []
             join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
+            graded_now: list[HunkResult] = []
+            """Results known without a run, reported once the instrument check has passed."""
             for f, h in targets:
                 if base.status != "green":
-                    join.hunk(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
+                    graded_now.append(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
                 sel = _selection(prepared, head, f, h)
                 if sel.choice == "uncovered":
-                    join.hunk(_result(h, "uncovered", reason=sel.reason))
+                    graded_now.append(_result(h, "uncovered", reason=sel.reason))
                 elif sel.choice == "tests":
                     pending.append((f, h, tuple(dict.fromkeys([*sel.tests, *prepared.chosen]))))
                 else:
@@ -226,7 +224,7 @@ def run_bite(
 
             def check(item: tuple[FileDiff, Hunk, tuple[str, ...]]) -> HunkResult:
                 f, h, tests = item
-                if cancel is not None and cancel.is_set():
+                if halt.is_set():
                     return _result(h, "skipped", reason="cancelled")
                 with pool.acquire() as scratch:
                     return _check_one(scratch, target, diff, f, h, ctx, tests, per_run)
@@ -237,13 +235,28 @@ def run_bite(
                 # run one by one.
                 reverts, solo = revert_batch.batchable(pending) if pytest_mode else ([], pending)
                 batch, alone = guard_batch.batchable(gjobs, ctx.modules, head.text) if pytest_mode else ([], gjobs)
-                sessions, rest = revert_batch.deal(reverts, guard_batch.split(batch, pool.size), pool.size)
+                # A share of the guards goes to whichever session is done with its own first.
+                dealt, held = guard_tail.take_tail(batch, pool.size)
+                sessions, rest = revert_batch.deal(reverts, guard_batch.split(dealt, pool.size), pool.size)
+                tail = guard_tail.Tail(held, len(sessions)) if held else None  # held: three quarters were dealt
                 futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
                 for chunk, guard_chunk in sessions:
                     session = revert_batch.RevertSession(chunk, diff, per_run) if chunk else None
                     futures.append(ex.submit(guard_batch.batch_task, pool, target, guard_chunk, ctx, per_run,
-                                             session, check))
+                                             session, check, tail))
                 futures += [ex.submit(guard_check.task, pool, target, job, ctx, per_run) for job in alone]
+                if check_left is not None:
+                    # The reverts started before the instrument check ended; nothing is reported
+                    # until it has passed, and a failure stops what runs.
+                    try:
+                        check_left()
+                    except BaseException:
+                        halt.set()
+                        raise
+                    if prepared.baseline.reason != "cancelled":
+                        cache.put(key, prepared)
+                for r in graded_now:
+                    join.hunk(r)
                 for fut in cf.as_completed(futures):
                     done = fut.result()
                     for item in done if isinstance(done, list) else [done]:
@@ -263,7 +276,23 @@ def run_bite(
 _result = hunk_result  # the short name the sweep uses throughout
 
 
-def _selection(prepared: _Prepared, head: HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
+def _quietly(settle: Pending) -> None:
+    with contextlib.suppress(BaseException):
+        settle()
+
+
+class _Halt(threading.Event):
+    """Set by the sweep itself, or by the reviewer's own cancel event (read, never set)."""
+
+    def __init__(self, cancel: threading.Event | None) -> None:
+        super().__init__()
+        self._cancel = cancel
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._cancel is not None and self._cancel.is_set())
+
+
+def _selection(prepared: Prepared, head: HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
     if prepared.cov is None:
         return cm.Selection("all")
     return prepared.cov.select(h, head.text(f.path))
@@ -285,103 +314,3 @@ def _check_one(
     except ReviewError as e:
         return _result(h, "error", reason=f"runner failed: {e}")
     return grade_revert(diff, f, h, seen, tests, scratch.path, before, after, ctx.pytest_mode)
-
-
-def _prepare(
-    pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
-    targets: list[tuple[FileDiff, Hunk]], limit: float | None,
-) -> _Prepared:
-    # --timeout bounds every run, the baseline included (it runs under coverage, so give it room with --timeout).
-    baseline_limit = limit if limit else 600.0
-    # The instrument check needs nothing from the baseline: with a second slot it runs there
-    # meanwhile (pytest's half, then garbage in every changed module), and its verdict is read
-    # once the baseline is green.
-    early: cf.Future[bool | None] | None = None
-    side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="instrument") if ctx.pytest_mode and pool.size > 1 \
-        else None
-    first = _first_ready(pool, target, ctx) if side is not None else None
-    if side is not None:
-        other = next((s for s in pool.scratches if s is not first), None) if first is not None else None
-        early = side.submit(_in_free_slot, pool,
-                            lambda s: side_checks(s, target, ctx, selected, baseline_limit, fresh=s is other),
-                            other)
-    try:
-        return _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early, first)
-    finally:
-        if side is not None:
-            side.shutdown(wait=True)  # its slot is back in the pool before the reverts start
-
-
-def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.CoverageSupport) -> RunFiles:
-    """The rcfile and plugin of a measured run, written into the run's own directory (the one
-    place a warm fork and a sandboxed cold run both see), its data copied to `keep` after."""
-
-    def setup(run_dir: Path) -> dict[str, str]:
-        return cm.prepare(run_dir / "cov", scratch, py_files, support)
-
-    def collect(run_dir: Path) -> None:
-        if (run_dir / "cov").is_dir():
-            shutil.copytree(run_dir / "cov", keep, dirs_exist_ok=True)
-
-    return RunFiles(setup, collect)
-
-
-def _first_ready(pool: WorktreePool, target: Target, ctx: RunContext) -> Scratch | None:
-    """The slot whose warm server is ready first, every slot checked out at head meanwhile
-    (None: no warm server). The baseline, longer than the side checks, starts there: the
-    servers of a sweep are often ready a few hundred milliseconds apart."""
-    if ctx.warm is None:
-        return None
-    with contextlib.ExitStack() as held:
-        for scratch in [held.enter_context(pool.acquire()) for _ in range(pool.size)]:
-            scratch.checkout(target.head)
-    first = ctx.warm.first_ready([s.path for s in pool.scratches])
-    return None if first is None else pool.scratches[first]
-
-
-def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], bool | None],
-                  prefer: Scratch | None = None) -> bool | None:
-    with pool.acquire(prefer) as scratch:
-        return job(scratch)
-
-
-def _prepare_in_slot(
-    pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
-    targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
-    first: Scratch | None = None,
-) -> _Prepared:
-    py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
-    cov_dir = ctx.work / "cov"
-    with pool.acquire(prefer=first) as scratch:
-        if scratch is not first:  # `first` was checked out at head and nothing ran in it since
-            scratch.checkout(target.head)
-        measured: RunFiles | None = None
-        cov_args: list[str] = []
-        if ctx.pytest_mode and py_files:
-            support = cm.probe_coverage(ctx.argv[0], os.environ.get("PATH", os.defpath))
-            args = cm.coverage_args(ctx.argv, support) if support else None
-            if support and args is not None:
-                measured, cov_args = _coverage_files(cov_dir, scratch.path, py_files, support), args
-        # Measured in a warm fork when the server can serve it, else under `coverage run`.
-        seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
-                       in_run_dir=measured, coverage=measured is not None)
-        baseline = classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv))
-        if seen.foreign and baseline.status == "green":
-            baseline = replace(baseline, status="broken", reason=seen.foreign)
-        cov, note = None, ""
-        if baseline.status == "green" and measured is not None:
-            cov = cm.read_map(cov_dir, scratch.path, py_files, baseline.tests)
-            if cov is not None and (blind := cov.blind_to(ctx.modules, seen.observed.modules)):
-                cov, note = None, (f"; coverage map not trusted ({blind} was imported but no line of it was "
-                                   "recorded): every hunk is reverted")
-        if cov is not None:
-            baseline = replace(baseline, coverage_guided=True)
-        if baseline.status == "green":
-            garbage_passed = early.result() if early is not None else None  # raises UntrustedCommand
-            imported = [m for m in ctx.modules if m.name in seen.observed.modules]
-            instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
-                             pytest_checked=early is not None, garbage_passed=garbage_passed)
-        openers = tuple(sorted({t for ts in seen.observed.opens.values() for t in ts}))
-        in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
-        chosen = tuple(dict.fromkeys([*in_files, *openers]))
-        return _Prepared(baseline, cov, chosen, selection_note(static, selected, baseline.tests, openers, cov) + note)

@@ -26,6 +26,7 @@ from reviewui.core.bite import guard_batch_child
 from reviewui.core.bite.grade import grade_pytest
 from reviewui.core.bite.guard_check import GuardJob, result, run_job
 from reviewui.core.bite.guard_report import GuardResult
+from reviewui.core.bite.guard_tail import SOCKET_NAME, Tail, TailServer
 from reviewui.core.bite.origin import ChangedModule, merge_env
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.revert_batch import Pending, RevertSession
@@ -155,21 +156,28 @@ def split(guards: list[BatchGuard], n: int) -> list[list[BatchGuard]]:
 
 def run_batch(
     pool: WorktreePool, target: Target, ctx: RunContext, guards: list[BatchGuard], per_guard: float,
-    cancel: threading.Event | None, reverts: RevertSession | None = None,
+    cancel: threading.Event | None, reverts: RevertSession | None = None, tail: Tail | None = None,
 ) -> tuple[list[tuple[GuardJob, GuardResult]], list[GuardJob]]:
     """Grade `guards` in one pytest session in a scratch at head: (graded, to run the ordinary way).
 
     `reverts` are run in the same session first, before it collects (revert_batch.py); what
-    they come to is left in that object.
+    they come to is left in that object. With a `tail`, the session collects its tests too
+    and, its own guards done, grades tail guards until none is left (guard_tail.py); those it
+    took are in what this returns.
     """
     if cancel is not None and cancel.is_set():
         return [(g.job, result(g.job, "skipped", reason="cancelled")) for g in guards], []
     # The session collects what its guards need; each revert's fork collects its own tests.
-    tests = list(dict.fromkeys(t for g in guards for t in g.job.tests))
+    tests = list(dict.fromkeys([*(t for g in guards for t in g.job.tests), *(tail.tests if tail else [])]))
     replies: dict[int, dict[str, object]] = {}
+    served: list[TailServer] = []
     try:
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
+
+            def encode(g: BatchGuard, n: int) -> dict[str, object]:
+                return {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
+                        "filename": str(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
 
             def setup(run_dir: Path) -> dict[str, str]:
                 env = reverts.setup(run_dir, scratch) if reverts is not None else {}
@@ -178,41 +186,57 @@ def run_batch(
                 (run_dir / "batch-out").mkdir()
                 (run_dir / "batch-plugin").mkdir()
                 shutil.copyfile(guard_batch_child.__file__, run_dir / "batch-plugin" / f"{PLUGIN_MODULE}.py")
-                request = {"timeout": per_guard, "out": str(run_dir / "batch-out"), "guards": [
-                    {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
-                     "filename": str(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
-                    for n, g in enumerate(guards)]}
+                request: dict[str, object] = {"timeout": per_guard, "out": str(run_dir / "batch-out"),
+                                              "guards": [encode(g, n) for n, g in enumerate(guards)]}
+                if tail is not None:
+                    try:
+                        served.append(TailServer(tail, run_dir / SOCKET_NAME, len(guards), encode, limit))
+                        request["tail"] = str(run_dir / SOCKET_NAME)
+                    except OSError:
+                        pass  # no socket here (a path too long for one): the other sessions take the tail
                 (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
                 return merge_env(env, {"PYTHONPATH": str(run_dir / "batch-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
                                        guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")})
 
             def collect(run_dir: Path) -> None:
+                for server in served:
+                    server.close()
                 if reverts is not None:
                     reverts.collect(run_dir)
-                for n in range(len(guards)):
+                for n in [*range(len(guards)), *(served[0].served if served else ())]:
                     try:
                         replies[n] = json.loads((run_dir / "batch-out" / f"{n}.json").read_text(encoding="utf-8"))
                     except (OSError, ValueError):
                         pass
 
-            limit = per_guard * (len(guards) + len(reverts.items if reverts else ())) + 60
+            shared = len(tail.guards) if tail is not None else 0
+            limit = per_guard * (len(guards) + shared + len(reverts.items if reverts else ())) + 60
             seen = ctx.run(scratch.path, tests, limit, in_run_dir=RunFiles(setup, collect))
             root = str(scratch.path).rstrip("/") + "/"
     except ReviewError:
-        return [], [g.job for g in guards]
+        return [], [g.job for g in guards] + _taken(tail, served)
+    took = {n: tail.guards[k] for n, k in served[0].served.items()} if served and tail is not None else {}
     if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
-        return [], [g.job for g in guards]  # the session itself did not run: each guard (and revert) on its own
+        # The session itself did not run: each guard (and revert) on its own.
+        return [], [g.job for g in guards] + [g.job for g in took.values()]
     if reverts is not None:
         reverts.grade(seen.run, scratch.path, ctx)
     graded: list[tuple[GuardJob, GuardResult]] = []
     again: list[GuardJob] = []
-    for n, g in enumerate(guards):
+    for n, g in [*enumerate(guards), *took.items()]:
         one = _grade(g, replies[n], root, seen.run) if n in replies else None
         if one is None:
             again.append(g.job)
         else:
             graded.append((g.job, one))
     return graded, again
+
+
+def _taken(tail: Tail | None, served: list[TailServer]) -> list[GuardJob]:
+    """The tail guards a session was handed (to run the ordinary way when it could not run)."""
+    if tail is None or not served:
+        return []
+    return [tail.guards[k].job for k in served[0].served.values()]
 
 
 def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResult) -> GuardResult | None:
@@ -246,10 +270,15 @@ def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResul
 
 def batch_task(pool: WorktreePool, target: Target, guards: list[BatchGuard], ctx: RunContext, limit: float,
                reverts: RevertSession | None = None, run_revert: Callable[[Pending], HunkResult] | None = None,
-               ) -> list[tuple[GuardJob, GuardResult] | HunkResult]:
-    """A batch of guards (and hunk reverts) in one pytest session; what it cannot run exactly
-    runs the ordinary way after it (`run_revert` for a revert)."""
-    graded, again = run_batch(pool, target, ctx, guards, limit, ctx.cancel, reverts)
+               tail: Tail | None = None) -> list[tuple[GuardJob, GuardResult] | HunkResult]:
+    """A batch of guards (and hunk reverts) in one pytest session, taking from `tail` when its own
+    are done; what it cannot run exactly runs the ordinary way after it (`run_revert` for a
+    revert), and so does what no session took from the tail once the last one is done."""
+    try:
+        graded, again = run_batch(pool, target, ctx, guards, limit, ctx.cancel, reverts, tail)
+    finally:
+        left = tail.finish() if tail is not None else []
+    again += [g.job for g in left]
     out: list[tuple[GuardJob, GuardResult] | HunkResult] = [*graded]
     out += [(job, run_job(pool, target, job, ctx, limit)) for job in again]
     if reverts is not None and run_revert is not None:

@@ -21,7 +21,9 @@ the edit's own missing name, see grade.py) the remaining tests still run.
 
 Request (JSON file named by REVIEWUI_GUARD_BATCH): {"timeout": s, "out": dir,
 "guards": [{"id", "module", "path": [[name, first_line, def_line], ...],
-"source", "filename", "tests": [node id or file, ...]}]}. Reply: one file
+"source", "filename", "tests": [node id or file, ...]}], "tail": unix socket (optional: after
+its own guards, the session asks it for more, one line each, until it answers `{}`;
+guard_tail.py)}. Reply: one file
 `<out>/<id>.json` per guard: {"tests": [{"id", "outcome", "message", "detail"}],
 "seconds", "stopped"} ("stopped": true when tests were left unrun after a bite) or {"fallback": why} or {"timeout": true, "seconds"}.
 """
@@ -245,7 +247,7 @@ def _wait_polling(pid: int, timeout: float) -> bool:
 
 
 def pytest_runtestloop(session: Any) -> bool | None:
-    """Run each guard of the request in its own fork of this collected session."""
+    """Run each guard of the request in its own fork of this collected session, then the tail's."""
     path = os.environ.get(REQUEST_VAR)
     if not path or session.config.option.collectonly:
         return None
@@ -262,19 +264,53 @@ def pytest_runtestloop(session: Any) -> bool | None:
     gc.collect()
     gc.freeze()
     for guard in request["guards"]:
-        out = os.path.join(request["out"], f"{guard['id']}.json")
-        items = _chosen(session.items, guard["tests"])
-        if not items:
-            with open(out, "w", encoding="utf-8") as f:
-                json.dump({"fallback": "none of its tests was collected"}, f)
-            continue
-        sys.stdout.flush()
-        sys.stderr.flush()
-        start = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            _child(guard, items, out)
-        if not _wait(pid, float(request["timeout"])):
-            with open(out, "w", encoding="utf-8") as f:
-                json.dump({"timeout": True, "seconds": time.monotonic() - start}, f)
+        _grade_in_fork(session, request, guard)
+    if request.get("tail"):
+        for guard, channel in _tail(request["tail"], float(request["timeout"])):
+            _grade_in_fork(session, request, guard, channel)
     return True
+
+
+def _tail(address: str, timeout: float) -> Any:
+    """The guards reviewui hands out to whichever session is free first, one per request,
+    each with the socket (which its fork closes: the tests never hold reviewui's end)."""
+    import socket
+
+    try:
+        channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        channel.settimeout(timeout)
+        channel.connect(address)
+    except OSError:
+        return  # reviewui stopped serving: it runs what this session did not take
+    with channel:
+        stream = channel.makefile("rwb")
+        while True:
+            try:
+                stream.write(b"next\n")
+                stream.flush()
+                guard = json.loads(stream.readline() or b"{}")
+            except (OSError, ValueError):
+                return
+            if not guard:
+                return
+            yield guard, channel
+
+
+def _grade_in_fork(session: Any, request: dict[str, Any], guard: dict[str, Any], channel: Any = None) -> None:
+    out = os.path.join(request["out"], f"{guard['id']}.json")
+    items = _chosen(session.items, guard["tests"])
+    if not items:
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump({"fallback": "none of its tests was collected"}, f)
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        if channel is not None:
+            os.close(channel.fileno())  # the raw descriptor: its stream keeps the socket object open
+        _child(guard, items, out)
+    if not _wait(pid, float(request["timeout"])):
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump({"timeout": True, "seconds": time.monotonic() - start}, f)

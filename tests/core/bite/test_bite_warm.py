@@ -66,28 +66,30 @@ def test_the_baseline_runs_where_a_server_is_ready_first(tmp_path: Path, monkeyp
     monkeypatch.setattr(WarmPytest, "first_ready", first_ready)
     import time
 
-    import reviewui.core.bite.engine as engine
+    import reviewui.core.bite.prepare as prepare
 
-    real_side = engine._in_free_slot
+    real_side = prepare._in_free_slot
 
     def late_side(*args):
         time.sleep(0.3)  # the baseline takes its slot first: it must still pick the ready one
         return real_side(*args)
 
-    monkeypatch.setattr(engine, "_in_free_slot", late_side)
+    monkeypatch.setattr(prepare, "_in_free_slot", late_side)
     real = bite.run_tests
-    runs: list[tuple[str, bool]] = []
+    runs: list[tuple[str, bool, bool]] = []
 
     def recording(cwd, *args, **kwargs):
-        runs.append((str(cwd).split("/slots/")[1].split("/")[0], bool(kwargs.get("coverage"))))
+        instrument = any("test_reviewui_instrument" in str(p) for p in args[1])
+        runs.append((str(cwd).split("/slots/")[1].split("/")[0], bool(kwargs.get("coverage")), instrument))
         return real(cwd, *args, **kwargs)
 
     monkeypatch.setattr(bite, "run_tests", recording)
     report = run_bite(t, d, Settings(), jobs=2)
     assert asked and asked[0] is not None  # the real servers were asked, and one was ready
     assert report.baseline.status == "green" and report.baseline.coverage_guided
-    slots = sorted({slot for slot, _ in runs})
+    slots = sorted({slot for slot, _, _ in runs})
     assert len(slots) == 2
-    assert [slot for slot, measured in runs if measured] == [slots[first]]
-    side = [slot for slot, measured in runs[:2] if not measured]  # the hunks' runs start after both
+    assert [slot for slot, measured, _ in runs if measured] == [slots[first]]
+    # (The reverts may start before the instrument check ends: it is told apart by its test.)
+    side = [slot for slot, _, instrument in runs if instrument]
     assert side and set(side) == {slots[1 - first]}  # the instrument check went to the other slot
