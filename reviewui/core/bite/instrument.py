@@ -108,7 +108,8 @@ def side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tup
                 *, fresh: bool = False) -> bool | None:
     """Both halves beside the baseline, in one pytest start-up: raises UntrustedCommand for
     pytest's half, then returns what `garbage_passes` would of every changed module (None:
-    there is none). The scratch is left a clean copy of the head.
+    there is none). The scratch is left as the runs left it: every run of the sweep checks
+    its slot out afresh first (a copy less beside the baseline).
 
     pytest's half is an ordinary run of the instrument test, session end and exit code
     included (what it checks may be done there). Before that run collects, one fork of it
@@ -122,27 +123,24 @@ def side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tup
     # A fork collects only the tests it names: a whole-suite run leaves pytest to choose its paths.
     batched = bool(ctx.modules and selected)
     forks = ForkSession([Edit({m.path: GARBAGE for m in ctx.modules}, selected, maxfail=1)] if batched else [], limit)
-    try:
-        scratch.add_file(rel, INSTRUMENT_TEST)
-        # Without a fork to make, the run is the plain instrument run (no plugin walking the tree).
-        forking = RunFiles(lambda d: forks.setup(d, scratch), forks.collect) if batched else None
-        run = ctx.run(scratch.path, [rel], limit, in_run_dir=forking).run
-        if f"{rel}::test_reviewui_instrument" not in {t.id for t in run.tests} and not run.killed:
-            # Not reported: refused below, unless the fork left the tree changed and the run
-            # collected nothing for that (revert_batch_child.py); on its own it is certain.
-            scratch.reset()
-            _pytest_instrument_check(scratch, target, ctx, selected, limit)
-        else:
-            _judge_instrument(run, rel)
-        if not ctx.modules:
-            return None
-        garbage = forks.forked[0].run if batched else None
-        if garbage is not None:
-            return garbage.returncode == 0 and not garbage.killed
+    scratch.add_file(rel, INSTRUMENT_TEST)
+    # Without a fork to make, the run is the plain instrument run (no plugin walking the tree).
+    forking = RunFiles(lambda d: forks.setup(d, scratch), forks.collect) if batched else None
+    run = ctx.run(scratch.path, [rel], limit, in_run_dir=forking).run
+    if f"{rel}::test_reviewui_instrument" not in {t.id for t in run.tests} and not run.killed:
+        # Not reported: refused below, unless the fork left the tree changed and the run
+        # collected nothing for that (revert_batch_child.py); on its own it is certain.
         scratch.reset()
-        return garbage_passes(scratch, ctx, selected, limit, ctx.modules)
-    finally:
-        scratch.reset()
+        _pytest_instrument_check(scratch, target, ctx, selected, limit)
+    else:
+        _judge_instrument(run, rel)
+    if not ctx.modules:
+        return None
+    garbage = forks.forked[0].run if batched else None
+    if garbage is not None:
+        return garbage.returncode == 0 and not garbage.killed
+    scratch.reset()
+    return garbage_passes(scratch, ctx, selected, limit, ctx.modules)
 
 
 def _instrument_path(target: Target, selected: tuple[str, ...]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+from contextlib import AbstractContextManager
 import os
 import shutil
 from dataclasses import dataclass, replace
@@ -63,9 +64,12 @@ def prepare(
     first = _first_ready(pool, target, ctx) if side is not None else None
     if side is not None:
         other = next((s for s in pool.scratches if s is not first), None) if first is not None else None
-        early = side.submit(_in_free_slot, pool,
-                            lambda s: side_checks(s, target, ctx, selected, baseline_limit, fresh=s is other),
-                            other)
+        # Taken here, not in the thread: the reverts may start before the thread does (the
+        # baseline is green first), and the check must not wait for one of them to end.
+        lease = pool.acquire(other)
+        held = lease.__enter__()
+        early = side.submit(_in_slot, lease, held,
+                            lambda s: side_checks(s, target, ctx, selected, baseline_limit, fresh=s is other))
     pending: Pending | None = None
     try:
         prepared, pending = _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early,
@@ -104,10 +108,13 @@ def _first_ready(pool: WorktreePool, target: Target, ctx: RunContext) -> Scratch
     return None if first is None else pool.scratches[first]
 
 
-def _in_free_slot(pool: WorktreePool, job: Callable[[Scratch], bool | None],
-                  prefer: Scratch | None = None) -> bool | None:
-    with pool.acquire(prefer) as scratch:
+def _in_slot(lease: AbstractContextManager[Scratch], scratch: Scratch,
+             job: Callable[[Scratch], bool | None]) -> bool | None:
+    """Run `job` in the slot `lease` holds, then give the slot back."""
+    try:
         return job(scratch)
+    finally:
+        lease.__exit__(None, None, None)
 
 
 def _prepare_in_slot(

@@ -68,13 +68,13 @@ def test_the_baseline_runs_where_a_server_is_ready_first(tmp_path: Path, monkeyp
 
     import reviewui.core.bite.prepare as prepare
 
-    real_side = prepare._in_free_slot
+    real_side = prepare._in_slot
 
     def late_side(*args):
-        time.sleep(0.3)  # the baseline takes its slot first: it must still pick the ready one
+        time.sleep(1.5)  # the baseline (and the reverts after it) start first: the check keeps its slot
         return real_side(*args)
 
-    monkeypatch.setattr(prepare, "_in_free_slot", late_side)
+    monkeypatch.setattr(prepare, "_in_slot", late_side)
     real = bite.run_tests
     runs: list[tuple[str, bool, bool]] = []
 

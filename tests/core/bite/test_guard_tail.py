@@ -164,7 +164,7 @@ def test_reverts_start_before_the_instrument_check_ends_and_nothing_is_reported_
     import reviewui.core.bite.prepare as prepare
 
     events: list[tuple[str, float]] = []
-    real_side, real_run = prepare._in_free_slot, runctx.run_tests
+    real_side, real_run = prepare._in_slot, runctx.run_tests
 
     def late_side(*args):
         time.sleep(1.5)  # the baseline is done long before: the reverts must not wait for this
@@ -178,7 +178,7 @@ def test_reverts_start_before_the_instrument_check_ends_and_nothing_is_reported_
             events.append(("revert run", time.monotonic()))
         return real_run(cwd, command, tests, *a, **k)
 
-    monkeypatch.setattr(prepare, "_in_free_slot", late_side)
+    monkeypatch.setattr(prepare, "_in_slot", late_side)
     monkeypatch.setattr(runctx, "run_tests", recording)
     reported: list[float] = []
     run = lambda: run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20,  # noqa: E731
