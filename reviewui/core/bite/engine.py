@@ -237,7 +237,8 @@ def run_bite(
                 batch, alone = guard_batch.batchable(gjobs, ctx.modules, head.text) if pytest_mode else ([], gjobs)
                 # A share of the guards goes to whichever session is done with its own first.
                 dealt, held = guard_tail.take_tail(batch, pool.size)
-                sessions, rest = revert_batch.deal(reverts, guard_batch.split(dealt, pool.size), pool.size)
+                sessions, rest = revert_batch.deal(reverts, guard_batch.split(dealt, pool.size), pool.size,
+                                                   lambda chunk: {g.job.guard.file for g in chunk})
                 tail = guard_tail.Tail(held, len(sessions)) if held else None  # held: three quarters were dealt
                 futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
                 for chunk, guard_chunk in sessions:

@@ -21,7 +21,7 @@ import json
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from reviewui.core.bite import origin
 from reviewui.core.bite.report import HunkResult
@@ -57,19 +57,31 @@ def batchable(pending: list[Pending]) -> tuple[list[Pending], list[Pending]]:
     return batch, rest
 
 
-def deal(reverts: list[Pending], guard_chunks: list[G], slots: int) -> tuple[list[tuple[list[Pending], G]], list[Pending]]:
+def deal(reverts: list[Pending], guard_chunks: list[G], slots: int,
+         files_of: Callable[[G], set[str]] | None = None) -> tuple[list[tuple[list[Pending], G]], list[Pending]]:
     """(reverts and guards of each batch session, reverts to run one by one).
 
     Reverts ride along in the guard sessions, whose pytest start-up is paid anyway (a session
     for reverts alone would cost about what it saves at --jobs 2). With fewer sessions than
-    slots, the other slots' share of the reverts runs one by one beside them.
+    slots, the other slots' share of the reverts runs one by one beside them. With `files_of`
+    (the files a chunk's guards edit), a revert goes to a session whose guards are in its
+    file where the shares allow: their tests are mostly the same, and a session rewrites its
+    test files once for its forks (revert_batch_child.py).
     """
     n = len(guard_chunks)
     if not n:
         return [], reverts
     take = -(-len(reverts) * n // max(n, slots))
     batched = reverts[:take]
-    return [(batched[i::n], guard_chunks[i]) for i in range(n)], reverts[take:]
+    if files_of is None:
+        return [(batched[i::n], guard_chunks[i]) for i in range(n)], reverts[take:]
+    room = -(-take // n)
+    dealt: list[list[Pending]] = [[] for _ in range(n)]
+    files = [files_of(c) for c in guard_chunks]
+    for item in batched:
+        near = [i for i in range(n) if item[0].path in files[i] and len(dealt[i]) < room]
+        dealt[min(near or range(n), key=lambda i: len(dealt[i]))].append(item)
+    return [(dealt[i], guard_chunks[i]) for i in range(n)], reverts[take:]
 
 
 @dataclass

@@ -170,3 +170,38 @@ def test_reverts_ride_along_in_guard_sessions_only() -> None:
     assert sessions == [(items[0::2], "g0"), (items[1::2], "g1")] and rest == []
     sessions, rest = revert_batch.deal(items, ["g0"], 2)  # one session, two slots: half beside it
     assert sessions == [(items[:2], "g0")] and rest == items[2:]
+
+
+def test_a_revert_goes_to_the_session_whose_guards_share_its_file() -> None:
+    class F:
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+    items: list[Any] = [(F(f"pkg/{f}.py"), None, ("t",)) for f in "abcd"]
+    chunks = [["pkg/b.py", "pkg/d.py"], ["pkg/a.py", "pkg/c.py"]]
+    sessions, rest = revert_batch.deal(items, chunks, 2, set)
+    assert [[i[0].path for i in got] for got, _ in sessions] == [["pkg/b.py", "pkg/d.py"], ["pkg/a.py", "pkg/c.py"]]
+    assert rest == []
+    lopsided = [["pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/d.py"], ["pkg/x.py"]]
+    sessions, _ = revert_batch.deal(items, lopsided, 2, set)
+    assert [len(got) for got, _ in sessions] == [2, 2]  # the shares stay even
+
+
+def test_a_test_file_is_rewritten_once_for_every_fork_while_its_bytes_are_the_same(tmp_path, monkeypatch) -> None:
+    import _pytest.assertion.rewrite as rewrite
+
+    from reviewui.core.bite import revert_batch_child
+
+    calls: list[str] = []
+    monkeypatch.setattr(rewrite, "_rewrite_test", lambda fn, cfg: calls.append(fn.read_text()) or ("stat", fn.read_text()))
+    test = tmp_path / "test_x.py"
+    test.write_text("def test_x():\n    assert 1\n")
+    config = object()
+    monkeypatch.chdir(tmp_path)
+    revert_batch_child._rewrite_once(config, ["test_x.py", "test_x.py::test_x", "missing.py", "data.txt"])
+    assert len(calls) == 1  # rewritten here, once
+    once = rewrite._rewrite_test
+    assert once(test, config) == ("stat", "def test_x():\n    assert 1\n") and len(calls) == 1  # a fork's import
+    assert once(test, object()) and len(calls) == 2  # another configuration: rewritten as pytest would
+    test.write_text("def test_x():\n    assert 2\n")  # a test (or a revert) changed it
+    assert once(test, config) == ("stat", "def test_x():\n    assert 2\n") and len(calls) == 3
