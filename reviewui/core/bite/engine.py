@@ -16,16 +16,19 @@
    executes which changed line (`coverage_map`); a map blind to an imported
    changed module is dropped. Not green: every hunk is `skipped`, with
    pytest's own error lines and a fix hint (baseline.py).
-2. Instrument check, once: pytest must report a throw-away, always-failing
-   test as failed (and exit non-zero). Any other command must exit non-zero
-   when every changed source file is replaced by garbage; a command that
-   cannot fail raises UntrustedCommand instead of calling hunks toothless.
+2. Instrument check, once (prepare.py): pytest must report a throw-away,
+   always-failing test as failed (and exit non-zero). Any other command must
+   exit non-zero when every changed source file is replaced by garbage; a
+   command that cannot fail raises UntrustedCommand instead of calling hunks
+   toothless. With two slots it runs beside the baseline, and the reverts may
+   start before it ends: nothing is reported until it has passed.
 3. Per hunk: `uncovered` straight from the coverage map, or revert only that
    hunk, run the tests that execute it (plus data-file readers), and grade
    (revert_grade.py; cross-hunk by ast, crosshunk.py). With pytest, the
    reverts of Python files and the batchable guards share one configured
-   pytest session per slot (revert_batch.py, guard_batch.py); the rest run
-   one by one. Slots work in parallel; results stream through `on_result` /
+   pytest session per slot (revert_batch.py, guard_batch.py), a share of the
+   guards going to whichever session is free first (guard_tail.py); the rest
+   run one by one. Slots work in parallel; results stream through `on_result` /
    `on_progress`; the `cancel` event kills running process groups promptly.
 
 Pass a `BiteCache` (one per review session) to reuse the baseline and the
