@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 import reviewui.core.bite.runctx as runctx
+from bench.bench_guards import function as bench_function
+from bench.bench_guards import tests as bench_tests
 from reviewui.core.bite import guard_batch, guard_check, guard_tail
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.bite.guard_batch import BatchGuard
@@ -50,33 +52,11 @@ def test_the_last_session_to_finish_gets_what_nobody_took() -> None:
     assert tail.take() is None and tail.finish() == []
 
 
-SCORE = '''
-
-def score{i}(items, limit):
-    if not items:
-        return 0
-    total = 0
-    for item in items:
-        if item is None:
-            continue
-        if item < 0 and limit > 0:
-            total -= 1
-        elif item >= limit:
-            break
-        else:
-            total += item
-    return total
-'''
-TESTS = ("from pkg.g{i} import score{i}\n\n\n"
-         "def test_empty():\n    assert score{i}([], 5) == 0\n\n\n"
-         "def test_mixed():\n    assert score{i}([1, 2, None, -1], 5) == 2\n\n\n"
-         "def test_limit():\n    assert score{i}([1, 7, 2], 5) == 1\n")
-
-
 def _repo(root: Path, files: int = 3):
+    """The bench's repository, smaller: each file gains a 15-line function (18 guards) and its tests."""
     base = {"pkg/__init__.py": "", **{f"pkg/g{i}.py": "X = 1\n" for i in range(files)}}
-    branch = {"tests/__init__.py": "", **{f"pkg/g{i}.py": "X = 1\n" + SCORE.format(i=i) for i in range(files)},
-              **{f"tests/test_g{i}.py": TESTS.format(i=i) for i in range(files)}}
+    branch = {"tests/__init__.py": "", **{f"pkg/g{i}.py": "X = 1\n" + bench_function(i) for i in range(files)},
+              **{f"tests/test_g{i}.py": bench_tests(i) for i in range(files)}}
     return load(make_repo(root, base, branch).root)
 
 
@@ -158,8 +138,8 @@ def test_reverts_start_before_the_instrument_check_ends_and_nothing_is_reported_
     t, d = _repo(tmp_path / "r", files=2) if not forged else (None, None)
     if forged:
         base = {"pkg/__init__.py": "", "pkg/g0.py": "X = 1\n"}
-        branch = {"tests/__init__.py": "", "conftest.py": FORGING, "pkg/g0.py": "X = 1\n" + SCORE.format(i=0),
-                  "tests/test_g0.py": TESTS.format(i=0)}
+        branch = {"tests/__init__.py": "", "conftest.py": FORGING, "pkg/g0.py": "X = 1\n" + bench_function(0),
+                  "tests/test_g0.py": bench_tests(0)}
         t, d = load(make_repo(tmp_path / "f", base, branch).root)
     import reviewui.core.bite.prepare as prepare
 
