@@ -175,3 +175,23 @@ def test_reverts_start_before_the_instrument_check_ends_and_nothing_is_reported_
     first_revert = min(when for what, when in events if what == "revert run")
     checked = next(when for what, when in events if what == "checked")
     assert first_revert < checked  # the reverts did not wait for it
+
+
+def test_the_checks_slot_is_taken_before_its_thread_runs_and_given_back_after(tmp_path: Path) -> None:
+    from reviewui.core.bite import prepare
+    from reviewui.core.run.worktree import WorktreePool
+
+    rb = make_repo(tmp_path / "r", {"a.py": "X = 1\n"}, {"a.py": "X = 2\n"})
+    with WorktreePool(rb.root, 1) as pool:
+        lease = pool.acquire()
+        held = lease.__enter__()  # taken by the caller: nobody else gets it meanwhile
+        taken = threading.Event()
+
+        def other() -> None:
+            with pool.acquire():
+                taken.set()
+
+        threading.Thread(target=other, daemon=True).start()
+        assert not taken.wait(0.3)
+        assert prepare._in_slot(lease, held, lambda s: s is held) is True
+        assert taken.wait(10)  # given back once the check is done

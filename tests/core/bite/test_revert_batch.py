@@ -193,15 +193,34 @@ def test_a_test_file_is_rewritten_once_for_every_fork_while_its_bytes_are_the_sa
     from reviewui.core.bite import revert_batch_child
 
     calls: list[str] = []
-    monkeypatch.setattr(rewrite, "_rewrite_test", lambda fn, cfg: calls.append(fn.read_text()) or ("stat", fn.read_text()))
+
+    def fake_rewrite(fn, cfg):
+        calls.append(fn.read_text())
+        if fn.name == "test_moving.py":
+            fn.write_text(fn.read_text() + "# changed while it was rewritten\n")
+        return "stat", fn.read_text()
+
+    monkeypatch.setattr(rewrite, "_rewrite_test", fake_rewrite)
     test = tmp_path / "test_x.py"
     test.write_text("def test_x():\n    assert 1\n")
+    (tmp_path / "data.txt").write_text("not python\n")
+    moving = tmp_path / "test_moving.py"
+    moving.write_text("def test_m():\n    pass\n")
+    later = tmp_path / "test_later.py"
+    later.write_text("def test_l():\n    pass\n")
     config = object()
     monkeypatch.chdir(tmp_path)
-    revert_batch_child._rewrite_once(config, ["test_x.py", "test_x.py::test_x", "missing.py", "data.txt"])
-    assert len(calls) == 1  # rewritten here, once
+    revert_batch_child._rewrite_once(config, ["test_x.py", "test_x.py::test_x", "missing.py", "data.txt",
+                                              "test_moving.py"])
+    assert len(calls) == 2  # test_x.py and test_moving.py rewritten here, once each; nothing else
+    del calls[:]
     once = rewrite._rewrite_test
-    assert once(test, config) == ("stat", "def test_x():\n    assert 1\n") and len(calls) == 1  # a fork's import
-    assert once(test, object()) and len(calls) == 2  # another configuration: rewritten as pytest would
+    moving.write_text("def test_m():\n    pass\n")  # its bytes as first read: the code made was not of them
+    once(moving, config)
+    once(later, config)
+    assert len(calls) == 2  # changed under its rewrite: not kept; never rewritten here: pytest's own way
+    del calls[:]
+    assert once(test, config) == ("stat", "def test_x():\n    assert 1\n") and calls == []  # a fork's import
+    assert once(test, object()) and len(calls) == 1  # another configuration: rewritten as pytest would
     test.write_text("def test_x():\n    assert 2\n")  # a test (or a revert) changed it
-    assert once(test, config) == ("stat", "def test_x():\n    assert 2\n") and len(calls) == 3
+    assert once(test, config) == ("stat", "def test_x():\n    assert 2\n") and len(calls) == 2
