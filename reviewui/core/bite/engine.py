@@ -210,8 +210,7 @@ def run_bite(
                 if made is not None and base.status == "green" else []
             join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
-            graded_now: list[HunkResult] = []
-            """Results known without a run, reported once the instrument check has passed."""
+            graded_now: list[HunkResult] = []  # known without a run: reported once the instrument check passed
             for f, h in targets:
                 if base.status != "green":
                     graded_now.append(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
