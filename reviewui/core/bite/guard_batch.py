@@ -214,8 +214,8 @@ def run_batch(
             seen = ctx.run(scratch.path, tests, limit, in_run_dir=RunFiles(setup, collect))
             root = str(scratch.path).rstrip("/") + "/"
     except ReviewError:
-        return [], [g.job for g in guards] + _taken(tail, served)
-    took = {n: tail.guards[k] for n, k in served[0].served.items()} if served and tail is not None else {}
+        return [], [g.job for g in [*guards, *_took(tail, served).values()]]
+    took = _took(tail, served)
     if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
         # The session itself did not run: each guard (and revert) on its own.
         return [], [g.job for g in guards] + [g.job for g in took.values()]
@@ -232,11 +232,11 @@ def run_batch(
     return graded, again
 
 
-def _taken(tail: Tail | None, served: list[TailServer]) -> list[GuardJob]:
-    """The tail guards a session was handed (to run the ordinary way when it could not run)."""
+def _took(tail: Tail | None, served: list[TailServer]) -> dict[int, BatchGuard]:
+    """Reply id -> tail guard, for each guard the session was handed."""
     if tail is None or not served:
-        return []
-    return [tail.guards[k].job for k in served[0].served.values()]
+        return {}
+    return {n: tail.guards[k] for n, k in served[0].served.items()}
 
 
 def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResult) -> GuardResult | None:
