@@ -235,6 +235,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Output piped into `head` and closed: nothing more to say.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    finally:
+        _say_clamped_limits()
+
+
+def _say_clamped_limits() -> None:
+    """Once per command that ran the branch's code: the limits lowered to fit inherited ones."""
+    run = sys.modules.get("reviewui.core.run.sandbox")
+    if run is None or not run.was_required():
+        return
+    from reviewui.core.run.limits import clamp_notes
+
+    for note in clamp_notes():
+        sys.stderr.write(f"reviewui: note: {note}\n")
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -189,6 +189,7 @@ class BiteReport:
             "selected_tests": list(self.selected_tests),
             "selection": self.selection,
             "sandbox": self.sandbox or None,
+            "limits": _limits_level(self.sandbox),
             "baseline": {
                 "status": self.baseline.status,
                 "failing_tests": list(self.baseline.failing_tests),
@@ -315,3 +316,12 @@ def _replacement(hunk_text: str) -> str:
 def _visible(line: str) -> str:
     """Escape control characters so output cannot drive the terminal."""
     return visible(line)
+
+
+def _limits_level(level: str) -> str | None:
+    """How the runs' memory and processes were bounded (see sandbox.limits_level)."""
+    if not level:
+        return None
+    from reviewui.core.run import sandbox
+
+    return "none" if level == "none" else sandbox.limits_level()

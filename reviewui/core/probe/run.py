@@ -130,6 +130,7 @@ class ProbeReport:
             "base": self.base.to_json(),
             "reverted": None if self.reverted is None else self.reverted.to_json(),
             "sandbox": self.sandbox or None,
+            "limits": (sandbox.limits_level() if self.sandbox == "bwrap" else "none") if self.sandbox else None,
         }
 
     def render_text(self) -> str:

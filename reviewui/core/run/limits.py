@@ -7,7 +7,7 @@ makes every run fail before it starts, so each limit is clamped to the
 inherited hard limit, and the clamp is said once (`clamp_notes()`).
 
 The configured values come from the reviewer only (user config keys
-`memory-limit`, `disk-limit`, `process-limit`, `file-limit`; environment
+`memory-limit`, `disk-limit`, `process-limit`, `file-limit`, `output-limit`; environment
 REVIEWUI_MEMORY_LIMIT / REVIEWUI_DISK_LIMIT / REVIEWUI_PROCESS_LIMIT win),
 never from the repository under review.
 
@@ -17,7 +17,8 @@ What each limit bounds (see `sandbox.py` for how they are applied):
   private /tmp and HOME, and the bytes a run may add to its scratch tree;
 - `processes`: processes of the run at once (RLIMIT_NPROC, counted per user
   namespace, so only the sandbox's own processes count);
-- `files`: files a run may create in its scratch tree and work dir.
+- `files`: files a run may create in its scratch tree and work dir;
+- `output`: bytes a run may write to its output in all.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ DEFAULT_PROCESSES = 512
 large suite stays far below; a fork bomb does not)."""
 DEFAULT_FILES = 100_000
 """Files a run may create in its writable directories unless the reviewer says otherwise."""
+DEFAULT_OUTPUT = 64 * MIB
+"""Bytes of output (stdout and stderr) a run may write before it is stopped as `broken`
+("output limit"); reviewui keeps only its head and tail in memory either way."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class Limits:
     """Processes the run may have at once (RLIMIT_NPROC inside the run's user namespace)."""
     files: int = DEFAULT_FILES
     """Files the run may create in its writable directories."""
+    output: int = DEFAULT_OUTPUT
+    """Bytes of output the run may write in all."""
 
 
 def size(value: object, default: int) -> int:
@@ -119,13 +125,14 @@ def _clamp(value: int, which: int, key: str, fmt: bool, notes: list[str]) -> int
 
 
 @functools.lru_cache(maxsize=8)
-def _fitted(memory: object, disk: object, processes: object, files: object) -> Fitted:
+def _fitted(memory: object, disk: object, processes: object, files: object, output: object) -> Fitted:
     notes: list[str] = []
     default_mem = max(2 * GIB, _ram() // max(1, os.cpu_count() or 1))
     mem = _clamp(size(memory, default_mem), resource.RLIMIT_AS, "memory-limit", True, notes)
     dsk = _clamp(size(disk, 2 * GIB), resource.RLIMIT_FSIZE, "disk-limit", True, notes)
     procs = _clamp(_count(processes, DEFAULT_PROCESSES), resource.RLIMIT_NPROC, "process-limit", False, notes)
-    return Fitted(Limits(memory=mem, disk=dsk, processes=procs, files=_count(files, DEFAULT_FILES)), tuple(notes))
+    return Fitted(Limits(memory=mem, disk=dsk, processes=procs, files=_count(files, DEFAULT_FILES),
+                         output=size(output, DEFAULT_OUTPUT)), tuple(notes))
 
 
 def fitted() -> Fitted:
@@ -134,7 +141,7 @@ def fitted() -> Fitted:
     return _fitted(os.environ.get("REVIEWUI_MEMORY_LIMIT") or _hashable(prefs.get("memory-limit")),
                    os.environ.get("REVIEWUI_DISK_LIMIT") or _hashable(prefs.get("disk-limit")),
                    os.environ.get("REVIEWUI_PROCESS_LIMIT") or _hashable(prefs.get("process-limit")),
-                   _hashable(prefs.get("file-limit")))
+                   _hashable(prefs.get("file-limit")), _hashable(prefs.get("output-limit")))
 
 
 def _hashable(value: object) -> object:

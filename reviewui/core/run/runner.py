@@ -32,6 +32,7 @@ Example (a probe test in a scratch worktree)::
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shlex
@@ -44,11 +45,13 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
+from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run import sandbox
+from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
+from reviewui.core.run.watch import DiskWatch
 
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
 
@@ -171,7 +174,9 @@ def run_tests(
         home = work / "home"
         home.mkdir()
         junit = work / "junit.xml"
-        extra = {SCRATCH_MARKER: str(Path(cwd).resolve())}
+        # Unsandboxed, a crashed reviewui's orphans are found by this variable; in the sandbox they
+        # die with its PID namespace, and the variable would only tell the test a host path.
+        extra = {SCRATCH_MARKER: str(Path(cwd).resolve())} if level == "none" else {}
         if pytest_mode:
             argv = [*argv, f"--junitxml={junit}", "--rootdir=.", *PYTEST_EXTRA, *test_paths]
         else:
@@ -188,31 +193,43 @@ def run_tests(
                            tmpdir=sandbox.run_tmpdir() if level == "bwrap" else str(work / "tmp"))
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
-        outcome = None
+        outcome: Outcome | None = None
+        limits = sandbox.limits()
+        watched = (Path(cwd), work, *(Path(w) for w in writable))
         if ran_warm and warm is not None:
             full = [*argv]
             outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap, coverage=coverage)
         ran_warm = outcome is not None
         if outcome is None:
             inner = [argv[0], "-m", "coverage", "run", *argv[1:]] if coverage else argv
-            limits = sandbox.limits()
             if level == "bwrap":
-                box = sandbox.Box(writable=(Path(cwd), work, *(Path(w) for w in writable)), chdir=Path(cwd).resolve(),
-                                  network=network, limits=limits, python=argv[0])
+                box = sandbox.Box(writable=watched, chdir=Path(cwd).resolve(), network=network, limits=limits,
+                                  python=argv[0])
                 full = sandbox.wrap(inner, box)
             else:
                 full = [*([] if network else network_isolation_prefix()), *inner]
-            outcome = _execute(full, cwd, env, timeout, cancel, output_cap, limits)
-        rc, seconds, timed_out, cancelled, out, total = outcome
+            watch = DiskWatch(watched, limits.disk, limits.files)
+            group = RunGroup.create(limits) if level == "bwrap" else None
+            try:
+                outcome = _execute([*(group.prefix() if group else []), *full], cwd, env, timeout, cancel,
+                                   output_cap, limits, watch)
+                hit = group.hit() if group is not None else None
+                if hit is not None and outcome.limit is None:
+                    outcome = dataclasses.replace(outcome, returncode=None, limit=hit)
+            finally:
+                if group is not None:
+                    group.close()
+        rc, seconds, timed_out, cancelled = outcome.returncode, outcome.seconds, outcome.timed_out, outcome.cancelled
+        out, total = outcome.output, outcome.total
         tests: tuple[TestOutcome, ...] = ()
         junit_error = None
-        if pytest_mode and not (timed_out or cancelled):
+        if pytest_mode and not (timed_out or cancelled or outcome.limit):
             try:
                 tests = tuple(parse_junit(junit))
             except JUnitError as e:
                 junit_error = str(e)
-        hit = None
-        if rc != 0 and not cancelled:
+        hit = outcome.limit
+        if hit is None and rc != 0 and not cancelled:
             hit = sandbox.limit_reason(out, [t.exception for t in tests] + [t.message for t in tests])
         return RunResult(
             command=tuple(full),
@@ -243,7 +260,8 @@ def _execute(
     cancel: threading.Event | None,
     cap: int,
     limits: sandbox.Limits | None = None,
-) -> tuple[int | None, float, bool, bool, str, int]:
+    watch: DiskWatch | None = None,
+) -> Outcome:
     start = time.monotonic()
     preexec = None
     if limits is not None and sandbox.needs_preexec():
@@ -264,19 +282,17 @@ def _execute(
     buf = CappedBuffer(cap)
     reader = threading.Thread(target=buf.drain, args=(proc.stdout,), daemon=True)
     reader.start()
-    deadline = None if timeout is None else start + timeout
-    timed_out = cancelled = False
+    stop = StopCheck(cancel, None if timeout is None else start + timeout, buf,
+                     limits.output if limits is not None else None, watch)
+    reason: str | None = None
     while True:
         try:
             proc.wait(timeout=POLL_SECONDS)
             break
         except subprocess.TimeoutExpired:
             pass
-        if cancel is not None and cancel.is_set():
-            cancelled = True
-        elif deadline is not None and time.monotonic() > deadline:
-            timed_out = True
-        if cancelled or timed_out:
+        reason = stop.check()
+        if reason is not None:
             kill_group(proc.pid)
             proc.wait()
             break
@@ -292,8 +308,7 @@ def _execute(
             proc.stdout.close()
         except OSError:
             pass
-    rc = None if (timed_out or cancelled) else proc.returncode
-    return rc, seconds, timed_out, cancelled, buf.text(), buf.total
+    return stop.outcome(reason, proc.returncode, seconds)
 
 
 def _rmtree(path: Path) -> None:

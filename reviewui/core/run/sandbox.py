@@ -185,9 +185,29 @@ def level() -> Level:
     return "bwrap" if bwrap_problem() is None else "none"
 
 
+_required = False
+
+
+def was_required() -> bool:
+    """True once this process asked for the sandbox (so a run of the branch's code was made)."""
+    return _required
+
+
+def limits_level() -> str:
+    """How a run's memory and processes are bounded: "cgroup-v1"/"cgroup-v2" (the run as a whole),
+    "per-process" (rlimits on each process), or "none" (unsandboxed)."""
+    if level() == "none":
+        return "none"
+    from reviewui.core.run import cgroup
+
+    return cgroup.level()
+
+
 def require() -> Level:
     """The sandbox level, or ReviewError when bwrap cannot run and the reviewer did not opt in
     (SandboxError, exit 3, when it runs but cannot give a run the clean room)."""
+    global _required
+    _required = True
     problem = bwrap_problem()
     if problem is None:
         fatal = clean_room_problem()
@@ -223,6 +243,9 @@ class Box:
     """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
     readable: tuple[Path, ...] = ()
     """Directories bound read-only even where they sit in a hidden one (reviewui's own caches)."""
+    placed: tuple[tuple[Path, str, bool], ...] = ()
+    """(host dir, path inside, writable): reviewui's own dirs put at a neutral path, so the run
+    never learns where they live on the host (a cache under the reviewer's home)."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -364,6 +387,8 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--ro-bind", str(Path(r).resolve()), str(Path(r).resolve())]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
         out += ["--bind", str(w), str(w)]
+    for host, inside, rw in box.placed:
+        out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     out += ["--chdir", str(box.chdir), "--", *argv]
     return out
 
@@ -400,10 +425,16 @@ def needs_preexec() -> bool:
 
 
 def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
-    """"memory limit" / "disk limit" when a failed run's output or errors show it hit one, else None."""
+    """"memory limit" / "disk limit" / "process limit" when a failed run's output or errors show it
+    hit one, else None."""
     if "MemoryError" in exceptions or "MemoryError" in output or "Cannot allocate memory" in output \
             or "std::bad_alloc" in output:
         return "memory limit"
     if "File too large" in output or "No space left on device" in output or "OSError: [Errno 27]" in output:
         return "disk limit"
+    # EAGAIN from fork (not from a non-blocking socket, which says the same words)
+    if "fork: retry" in output or "fork: Resource temporarily unavailable" in output or "Cannot fork" in output \
+            or "can't start new thread" in output \
+            or ("BlockingIOError" in output and ("os.fork()" in output or "_fork_exec" in output)):
+        return "process limit"
     return None

@@ -33,13 +33,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.run import sandbox
-from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, kill_group
+from reviewui.core.run.cgroup import RunGroup
+from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
+from reviewui.core.run.watch import DiskWatch
 
 SERVER_SOURCE = (Path(__file__).parent / "warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0
@@ -48,6 +50,13 @@ REPLY_WAIT = 30.0
 """Seconds a run waits for the server to say it has forked (it answers at once when well)."""
 KILL_WAIT = 5.0
 """Seconds a killed run's server gets to report it gone before the whole server is killed."""
+REPLY_CAP = 1024 * 1024
+"""Bytes one line from a server may have: a run that writes into the server's own stdout
+(`/proc/<server>/fd/1`) without end is cut off there, and the server with it."""
+
+
+PLUGIN_CACHE_INSIDE = "/reviewui/plugin-cache"
+"""Where a server sees the plugin cache (its host path is under the reviewer's home)."""
 
 
 def plugin_cache_dir(python: str) -> Path:
@@ -133,12 +142,17 @@ class WarmPytest:
             cache = plugin_cache_dir(self.python)
             home = io / "home"
             home.mkdir()
+            written = io / "cache"
+            written.mkdir()
             env = scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir())
-            box = sandbox.Box(writable=(cache, io), chdir=home, limits=sandbox.limits(), python=self.python)
-            argv = sandbox.wrap([self.python, "-c", SERVER_SOURCE, "fill-plugin-cache", "--plugin-cache", str(cache)],
-                                box)
-            subprocess.run(argv, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=120, start_new_session=True)
+            box = sandbox.Box(writable=(io,), chdir=home, limits=sandbox.limits(), python=self.python,
+                              placed=((written, PLUGIN_CACHE_INSIDE, True),))
+            argv = sandbox.wrap([self.python, "-c", SERVER_SOURCE, "fill-plugin-cache", "--plugin-cache",
+                                 PLUGIN_CACHE_INSIDE], box)
+            done = subprocess.run(argv, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=120, start_new_session=True)
+            if done.returncode == 0:
+                _copy_pyc(written, cache)
         except (OSError, subprocess.SubprocessError):
             pass  # only time is lost: the servers rewrite the plugins as before
         finally:
@@ -170,13 +184,12 @@ class WarmPytest:
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
         cancel: threading.Event | None, cap: int, *, coverage: bool = False,
-    ) -> tuple[int | None, float, bool, bool, str, int] | None:
+    ) -> Outcome | None:
         """Run `pytest args` in `cwd` as a fork of its slot's server; None when it cannot (run it cold).
 
         With `coverage` the fork measures the run with coverage.py (its rcfile
         named by COVERAGE_RCFILE in `env`). Returns what runner._execute
-        returns: (exit code or None when killed, seconds, timed out,
-        cancelled, capped output, total output bytes).
+        returns: how the run ended, its capped output, and the limit it passed, if any.
         """
         if self._closed:
             return None
@@ -197,6 +210,7 @@ class _Server:
     def __init__(self, owner: WarmPytest, slot: Path) -> None:
         self._owner = owner
         self.python = owner.python
+        self.slot = slot
         self.slot_id = _identity(slot)
         """The slot dir's (device, inode) when the server bound it."""
         self.io = private_tempdir("warm")
@@ -214,12 +228,23 @@ class _Server:
                            tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
         self.rewrote: int | None = None
         """Plugin modules the server had to rewrite, not finding them in the cache (None: no cache)."""
+        self._plugins: Path | None = None
+        self.group: RunGroup | None = None
         if self.level == "bwrap":
-            cache = plugin_cache_dir(owner.python)
-            cache.mkdir(parents=True, exist_ok=True)
+            # A copy, bound read-only: a bind would name its source (the cache, under the
+            # reviewer's home) in the run's mount table.
+            self._plugins = private_tempdir("plugins")
+            _copy_pyc(plugin_cache_dir(owner.python), self._plugins)
             box = sandbox.Box(writable=(slot, self.io), chdir=home, network=owner.network,
-                              limits=sandbox.limits(), python=owner.python, readable=(cache,))
-            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", str(cache)], box)
+                              limits=sandbox.limits(), python=owner.python,
+                              placed=((self._plugins, PLUGIN_CACHE_INSIDE, False),))
+            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", PLUGIN_CACHE_INSIDE],
+                                box)
+            # One cgroup for the server and the one run it forks at a time: the run's memory and
+            # processes are bounded as a whole (counted per run: `mark` before, `hit` after).
+            self.group = RunGroup.create(sandbox.limits())
+            if self.group is not None:
+                argv = [*self.group.prefix(), *argv]
         else:
             argv = [*([] if owner.network else network_isolation_prefix()), owner.python, "-c", SERVER_SOURCE]
         self._proc: subprocess.Popen[bytes] | None = None
@@ -248,10 +273,16 @@ class _Server:
 
     def _read(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
-        for line in self._proc.stdout:
+        for line in _capped_lines(self._proc.stdout.fileno(), REPLY_CAP):
+            if line is None:
+                self.problem = "output limit: a run wrote past the cap into the warm server's reply channel"
+                kill_group(self._proc.pid)
+                break
             try:
                 message = json.loads(line)
             except ValueError:
+                continue
+            if not isinstance(message, dict):
                 continue
             if message.get("ready"):
                 self.rewrote = message.get("rewrote")
@@ -285,7 +316,7 @@ class _Server:
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
         cancel: threading.Event | None, cap: int, coverage: bool = False,
-    ) -> tuple[int | None, float, bool, bool, str, int] | None:
+    ) -> Outcome | None:
         """See WarmPytest.execute."""
         self._ready.wait(READY_WAIT)
         if self._dead or not self._ready.is_set():
@@ -296,7 +327,7 @@ class _Server:
     def _execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
         cancel: threading.Event | None, cap: int, coverage: bool,
-    ) -> tuple[int | None, float, bool, bool, str, int] | None:
+    ) -> Outcome | None:
         work = Path(tempfile.mkdtemp(prefix="fifo-", dir=self.io))
         fifo = work / "output"
         os.mkfifo(fifo, 0o600)
@@ -316,6 +347,8 @@ class _Server:
         try:
             request = {"id": rid, "cwd": str(Path(cwd).resolve()), "args": list(args), "env": env, "output": str(fifo),
                        "coverage": coverage}
+            if self.group is not None:
+                self.group.mark()
             if not self._send(request):
                 return None
             start = time.monotonic()
@@ -326,18 +359,18 @@ class _Server:
             if "pid" not in reply:
                 return None
             pid = int(reply["pid"])
-            deadline = None if timeout is None else start + timeout
-            timed_out = cancelled = False
+            limits = sandbox.limits()
+            watch = DiskWatch((self.slot, Path(env.get("HOME", str(work))).parent), limits.disk, limits.files)
+            stop = StopCheck(cancel, None if timeout is None else start + timeout, buf, limits.output, watch)
+            reason: str | None = None
             killed_at: float | None = None
             while True:
                 try:
                     reply = box.get(timeout=POLL_SECONDS)
                 except queue.Empty:
-                    if cancel is not None and cancel.is_set():
-                        cancelled = True
-                    elif deadline is not None and time.monotonic() > deadline:
-                        timed_out = True
-                    if (cancelled or timed_out) and killed_at is None:
+                    if reason is None:
+                        reason = stop.check()
+                    if reason is not None and killed_at is None:
                         killed_at = time.monotonic()
                         self._kill(rid, pid)
                     elif killed_at is not None and time.monotonic() - killed_at > KILL_WAIT:
@@ -349,14 +382,19 @@ class _Server:
                 if reply.get("dead"):
                     if killed_at is not None:
                         break
+                    if self.problem and self.problem.startswith("output limit"):
+                        reason = "output limit"  # the run flooded the server's own channel
+                        break
                     return None  # the server went away mid-run: the caller runs it cold
             seconds = time.monotonic() - start
             finished = True
             os.close(keeper)
             keeper = -1
             reader.join(timeout=2.0)
-            rc = None if (timed_out or cancelled) else int(reply["exit"])
-            return rc, seconds, timed_out, cancelled, buf.text(), buf.total
+            code = int(reply["exit"]) if "exit" in reply else None
+            if reason is None and code != 0 and self.group is not None:
+                reason = self.group.hit()
+            return stop.outcome(reason, code, seconds)
         finally:
             if pid is not None and not finished:
                 self._kill(rid, pid)
@@ -399,11 +437,58 @@ class _Server:
             except subprocess.TimeoutExpired:
                 pass
         remove_tree(self.io)
+        if self._plugins is not None:
+            remove_tree(self._plugins)
+        if self.group is not None:
+            self.group.close()
+
+
+PLUGIN_CACHE_CAP = 64 * 1024 * 1024
+"""Bytes of rewritten plugin modules copied at most (a venv's plugins take a few MB)."""
+
+
+def _copy_pyc(src: Path, dest: Path) -> None:
+    """Copy the `.pyc` files under `src` into `dest` (same relative paths), never following a
+    symlink and stopping at PLUGIN_CACHE_CAP bytes; a missing `src` copies nothing."""
+    total = 0
+    for path in sorted(src.rglob("*.pyc")) if src.is_dir() else ():
+        if path.is_symlink() or not path.is_file():
+            continue
+        total += path.stat().st_size
+        if total > PLUGIN_CACHE_CAP:
+            return
+        target = dest / path.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(f".{target.name}.{os.getpid()}.part")
+        shutil.copyfile(path, part)
+        os.replace(part, target)  # a server copying the cache meanwhile never reads half a file
 
 
 def _identity(path: Path) -> tuple[int, int]:
     st = path.stat()
     return st.st_dev, st.st_ino
+
+
+def _capped_lines(fd: int, cap: int) -> Iterator[bytes | None]:
+    """The lines read from `fd` until its end; a None (and the end) when one passes `cap` bytes."""
+    pending = bytearray()
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        pending += chunk
+        while True:
+            nl = pending.find(b"\n")
+            if nl < 0:
+                break
+            yield bytes(pending[:nl])
+            del pending[: nl + 1]
+        if len(pending) > cap:
+            yield None
+            return
 
 
 def _drain_fd(fd: int, buf: CappedBuffer) -> None:

@@ -383,7 +383,21 @@ def serve() -> None:
                 _write({"id": running.pop(pid), "exit": _exit_code(status)})
 
 
+def _not_dumpable() -> None:
+    """Make the server (and so every run it forks) non-dumpable: no run can open the server's
+    own stdout through /proc/<server>/fd/1, nor another run's, to write into reviewui's reply
+    channel (reviewui caps that channel as well)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except Exception:
+        pass  # the cap on the channel still holds
+
+
 if __name__ == "__main__":
+    if SWEEP:
+        _not_dumpable()
     # Importing the plugins makes objects by the hundred thousand, and the collector would walk
     # them again and again (about a tenth of the start-up): it resumes before any run forks.
     gc.disable()

@@ -41,6 +41,8 @@ import os
 import re
 import shutil
 import signal
+import stat
+import tempfile
 import threading
 from pathlib import Path
 from typing import Iterator, Mapping
@@ -205,7 +207,7 @@ class WorktreePool:
             fd = _try_lock(self.root / f"{slot}.lock")
             if fd is None:
                 continue
-            path = (self.root / "slots" / str(slot)).resolve() / "tree"
+            path = (slot_base(self.root) / str(slot)).resolve() / "tree"
             scratch = Scratch(self.repo_dir, self.common_dir, path, slot, self.root)
             self._locks.append(fd)
             self.scratches.append(scratch)
@@ -220,7 +222,7 @@ class WorktreePool:
 
     def _sweep_abandoned_slots(self) -> None:
         """Empty slots nobody holds (a killed reviewui's scratch trees do not stay in the cache)."""
-        slots = self.root / "slots"
+        slots = slot_base(self.root)
         mine = {s.slot for s in self.scratches}
         for entry in list(slots.iterdir()) if slots.is_dir() else ():
             if not entry.name.isdigit() or int(entry.name) in mine:
@@ -260,6 +262,42 @@ class WorktreePool:
             with self._returned:
                 self._idle.append(scratch)
                 self._returned.notify()
+
+
+def slot_base(root: Path) -> Path:
+    """Where the slot dirs of the scratch root `root` live: `<tmp>/reviewui-scratch-u<uid>/<hash>`.
+
+    A run sees its scratch's path (its cwd, the mount table), so the path must not
+    name the reviewer's home or repository, as `root` (in the user cache) would. The
+    directory is private to this user (0700, owned by us, never a symlink); `root/slots`
+    is a symlink to it, for the reviewer who looks in the cache.
+    """
+    base = Path(tempfile.gettempdir()) / f"reviewui-scratch-u{os.getuid()}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+        st = base.lstat()
+    except OSError as e:
+        raise ReviewError(f"cannot make the scratch directory {base}: {e.strerror or e}") from e
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        raise ReviewError(f"refusing to use {base}: it is not a directory of this user's")
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        os.chmod(base, 0o700)
+    here = base / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    here.mkdir(exist_ok=True)
+    link = root / "slots"
+    try:
+        if link.is_symlink() and Path(os.readlink(link)) == here:
+            return here
+        if link.is_dir() and not link.is_symlink():
+            remove_tree(link)  # the layout of older versions: slots inside the cache
+        tmp = root / f".slots-{os.getpid()}-{threading.get_ident()}"
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        os.symlink(here, tmp)
+        os.replace(tmp, link)
+    except OSError:
+        pass  # only the reviewer's pointer is missing
+    return here
 
 
 def _empty(slot_dir: Path) -> None:

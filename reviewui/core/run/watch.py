@@ -1,0 +1,82 @@
+"""What a running test adds to the directories it may write: bytes and files, watched against the limits.
+
+A run's scratch tree and work dir are host directories bound into its
+sandbox (reviewui checks files out into them and reads reports back), so no
+tmpfs size bounds them. `DiskWatch` measures them when the run starts and
+again every `interval` seconds while it runs; the caller kills the run once
+it has added more than `disk` bytes or `files` files, and grades it
+`broken` ("disk limit" / "file limit"). RLIMIT_FSIZE bounds each single
+file in the meantime, so what a run can add between two looks is bounded
+by what it can write in `interval`.
+
+The walk never follows a symlink and stops as soon as a limit is passed,
+so a tree of a million files costs one look, not a million stats per look.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Sequence
+
+INTERVAL = 0.2
+"""Seconds between two looks at a running test's directories."""
+
+
+def measure(dirs: Sequence[str | Path], stop_bytes: int | None = None,
+            stop_files: int | None = None) -> tuple[int, int]:
+    """(allocated bytes, entries) under `dirs`, not following symlinks; stops early past a stop value."""
+    total = count = 0
+    stack = [str(d) for d in dirs]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        top = stack.pop()
+        try:
+            it = os.scandir(top)
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                key = (st.st_dev, st.st_ino)
+                if key in seen:
+                    continue  # a hard link counts once
+                seen.add(key)
+                count += 1
+                total += st.st_blocks * 512
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(entry.path)
+                if (stop_bytes is not None and total > stop_bytes) or (stop_files is not None and count > stop_files):
+                    return total, count
+    return total, count
+
+
+class DiskWatch:
+    """The bytes and files a run adds to `dirs`, against `disk` and `files` (see the module doc)."""
+
+    def __init__(self, dirs: Sequence[str | Path], disk: int, files: int, interval: float = INTERVAL) -> None:
+        self.dirs = tuple(dirs)
+        self.disk = disk
+        self.files = files
+        self.interval = interval
+        self.start_bytes, self.start_files = measure(self.dirs)
+        self._next = time.monotonic() + interval
+
+    def over(self, force: bool = False) -> str | None:
+        """"disk limit" / "file limit" when the run has added more than allowed, else None; looks at
+        most every `interval` seconds unless `force`."""
+        now = time.monotonic()
+        if not force and now < self._next:
+            return None
+        self._next = now + self.interval
+        used, n = measure(self.dirs, self.start_bytes + self.disk, self.start_files + self.files)
+        if used - self.start_bytes > self.disk:
+            return "disk limit"
+        if n - self.start_files > self.files:
+            return "file limit"
+        return None
