@@ -180,6 +180,13 @@ def _check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
 
 
+def _claims_args(p: argparse.ArgumentParser) -> None:
+    _target_args(p)
+    _transcript_args(p)
+    _run_args(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _open_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _transcript_args(p)
@@ -202,6 +209,7 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] =
     "log": ("list the verdicts recorded for a branch", _log_args),
     "notes": ("sync verdict notes with a remote", _notes_args),
     "check": ("the merge-path gate: static findings, exit 1 on errors", _check_args),
+    "claims": ("the transcript's test claims, rerun at the head in the sandbox", _claims_args),
 }
 """Each subcommand's help line and the function adding its arguments, in the order help lists them."""
 

@@ -125,8 +125,36 @@ def cmd_check(args: argparse.Namespace) -> int:
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
     report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
     findings = session.findings(report)
+    # The agent's claims: with --bite (the gate runs code anyway) its test commands are rerun at
+    # the head; without, only a "tests pass" with no test run at all can be told.
+    from reviewui.core.claims.findings import claim_findings
+    from reviewui.core.findings.model import sort_key
+
+    findings = sorted([*findings, *claim_findings(session.claims(rerun=bool(args.bite)))], key=sort_key)
     out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     return exit_code(findings)
+
+
+@handler("claims")
+def cmd_claims(args: argparse.Namespace) -> int:
+    """The transcript's claims about its tests, rerun at the head; exit 1 when one is contradicted."""
+    import json
+
+
+    session = session_from_args(args)
+    if session.transcript() is None:
+        raise ReviewError("no transcript: pass --transcript FILE (or commit one where the config looks)")
+    checks = session.claims()
+    if args.format == "json":
+        out(json.dumps({"branch": session.target.branch, "head": session.target.head,
+                        "claims": [c.to_json() for c in checks]}, indent=2), is_json=True)
+    else:
+        lines = [f"{len(checks)} claim(s) about the tests in the transcript"]
+        for c in checks:
+            lines.append(f"  turn {c.claim.turn:>4}  {c.outcome:<13} {visible(c.claim.text)}")
+            lines.append(f"              {visible(c.why)}")
+        out("\n".join(lines))
+    return 1 if any(c.outcome == "contradicted" for c in checks) else 0
 
 
 # --- probes -------------------------------------------------------------------

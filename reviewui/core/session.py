@@ -24,6 +24,7 @@ from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
     # Types only: a session that only reads a transcript (`transcript FILE`) must start fast.
+    from reviewui.core.claims.verify import ClaimCheck
     from reviewui.core.diff import Diff
     from reviewui.core.evidence import EvidenceLedger, HistoryRow, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
@@ -301,6 +302,27 @@ class ReviewSession:
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
             include_config=include_config,
         )
+
+    def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":
+        """The transcript's claims about its tests, each test command rerun once at the head in the
+        sandbox (`rerun=False`: only what needs no run, a final claim with no test run at all).
+
+        Empty without a transcript. Raises ReviewError as bite does (no sandbox, no scratch).
+        """
+        from reviewui.core.claims.extract import extract_claims
+        from reviewui.core.claims.verify import judge, rerun as rerun_commands
+
+        transcript = self.transcript()
+        if transcript is None:
+            return []
+        claims = extract_claims(transcript)
+        if not rerun:
+            return [c for c in judge(claims, {}) if c.outcome == "without-run"]
+        commands = [c.command for c in claims if c.kind == "run" and c.command is not None]
+        reruns = rerun_commands(self.target.repo_dir, self.target.head, commands,
+                                timeout=self.run.timeout or self.settings.timeout or 300.0,
+                                env_allow=self.settings.env_allow, network=self.settings.network, cancel=cancel)
+        return judge(claims, reruns)
 
     def probe(
         self, code: str, name: str = "probe_test.py", hunk: HunkKey | None = None,

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from reviewui.core.diff import DiffLine, Hunk
+from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_covctx"
 
@@ -257,7 +258,7 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
     subprocess), the data is incomplete and no map is returned.
     """
     try:
-        seen = frozenset(l for l in (work / "seen.txt").read_text(encoding="utf-8").splitlines() if l)
+        seen = frozenset(l for l in (read_run_text(work / "seen.txt") or "").splitlines() if l)
     except OSError:
         return None
     if not set(expected) <= seen:

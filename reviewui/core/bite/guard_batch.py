@@ -36,6 +36,7 @@ from reviewui.core.run.junit import Outcome, TestOutcome
 from reviewui.core.run.runner import RunFiles, RunResult
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
+from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_guard_batch"
 _OUTCOMES: dict[str, Outcome] = {"passed": "passed", "failed": "failed", "error": "error", "skipped": "skipped"}
@@ -205,7 +206,7 @@ def run_batch(
                     reverts.collect(run_dir)
                 for n in [*range(len(guards)), *(served[0].served if served else ())]:
                     try:
-                        replies[n] = json.loads((run_dir / "batch-out" / f"{n}.json").read_text(encoding="utf-8"))
+                        replies[n] = json.loads(read_run_text(run_dir / "batch-out" / f"{n}.json") or "")
                     except (OSError, ValueError):
                         pass
 

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
+from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_origin"
 OUT_VAR = "REVIEWUI_ORIGIN_OUT"
@@ -274,7 +275,7 @@ class Observed:
 def read_observed(out_file: Path) -> Observed:
     """What the plugin wrote to `out_file` (empty, `written` False, when nothing)."""
     try:
-        data = json.loads(out_file.read_text(encoding="utf-8"))
+        data = json.loads(read_run_text(out_file) or "")
     except (OSError, ValueError):
         return Observed({}, {}, False)
     if not isinstance(data, dict):

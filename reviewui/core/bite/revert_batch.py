@@ -34,6 +34,7 @@ from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.runner import OUTPUT_CAP, RunResult
 from reviewui.core.run.scratch_build import staged_commit
 from reviewui.core.run.worktree import Scratch
+from reviewui.core.run.process import read_run_file, read_run_text
 
 PLUGIN_MODULE = "reviewui_revert_batch"
 CHILD = Path(__file__).with_name("revert_batch_child.py")
@@ -148,7 +149,7 @@ class ForkSession:
         for n, forked in enumerate(self.forked):
             here = run_dir / f"revert-{n}"
             try:
-                forked.reply = json.loads((here / "reply.json").read_text(encoding="utf-8"))
+                forked.reply = json.loads(read_run_text(here / "reply.json") or "")
             except (OSError, ValueError):
                 continue
             forked.observed = origin.read_observed(here / "origin.json")
@@ -215,7 +216,7 @@ def _run_result(here: Path, reply: dict[str, object]) -> RunResult | None:
     if "fallback" in reply:
         return None
     seconds = float(reply.get("seconds", 0.0))  # type: ignore[arg-type]
-    raw = (here / "output").read_bytes() if (here / "output").is_file() else b""
+    raw = read_run_file(here / "output") or b""
     text = raw.decode("utf-8", "replace") if len(raw) <= 2 * OUTPUT_CAP else (
         raw[:OUTPUT_CAP].decode("utf-8", "replace") + "\n[... output cut ...]\n"
         + raw[-OUTPUT_CAP:].decode("utf-8", "replace"))

@@ -61,6 +61,12 @@ KINDS: dict[str, KindInfo] = {
     "config-changed": KindInfo(
         "error", "The branch changes reviewui's own config; the changes are ignored unless the reviewer accepts them."
     ),
+    "claim-contradicted": KindInfo(
+        "error", "The agent reported green (or that the tests pass), and its own test command is red at the head."
+    ),
+    "claim-unverifiable": KindInfo("info", "A test command the agent ran cannot be rerun here (with why)."),
+    "claim-confirmed": KindInfo("info", "The agent's test command, rerun at the head, agrees with what it reported."),
+    "claim-without-run": KindInfo("warning", "The agent says the tests pass but its transcript runs none."),
     "bidi-control": KindInfo(
         "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
     ),
