@@ -187,6 +187,14 @@ def _claims_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def _queue_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", metavar="DIR", help="the repository (default: the current directory)")
+    p.add_argument("--base", metavar="REF", help="the base branch (default: origin/HEAD, main, master, trunk)")
+    p.add_argument("--remotes", action="store_true", help="also list refs/remotes/*/agent/* branches")
+    p.add_argument("--all", action="store_true", help="also show approved branches already merged")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _open_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _transcript_args(p)
@@ -210,6 +218,7 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] =
     "notes": ("sync verdict notes with a remote", _notes_args),
     "check": ("the merge-path gate: static findings, exit 1 on errors", _check_args),
     "claims": ("the transcript's test claims, rerun at the head in the sandbox", _claims_args),
+    "queue": ("every agent branch, ordered by what needs you first", _queue_args),
 }
 """Each subcommand's help line and the function adding its arguments, in the order help lists them."""
 

@@ -157,6 +157,34 @@ def cmd_claims(args: argparse.Namespace) -> int:
     return 1 if any(c.outcome == "contradicted" for c in checks) else 0
 
 
+@handler("queue")
+def cmd_queue(args: argparse.Namespace) -> int:
+    """Every agent branch, ordered by what needs the reviewer first."""
+    import json
+    from pathlib import Path
+
+    from reviewui.core.config import resolve_settings
+    from reviewui.core.git import git_text
+    from reviewui.core.queue.order import order
+    from reviewui.core.queue.read import DEFAULT_PATTERNS, read_records
+    from reviewui.core.queue.report import render_json, render_text
+    from reviewui.core.target import default_base_ref
+
+    repo = Path(git_text(args.repo or ".", "rev-parse", "--show-toplevel", check=False) or ".")
+    if not (repo / ".git").exists() and not git_text(repo, "rev-parse", "--git-dir", check=False):
+        raise ReviewError("not a git repository")
+    base = args.base or default_base_ref(repo)
+    settings = resolve_settings(repo, base, base)  # trusted: the base's own config, never a branch's
+    patterns = tuple(getattr(settings, "queue_branches", ()) or DEFAULT_PATTERNS)
+    rows = order(read_records(repo, base, patterns=patterns, remotes=args.remotes, notes_ref=settings.notes_ref,
+                              transcript_paths=settings.transcript_paths))
+    if args.format == "json":
+        out(json.dumps(render_json(rows), indent=2), is_json=True)
+    else:
+        out(render_text(rows, show_hidden=args.all))
+    return 0
+
+
 # --- probes -------------------------------------------------------------------
 
 

@@ -1,0 +1,60 @@
+"""`reviewui queue --format text|json`: the queue's rows in order (the JSON keys are a contract)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from reviewui.core.queue.order import TIER_NAMES, Row
+from reviewui.core.safe_text import visible
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """One row of `{"rows": [...]}`."""
+    r, e = row.record, row.record.evidence
+    return {
+        "branch": r.branch, "head": r.head, "base": r.base, "tier": row.tier, "reason": row.reason,
+        "verdict": r.verdict, "verdict_by": r.verdict_by, "currency": r.currency,
+        "bite": None if e.status != "ready" else {"bites": e.bites, "total": e.total, "toothless": e.toothless},
+        "evidence": e.status,
+        "findings": dict(e.findings), "claims": {"contradicted": e.contradicted},
+        "transcript": r.transcript,
+        "size": {"added": r.added, "removed": r.removed, "files": r.files},
+        "agent": r.agent, "task": r.task,
+        "waiting_since": r.changed_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "hidden": row.hidden,
+    }
+
+
+def render_json(rows: Sequence[Row]) -> dict[str, Any]:
+    """The headless contract: `{"rows": [...]}` in queue order."""
+    return {"rows": [row_json(r) for r in rows]}
+
+
+def _age(when: datetime, now: datetime) -> str:
+    s = max(0, int((now - when).total_seconds()))
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= n:
+            return f"{s // n}{unit}"
+    return f"{s}s"
+
+
+def render_text(rows: Sequence[Row], now: datetime | None = None, show_hidden: bool = False) -> str:
+    """The queue as a plain table, tier headings first; every string from the repo drawn escaped."""
+    now = now or datetime.now(timezone.utc)
+    lines: list[str] = []
+    tier = 0
+    shown = [r for r in rows if show_hidden or not r.hidden]
+    for row in shown:
+        if row.tier != tier:
+            tier = row.tier
+            lines.append(f"{tier} {TIER_NAMES[tier]}")
+        r, e = row.record, row.record.evidence
+        bite = f"{e.bites}/{e.total}" if e.status == "ready" else "…"
+        verdict = f"{r.verdict} ({r.currency})" if r.verdict else "—"
+        lines.append(f"  {visible(r.branch)[:48]:<48} {bite:>7} {verdict:<20} +{r.added}/-{r.removed} "
+                     f"{_age(r.changed_at, now):>4}  {visible(row.reason)}")
+    hidden = len(rows) - len(shown)
+    if hidden:
+        lines.append(f"({hidden} approved and merged, not shown)")
+    return "\n".join(lines) if lines else "no agent branches"

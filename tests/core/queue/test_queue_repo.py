@@ -1,0 +1,95 @@
+"""The queue read from a real repository: currency across a rebase and a rework, merged although
+rejected, snoozes, hostile names, and the headless JSON contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.queue.order import order
+from reviewui.core.queue.read import read_records, snooze
+from tests.clirun import run_cli
+from tests.gitrepo import RepoBuilder
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RepoBuilder:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    rb = RepoBuilder(tmp_path / "r")
+    rb.commit({"calc.py": "def add(a, b):\n    return a + b\n", "other.txt": "x\n"}, "base")
+    for name, body in (("rebased", "def add(a, b):\n    return b + a\n"), ("reworked", "def add(a, b):\n    return 0\n"),
+                       ("plain", "def add(a, b):\n    return a+b\n")):
+        rb.branch(f"agent/{name}")
+        rb.commit({"calc.py": body}, f"agent: {name}")
+        rb.checkout("main")
+    return rb
+
+
+def _verdict(rb: RepoBuilder, branch: str, word: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    proc = subprocess.run([sys.executable, "-m", "reviewui", "verdict", branch, word, "--reason", "because"],
+                          cwd=rb.root, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _rows(rb: RepoBuilder) -> dict[str, object]:
+    return {r.record.branch: r for r in order(read_records(rb.root, "main"))}
+
+
+def test_currency_is_current_then_carried_by_a_rebase_then_outdated_by_rework(repo: RepoBuilder) -> None:
+    _verdict(repo, "agent/rebased", "approve")
+    _verdict(repo, "agent/reworked", "approve")
+    rows = _rows(repo)
+    assert rows["agent/rebased"].record.currency == "current" and rows["agent/rebased"].tier == 5
+    # main moves on; one branch is rebased onto it (same patch), the other reworked
+    repo.commit({"other.txt": "y\n"}, "main moves")
+    repo.checkout("agent/rebased")
+    repo.git("rebase", "-q", "main")
+    repo.checkout("agent/reworked")
+    repo.commit({"calc.py": "def add(a, b):\n    return -1\n"}, "rework")
+    repo.checkout("main")
+    rows = _rows(repo)
+    assert (rows["agent/rebased"].record.currency, rows["agent/rebased"].tier) == ("carried", 5)
+    assert (rows["agent/reworked"].record.currency, rows["agent/reworked"].tier) == ("outdated", 1)
+    assert rows["agent/plain"].record.currency == "none"
+
+
+def test_a_rejected_branch_merged_anyway_needs_you_now(repo: RepoBuilder) -> None:
+    _verdict(repo, "agent/plain", "reject")
+    assert _rows(repo)["agent/plain"].tier == 4
+    repo.git("merge", "-q", "--ff-only", "agent/plain")
+    row = _rows(repo)["agent/plain"]
+    assert (row.tier, row.reason) == (1, "merged although rejected")
+
+
+def test_a_snooze_survives_a_refresh_and_clears_when_the_branch_moves(repo: RepoBuilder) -> None:
+    head = repo.git("rev-parse", "agent/plain")
+    snooze(repo.root, "agent/plain", head)
+    assert _rows(repo)["agent/plain"].tier == 4
+    assert _rows(repo)["agent/plain"].reason == "snoozed until the branch changes"
+    repo.checkout("agent/plain")
+    repo.commit({"calc.py": "def add(a, b):\n    return a + b + 0\n"}, "moves")
+    repo.checkout("main")
+    assert _rows(repo)["agent/plain"].tier == 3
+
+
+def test_the_headless_json_contract_and_hostile_names(repo: RepoBuilder) -> None:
+    # git refuses control characters in ref names, not bidi overrides: the name reads backwards raw
+    repo.git("branch", "agent/\u202etxt.exe", "agent/plain")
+    proc = run_cli("queue", "--format", "json", cwd=repo.root)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["rows"]
+    assert {"branch", "head", "base", "tier", "reason", "verdict", "currency", "bite", "findings", "transcript",
+            "waiting_since"} <= set(rows[0])
+    assert [r["tier"] for r in rows] == sorted(r["tier"] for r in rows)
+    assert all(r["bite"] is None and r["currency"] == "none" for r in rows)
+    text = run_cli("queue", cwd=repo.root)
+    assert text.returncode == 0 and "\u202e" not in text.stdout
+    assert "agent/\\u202etxt.exe" in text.stdout  # drawn, escaped
