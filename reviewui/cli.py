@@ -192,7 +192,9 @@ def _queue_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", metavar="REF", help="the base branch (default: origin/HEAD, main, master, trunk)")
     p.add_argument("--remotes", action="store_true", help="also list refs/remotes/*/agent/* branches")
     p.add_argument("--all", action="store_true", help="also show approved branches already merged")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default=None,
+                   help="print the queue instead of opening it (text or json)")
+    p.add_argument("--theme", metavar="NAME", help="colour theme of the app")
 
 
 def _open_args(p: argparse.ArgumentParser) -> None:

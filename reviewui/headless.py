@@ -8,12 +8,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import json_visible, visible
+
+if TYPE_CHECKING:
+    from reviewui.core.queue.read import QueueSource
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -159,30 +162,46 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 @handler("queue")
 def cmd_queue(args: argparse.Namespace) -> int:
-    """Every agent branch, ordered by what needs the reviewer first."""
+    """Every agent branch, ordered by what needs the reviewer first: the app, or printed (--format)."""
     import json
-    from pathlib import Path
+    import sys
 
-    from reviewui.core.config import resolve_settings
-    from reviewui.core.git import git_text
-    from reviewui.core.queue.order import order
-    from reviewui.core.queue.read import DEFAULT_PATTERNS, read_records
     from reviewui.core.queue.report import render_json, render_text
-    from reviewui.core.target import default_base_ref
 
-    repo = Path(git_text(args.repo or ".", "rev-parse", "--show-toplevel", check=False) or ".")
-    if not (repo / ".git").exists() and not git_text(repo, "rev-parse", "--git-dir", check=False):
-        raise ReviewError("not a git repository")
-    base = args.base or default_base_ref(repo)
-    settings = resolve_settings(repo, base, base)  # trusted: the base's own config, never a branch's
-    patterns = tuple(getattr(settings, "queue_branches", ()) or DEFAULT_PATTERNS)
-    rows = order(read_records(repo, base, patterns=patterns, remotes=args.remotes, notes_ref=settings.notes_ref,
-                              transcript_paths=settings.transcript_paths))
+    source = queue_source(args)
+    if args.format is None:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise ReviewError("the queue app needs a terminal; use `reviewui queue --format text|json`")
+        from reviewui.ui.queue_app import QueueApp
+
+        QueueApp(source, theme=args.theme).run()
+        return 0
+    rows = source.rows()
     if args.format == "json":
         out(json.dumps(render_json(rows), indent=2), is_json=True)
     else:
         out(render_text(rows, show_hidden=args.all))
     return 0
+
+
+def queue_source(args: argparse.Namespace) -> "QueueSource":
+    """Where `reviewui queue` reads: the repository, its base, the trusted branch patterns."""
+    from pathlib import Path
+
+    from reviewui.core.config import resolve_settings
+    from reviewui.core.git import git_text
+    from reviewui.core.queue.read import DEFAULT_PATTERNS
+    from reviewui.core.queue.read import QueueSource
+    from reviewui.core.target import default_base_ref
+
+    top = git_text(args.repo or ".", "rev-parse", "--show-toplevel", check=False)
+    if not top:
+        raise ReviewError("not a git repository (or any of its parents)")
+    repo = Path(top)
+    base = args.base or default_base_ref(repo)
+    settings = resolve_settings(repo, base, base)  # trusted: the base's own config, never a branch's
+    patterns = tuple(getattr(settings, "queue_branches", ()) or DEFAULT_PATTERNS)
+    return QueueSource(repo, base, patterns, bool(args.remotes), settings.notes_ref, tuple(settings.transcript_paths))
 
 
 # --- probes -------------------------------------------------------------------

@@ -38,7 +38,7 @@ class ReviewApp(App[None]):
                 tooltip="Move focus to the next pane"),
     ]
 
-    def __init__(self, session: ReviewSession, initial_file: str | None = None, theme: str | None = None,
+    def __init__(self, session: ReviewSession | None, initial_file: str | None = None, theme: str | None = None,
                  resume_gc: bool = False) -> None:
         super().__init__()
         self._resume_gc = resume_gc
@@ -61,6 +61,12 @@ class ReviewApp(App[None]):
         # Set before mounting: changing theme after the first paint restyles every widget.
         self.theme = wanted
 
+    @property
+    def review_session(self) -> ReviewSession:
+        """The session of the branch this app was opened on (a queue app opens one per review)."""
+        assert self.session is not None, "a queue app has no session of its own"
+        return self.session
+
     _mounted_once = False
     """Set on mount: a theme set before then is the start-up choice, not the reviewer's.
     (Not `_running`: that name is Textual's own.)"""
@@ -80,9 +86,10 @@ class ReviewApp(App[None]):
         # The review is the app's first screen itself, not pushed over Textual's blank
         # one from on_mount: a screen pushed there is laid out and rendered once while
         # the app's start-up still holds its repaints back, and that render is thrown away.
-        if self.session.target.is_empty or not self.session.diff.files:
-            return NoChangesScreen(self.session)
-        return ReviewScreen(self.session, self.initial_file)
+        session = self.review_session
+        if session.target.is_empty or not session.diff.files:
+            return NoChangesScreen(session)
+        return ReviewScreen(session, self.initial_file)
 
     def watch_theme(self, theme: str) -> None:
         if self._mounted_once and self._requested_theme != theme:

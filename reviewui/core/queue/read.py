@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from reviewui.core.config import user_cache_dir, user_state_dir
 from reviewui.core.git import run_git
-from reviewui.core.queue.order import PENDING, BranchRecord, Currency, Evidence
+from reviewui.core.queue.order import PENDING, BranchRecord, Currency, Evidence, Row
 
 DEFAULT_PATTERNS = ("refs/heads/agent/*",)
 REMOTE_PATTERNS = ("refs/remotes/*/agent/*",)
@@ -244,3 +244,22 @@ def read_records(
 
 def _int(value: object) -> int:
     return value if isinstance(value, int) else 0
+
+
+@dataclass(frozen=True)
+class QueueSource:
+    """Where the queue is read from (repository, base, which branches)."""
+
+    repo: Path
+    base: str
+    patterns: tuple[str, ...]
+    remotes: bool
+    notes_ref: str
+    transcript_paths: tuple[str, ...]
+
+    def rows(self) -> list[Row]:
+        """The queue, read and ordered (git work: call it from a worker)."""
+        from reviewui.core.queue.order import order
+
+        return order(read_records(self.repo, self.base, patterns=self.patterns, remotes=self.remotes,
+                                  notes_ref=self.notes_ref, transcript_paths=self.transcript_paths))

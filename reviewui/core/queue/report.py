@@ -31,7 +31,8 @@ def render_json(rows: Sequence[Row]) -> dict[str, Any]:
     return {"rows": [row_json(r) for r in rows]}
 
 
-def _age(when: datetime, now: datetime) -> str:
+def age_text(when: datetime, now: datetime) -> str:
+    """How long ago `when` was, in the largest whole unit (`3d`, `5h`, `12m`, `40s`)."""
     s = max(0, int((now - when).total_seconds()))
     for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
         if s >= n:
@@ -53,7 +54,7 @@ def render_text(rows: Sequence[Row], now: datetime | None = None, show_hidden: b
         bite = f"{e.bites}/{e.total}" if e.status == "ready" else "…"
         verdict = f"{r.verdict} ({r.currency})" if r.verdict else "—"
         lines.append(f"  {visible(r.branch)[:48]:<48} {bite:>7} {verdict:<20} +{r.added}/-{r.removed} "
-                     f"{_age(r.changed_at, now):>4}  {visible(row.reason)}")
+                     f"{age_text(r.changed_at, now):>4}  {visible(row.reason)}")
     hidden = len(rows) - len(shown)
     if hidden:
         lines.append(f"({hidden} approved and merged, not shown)")

@@ -90,6 +90,11 @@ def test_the_headless_json_contract_and_hostile_names(repo: RepoBuilder) -> None
             "waiting_since"} <= set(rows[0])
     assert [r["tier"] for r in rows] == sorted(r["tier"] for r in rows)
     assert all(r["bite"] is None and r["currency"] == "none" for r in rows)
-    text = run_cli("queue", cwd=repo.root)
+    text = run_cli("queue", "--format", "text", cwd=repo.root)
     assert text.returncode == 0 and "\u202e" not in text.stdout
     assert "agent/\\u202etxt.exe" in text.stdout  # drawn, escaped
+
+
+def test_the_queue_app_without_a_terminal_refuses_and_names_the_headless_twin(repo: RepoBuilder) -> None:
+    proc = run_cli("queue", cwd=repo.root)
+    assert proc.returncode == 2 and "--format text|json" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,40 @@
+"""QueueApp: the review app opened on the queue of agent branches (`reviewui queue`).
+
+The queue is its first screen; `enter` pushes the review of a branch (a
+session of its own), and `escape` there, when nothing is running, comes back
+to the queue on the same row, read again.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.screen import Screen
+
+from reviewui.ui.app import ReviewApp
+from reviewui.ui.screens.queue import QueueScreen, QueueSource
+
+
+class QueueApp(ReviewApp):
+    """The review app over the queue."""
+
+    BINDINGS = [
+        *ReviewApp.BINDINGS,
+        Binding("escape", "to_queue", "Queue", id="app.back_to_queue", tooltip="Back to the review queue"),
+    ]
+
+    def __init__(self, source: QueueSource, theme: str | None = None) -> None:
+        super().__init__(None, theme=theme)
+        self.source = source
+
+    def get_default_screen(self) -> Screen:
+        return QueueScreen(self.source)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "to_queue":
+            return len(self.screen_stack) > 1 and not isinstance(self.screen, QueueScreen)
+        return True
+
+    def action_to_queue(self) -> None:
+        """Back from a review to the queue."""
+        if len(self.screen_stack) > 1:
+            self.pop_screen()

@@ -1,0 +1,273 @@
+"""QueueScreen: every agent branch in one keyboard list, ordered by what needs the reviewer first.
+
+The rows come from the core (`core/queue`: read in a worker, ordered by one
+pure function); this screen draws them, filters and sorts them, snoozes a row
+and opens the review of the one under the cursor. Coming back from a review
+(`escape` there) re-reads the queue and puts the cursor on the same branch.
+Drawing the queue never runs a test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Static
+
+from reviewui.core.config import load_user_prefs, save_user_pref
+from reviewui.core.queue.order import TIER_NAMES, Row
+from reviewui.core.queue.read import QueueSource
+from reviewui.core.queue.report import age_text
+from reviewui.core.safe_text import visible
+from reviewui.ui.widgets.key_footer import KeyFooter
+
+if TYPE_CHECKING:
+    from reviewui.core.session import ReviewSession
+
+SORTS = ("tier", "waiting", "size", "name")
+
+
+class QueueRead(Message):
+    """The queue was read (in a worker)."""
+
+    def __init__(self, rows: list[Row]) -> None:
+        super().__init__()
+        self.rows = rows
+
+
+class QueueReady(Message):
+    """The queue is on screen (tests wait for this, never poll)."""
+
+
+def sorted_rows(rows: list[Row], how: str) -> list[Row]:
+    """`rows` in the order the reviewer picked: the queue's own (tier), waiting, size or name."""
+    if how == "waiting":
+        return sorted(rows, key=lambda r: r.record.changed_at)
+    if how == "size":
+        return sorted(rows, key=lambda r: -(r.record.added + r.record.removed))
+    if how == "name":
+        return sorted(rows, key=lambda r: r.record.branch)
+    return list(rows)
+
+
+class QueueScreen(Screen[None]):
+    """The review queue."""
+
+    BINDINGS = [
+        Binding("j,down", "cursor(1)", "Down", show=False, id="queue.down", tooltip="Next row"),
+        Binding("k,up", "cursor(-1)", "Up", show=False, id="queue.up", tooltip="Previous row"),
+        Binding("enter", "open", "Open", id="queue.open", tooltip="Open the review of the branch under the cursor"),
+        Binding("slash", "filter", "Filter", id="queue.filter", tooltip="Show only branches whose name or reason match"),
+        Binding("s", "sort", "Sort", id="queue.sort", tooltip="Cycle the order: tier, waiting, size, name"),
+        Binding("z", "snooze", "Snooze", id="queue.snooze", tooltip="Snooze the branch until it changes"),
+        Binding("r", "refresh", "Refresh", id="queue.refresh", tooltip="Read the queue again"),
+        *[Binding(str(n), f"tier({n})", f"Tier {n}", show=False, id=f"queue.tier{n}",
+                  tooltip=f"Jump to the first row of tier {n} ({TIER_NAMES[n]})") for n in range(1, 6)],
+        Binding("question_mark", "app.help", "Help", id="queue.help", tooltip="Every key of every view"),
+        Binding("q", "app.quit", "Quit", id="queue.quit", tooltip="Quit reviewui"),
+    ]
+
+    DEFAULT_CSS = """
+    QueueScreen #queue-title { height: 1; padding: 0 1; background: $panel; }
+    QueueScreen #queue-table { height: 1fr; }
+    QueueScreen #queue-filter { dock: bottom; display: none; }
+    QueueScreen #queue-filter.shown { display: block; }
+    QueueScreen #queue-focus { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    sort = reactive("tier")
+    """How the rows are ordered (remembered in the user config)."""
+
+    def __init__(self, source: QueueSource) -> None:
+        super().__init__()
+        self.source = source
+        self.rows: list[Row] = []
+        self.shown: list[Row] = []
+        self.filter_text = ""
+        self._keep: str | None = None
+        """The branch the cursor should land on after the next read."""
+        self.loaded = asyncio.Event()
+        """Set each time a read of the queue is on screen (tests wait on it, never poll)."""
+        self.opened = asyncio.Event()
+        """Set when a review opened from the queue is on screen."""
+        wanted = load_user_prefs().get("queue-sort")
+        self.set_reactive(QueueScreen.sort, wanted if wanted in SORTS else "tier")
+
+    def compose(self) -> ComposeResult:
+        yield Static("review queue: reading…", id="queue-title")
+        table: DataTable[str] = DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="queue-focus")
+        yield Input(placeholder="filter: part of a branch name or reason (enter applies, escape clears)",
+                    id="queue-filter")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#queue-table", DataTable)
+        for label in ("tier", "reason", "branch", "agent", "bite", "findings", "claims", "transcript", "verdict",
+                      "currency", "size", "waiting"):
+            table.add_column(label, key=label)
+        self.read()
+
+    # --- reading ---------------------------------------------------------------
+
+    def read(self) -> None:
+        """Read the queue again (in a worker); `loaded` is set when it is drawn."""
+        self.loaded.clear()
+        self._read_rows()
+
+    @work(thread=True, exclusive=True, group="queue-read", exit_on_error=False)
+    def _read_rows(self) -> None:
+        self.post_message(QueueRead(self.source.rows()))
+
+    @on(QueueRead)
+    def _read(self, message: QueueRead) -> None:
+        self.rows = message.rows
+        self.redraw()
+        self.loaded.set()
+        self.post_message(QueueReady())
+
+    def redraw(self) -> None:
+        """Draw the rows that pass the filter, in the chosen order; the cursor stays on its branch."""
+        table = self.query_one("#queue-table", DataTable)
+        keep = self._keep or self.current_branch()
+        self._keep = None
+        wanted = self.filter_text.lower()
+        self.shown = [r for r in sorted_rows(self.rows, self.sort) if not r.hidden and (
+            not wanted or wanted in r.record.branch.lower() or wanted in r.reason.lower())]
+        table.clear()
+        now = datetime.now(timezone.utc)
+        for row in self.shown:
+            table.add_row(*self._cells(row, now), key=row.record.branch)
+        hidden = sum(1 for r in self.rows if r.hidden)
+        title = f"review queue: {len(self.shown)} branch{'es' * (len(self.shown) != 1)} · sort: {self.sort}"
+        title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
+        title += f" · {hidden} approved and merged not shown" if hidden else ""
+        self.query_one("#queue-title", Static).update(title)
+        names = [r.record.branch for r in self.shown]
+        if keep in names:
+            table.move_cursor(row=names.index(keep))
+        self._focus_line()
+
+    @staticmethod
+    def _cells(row: Row, now: datetime) -> tuple[str, ...]:
+        r, e = row.record, row.record.evidence
+        bite = f"{e.bites}/{e.total}" + (f" ({e.toothless} toothless)" if e.toothless else "") \
+            if e.status == "ready" else "…"
+        found = " ".join(f"{n}{k[0]}" for k, n in sorted(e.findings.items()) if n) or "—"
+        verdict = f"{r.verdict} · {visible(r.verdict_by or '')[:24]}" if r.verdict else "—"
+        agent = " ".join(visible(x)[:20] for x in (r.agent, r.task) if x) or "—"
+        short = visible(r.branch)
+        return (str(row.tier), visible(row.reason)[:60], short if len(short) <= 40 else short[:39] + "…", agent,
+                bite, found, str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
+                f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
+
+    def current_row(self) -> Row | None:
+        """The row under the cursor, or None when the queue is empty."""
+        table = self.query_one("#queue-table", DataTable)
+        if not self.shown or table.cursor_row < 0 or table.cursor_row >= len(self.shown):
+            return None
+        return self.shown[table.cursor_row]
+
+    def current_branch(self) -> str | None:
+        """The branch under the cursor (its full name)."""
+        row = self.current_row()
+        return row.record.branch if row else None
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._focus_line()
+
+    @on(DataTable.RowSelected)
+    def _selected(self) -> None:
+        self.action_open()  # the table takes `enter` itself and says so with this message
+
+    def _focus_line(self) -> None:
+        row = self.current_row()
+        text = f"{visible(row.record.branch)} — {visible(row.reason)}" if row else "no agent branches"
+        self.query_one("#queue-focus", Static).update(text)
+
+    # --- keys -------------------------------------------------------------------
+
+    def action_cursor(self, step: int) -> None:
+        table = self.query_one("#queue-table", DataTable)
+        table.move_cursor(row=max(0, min(len(self.shown) - 1, table.cursor_row + step)))
+
+    def action_tier(self, tier: int) -> None:
+        n = next((i for i, r in enumerate(self.shown) if r.tier == tier), None)
+        if n is None:
+            self.notify(f"no branch in tier {tier} ({TIER_NAMES[tier]})")
+            return
+        self.query_one("#queue-table", DataTable).move_cursor(row=n)
+
+    def action_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+
+    def watch_sort(self, how: str) -> None:
+        save_user_pref("queue-sort", how)
+        if self.is_mounted:
+            self.redraw()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#queue-filter", Input)
+        box.add_class("shown")
+        box.focus()
+
+    @on(Input.Submitted, "#queue-filter")
+    def _filter(self, event: Input.Submitted) -> None:
+        self.filter_text = event.value.strip()
+        event.input.remove_class("shown")
+        self.query_one("#queue-table", DataTable).focus()
+        self.redraw()
+
+    def action_snooze(self) -> None:
+        from reviewui.core.queue.read import snooze
+
+        row = self.current_row()
+        if row is None:
+            return
+        snooze(self.source.repo, row.record.branch, row.record.head)
+        self._keep = row.record.branch
+        self.read()
+
+    def action_refresh(self) -> None:
+        self._keep = self.current_branch()
+        self.read()
+
+    def action_open(self) -> None:
+        row = self.current_row()
+        if row is not None:
+            self._keep = row.record.branch
+            self.opened.clear()
+            self.open_review(row.record.branch)
+
+    @work(thread=True, exclusive=True, group="queue-open", exit_on_error=False)
+    def open_review(self, branch: str) -> None:
+        """Open the branch's review session (git work) and push its screen."""
+        from reviewui.core.errors import ReviewError
+        from reviewui.core.session import ReviewSession
+
+        try:
+            session = ReviewSession.open(self.source.repo, branch, None)
+        except ReviewError as e:
+            self.app.call_from_thread(self.notify, str(e), severity="error")
+            return
+        self.app.call_from_thread(self._push_review, session)
+
+    def _push_review(self, session: "ReviewSession") -> None:
+        from reviewui.ui.screens.review import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(session))
+        self.opened.set()
+
+    def on_screen_resume(self) -> None:
+        """Back from a review: read the queue again (its verdict may have moved the row)."""
+        if self.rows:
+            self.read()

@@ -1,0 +1,77 @@
+"""The queue in the app: a walk from the queue into a review, a verdict, and back to the same row."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from reviewui.core.queue.read import QueueSource
+from reviewui.ui.queue_app import QueueApp
+from reviewui.ui.screens.queue import QueueScreen
+from reviewui.ui.screens.review import ReviewScreen
+from tests.gitrepo import RepoBuilder
+from tests.ui.ready import review_ready
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RepoBuilder:
+    for var, name in (("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")):
+        monkeypatch.setenv(var, str(tmp_path / name))
+    rb = RepoBuilder(tmp_path / "r")
+    rb.commit({"calc.py": "def add(a, b):\n    return a + b\n"}, "base")
+    for name in ("one", "two", "three"):
+        rb.branch(f"agent/{name}")
+        rb.commit({f"{name}.py": f"X = '{name}'\n"}, f"agent: {name}")
+        rb.checkout("main")
+    return rb
+
+
+async def loaded(screen: QueueScreen) -> None:
+    await asyncio.wait_for(screen.loaded.wait(), 30)
+
+
+async def test_queue_enter_verdict_and_back_to_the_same_row(repo: RepoBuilder) -> None:
+    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()))
+    async with app.run_test(size=(160, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        assert [r.record.branch for r in queue.shown] == ["agent/one", "agent/three", "agent/two"]
+        await pilot.press("j")
+        assert queue.current_branch() == "agent/three"
+        await pilot.press("enter")
+        await asyncio.wait_for(queue.opened.wait(), 30)  # the review opens in a worker
+        review = await review_ready(app, pilot)
+        assert review.session.target.branch == "agent/three"
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*"fine", "enter")
+        await pilot.pause()
+        queue.loaded.clear()
+        await pilot.press("escape")
+        await loaded(queue)
+        assert app.screen is queue
+        assert queue.current_branch() == "agent/three"
+        row = queue.current_row()
+        assert row is not None and row.tier == 5 and row.record.verdict == "approve"
+
+
+async def test_sort_survives_a_refresh_and_a_snooze_moves_the_row(repo: RepoBuilder) -> None:
+    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()))
+    async with app.run_test(size=(160, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        await pilot.press("s", "s", "s")  # tier -> waiting -> size -> name
+        assert queue.sort == "name"
+        queue.loaded.clear()
+        await pilot.press("r")
+        await loaded(queue)
+        assert queue.sort == "name" and [r.record.branch for r in queue.shown] == ["agent/one", "agent/three",
+                                                                                   "agent/two"]
+        queue.loaded.clear()
+        await pilot.press("z")
+        await loaded(queue)
+        assert queue.current_row() is not None and queue.current_row().tier == 4
