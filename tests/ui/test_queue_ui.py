@@ -10,7 +10,6 @@ import pytest
 from reviewui.core.queue.read import QueueSource
 from reviewui.ui.queue_app import QueueApp
 from reviewui.ui.screens.queue import QueueScreen
-from reviewui.ui.screens.review import ReviewScreen
 from tests.gitrepo import RepoBuilder
 from tests.ui.ready import review_ready
 
