@@ -265,7 +265,7 @@ class WorktreePool:
 
 
 def slot_base(root: Path) -> Path:
-    """Where the slot dirs of the scratch root `root` live: `<tmp>/reviewui-scratch-u<uid>/<hash>`.
+    """Where the slot dirs of the scratch root `root` live: `<tmp>/reviewui-scratch-u<uid>/<hash>/slots`.
 
     A run sees its scratch's path (its cwd, the mount table), so the path must not
     name the reviewer's home or repository, as `root` (in the user cache) would. The
@@ -282,8 +282,8 @@ def slot_base(root: Path) -> Path:
         raise ReviewError(f"refusing to use {base}: it is not a directory of this user's")
     if stat.S_IMODE(st.st_mode) != 0o700:
         os.chmod(base, 0o700)
-    here = base / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    here.mkdir(exist_ok=True)
+    here = base / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16] / "slots"
+    here.mkdir(parents=True, exist_ok=True)
     link = root / "slots"
     try:
         if link.is_symlink() and Path(os.readlink(link)) == here:
