@@ -61,6 +61,12 @@ KINDS: dict[str, KindInfo] = {
     "config-changed": KindInfo(
         "error", "The branch changes reviewui's own config; the changes are ignored unless the reviewer accepts them."
     ),
+    "test-passes-on-base": KindInfo(
+        "warning", "A new or changed test passes on the base commit's source: it needs nothing of the change."
+    ),
+    "test-only-notices-name": KindInfo(
+        "info", "A new or changed test fails on the base only because a new name is missing; the guards say more."
+    ),
     "bidi-control": KindInfo(
         "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
     ),
