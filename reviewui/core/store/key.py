@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.report import BiteReport
+    from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.config import Settings
     from reviewui.core.session import ReviewSession
 
@@ -126,3 +128,21 @@ def key_for(session: ReviewSession) -> StoreKey:
         config=settings_digest(session.settings), environment=environment_digest(session.test_command),
         version=__version__,
     )
+
+
+@dataclass(frozen=True)
+class StoredEvidence:
+    """What the store held for a review when it was opened."""
+
+    bite: Stored[BiteReport] | None = None
+    """The latest whole-branch sweep of the branch (current or stale), None when there is none."""
+    table: Stored[TruthTable] | None = None
+    """The truth table stored with the current sweep, None when there is none."""
+    notice: str | None = None
+    """The store's one line when it had to be set aside or cannot be used."""
+
+    def words(self, now: float | None = None) -> str | None:
+        """`stored results from 14:02, this head` / `… stale: head changed`, or None with nothing stored."""
+        if self.bite is None:
+            return None
+        return f"stored results {self.bite.age_words(now)}"
