@@ -55,7 +55,10 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     args.branch = words[0] if len(words) == 2 else None
     session = session_from_args(args)
     if args.with_bites:
-        session.evidence.add_report(session.bite(guards=True))  # guards are verdict evidence too
+        # Guards and the truth table are verdict evidence too (as after `B` in the app).
+        report, table = swept_with_table(session)
+        session.evidence.add_report(report)
+        session.evidence.add_truth_table(table)
     session.collect_findings()
     review = session.verdict(verdict, args.reason)
     t = session.target

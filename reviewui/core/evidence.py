@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store.key import StoredEvidence
-    from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review
+    from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review, TestRecord
     from reviewui.core.transcript.linking import HunkLinks
+
+MAX_TEST_RECORDS = 500
+"""Truth-table rows a verdict's note carries at most (a note is read by every later review)."""
 
 HunkKey = tuple[str, int]
 """(file, hunk index), as Hunk.key."""
@@ -102,6 +105,8 @@ class VerdictEvidence:
     """The reviewer's hunk comments."""
     findings: tuple[FindingRecord, ...] = ()
     """The findings known at verdict time."""
+    tests: tuple[TestRecord, ...] = ()
+    """The per-test truth table's rows (new and changed tests, then regressions)."""
 
 
 @dataclass
@@ -283,13 +288,16 @@ class EvidenceLedger:
 
     def verdict_evidence(self) -> VerdictEvidence:
         """The evidence a verdict recorded now would carry (the one builder of it)."""
-        from reviewui.core.notes.model import BiteRecord, FindingRecord
+        from reviewui.core.notes.model import BiteRecord, FindingRecord, TestRecord
 
+        table = self.truth_table
+        rows = [*table.tests, *table.regressions] if table is not None and table.status == "complete" else []
         return VerdictEvidence(
             bites=tuple(BiteRecord.from_result(r) for r in self.bite_results()),
             probes=self.state.probe_records(),
             comments=self.state.comment_records(),
             findings=tuple(FindingRecord(f.kind, f.message) for f in self.findings),
+            tests=tuple(TestRecord(t.id, t.change, t.head, t.base) for t in rows[:MAX_TEST_RECORDS]),
         )
 
 

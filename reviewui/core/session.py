@@ -434,7 +434,7 @@ class ReviewSession:
         ev = evidence if evidence is not None else self.evidence.verdict_evidence()
         review = Review.new(
             verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
-            bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings,
+            bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings, tests=ev.tests,
         )
         record_review(t.repo_dir, review, self.settings.notes_ref)
         return review

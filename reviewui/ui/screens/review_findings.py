@@ -35,7 +35,8 @@ class FindingsPart(ReviewPart):
         def work() -> None:
             try:
                 self.session.diff.preload()
-                found = self.session.findings(bite_report, table)
+                found = (self.session.findings(bite_report) if table is None
+                         else self.session.findings(bite_report, tests_table=table))
             except ReviewError as e:
                 self.screen.post_message(WorkFailed("findings", str(e)))
                 return

@@ -95,3 +95,27 @@ def test_tests_json_contract(repo) -> None:
     check = run_cli("check", "agent/work", "--bite", "--format", "json", cwd=repo.root)
     kinds = {f["kind"] for f in json.loads(check.stdout)["findings"]}
     assert {"test-passes-on-base", "test-only-notices-name"} <= kinds
+
+
+def test_a_verdict_carries_the_truth_table(repo) -> None:
+    import subprocess
+    import tomllib
+
+    from reviewui.core.notes.model import Review
+
+    for key, value in (("user.name", "Test Reviewer"), ("user.email", "reviewer@example.com")):
+        subprocess.run(["git", "config", key, value], cwd=repo.root, check=True)
+    proc = run_cli("verdict", "agent/work", "reject", "--reason", "a test needs nothing", "--with-bites",
+                   cwd=repo.root, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    head = repo.git("rev-parse", "agent/work")
+    note = subprocess.run(["git", "notes", "--ref=reviewui", "show", head], cwd=repo.root, capture_output=True,
+                          text=True, check=True).stdout
+    [table] = tomllib.loads(note)["review"]
+    rows = {t["id"]: (t["change"], t["head"], t["base"]) for t in table["test"]}
+    assert rows["tests/test_clamp.py::test_clamp[mid]"] == ("added", "passes", "passes")
+    assert rows["tests/test_sub.py::test_sub"] == ("added", "passes", "errors")
+    review = Review.from_mapping(table)
+    assert review is not None and len(review.tests) == 3 and Review.from_mapping(
+        tomllib.loads(review.to_toml())["review"][0]) == review
+    assert any(f["kind"] == "test-passes-on-base" for f in table["finding"])
