@@ -82,7 +82,7 @@ def _decode(tp: Any, data: Any) -> Any:  # noqa: C901 - one branch per kind of t
             return tuple(_decode(args[0], v) for v in data)
         if len(args) != len(data):
             raise CodecError(f"expected {len(args)} items, got {len(data)}")
-        return tuple(_decode(a, v) for a, v in zip(args, data))
+        return tuple(_decode(a, v) for a, v in zip(args, data, strict=True))
     if origin is list:
         if not isinstance(data, list):
             raise CodecError("expected a list")

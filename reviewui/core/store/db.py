@@ -270,7 +270,7 @@ def _connect(path: Path) -> sqlite3.Connection:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.executescript(_SCHEMA)
-        conn.isolation_level = ""  # transactions from here: `with conn` commits or rolls back
+        conn.isolation_level = "DEFERRED"  # transactions from here: `with conn` commits or rolls back
         return conn
     except sqlite3.DatabaseError as e:
         conn.close()

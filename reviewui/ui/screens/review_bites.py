@@ -112,8 +112,6 @@ class BitesPart(ReviewPart):
     def sweep(self) -> None:
         """Bite-check every source hunk."""
         # The sweep checks code only (config/docs hunks are `not-code`); `b` on one checks it anyway.
-        from reviewui.core.bite.selection import checkable_hunks
-
         hunks = self._sweep_hunks()
         if not hunks:
             self.screen.notify("No source hunks to bite-check", severity="warning")
