@@ -10,6 +10,7 @@ with what changed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import platform
@@ -111,10 +112,17 @@ def environment_digest(test_command: str) -> str:
     program as PATH finds it, and how the sandbox stands (bwrap found, or the reviewer's opt-out)."""
     from reviewui.core.run import sandbox
 
-    program = test_command.split()[0] if test_command.split() else ""
-    facts = [sys.version, sys.executable, platform.platform(), shutil.which(program) or program,
-             sandbox.bwrap_path() or "", str(sandbox.opted_in())]
+    words = test_command.split()
+    # `VAR=value python -m pytest`: the program is the first word that is not an assignment.
+    program = next((w for w in words if not (w.partition("=")[1] and w.partition("=")[0].isidentifier())), "")
+    facts = [*_process_facts(), shutil.which(program) or program, sandbox.bwrap_path() or "", str(sandbox.opted_in())]
     return hashlib.sha256("\0".join(facts).encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def _process_facts() -> tuple[str, ...]:
+    """What cannot change while this process runs (asked once: platform() reads files)."""
+    return (sys.version, sys.executable, platform.platform())
 
 
 def key_for(session: ReviewSession) -> StoreKey:

@@ -198,3 +198,16 @@ def test_readers_are_not_blocked_while_another_process_writes(tmp_path: Path) ->
         proc.wait(timeout=30)
     assert proc.returncode == 0
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_environment_digest_follows_the_test_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewui.core.store.key import environment_digest
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python").write_text("#!/bin/sh\n")
+    (fake / "python").chmod(0o755)
+    before = environment_digest("LANG=C python -m pytest")
+    monkeypatch.setenv("PATH", f"{fake}:{__import__('os').environ['PATH']}")
+    assert environment_digest("LANG=C python -m pytest") != before  # another `python` on PATH: another environment
+    assert environment_digest("python -m pytest") == environment_digest("LANG=C python -m pytest")
