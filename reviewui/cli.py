@@ -94,7 +94,7 @@ def _positive_float(s: str) -> float:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand, or only with subcommand `only`.
 
-    Building all ten subcommands costs ~14 ms; `reviewui open` pays it before its
+    Building every subcommand costs ~14 ms; `reviewui open` pays it before its
     first paint, so main() builds only the one the command line names.
     """
     parser = _Parser(prog="reviewui", description="Review a coding agent's git branch with evidence.")

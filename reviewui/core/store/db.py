@@ -178,6 +178,22 @@ class EvidenceStore:
                     return stored
         return None
 
+    def newest(self, kind: str, cls: type[T], *, repo: str, branch: str | None = None,
+               head: str | None = None) -> Stored[T] | None:
+        """The newest `kind` evidence of `repo`'s `branch` (or of `head`), for readers without a session
+        (the review queue): its `key` says what it was computed from, for the reader to compare."""
+        where, params = (("repo = ? AND branch = ? AND kind = ?", (repo, branch, kind)) if branch is not None
+                         else ("head = ? AND kind = ?", (head or "", kind)))
+        for row in self._select(where, params, 5):
+            try:
+                key = decode(StoreKey, json.loads(row[0]))
+            except (CodecError, ValueError, RecursionError):
+                continue
+            stored = self._decode(row, cls, key)
+            if stored is not None:
+                return stored
+        return None
+
     def _select(self, where: str, params: tuple[object, ...], limit: int) -> list[tuple[str, float, str]]:
         with self._lock:
             if self._conn is None:

@@ -211,3 +211,15 @@ def test_the_environment_digest_follows_the_test_program(tmp_path: Path, monkeyp
     monkeypatch.setenv("PATH", f"{fake}:{__import__('os').environ['PATH']}")
     assert environment_digest("LANG=C python -m pytest") != before  # another `python` on PATH: another environment
     assert environment_digest("python -m pytest") == environment_digest("LANG=C python -m pytest")
+
+
+def test_newest_finds_a_branch_or_head_without_a_key(tmp_path: Path) -> None:
+    store = EvidenceStore.open(tmp_path / "e.sqlite")
+    store.save(KEY, "bite", report(), now=100.0)
+    later = replace(KEY, head="c" * 40)
+    store.save(later, "bite", report(), now=200.0)
+    got = store.newest("bite", BiteReport, repo="/r", branch="agent/x")
+    assert got is not None and got.key == later and got.value == report()
+    by_head = store.newest("bite", BiteReport, repo="/r", head="a" * 40)
+    assert by_head is not None and by_head.key == KEY
+    assert store.newest("bite", BiteReport, repo="/r", branch="agent/other") is None
