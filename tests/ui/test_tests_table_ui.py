@@ -101,3 +101,13 @@ def test_table_cells_are_terminal_safe() -> None:
                   bitten_by=(Bite("src/\x1b[31m.py", 0),))
     cells = row_cells(row)
     assert not any("\x1b" in c or "\x07" in c for c in cells)
+
+
+async def test_fresh_shows_nothing_stored(stored_repo) -> None:
+    rb, _ = stored_repo
+    session = ReviewSession.open(rb.root, "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest",
+                                                                       fresh=True))
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review_ready(app, pilot)
+        assert screen.query_one(ReviewHeader).status == "" and screen.ledger.bites == {}
