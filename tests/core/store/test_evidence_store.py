@@ -223,3 +223,19 @@ def test_newest_finds_a_branch_or_head_without_a_key(tmp_path: Path) -> None:
     by_head = store.newest("bite", BiteReport, repo="/r", head="a" * 40)
     assert by_head is not None and by_head.key == KEY
     assert store.newest("bite", BiteReport, repo="/r", branch="agent/other") is None
+
+
+def test_hostile_rows_are_never_read_and_the_file_is_the_users_alone(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "state" / "e.sqlite"
+    store = EvidenceStore.open(path)
+    assert path.stat().st_mode & 0o077 == 0
+    store.save_bite(KEY, report())
+    conn = sqlite3.connect(path)
+    deep = "[" * 100_000 + "]" * 100_000  # json.loads gives up on it: the row reads as absent
+    conn.execute("UPDATE evidence SET payload = ?", (deep,))
+    conn.commit()
+    assert store.load_bite(KEY) is None
+    store.save_bite(KEY, report())
+    monkeypatch.setattr(store_db, "MAX_PAYLOAD", 100)  # a row larger than the bound is not even fetched
+    assert store.load_bite(KEY) is None
