@@ -146,6 +146,10 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
     if guards and not b.value.guards_checked:
         return None
     sys.stderr.write(visible(f"reviewui: {stored.words()} (rerun with --fresh)") + "\n")
+    if not guards and b.value.guards_checked:
+        # Asked without --guards: the document is the one a sweep without them prints.
+        return dataclasses.replace(b.value, guards_checked=False,
+                                   results=tuple(dataclasses.replace(r, guards=()) for r in b.value.results))
     return b.value
 
 

@@ -119,3 +119,13 @@ def test_a_verdict_carries_the_truth_table(repo) -> None:
     assert review is not None and len(review.tests) == 3 and Review.from_mapping(
         tomllib.loads(review.to_toml())["review"][0]) == review
     assert any(f["kind"] == "test-passes-on-base" for f in table["finding"])
+
+
+def test_a_stored_guard_sweep_answers_a_plain_bite_in_the_plain_shape(repo) -> None:
+    assert run_cli("tests", "agent/work", cwd=repo.root).returncode == 1  # stores a guard-graded sweep
+    plain = run_cli("bite", "agent/work", "--format", "json", cwd=repo.root)
+    assert "stored results" in plain.stderr
+    doc = json.loads(plain.stdout)
+    assert "guard_summary" not in doc and all("guards" not in h for h in doc["hunks"])
+    guarded = json.loads(run_cli("bite", "agent/work", "--guards", "--format", "json", cwd=repo.root).stdout)
+    assert "guard_summary" in guarded
