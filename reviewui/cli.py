@@ -50,6 +50,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=_positive_float, metavar="S", help="time limit per run in seconds")
     p.add_argument("--unsandboxed", action="store_true",
                    help="run the branch's code even where bubblewrap cannot sandbox it (recorded in the verdict)")
+    p.add_argument("--fresh", action="store_true",
+                   help="rerun everything: do not show or reuse the evidence stored for this head")
 
 
 def _transcript_format_arg(p: argparse.ArgumentParser) -> None:
@@ -92,7 +94,7 @@ def _positive_float(s: str) -> float:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand, or only with subcommand `only`.
 
-    Building all ten subcommands costs ~14 ms; `reviewui open` pays it before its
+    Building every subcommand costs ~14 ms; `reviewui open` pays it before its
     first paint, so main() builds only the one the command line names.
     """
     parser = _Parser(prog="reviewui", description="Review a coding agent's git branch with evidence.")
@@ -121,6 +123,12 @@ def _bite_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-config", action="store_true",
                    help="also bite-check hunks of files that are not code (toml, yaml, cfg, md, json, ...)")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
+
+
+def _tests_args(p: argparse.ArgumentParser) -> None:
+    _target_args(p)
+    _run_args(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def _fixtures_args(p: argparse.ArgumentParser) -> None:
@@ -212,6 +220,7 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] =
     "open": ("open the review app (the default command)", _open_args),
     "demo": ("open a demo story (built once, then reused)", _demo_args),
     "bite": ("bite-check the branch's source hunks", _bite_args),
+    "tests": ("the per-test truth table: the branch's tests at the head and on the base", _tests_args),
     "fixtures": ("show what the branch's tests are made of", _fixtures_args),
     "transcript": ("read an agent transcript", _transcript_command_args),
     "probe": ("run a probe test on the branch and its base", _probe_args),

@@ -25,6 +25,7 @@ def run_options_from_args(args: argparse.Namespace) -> RunOptions:
         all_tests=getattr(args, "all_tests", False),
         jobs=getattr(args, "jobs", None),
         timeout=getattr(args, "timeout", None),
+        fresh=getattr(args, "fresh", False),
     )
 
 

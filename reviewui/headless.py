@@ -16,7 +16,10 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import json_visible, visible
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.report import BiteReport
+    from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.queue.read import QueueSource
+    from reviewui.core.session import ReviewSession
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -53,7 +56,10 @@ def cmd_verdict(args: argparse.Namespace) -> int:
     args.branch = words[0] if len(words) == 2 else None
     session = session_from_args(args)
     if args.with_bites:
-        session.evidence.add_report(session.bite(guards=True))  # guards are verdict evidence too
+        # Guards and the truth table are verdict evidence too (as after `B` in the app).
+        report, table = swept_with_table(session)
+        session.evidence.add_report(report)
+        session.evidence.add_truth_table(table)
     session.collect_findings()
     review = session.verdict(verdict, args.reason)
     t = session.target
@@ -86,20 +92,29 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 @handler("bite")
 def cmd_bite(args: argparse.Namespace) -> int:
-    """Bite-check the branch's code hunks: exit 0 all bite, 1 some do not, 3 nothing learned, 2 usage."""
+    """Bite-check the branch's code hunks: exit 0 all bite, 1 some do not, 3 nothing learned, 2 usage.
+
+    A whole-branch sweep stored for this very key (head, base, command, config,
+    environment, version) is shown instead of rerun, with its age; `--fresh` reruns.
+    """
     from reviewui.core.bite.engine import UntrustedCommand
 
     session = session_from_args(args)
     hunks = session.hunks(args.hunk) if args.hunk else None
+    include_config = getattr(args, "include_config", False)
 
     def progress(done: int, total: int) -> None:
         if args.format == "text" and sys.stderr.isatty():
             sys.stderr.write(f"\rbite-check {done}/{total}")
             sys.stderr.flush()
 
+    whole = hunks is None and not include_config  # only whole-branch sweeps are stored and reused
     try:
-        report = session.bite(hunks, on_progress=progress, guards=args.guards,
-                              include_config=getattr(args, "include_config", False))
+        report = stored_sweep(session, args.guards) if whole else None
+        if report is None:
+            report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config)
+            if whole:
+                session.save_evidence(report)
     except UntrustedCommand as e:
         sys.stderr.write(f"reviewui: {e}\n")
         return 3
@@ -114,6 +129,71 @@ def cmd_bite(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
+    """The stored sweep of this very key when it answers the request (guards graded if asked), else None.
+
+    Says on stderr, in one line each, that stored results are used (and how
+    old they are), that stored ones are stale, or that the store was set aside.
+    """
+    stored = session.stored()
+    if stored.notice:
+        sys.stderr.write(visible(f"reviewui: {stored.notice}") + "\n")
+    b = stored.bite
+    if b is None:
+        return None
+    if not b.current:
+        sys.stderr.write(visible(f"reviewui: {stored.words()}: running afresh") + "\n")
+        return None
+    if guards and not b.value.guards_checked:
+        return None
+    sys.stderr.write(visible(f"reviewui: {stored.words()} (rerun with --fresh)") + "\n")
+    if not guards and b.value.guards_checked:
+        # Asked without --guards: the document is the one a sweep without them prints.
+        return dataclasses.replace(b.value, guards_checked=False,
+                                   results=tuple(dataclasses.replace(r, guards=()) for r in b.value.results))
+    return b.value
+
+
+def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:
+    """A guard-graded sweep and the truth table for the session, from the store when current, else run
+    (and stored). Raises UntrustedCommand or ReviewError as the sweep does."""
+    report = stored_sweep(session, guards=True)
+    table = None
+    if report is not None:
+        stored = session.stored().table
+        table = stored.value if stored is not None and stored.current else None
+    else:
+        report = session.bite(guards=True)
+    if table is None:
+        table = session.tests_table(report)
+    if report.baseline.reason != "cancelled":
+        session.save_evidence(report, table, session.findings(report, table))
+    return report, table
+
+
+@handler("tests")
+def cmd_tests(args: argparse.Namespace) -> int:
+    """The per-test truth table: exit 0 every new test needs the change and nothing regressed, 1 otherwise,
+    3 when it could not be made (not pytest, the head's tests did not run), 2 usage."""
+    from reviewui.core.bite.engine import UntrustedCommand
+
+    session = session_from_args(args)
+    try:
+        report, table = swept_with_table(session)
+    except UntrustedCommand as e:
+        sys.stderr.write(f"reviewui: {e}\n")
+        return 3
+    t = session.target
+    if args.format == "json":
+        emit({"repo": str(t.repo_dir), "branch": t.branch, "test_command": report.test_command, **table.to_json()})
+    else:
+        out(f"{t.branch}: " + table.render_text())
+    if table.status != "complete":
+        return 3
+    weak = table.regressions or any(r.base == "passes" for r in table.tests)
+    return 1 if weak else 0
+
+
 # --- the gate -----------------------------------------------------------------
 
 
@@ -126,8 +206,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     session = session_from_args(args)
     session.diff.preload()
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
-    report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
-    findings = session.findings(report)
+    # ... and makes the per-test truth table (one more run, on the base): its findings join the rest.
+    report, table = swept_with_table(session) if args.bite and not session.target.is_empty else (None, None)
+    findings = session.findings(report, table)
     # The agent's claims: with --bite (the gate runs code anyway) its test commands are rerun at
     # the head; without, only a "tests pass" with no test run at all can be told.
     from reviewui.core.claims.findings import claim_findings

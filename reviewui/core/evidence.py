@@ -24,8 +24,13 @@ from reviewui.core.state import HunkComment, KeptProbe, ReviewState
 if TYPE_CHECKING:
     # Loaded when bites or a verdict first need them, not before the first screen.
     from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
-    from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review
+    from reviewui.core.bite.truth_table import TruthTable
+    from reviewui.core.store.key import StoredEvidence
+    from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review, TestRecord
     from reviewui.core.transcript.linking import HunkLinks
+
+MAX_TEST_RECORDS = 500
+"""Truth-table rows a verdict's note carries at most (a note is read by every later review)."""
 
 HunkKey = tuple[str, int]
 """(file, hunk index), as Hunk.key."""
@@ -100,6 +105,8 @@ class VerdictEvidence:
     """The reviewer's hunk comments."""
     findings: tuple[FindingRecord, ...] = ()
     """The findings known at verdict time."""
+    tests: tuple[TestRecord, ...] = ()
+    """The per-test truth table's rows (new and changed tests, then regressions)."""
 
 
 @dataclass
@@ -122,6 +129,12 @@ class EvidenceLedger:
     """True once findings were computed at least once."""
     links: HunkLinks | None = None
     """Hunk <-> transcript turn links, None until a transcript is linked."""
+    truth_table: TruthTable | None = None
+    """The per-test truth table (branch tests at the head and on the base), None until made."""
+    stored: StoredEvidence | None = None
+    """What the evidence store held when the review opened (shown with its age, stale or current)."""
+    from_store: bool = False
+    """True while the bite results are the stored ones (no sweep has run in this review yet)."""
 
     # --- adding evidence -------------------------------------------------
 
@@ -134,6 +147,7 @@ class EvidenceLedger:
     def add_report(self, report: BiteReport) -> None:
         """Record a finished bite run: its baseline, the tests it ran and every result."""
         self.report = report
+        self.from_store = False
         if not (report.baseline.reason == "cancelled" and self.baseline is not None):
             self.baseline = report.baseline  # a cancelled baseline says nothing: the earlier one stands
         for t in report.baseline.tests:
@@ -141,6 +155,28 @@ class EvidenceLedger:
                 self.baseline_tests.append(t)
         for r in report.results:
             self.add_bite(r)
+
+    def add_truth_table(self, table: TruthTable) -> None:
+        """Record the per-test truth table (replacing an earlier one; a cancelled one never does)."""
+        if table.reason == "cancelled" and self.truth_table is not None:
+            return
+        self.truth_table = table
+
+    def add_stored(self, stored: StoredEvidence) -> None:
+        """Record what the store held; its current sweep and table become the ledger's, a stale one never does."""
+        self.stored = stored
+        if stored.bite is not None and stored.bite.current:
+            self.add_report(stored.bite.value)
+            self.from_store = True
+            if stored.table is not None and stored.table.current:
+                self.add_truth_table(stored.table.value)
+
+    def stored_words(self) -> str | None:
+        """The header's word on stored evidence: its age and whether it is current; None when there is none
+        or a sweep of this review has replaced it."""
+        if self.stored is None or (self.report is not None and not self.from_store):
+            return None
+        return self.stored.words()
 
     def set_findings(self, findings: Sequence[Finding]) -> None:
         """Replace the findings with a fresh computation."""
@@ -252,13 +288,16 @@ class EvidenceLedger:
 
     def verdict_evidence(self) -> VerdictEvidence:
         """The evidence a verdict recorded now would carry (the one builder of it)."""
-        from reviewui.core.notes.model import BiteRecord, FindingRecord
+        from reviewui.core.notes.model import BiteRecord, FindingRecord, TestRecord
 
+        table = self.truth_table
+        rows = [*table.tests, *table.regressions] if table is not None and table.status == "complete" else []
         return VerdictEvidence(
             bites=tuple(BiteRecord.from_result(r) for r in self.bite_results()),
             probes=self.state.probe_records(),
             comments=self.state.comment_records(),
             findings=tuple(FindingRecord(f.kind, f.message) for f in self.findings),
+            tests=tuple(TestRecord(t.id, t.change, t.head, t.base) for t in rows[:MAX_TEST_RECORDS]),
         )
 
 

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from reviewui.core.evidence import EvidenceLedger, HistoryRow, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import BiteReport, HunkResult
+    from reviewui.core.bite.truth_table import TruthTable
+    from reviewui.core.store import EvidenceStore, StoreKey
+    from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.notes.model import Review
@@ -51,6 +54,8 @@ class RunOptions:
     """Parallel workers for sweeps; None means the number of cores."""
     timeout: float | None = None
     """Per-run time limit in seconds; None means derived from the baseline."""
+    fresh: bool = False
+    """Rerun everything: stored evidence is neither shown as current nor reused (`--fresh`)."""
 
 
 @dataclass
@@ -69,6 +74,7 @@ class ReviewSession:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _key_locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
     _ledger: EvidenceLedger | None = field(default=None, repr=False)
+    _store: EvidenceStore | None = field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -206,8 +212,8 @@ class ReviewSession:
         tr = self.transcript()
         return tr.task_text() if tr is not None else None
 
-    def findings(self, bite: "BiteReport | None" = None) -> "list[Finding]":
-        """The static findings (and bite-based ones when a BiteReport is given)."""
+    def findings(self, bite: "BiteReport | None" = None, tests_table: "TruthTable | None" = None) -> "list[Finding]":
+        """The static findings (and bite-based ones when a BiteReport or a truth table is given)."""
         from reviewui.core.findings import compute_findings
 
         def make() -> "list[Finding]":
@@ -219,9 +225,10 @@ class ReviewSession:
                 task=self.task_text(),
                 bite=bite,
                 fixtures=self.fixtures(),
+                tests_table=tests_table,
             )
 
-        if bite is not None:
+        if bite is not None or tests_table is not None:
             return make()
         return self._cached("findings", make)
 
@@ -240,7 +247,7 @@ class ReviewSession:
 
     def collect_findings(self) -> "list[Finding]":
         """Compute the findings (with bite findings from the ledger's last bite run) into the ledger."""
-        found = self.findings(self.evidence.report)
+        found = self.findings(self.evidence.report, self.evidence.truth_table)
         self.evidence.set_findings(found)
         return found
 
@@ -324,6 +331,77 @@ class ReviewSession:
                                 env_allow=self.settings.env_allow, network=self.settings.network, cancel=cancel)
         return judge(claims, reruns)
 
+    def tests_table(self, report: "BiteReport", cancel: threading.Event | None = None,
+                    cache: "BiteCache | None" = None) -> "TruthTable":
+        """The per-test truth table of the branch's tests: head outcomes and bites from `report` (a finished
+        sweep), base outcomes from one run of the same tests on the base commit's source.
+
+        Does not touch the ledger (callers add it with `evidence.add_truth_table`). Raises ReviewError
+        when the command cannot start or a scratch cannot be made.
+        """
+        from reviewui.core.bite.truth_base import truth_table
+        from reviewui.core.bite.truth_table import ChangedTest
+
+        changed = [ChangedTest(t.id, "added" if t.status == "added" else "changed", t.file, t.line)
+                   for t in self.fixtures().tests if t.status in ("added", "changed")]
+        r = self.run
+        warm = None
+        if cache is not None:
+            from reviewui.core.run.runner import split_command
+
+            warm = cache.warm_server(split_command(self.test_command)[0], self.settings)
+        return truth_table(self.target, self.analysed_diff(), self.settings, changed, report,
+                           test_cmd=r.test_cmd, timeout=r.timeout, cancel=cancel, warm=warm)
+
+    # --- the evidence store --------------------------------------------------
+
+    @property
+    def store(self) -> "EvidenceStore":
+        """The user's evidence store, opened on first use (its `notice` says if it was set aside)."""
+        with self._lock:
+            if self._store is None:
+                from reviewui.core.store import EvidenceStore
+
+                self._store = EvidenceStore.open()
+            return self._store
+
+    def store_key(self) -> "StoreKey":
+        """The key this review's evidence is stored under now (head, base, command, config, environment)."""
+        from reviewui.core.store import key_for
+
+        return key_for(self)
+
+    def stored(self) -> "StoredEvidence":
+        """What the store holds for this branch: the latest sweep and truth table, current or stale.
+
+        With `--fresh` (RunOptions.fresh) nothing is read. Does not touch the
+        ledger: add it with `evidence.add_stored` (current evidence only becomes the ledger's).
+        """
+        from reviewui.core.store.key import StoredEvidence
+
+        if self.run.fresh:
+            return StoredEvidence()
+        store, key = self.store, self.store_key()
+        bite = store.latest_bite(key)
+        table = store.load_table(key) if bite is not None and bite.current else None
+        return StoredEvidence(bite=bite, table=table, notice=store.notice)
+
+    def save_evidence(self, report: "BiteReport", table: "TruthTable | None" = None,
+                      findings: "list[Finding] | None" = None) -> bool:
+        """Keep a finished whole-branch sweep (and its truth table and findings) in the store.
+
+        A cancelled sweep is not kept. Returns True when the sweep was stored.
+        """
+        if report.baseline.reason == "cancelled" or any(r.reason == "cancelled" for r in report.results):
+            return False
+        store, key = self.store, self.store_key()
+        saved = store.save_bite(key, report)
+        if saved and table is not None and table.reason != "cancelled":
+            store.save_table(key, table)
+        if saved and findings is not None:
+            store.save_findings(key, findings)
+        return saved
+
     def probe(
         self, code: str, name: str = "probe_test.py", hunk: HunkKey | None = None,
         cancel: threading.Event | None = None,
@@ -378,7 +456,7 @@ class ReviewSession:
         ev = evidence if evidence is not None else self.evidence.verdict_evidence()
         review = Review.new(
             verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
-            bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings,
+            bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings, tests=ev.tests,
         )
         record_review(t.repo_dir, review, self.settings.notes_ref)
         return review

@@ -13,6 +13,8 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport, HunkResult
+    from reviewui.core.bite.truth_table import TruthTable
+    from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.evidence import HistoryRow
@@ -110,4 +112,21 @@ class VerdictRecorded(Message):
     def __init__(self, review: Review | None, error: str | None = None) -> None:
         super().__init__()
         self.review = review
+        self.error = error
+
+
+class StoredLoaded(Message):
+    """What the evidence store held for this review (read after the first paint)."""
+
+    def __init__(self, stored: StoredEvidence) -> None:
+        super().__init__()
+        self.stored = stored
+
+
+class TruthTableReady(Message):
+    """The per-test truth table of a finished sweep (None with `error` when it could not be made)."""
+
+    def __init__(self, table: TruthTable | None, error: str | None = None) -> None:
+        super().__init__()
+        self.table = table
         self.error = error

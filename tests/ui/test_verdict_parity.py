@@ -16,7 +16,7 @@ from tests.ui.test_bite_ui import SIZE, session  # noqa: F401 - the bite repo fi
 
 pytestmark = pytest.mark.slow
 
-EVIDENCE = ("bite", "probe", "comment", "finding")
+EVIDENCE = ("bite", "probe", "comment", "finding", "test")
 
 
 def reviews(s: ReviewSession) -> list[dict]:

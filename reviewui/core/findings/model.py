@@ -67,6 +67,12 @@ KINDS: dict[str, KindInfo] = {
     "claim-unverifiable": KindInfo("info", "A test command the agent ran cannot be rerun here (with why)."),
     "claim-confirmed": KindInfo("info", "The agent's test command, rerun at the head, agrees with what it reported."),
     "claim-without-run": KindInfo("warning", "The agent says the tests pass but its transcript runs none."),
+    "test-passes-on-base": KindInfo(
+        "warning", "A new or changed test passes on the base commit's source: it needs nothing of the change."
+    ),
+    "test-only-notices-name": KindInfo(
+        "info", "A new or changed test fails on the base only because a new name is missing; the guards say more."
+    ),
     "bidi-control": KindInfo(
         "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
     ),

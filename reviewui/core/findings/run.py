@@ -25,12 +25,15 @@ from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, sort_key
 from reviewui.core.findings.refs import RefIndex
 from reviewui.core.findings.source import TreeSource
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
+from reviewui.core.findings.test_notices_name import test_only_notices_name
+from reviewui.core.findings.test_passes_on_base import test_passes_on_base
 from reviewui.core.findings.tests_additive import tests_not_additive
 from reviewui.core.findings.transcript_rules import undeclared_write
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport
+    from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.config import Settings
     from reviewui.core.diff import Diff
     from reviewui.core.fixtures import FixtureReport
@@ -50,12 +53,14 @@ def compute_findings(
     task: str | None = None,
     bite: BiteReport | None = None,
     fixtures: FixtureReport | None = None,
+    tests_table: TruthTable | None = None,
 ) -> list[Finding]:
     """Return every finding for the branch, sorted by severity, then file and line.
 
     `diff` is the Diff of target.base..target.head. `task` is the task text (else the transcript's
     first user turn is used); `transcript`, `bite` (a BiteReport) and
-    `fixtures` (a FixtureReport, computed here when None) are optional.
+    `fixtures` (a FixtureReport, computed here when None) and `tests_table`
+    (the per-test truth table) are optional.
     Raises ReviewError when git fails in a way the user must fix.
     """
     globs = tuple(settings.test_globs or DEFAULT_TEST_GLOBS)
@@ -94,6 +99,8 @@ def compute_findings(
         ("undeclared-write", lambda: undeclared_write(target, diff, transcript)),
         ("bite", lambda: bite_findings(bite)),
         ("toothless-guard", lambda: guard_findings(bite)),
+        ("test-passes-on-base", lambda: test_passes_on_base(tests_table)),
+        ("test-only-notices-name", lambda: test_only_notices_name(tests_table)),
     ]
     found: list[Finding] = []
     for name, rule in rules:

@@ -113,6 +113,22 @@ class FindingRecord:
 
 
 @dataclass(frozen=True)
+class TestRecord:
+    """One row of the per-test truth table at verdict time (`[[review.test]]`)."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    id: str
+    """The test's node id (parametrized cases by id)."""
+    change: str
+    """`added`, `changed`, or `unchanged` for an old test the branch turned red."""
+    head: str
+    """Its outcome at the head: passes | fails | errors | skipped | not-run."""
+    base: str
+    """Its outcome on the base commit's source with the branch's tests (same words)."""
+
+
+@dataclass(frozen=True)
 class Review:
     """One recorded verdict: a `[[review]]` table in a note."""
 
@@ -146,6 +162,8 @@ class Review:
     """Hunk comments at verdict time."""
     findings: tuple[FindingRecord, ...] = ()
     """Findings shown at verdict time."""
+    tests: tuple[TestRecord, ...] = ()
+    """The per-test truth table at verdict time (new and changed tests, then regressions)."""
     sandbox: str = ""
     """How the evidence was produced: "bwrap", or "none" (run `--unsandboxed`); "" in older records."""
 
@@ -163,6 +181,7 @@ class Review:
         probes: tuple[ProbeRecord, ...] | list[ProbeRecord] = (),
         comments: tuple[CommentRecord, ...] | list[CommentRecord] = (),
         findings: tuple[FindingRecord, ...] | list[FindingRecord] = (),
+        tests: tuple[TestRecord, ...] | list[TestRecord] = (),
         sandbox: str | None = None,
     ) -> "Review":
         """Return a new review of base..head, stamped with id, reviewer, time, tree, patch-id.
@@ -195,6 +214,7 @@ class Review:
             probes=tuple(probes),
             comments=tuple(comments),
             findings=tuple(findings),
+            tests=tuple(tests),
             sandbox=sandbox if sandbox is not None else _sandbox_level(),
         )
 
@@ -239,6 +259,9 @@ class Review:
             findings=tuple(
                 FindingRecord(_s(f, "kind"), _s(f, "message")) for f in _tables(data.get("finding"))
             ),
+            tests=tuple(
+                TestRecord(_s(t, "id"), _s(t, "change"), _s(t, "head"), _s(t, "base")) for t in _tables(data.get("test"))
+            ),
             sandbox=_s(data, "sandbox"),
         )
 
@@ -272,6 +295,8 @@ class Review:
             subtables.append(("comment", {"file": c.file, "header": c.header, **line, "text": c.text}))
         for f in self.findings:
             subtables.append(("finding", {"kind": f.kind, "message": f.message}))
+        for t in self.tests:
+            subtables.append(("test", {"id": t.id, "change": t.change, "head": t.head, "base": t.base}))
         # Newlines stay escaped (no multiline strings): a line that is exactly
         # `[[review]]` can then only ever be a table header, which the reader relies on.
         text = tomli_w.dumps({"review": [_clean(table)]})

@@ -28,7 +28,8 @@ from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
 from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
-                                  HistoryRead, ReviewReady, TranscriptReady, VerdictRecorded, WorkFailed)
+                                  HistoryRead, ReviewReady, StoredLoaded, TranscriptReady, TruthTableReady,
+                                  VerdictRecorded, WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
 from reviewui.ui.screens.review_findings import FindingsPart
 from reviewui.ui.screens.review_fixtures import FixturesPart
@@ -206,6 +207,14 @@ class ReviewScreen(Screen[None]):
     def _bite_finished(self, message: BiteFinished) -> None:
         self.bites_part.on_finished(message)
 
+    @on(StoredLoaded)
+    def _stored_loaded(self, message: StoredLoaded) -> None:
+        self.bites_part.on_stored(message)
+
+    @on(TruthTableReady)
+    def _truth_table_ready(self, message: TruthTableReady) -> None:
+        self.bites_part.on_table(message)
+
     @on(TranscriptView.GotoHunks)
     def _goto_hunks(self, message: TranscriptView.GotoHunks) -> None:
         self.transcript_part.goto_hunks(message)
@@ -280,6 +289,9 @@ class ReviewScreen(Screen[None]):
 
     def action_matrix(self) -> None:
         self.bites_part.matrix()
+
+    def action_tests_table(self) -> None:
+        self.bites_part.tests_table()
 
     def action_toggle_results(self) -> None:
         self.bites_part.toggle_results()

@@ -13,17 +13,18 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 from reviewui.core.errors import ReviewError
-from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
+from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult, StoredLoaded, TruthTableReady
 from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
+from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.evidence import HunkKey
     from reviewui.ui.widgets.results_panel import ResultsPanel
     from reviewui.core.bite.engine import BiteCache
-    from reviewui.core.bite.report import HunkResult
+    from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.ui.screens.review import ReviewScreen
 
 
@@ -43,6 +44,8 @@ class BitesPart(ReviewPart):
         Binding("B", "sweep", "Sweep", id="review.sweep", tooltip="Bite-check every source hunk (in parallel)"),
         Binding("escape", "cancel_bite", "Cancel", id="review.cancel_bite", tooltip="Cancel the running bite-check"),
         Binding("m", "matrix", "Matrix", id="review.matrix", tooltip="Which test bit which hunk"),
+        Binding("u", "tests_table", "Tests table", id="review.tests_table",
+                tooltip="Per-test truth table: each branch test at the head and on the base, and what makes it fail"),
         Binding("r", "toggle_results", "Results", id="review.results", tooltip="Show or hide the results panel"),
         Binding("right_curly_bracket", "toothless_guard(1)", "Next toothless guard", key_display="}",
                 id="review.next_toothless_guard", tooltip="Jump to the next guard revert no test noticed"),
@@ -55,6 +58,7 @@ class BitesPart(ReviewPart):
         self._cache: BiteCache | None = None
         self.cancel_event = threading.Event()
         self._biting = False
+        self._whole: list[HunkKey] = []
 
     @property
     def biting(self) -> bool:
@@ -108,15 +112,19 @@ class BitesPart(ReviewPart):
     def sweep(self) -> None:
         """Bite-check every source hunk."""
         # The sweep checks code only (config/docs hunks are `not-code`); `b` on one checks it anyway.
-        from reviewui.core.bite.selection import checkable_hunks
-
-        hunks = [h.key for _, h in checkable_hunks(self.session.analysed_diff(), include_config=False)]
+        hunks = self._sweep_hunks()
         if not hunks:
             self.screen.notify("No source hunks to bite-check", severity="warning")
             return
         self._start(hunks)
 
+    def _sweep_hunks(self) -> list[HunkKey]:
+        from reviewui.core.bite.selection import checkable_hunks
+
+        return [h.key for _, h in checkable_hunks(self.session.analysed_diff(), include_config=False)]
+
     def _start(self, hunks: list[HunkKey]) -> None:
+        self._whole = hunks if hunks == self._sweep_hunks() else []
         self.biting = True
         self.cancel_event = cancel = threading.Event()
         self.screen.set_status("bite-check: baseline run of the selected tests… (escape cancels)")
@@ -172,6 +180,9 @@ class BitesPart(ReviewPart):
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
+        self.screen.query_one(ReviewHeader).status = ""  # stored results, if any were shown, are replaced
+        if self._whole and not self.cancel_event.is_set():
+            self._make_table(report)  # a whole-branch sweep: its truth table, then both into the store
         counts = ", ".join(verdict_count(n, v) for v, n in report.summary().items() if n)
         if self.cancel_event.is_set():
             self.screen.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
@@ -248,3 +259,63 @@ class BitesPart(ReviewPart):
         row = view.row_for_line(target[1])
         if row is not None:
             view.cursor = row
+
+    # --- the evidence store and the truth table ------------------------------
+
+    def load_stored(self) -> None:
+        """Read what the evidence store holds for this review, off the UI thread (a start-up job)."""
+
+        def work() -> None:
+            self.screen.post_message(StoredLoaded(self.session.stored()))
+
+        self.thread(work, group="stored", name="read the evidence store")
+
+    def on_stored(self, message: StoredLoaded) -> None:
+        """Stored evidence arrived: a current sweep becomes the ledger's, a stale one is only named."""
+        stored = message.stored
+        if self.biting or self.ledger.report is not None:
+            self.screen.startup.settled("stored")  # a sweep of this review already ran: it is newer
+            return
+        self.ledger.add_stored(stored)
+        if stored.notice:
+            self.screen.notify(visible(stored.notice), severity="warning", markup=False)
+        words = self.ledger.stored_words()
+        if words:
+            self.screen.query_one(ReviewHeader).status = visible(f"{words} (B reruns)")
+        if stored.bite is not None and stored.bite.current:
+            for path in dict.fromkeys(r.file for r in stored.bite.value.results):
+                self.screen.evidence_changed(path)
+            self.screen.findings_part.compute(stored.bite.value)
+            self.show_result()
+        self.screen.startup.settled("stored")
+
+    def _make_table(self, report: BiteReport) -> None:
+        """Make the sweep's truth table in a worker, then keep sweep, table and findings in the store."""
+        cancel = self.cancel_event
+        post = self.screen.post_message
+
+        def work() -> None:
+            try:
+                table = self.session.tests_table(report, cancel=cancel, cache=self.cache)
+            except ReviewError as e:
+                post(TruthTableReady(None, str(e)))
+                self.session.save_evidence(report)
+                return
+            self.session.save_evidence(report, table, self.session.findings(report, table))
+            post(TruthTableReady(table))
+
+        self.thread(work, group="tests-table", name="truth table")
+
+    def on_table(self, message: TruthTableReady) -> None:
+        """The truth table arrived: into the ledger, and its findings join the rest."""
+        if message.table is None:
+            self.screen.notify(visible(f"truth table: {message.error}"), severity="warning", markup=False)
+            return
+        self.ledger.add_truth_table(message.table)
+        self.screen.findings_part.compute(self.ledger.report)
+
+    def tests_table(self) -> None:
+        """Open the per-test truth table."""
+        from reviewui.ui.screens.tests_table import TestsTableScreen  # DataTable: not before the first paint
+
+        self.screen.app.push_screen(TestsTableScreen(self.ledger.truth_table, self.ledger.stored_words()))

@@ -28,12 +28,15 @@ class FindingsPart(ReviewPart):
                         tooltip="Findings, error first; enter jumps to one")]
 
     def compute(self, bite_report: BiteReport | None = None) -> None:
-        """Compute the findings off the UI thread (with bite findings when a report is given)."""
+        """Compute the findings off the UI thread (with bite findings when a report is given, and
+        the truth table's once the ledger has one)."""
+        table = self.ledger.truth_table  # read here, on the UI thread: workers never touch the ledger
 
         def work() -> None:
             try:
                 self.session.diff.preload()
-                found = self.session.findings(bite_report)
+                found = (self.session.findings(bite_report) if table is None
+                         else self.session.findings(bite_report, tests_table=table))
             except ReviewError as e:
                 self.screen.post_message(WorkFailed("findings", str(e)))
                 return

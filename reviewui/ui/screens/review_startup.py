@@ -19,7 +19,7 @@ from reviewui.ui.screens.review_part import ReviewPart
 if TYPE_CHECKING:
     from reviewui.ui.screens.review import ReviewScreen
 
-STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox"})
+STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox", "stored"})
 """The start-up jobs ReviewReady waits for (also the names of the worker groups that run them)."""
 
 
@@ -42,6 +42,7 @@ class StartupPart(ReviewPart):
         self.screen.evidence_changed(None)  # the reviewer's marks and comments on the file shown
         # Whether bubblewrap can run takes a process start: after the first paint, not before it.
         self.thread(self._check_sandbox, group="sandbox", name="check the sandbox")
+        self.screen.bites_part.load_stored()  # the evidence store's sweep of this head, if any
         self.screen.verdicts_part.read_history(show=False)
         if self.session.transcript_path is not None:
             # The transcript first: parsing the diff and the findings would only

@@ -182,6 +182,7 @@ def test_kinds_catalogue() -> None:
         "undeclared-write": "warning", "claimed-done-without-change": "error", "toothless-hunk": "warning",
         "broken-hunk": "info", "baseline-red": "error", "toothless-guard": "warning",
         "config-changed": "error", "bidi-control": "error",
+        "test-passes-on-base": "warning", "test-only-notices-name": "info",
     }
     assert all(v.description and "\n" not in v.description for v in KINDS.values())
     f = finding("no-change", "two\nlines   here")
