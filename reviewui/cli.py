@@ -203,6 +203,9 @@ def _queue_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default=None,
                    help="print the queue instead of opening it (text or json)")
     p.add_argument("--theme", metavar="NAME", help="colour theme of the app")
+    p.add_argument("--sweep", action="store_true",
+                   help="first fill in the evidence of every branch still waiting for it (into the evidence store)")
+    p.add_argument("--jobs", type=_positive_int, default=None, metavar="N", help="parallel runs per sweep")
 
 
 def _open_args(p: argparse.ArgumentParser) -> None:

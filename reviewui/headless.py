@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.bounded import read_input_text
-from reviewui.core.errors import ReviewError
+from reviewui.core.errors import ReviewError, SandboxError
 from reviewui.core.safe_text import json_visible, visible
 
 if TYPE_CHECKING:
@@ -250,6 +250,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
     from reviewui.core.queue.report import render_json, render_text
 
     source = queue_source(args)
+    if args.sweep:
+        sweep_queue(source, args)
     if args.format is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise ReviewError("the queue app needs a terminal; use `reviewui queue --format text|json`")
@@ -263,6 +265,38 @@ def cmd_queue(args: argparse.Namespace) -> int:
     else:
         out(render_text(rows, show_hidden=args.all))
     return 0
+
+
+def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
+    """Fill in the evidence of every row still waiting for it, in queue order, into the evidence store.
+
+    Each branch gets what `check --bite` makes (the guard sweep, the truth table, the findings and
+    the agent's claims rerun), one branch after another, each sweep on `--jobs` slots. A branch whose
+    sweep cannot run is said in one line and the rest go on. Returns how many were swept.
+    """
+    from reviewui.core.bite.engine import UntrustedCommand
+    from reviewui.core.claims.findings import claim_findings
+    from reviewui.core.findings.model import sort_key
+    from reviewui.core.session import ReviewSession, RunOptions
+
+    todo = [r for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
+    swept = 0
+    for n, row in enumerate(todo, 1):
+        branch = row.record.branch
+        sys.stderr.write(f"reviewui: sweeping {n}/{len(todo)}: {visible(branch)}\n")
+        try:
+            session = ReviewSession.open(source.repo, branch, source.base, run=RunOptions(jobs=args.jobs))
+            if session.target.is_empty:
+                continue
+            report, table = swept_with_table(session)
+            findings = sorted([*session.findings(report, table), *claim_findings(session.claims())], key=sort_key)
+            session.save_evidence(report, table, findings)
+            swept += 1
+        except SandboxError:
+            raise  # the same for every branch: said once, exit 3
+        except (ReviewError, UntrustedCommand) as e:
+            sys.stderr.write(f"reviewui: {visible(branch)}: {visible(str(e))}\n")
+    return swept
 
 
 def queue_source(args: argparse.Namespace) -> "QueueSource":

@@ -259,7 +259,9 @@ class QueueSource:
 
     def rows(self) -> list[Row]:
         """The queue, read and ordered (git work: call it from a worker)."""
+        from reviewui.core.queue.evidence import store_evidence
         from reviewui.core.queue.order import order
 
         return order(read_records(self.repo, self.base, patterns=self.patterns, remotes=self.remotes,
-                                  notes_ref=self.notes_ref, transcript_paths=self.transcript_paths))
+                                  notes_ref=self.notes_ref, transcript_paths=self.transcript_paths,
+                                  evidence_for=store_evidence(str(self.repo))))
