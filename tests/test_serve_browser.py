@@ -1,0 +1,231 @@
+"""`reviewui serve` in a real browser: headless Chromium drives the demo's first story.
+
+The server runs as a user would start it (`reviewui serve BRANCH --port 0` in the
+story's repository); Chromium (Debian's, through Selenium and its chromedriver; no
+browser is downloaded) opens the printed URL, presses keys, and the test reads the
+terminal as xterm.js holds it: a script added before the page's own finds xterm's
+Terminal objects, and the test reads their buffer's visible rows. A screenshot is
+checked for its size and for having something drawn on it.
+
+Under CI=true a missing chromium, chromedriver or selenium fails the test: `.ci/run`
+installs them. Elsewhere the browser tests skip without them.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+import pytest
+
+from reviewui.ui.browser_driver import BROWSER_FALLBACKS
+from tests.clirun import ROOT
+
+STORY = "01-trim-reasoning"
+BRANCH = "agent/trim-reasoning"
+WINDOW = (1400, 900)
+URL_SHAPE = re.compile(r"^http://127\.0\.0\.1:(\d+)/([A-Za-z0-9_-]{22})/$")
+
+CHROMIUM_FLAGS = (
+    "--no-sandbox --headless --disable-gpu --disable-quic --no-first-run --disable-background-networking "
+    "--disable-component-update --disable-sync"
+).split()
+
+# xterm.js keeps the screen in its buffer (it paints a canvas). Its public Terminal sets
+# `this._core` in its constructor; a setter on Object.prototype sees that and keeps the object.
+FIND_TERMINALS = """Object.defineProperty(Object.prototype, '_core', {configurable: true,
+  set(v) { Object.defineProperty(this, '_core', {value: v, writable: true, configurable: true});
+           (window.__reviewuiTerms = window.__reviewuiTerms || []).push(this); }});"""
+SCREEN_TEXT = """const t = (window.__reviewuiTerms || []).find(t => typeof t.loadAddon === 'function');
+if (!t) return null;
+const b = t.buffer.active, rows = [];
+for (let y = 0; y < t.rows; y++) { const l = b.getLine(b.viewportY + y); rows.push(l ? l.translateToString(true) : ''); }
+return rows.join('\\n');"""
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    for var in ("CONFIG", "STATE", "CACHE", "DATA"):
+        env[f"XDG_{var}_HOME"] = str(home / var.lower())
+    return env
+
+
+@pytest.fixture(scope="module")
+def story(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The demo's first story, built by `reviewui demo --no-open --dir D`, and an isolated environment."""
+    base = tmp_path_factory.mktemp("serve")
+    env = _env(base / "home")
+    subprocess.run([sys.executable, "-m", "reviewui", "demo", "--no-open", "--dir", str(base / "samples")],
+                   cwd=base, env=env, check=True, capture_output=True, timeout=120)
+    yield base / "samples" / STORY, env
+
+
+@pytest.fixture(scope="module")
+def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
+    """`reviewui serve BRANCH --port 0` running in the story; yields the URL it printed."""
+    repo, env = story
+    proc = subprocess.Popen([sys.executable, "-m", "reviewui", "serve", BRANCH, "--port", "0"], cwd=repo,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(60, proc.kill)  # a server that never prints its URL must not hang the suite
+    timer.start()
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        timer.cancel()
+        found = re.search(r"http://\S+", line)
+        assert found, f"no URL printed: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        yield found.group(0)
+    finally:
+        timer.cancel()
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _status(url: str, path: str, headers: dict[str, str] | None = None) -> int:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers or {})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_the_url_is_loopback_and_carries_a_random_token(served: str) -> None:
+    assert URL_SHAPE.match(served), served
+
+
+def test_requests_without_the_token_are_refused(served: str) -> None:
+    token = URL_SHAPE.match(served).group(2)  # type: ignore[union-attr]
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    wrong = token[:-1] + ("A" if token[-1] != "A" else "B")
+    assert _status(served, f"/{token}/") == 200
+    assert _status(served, f"/{token}/static/js/textual.js") == 200
+    for path in ("/", "/ws", "/static/js/textual.js", f"/{wrong}/", f"/{wrong}/ws", f"/{token[:8]}/", "/favicon.ico"):
+        assert _status(served, path) == 403, path
+        assert _status(served, path, upgrade) == 403, path
+    # The right token from another site's page (a websocket any page may try to open) is refused too.
+    assert _status(served, f"/{token}/ws", {**upgrade, "Origin": "http://example.com"}) == 403
+
+
+def test_a_taken_port_is_refused_in_one_line(story: tuple[Path, dict[str, str]]) -> None:
+    repo, env = story
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "reviewui", "serve", BRANCH, "--port", str(port)],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and f"port {port}" in proc.stderr and "taken" in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+
+
+def test_a_missing_branch_is_refused_before_serving(story: tuple[Path, dict[str, str]]) -> None:
+    repo, env = story
+    proc = subprocess.run([sys.executable, "-m", "reviewui", "serve", "no/such-branch", "--port", "0"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "http" not in proc.stdout
+
+
+def _browser() -> Any:
+    """Headless Debian Chromium under Selenium; fails under CI=true when it is not installed."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        webdriver = None  # type: ignore[assignment]
+    if chromium is None or driver is None or webdriver is None:
+        missing = "chromium, chromedriver (apt-get install chromium chromium-driver) and selenium"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser test needs {missing}; .ci/run installs them")
+        pytest.skip(f"needs {missing}")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (*CHROMIUM_FLAGS, f"--window-size={WINDOW[0]},{WINDOW[1]}",
+                 f"--user-data-dir={tempfile.mkdtemp(prefix='reviewui-chromium-')}"):
+        options.add_argument(flag)
+    browser = webdriver.Chrome(options=options, service=Service(driver))
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FIND_TERMINALS})
+    return browser
+
+
+def _wait_for(browser: Any, pattern: str, timeout: float) -> str:
+    """The terminal's text once `pattern` (a regex) is on it; fails with the screen after `timeout`."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        text = browser.execute_script(SCREEN_TEXT) or ""
+        if re.search(pattern, text, re.MULTILINE):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"{pattern!r} not on the screen after {timeout} s:\n{text}")
+
+
+def _png_facts(png: bytes) -> tuple[int, int, int]:
+    """Width, height and how many distinct rows a PNG (8-bit RGB or RGBA, as Chromium writes) has."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height, depth, colour = struct.unpack(">IIBB", png[16:26])
+    assert depth == 8 and colour in (2, 6), (depth, colour)
+    data, pos = b"", 8
+    while pos < len(png):
+        size, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        if kind == b"IDAT":
+            data += png[pos + 8:pos + 8 + size]
+        pos += size + 12
+    raw = zlib.decompress(data)
+    stride = 1 + width * (3 if colour == 2 else 4)
+    rows = {raw[y * stride + 1:(y + 1) * stride] for y in range(height)}
+    return width, height, len(rows)
+
+
+def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> None:
+    browser = _browser()
+    try:
+        browser.get(served)
+        first = _wait_for(browser, r"n Next hunk", 60)
+        assert f"{STORY}  {BRANCH}" in first and "@@ -44,3 +44,17 @@" in first
+        keys = browser.find_element("css selector", ".xterm-helper-textarea")
+
+        keys.send_keys("n")  # the next hunk is the test file's
+        _wait_for(browser, r"@@ -0,0 \+1,20 @@", 20)
+        keys.send_keys("p")
+        _wait_for(browser, r"@@ -44,3 \+44,17 @@", 20)
+
+        keys.send_keys("b")  # sandboxed bite-check of the hunk and its guards, in the served app's process
+        bitten = _wait_for(browser, r"^.*57 .*○.*if msg\.role == \"assistant\"", 120)
+        assert re.search(r"toothless", bitten), bitten
+        assert "UNSANDBOXED" not in bitten  # the served app ran the branch's code under bubblewrap
+        # Icons outside the browser's fonts were swapped for their fallbacks on the way out.
+        drawn = set(bitten) & set(BROWSER_FALLBACKS)
+        assert not drawn, drawn
+
+        png = browser.get_screenshot_as_png()
+        (tmp_path / "served.png").write_bytes(png)
+        width, height, distinct_rows = _png_facts(png)
+        inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
+        assert (width, height) == tuple(inner), (width, height, inner)
+        assert distinct_rows > height // 4, distinct_rows  # text on many rows, not a blank page
+    finally:
+        browser.quit()
