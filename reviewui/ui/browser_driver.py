@@ -25,8 +25,17 @@ BROWSER_FALLBACKS: dict[str, str] = {
     "▸": "►",  # a closed group
     "▏": "│",  # the transcript's turn edge
     "💬": "» ",  # a comment (two cells wide, so two narrow ones)
+    "⏎": "¶",  # a newline inside an Aider input
+    "\ufffd": "¿",  # bytes that are not UTF-8
+    **{chr(0x2400 + c): "¤" for c in range(0x20)},  # ␀ … ␟: a control character made visible (safe_text)
+    "\u2421": "¤",  # ␡
+    "\u2426": "¤",  # ␦: a bidi, invisible or format character made visible (safe_text)
 }
-"""Each icon outside WGL4 that reviewui draws, and what the browser shows instead (same cell width)."""
+"""Each icon outside WGL4 that reviewui draws, and what the browser shows instead (same cell width).
+
+WGL4 is the set Courier New, Liberation Mono, DejaVu Sans Mono, Menlo and Consolas
+all cover, so the fallbacks draw whichever of them the browser's machine has.
+"""
 
 _TABLE = str.maketrans(BROWSER_FALLBACKS)
 
