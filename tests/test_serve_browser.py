@@ -229,3 +229,24 @@ def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> No
         assert distinct_rows > height // 4, distinct_rows  # text on many rows, not a blank page
     finally:
         browser.quit()
+
+
+def test_each_connection_runs_open_with_the_same_arguments() -> None:
+    import shlex
+
+    from reviewui.cli import _open_argv, build_parser
+    from reviewui.ui.serve import DRIVER, served_command
+
+    given = ["serve", "agent/x y", "--base", "release", "--unsandboxed", "--jobs", "2", "--timeout", "1.5",
+             "--task", "fix it; rm -rf ~", "--file", "src/a.py", "--theme", "reviewui-light", "--port", "0"]
+    served = build_parser("serve").parse_args(given)
+    argv = _open_argv(served)
+    reopened = build_parser("open").parse_args(["open", *argv])
+    for dest, value in vars(reopened).items():
+        if dest != "command":
+            assert getattr(served, dest) == value, dest
+    assert reopened.branch == "agent/x y" and reopened.unsandboxed and reopened.jobs == 2
+    # The shell textual-serve starts sees this Python, `-m reviewui open`, and the arguments unsplit.
+    words = shlex.split(served_command(argv))
+    assert words[:5] == [f"TEXTUAL_DRIVER={DRIVER}", "exec", sys.executable, "-m", "reviewui"]
+    assert words[5:] == ["open", *argv]
