@@ -75,10 +75,15 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict
 
 @pytest.fixture(scope="module")
 def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
-    """`reviewui serve BRANCH --port 0` running in the story; yields the URL it printed."""
+    """`reviewui serve BRANCH --port 0` running in the story; yields the URL it printed.
+
+    Everything the server prints after the URL (textual-serve passes on what a failed
+    app wrote) is drained into SERVER_OUTPUT, so a full pipe never stalls it and a
+    failing test can show it.
+    """
     repo, env = story
     proc = subprocess.Popen([sys.executable, "-m", "reviewui", "serve", BRANCH, "--port", "0"], cwd=repo,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     timer = threading.Timer(60, proc.kill)  # a server that never prints its URL must not hang the suite
     timer.start()
     try:
@@ -86,7 +91,9 @@ def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
         line = proc.stdout.readline()
         timer.cancel()
         found = re.search(r"http://\S+", line)
-        assert found, f"no URL printed: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        assert found, f"no URL printed: {line!r} {proc.stdout.read() if proc.poll() is not None else ''}"
+        SERVER_OUTPUT.clear()
+        threading.Thread(target=lambda: SERVER_OUTPUT.extend(proc.stdout or ()), daemon=True).start()
         yield found.group(0)
     finally:
         timer.cancel()
@@ -96,6 +103,10 @@ def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+SERVER_OUTPUT: list[str] = []
+"""What `reviewui serve` printed after its URL, for failure messages."""
 
 
 def _status(url: str, path: str, headers: dict[str, str] | None = None) -> int:
@@ -175,12 +186,18 @@ def _wait_for(browser: Any, pattern: str, timeout: float) -> str:
     """The terminal's text once `pattern` (a regex) is on it; fails with the screen after `timeout`."""
     deadline = time.monotonic() + timeout
     text = ""
-    while time.monotonic() < deadline:
+    ended = False
+    while time.monotonic() < deadline and not ended:
         text = browser.execute_script(SCREEN_TEXT) or ""
         if re.search(pattern, text, re.MULTILINE):
             return text
+        # textual-serve's page marks the body when the app's process has gone.
+        ended = browser.execute_script("return document.body.classList.contains('-closed')") or any(
+            "failed to start" in line for line in SERVER_OUTPUT)
         time.sleep(0.1)
-    raise AssertionError(f"{pattern!r} not on the screen after {timeout} s:\n{text}")
+    server = "".join(SERVER_OUTPUT)[-4000:]
+    why = "the served app ended" if ended else f"not there after {timeout} s"
+    raise AssertionError(f"{pattern!r} not on the screen ({why}):\n{text}\nserver said:\n{server}")
 
 
 def _png_facts(png: bytes) -> tuple[int, int, int]:
