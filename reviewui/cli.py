@@ -320,7 +320,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     session = session_from_args(args)  # a bad branch or repo fails here, in one line, not in the browser
     from reviewui.ui.serve import serve
 
-    return serve(_open_argv(args), args.host, args.port, title=f"reviewui {session.target.branch}")
+    return serve(_open_argv(args), args.host, args.port, title=f"reviewui {visible(session.target.branch)}")
 
 
 def _open_argv(args: argparse.Namespace) -> list[str]:

@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -73,16 +74,15 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict
     yield base / "samples" / STORY, env
 
 
-@pytest.fixture(scope="module")
-def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
-    """`reviewui serve BRANCH --port 0` running in the story; yields the URL it printed.
+@contextmanager
+def _serving(repo: Path, env: dict[str, str], branch: str) -> Iterator[str]:
+    """`reviewui serve BRANCH --port 0` running in `repo`; yields the URL it printed.
 
     Everything the server prints after the URL (textual-serve passes on what a failed
     app wrote) is drained into SERVER_OUTPUT, so a full pipe never stalls it and a
     failing test can show it.
     """
-    repo, env = story
-    proc = subprocess.Popen([sys.executable, "-m", "reviewui", "serve", BRANCH, "--port", "0"], cwd=repo,
+    proc = subprocess.Popen([sys.executable, "-m", "reviewui", "serve", branch, "--port", "0"], cwd=repo,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     timer = threading.Timer(60, proc.kill)  # a server that never prints its URL must not hang the suite
     timer.start()
@@ -105,18 +105,30 @@ def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
             proc.wait()
 
 
+@pytest.fixture(scope="module")
+def served(story: tuple[Path, dict[str, str]]) -> Iterator[str]:
+    """The story's branch served; yields the URL."""
+    with _serving(*story, BRANCH) as url:
+        yield url
+
+
 SERVER_OUTPUT: list[str] = []
 """What `reviewui serve` printed after its URL, for failure messages."""
 
 
-def _status(url: str, path: str, headers: dict[str, str] | None = None) -> int:
+def _get(url: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
     try:
         conn.request("GET", path, headers=headers or {})
-        return conn.getresponse().status
+        response = conn.getresponse()
+        return response.status, response.read() if response.status != 101 else b""
     finally:
         conn.close()
+
+
+def _status(url: str, path: str, headers: dict[str, str] | None = None) -> int:
+    return _get(url, path, headers)[0]
 
 
 def test_the_url_is_loopback_and_carries_a_random_token(served: str) -> None:
@@ -135,6 +147,16 @@ def test_requests_without_the_token_are_refused(served: str) -> None:
         assert _status(served, path, upgrade) == 403, path
     # The right token from another site's page (a websocket any page may try to open) is refused too.
     assert _status(served, f"/{token}/ws", {**upgrade, "Origin": "http://example.com"}) == 403
+
+
+def test_a_hostile_branch_name_is_escaped_in_the_page(story: tuple[Path, dict[str, str]]) -> None:
+    repo, env = story
+    hostile = 'agent/<img>"x'  # a valid git branch name
+    subprocess.run(["git", "branch", "-f", hostile, BRANCH], cwd=repo, check=True, capture_output=True)
+    with _serving(repo, env, hostile) as url:
+        status, page = _get(url, urlsplit(url).path)
+    assert status == 200
+    assert b"agent/<img>" not in page and b"agent/&lt;img&gt;&#34;x" in page
 
 
 def test_a_taken_port_is_refused_in_one_line(story: tuple[Path, dict[str, str]]) -> None:

@@ -91,7 +91,7 @@ class TokenServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard])
-        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path), autoescape=True)  # the title is a branch name
         prefix = f"/{self.token}"
         app.add_routes([
             web.get(f"{prefix}/", self.handle_index, name="index"),
