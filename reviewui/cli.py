@@ -79,6 +79,16 @@ def _positive_int(s: str) -> int:
     return n
 
 
+def _port(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {s}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535: {s}")
+    return n
+
+
 def _positive_float(s: str) -> float:
     try:
         n = float(s)
@@ -194,7 +204,7 @@ def _open_args(p: argparse.ArgumentParser) -> None:
 def _serve_args(p: argparse.ArgumentParser) -> None:
     _open_args(p)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
-    p.add_argument("--port", type=int, default=8000, metavar="P", help="port (default: 8000; 0: any free one)")
+    p.add_argument("--port", type=_port, default=8000, metavar="P", help="port (default: 8000; 0: any free one)")
 
 
 _SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {

@@ -289,3 +289,14 @@ def test_each_connection_runs_open_with_the_same_arguments() -> None:
     words = shlex.split(served_command(argv))
     assert words[:5] == [f"TEXTUAL_DRIVER={DRIVER}", "exec", sys.executable, "-m", "reviewui"]
     assert words[5:] == ["open", *argv]
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_a_port_that_is_not_one_is_a_usage_error(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from reviewui.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["serve", "--port", port])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reviewui: argument --port: ") and err.count("\n") == 1, err
