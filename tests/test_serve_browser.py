@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from reviewui.ui.browser_driver import BROWSER_FALLBACKS
+from tests.test_browser_glyphs import WGL4
 from tests.clirun import ROOT
 
 STORY = "01-trim-reasoning"
@@ -241,6 +242,8 @@ def _png_facts(png: bytes) -> tuple[int, int, int]:
 
 def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> None:
     browser = _browser()
+    from selenium.webdriver.common.keys import Keys
+
     try:
         browser.get(served)
         first = _wait_for(browser, r"n Next hunk", 60)
@@ -259,6 +262,12 @@ def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> No
         # Icons outside the browser's fonts were swapped for their fallbacks on the way out.
         drawn = set(bitten) & set(BROWSER_FALLBACKS)
         assert not drawn, drawn
+        keys.send_keys("?")
+        helped = _wait_for(browser, r"Review", 20)
+        keys.send_keys(Keys.ESCAPE)
+        _wait_for(browser, r"n Next hunk", 20)
+        outside = {f"{c} U+{ord(c):04X}" for c in first + bitten + helped if c not in WGL4 | {"\n"}}
+        assert not outside, outside
 
         png = browser.get_screenshot_as_png()
         (tmp_path / "served.png").write_bytes(png)

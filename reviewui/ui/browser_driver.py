@@ -30,6 +30,9 @@ BROWSER_FALLBACKS: dict[str, str] = {
     **{chr(0x2400 + c): "¤" for c in range(0x20)},  # ␀ … ␟: a control character made visible (safe_text)
     "\u2421": "¤",  # ␡
     "\u2426": "¤",  # ␦: a bidi, invisible or format character made visible (safe_text)
+    # Textual's own: scrollbar thumbs in eighths, rounded and heavy borders.
+    **dict.fromkeys("▁▂▃▅", "▄"), **dict.fromkeys("▆▇▉▊", "█"), **dict.fromkeys("▋▍▎", "▌"),
+    "▕": "▐", "╭": "┌", "╮": "┐", "╰": "└", "╯": "┘", "━": "─", "┃": "│",
 }
 """Each icon outside WGL4 that reviewui draws, and what the browser shows instead (same cell width).
 
