@@ -309,3 +309,70 @@ def test_a_port_that_is_not_one_is_a_usage_error(port: str, capsys: pytest.Captu
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("reviewui: argument --port: ") and err.count("\n") == 1, err
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _running(pids: list[int]) -> list[int]:
+    """Those of `pids` still running (a zombie has ended)."""
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    return alive
+
+
+def test_ctrl_c_stops_the_server_and_the_apps_it_runs(story: tuple[Path, dict[str, str]]) -> None:
+    import asyncio
+    import signal
+
+    import aiohttp
+
+    repo, env = story
+    proc = subprocess.Popen([sys.executable, "-m", "reviewui", "serve", BRANCH, "--port", "0"], cwd=repo,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        url = re.search(r"http://\S+", proc.stdout.readline()).group(0)  # type: ignore[union-attr]
+        threading.Thread(target=lambda: proc.stdout and proc.stdout.read(), daemon=True).start()
+
+        async def connect_then_stop() -> list[int]:
+            origin = f"http://{urlsplit(url).netloc}"
+            async with aiohttp.ClientSession() as http, http.ws_connect(f"{url}ws?width=80&height=24",
+                                                                         origin=origin) as ws:
+                first = await asyncio.wait_for(ws.receive(), 60)  # the app's first frame: it is running
+                assert first.type == aiohttp.WSMsgType.BINARY, first
+                apps = _children(proc.pid)
+                proc.send_signal(signal.SIGINT)
+                ends = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR)
+                while (await asyncio.wait_for(ws.receive(), 60)).type not in ends:
+                    pass  # frames the app drew before it was told to quit; then the server closes
+                return apps
+
+        apps = asyncio.run(connect_then_stop())
+        assert len(apps) == 1, apps  # one connection, one `reviewui open`
+        assert proc.wait(timeout=60) == 0
+        # Told to quit, the app finishes on its own a moment after the server (orphaned, then reaped).
+        deadline = time.monotonic() + 30
+        while _running(apps) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(apps), apps
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -88,6 +88,7 @@ class TokenServer(Server):
         self.token = secrets.token_urlsafe(16)
         self.url = f"{self.public_url}/{self.token}/"
         """The address to open: the only one that answers with anything but 403."""
+        self._sessions: set[asyncio.Task[object]] = set()
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard])
@@ -99,7 +100,24 @@ class TokenServer(Server):
             web.static(f"{prefix}/static", self.statics_path, name="static"),
         ])
         app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
         return app
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One browser connection: its own app process, stopped when the connection or the server ends."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._sessions.add(task)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self._sessions.discard(task)  # type: ignore[arg-type]
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        # aiohttp waits for open websockets on shutdown; cancelling their handlers makes
+        # textual-serve tell each app to quit and wait for it, so ctrl+c ends everything at once.
+        for task in list(self._sessions):
+            task.cancel()
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: _Handler) -> web.StreamResponse:
