@@ -21,7 +21,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import zlib
@@ -181,7 +180,7 @@ def test_a_missing_branch_is_refused_before_serving(story: tuple[Path, dict[str,
     assert "http" not in proc.stdout
 
 
-def _browser() -> Any:
+def _browser(profile: Path) -> Any:
     """Headless Debian Chromium under Selenium; fails under CI=true when it is not installed."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
@@ -198,7 +197,7 @@ def _browser() -> Any:
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in (*CHROMIUM_FLAGS, f"--window-size={WINDOW[0]},{WINDOW[1]}",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='reviewui-chromium-')}"):
+                 f"--user-data-dir={profile}"):
         options.add_argument(flag)
     browser = webdriver.Chrome(options=options, service=Service(driver))
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FIND_TERMINALS})
@@ -241,7 +240,7 @@ def _png_facts(png: bytes) -> tuple[int, int, int]:
 
 
 def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> None:
-    browser = _browser()
+    browser = _browser(tmp_path / "chromium-profile")  # a fresh profile, removed with tmp_path
     from selenium.webdriver.common.keys import Keys
 
     try:
