@@ -81,6 +81,16 @@ def _positive_int(s: str) -> int:
     return n
 
 
+def _port(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {s}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535: {s}")
+    return n
+
+
 def _positive_float(s: str) -> float:
     try:
         n = float(s)
@@ -219,8 +229,15 @@ def _open_args(p: argparse.ArgumentParser) -> None:
     task.add_argument("--task-file", metavar="FILE")
 
 
+def _serve_args(p: argparse.ArgumentParser) -> None:
+    _open_args(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=_port, default=8000, metavar="P", help="port (default: 8000; 0: any free one)")
+
+
 _SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "open": ("open the review app (the default command)", _open_args),
+    "serve": ("the review app in a browser (prints the address to open)", _serve_args),
     "demo": ("open a demo story (built once, then reused)", _demo_args),
     "bite": ("bite-check the branch's source hunks", _bite_args),
     "tests": ("the per-test truth table: the branch's tests at the head and on the base", _tests_args),
@@ -352,8 +369,34 @@ def _ask_yes(question: str) -> bool:
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the review app to a browser: each connection runs `reviewui open` with the same arguments."""
+    session = session_from_args(args)  # a bad branch or repo fails here, in one line, not in the browser
+    from reviewui.ui.serve import serve
+
+    return serve(_open_argv(args), args.host, args.port, title=f"reviewui {visible(session.target.branch)}")
+
+
+def _open_argv(args: argparse.Namespace) -> list[str]:
+    """The `reviewui open` arguments that `args` (parsed by serve's parser) stand for."""
+    p = _Parser(prog="reviewui open")
+    _open_args(p)
+    argv: list[str] = []
+    positional: list[str] = []
+    for action in p._actions:
+        value = getattr(args, action.dest, None)
+        if not action.option_strings:
+            positional += [] if value is None else [str(value)]
+        elif isinstance(action, argparse._StoreTrueAction):
+            argv += [action.option_strings[-1]] if value else []
+        elif value is not None and action.dest != "help":
+            argv += [action.option_strings[-1], str(value)]
+    return [*argv, "--", *positional] if positional else argv
+
+
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "open": cmd_open,
     "demo": cmd_demo,
+    "serve": cmd_serve,
 }
 """The commands that open the app; the headless ones are in headless.HANDLERS."""
