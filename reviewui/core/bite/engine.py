@@ -264,6 +264,11 @@ def run_bite(
                     done = fut.result()
                     for item in done if isinstance(done, list) else [done]:
                         join.take(item)
+                # Every planned hunk and guard comes back, whatever an executor did with it.
+                for _, h in targets:
+                    if h.key not in results and not join.holds(h.key):
+                        join.hunk(_result(h, "error", reason=LOST))
+                join.finish(LOST)
     finally:
         side.shutdown(wait=True)
         if own_cache:
@@ -277,6 +282,9 @@ def run_bite(
 
 
 _result = hunk_result  # the short name the sweep uses throughout
+
+LOST = "lost by the executor"
+"""The reason of a planned hunk or guard that no path of the sweep reported (a bug, never silent)."""
 
 
 def _quietly(settle: Pending) -> None:

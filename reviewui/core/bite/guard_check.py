@@ -146,6 +146,9 @@ class GuardJoin:
             self._waiting[key] = self._waiting.get(key, 0) + 1
         self._guards: dict[tuple[str, int], list[tuple[int, GuardResult]]] = {}
         self._hunks: dict[tuple[str, int], HunkResult] = {}
+        self._jobs = list(jobs)
+        self._done: set[int] = set()
+        """id() of every job graded so far."""
 
     def take(self, item: HunkResult | tuple[GuardJob, GuardResult] | list[tuple[GuardJob, GuardResult]]) -> None:
         """Accept a hunk's result, a (job, guard result) pair or a batch of them; emit every hunk now complete."""
@@ -168,11 +171,28 @@ class GuardJoin:
     def guard(self, job: GuardJob, g: GuardResult) -> None:
         """One guard is graded."""
         with self._lock:
+            if id(job) in self._done:
+                return  # graded twice (a fallback after a batch that did answer): the first stands
+            self._done.add(id(job))
             self._guards.setdefault(g.key, []).append((self._rank.get(id(job), 0), g))
             self._waiting[g.key] -= 1
             ready = self._ready(g.key)
         if ready is not None:
             self._emit(ready)
+
+    def holds(self, key: tuple[str, int]) -> bool:
+        """True when the hunk's own result came and waits for its guards."""
+        with self._lock:
+            return key in self._hunks
+
+    def finish(self, reason: str) -> int:
+        """Grade `error` (with `reason`) every guard no executor answered, so every hunk still held
+        is emitted with all its guards; return how many were lost."""
+        with self._lock:
+            lost = [job for job in self._jobs if id(job) not in self._done]
+        for job in lost:
+            self.guard(job, result(job, "error", reason=reason))
+        return len(lost)
 
     def _ready(self, key: tuple[str, int]) -> HunkResult | None:
         r = self._hunks.get(key)
