@@ -209,12 +209,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     # ... and makes the per-test truth table (one more run, on the base): its findings join the rest.
     report, table = swept_with_table(session) if args.bite and not session.target.is_empty else (None, None)
     findings = session.findings(report, table)
-    # The agent's claims: with --bite (the gate runs code anyway) its test commands are rerun at
-    # the head; without, only a "tests pass" with no test run at all can be told.
-    from reviewui.core.claims.findings import claim_findings
-    from reviewui.core.findings.model import sort_key
+    if args.bite:
+        # The gate runs code anyway: the agent's test commands are rerun at the head too. (A
+        # "tests pass" with no test run at all is a static finding, already in.)
+        from reviewui.core.claims.findings import claim_findings
+        from reviewui.core.findings.model import sort_key
 
-    findings = sorted([*findings, *claim_findings(session.claims(rerun=bool(args.bite)))], key=sort_key)
+        reran = [c for c in session.claims() if c.outcome != "without-run"]
+        findings = sorted([*findings, *claim_findings(reran)], key=sort_key)
     out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     return exit_code(findings)
 
@@ -289,7 +291,8 @@ def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
             if session.target.is_empty:
                 continue
             report, table = swept_with_table(session)
-            findings = sorted([*session.findings(report, table), *claim_findings(session.claims())], key=sort_key)
+            reran = [c for c in session.claims() if c.outcome != "without-run"]
+            findings = sorted([*session.findings(report, table), *claim_findings(reran)], key=sort_key)
             session.save_evidence(report, table, findings)
             swept += 1
         except SandboxError:

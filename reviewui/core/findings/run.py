@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.findings.claim_rules import claim_without_run
 from reviewui.core.findings.bidi import bidi_control
 from reviewui.core.findings.bite_rules import bite_findings
 from reviewui.core.findings.guard_rules import guard_findings
@@ -97,6 +98,7 @@ def compute_findings(
         ("test-mentions-only", lambda: test_mentions_only(fixture_report()) if _has_python(diff) else []),
         ("duplicate-function", lambda: duplicate_function(symbols(), head, globs)),
         ("undeclared-write", lambda: undeclared_write(target, diff, transcript)),
+        ("claim-without-run", lambda: claim_without_run(transcript)),
         ("bite", lambda: bite_findings(bite)),
         ("toothless-guard", lambda: guard_findings(bite)),
         ("test-passes-on-base", lambda: test_passes_on_base(tests_table)),

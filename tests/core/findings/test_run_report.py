@@ -30,7 +30,9 @@ def test_false_finish_story(tmp_path: Path) -> None:
     target, diff, settings = branch(tmp_path / "r", {"scripts/bench.py": BENCH}, {})
     tr = Transcript("messages", (Turn(1, "user", TASK), Turn(2, "assistant", "The line is already correct.", flags=(CLAIMS_DONE,))), 0, "t")
     found = compute_findings(target, diff, settings, transcript=tr)
-    assert [f.kind for f in found] == ["claimed-done-without-change", "no-change", "task-identifier-missing"]
+    # issue 28: "already correct" with no test run in the transcript is also a claim nobody checked
+    assert [f.kind for f in found] == ["claimed-done-without-change", "no-change", "task-identifier-missing",
+                                       "claim-without-run"]
     assert exit_code(found) == 1
 
 
@@ -183,6 +185,8 @@ def test_kinds_catalogue() -> None:
         "broken-hunk": "info", "baseline-red": "error", "toothless-guard": "warning",
         "config-changed": "error", "bidi-control": "error",
         "test-passes-on-base": "warning", "test-only-notices-name": "info",
+        "claim-contradicted": "error", "claim-unverifiable": "info", "claim-confirmed": "info",
+        "claim-without-run": "warning",
     }
     assert all(v.description and "\n" not in v.description for v in KINDS.values())
     f = finding("no-change", "two\nlines   here")
