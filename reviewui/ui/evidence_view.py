@@ -15,6 +15,7 @@ from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.diff_view import Badge
 
 if TYPE_CHECKING:
+    from reviewui.core.diff import Hunk
     from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
     from reviewui.ui.screens.verdict import VerdictDraft
 
@@ -81,8 +82,13 @@ def file_summary(ev: FileEvidence) -> Content | None:
     return Content.assemble(*parts) if parts else None
 
 
-def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> VerdictDraft:
-    """The evidence a verdict would record now, as the modal's lines, with what stands against an approve."""
+def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = (),
+                  hunks: Sequence[Hunk] | None = None, reason: str = "", kept_because: str = "") -> VerdictDraft:
+    """The evidence a verdict would record now, as the modal's lines, with what stands against it.
+
+    `hunks` (every hunk of the branch) lets unreviewed hunks stand against an
+    approve; `reason` and `kept_because` carry a draft the reviewer typed before.
+    """
     from reviewui.core.probe.run import outcome_words
     from reviewui.ui.screens.verdict import VerdictDraft  # not at the top: not on the first screen
 
@@ -90,9 +96,11 @@ def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[Histor
     probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in ledger.probes()]
     findings = [f"{f.severity} {f.kind}: {f.message}" for f in ledger.findings]
     comments = [f"{c.file} {c.header}: {c.text}" for c in ledger.state.comments()]
-    return VerdictDraft(verdict, bites, probes, findings, comments, against=against(verdict, ledger, history))
+    return VerdictDraft(verdict, bites, probes, findings, comments, against=against(verdict, ledger, history, hunks),
+                        reason=reason, kept_because=kept_because)
 
 
-def against(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> list[str]:
+def against(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = (),
+            hunks: Sequence[Hunk] | None = None) -> list[str]:
     """What stands against `verdict` now, in plain words (the ledger decides; empty: nothing does)."""
-    return ledger.against(verdict, history)
+    return ledger.against(verdict, history, hunks)

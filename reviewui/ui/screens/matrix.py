@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from reviewui.core.safe_text import visible
 from reviewui.core.diff import Hunk
+from reviewui.ui.widgets.key_footer import ModalFooter
 
 BIT = "●"
 MISSED = "·"
@@ -89,6 +90,7 @@ class MatrixScreen(ModalScreen[None]):
                 else Content("" if self.hunks else "No bite-checks yet: b checks the hunk under the cursor, B all.")
             )
             yield Static(text, id="decorative")
+        yield ModalFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#matrix", DataTable)

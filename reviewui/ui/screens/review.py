@@ -28,7 +28,8 @@ from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
 from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
-                                  HistoryRead, ReviewReady, TranscriptReady, VerdictRecorded, WorkFailed)
+                                  HistoryRead, ReviewReady, TranscriptReady, VerdictRecorded, VerdictSetupChecked,
+                                  WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
 from reviewui.ui.screens.review_findings import FindingsPart
 from reviewui.ui.screens.review_fixtures import FixturesPart
@@ -193,6 +194,10 @@ class ReviewScreen(Screen[None]):
     @on(VerdictRecorded)
     def _verdict_recorded(self, message: VerdictRecorded) -> None:
         self.verdicts_part.on_recorded(message)
+
+    @on(VerdictSetupChecked)
+    def _verdict_setup_checked(self, message: VerdictSetupChecked) -> None:
+        self.verdicts_part.on_setup_checked(message)
 
     @on(BiteResult)
     def _bite_result(self, message: BiteResult) -> None:
