@@ -62,9 +62,22 @@ def view_class(where: str) -> type[DOMNode]:
     return cls
 
 
+def own_bindings(cls: type[DOMNode]) -> BindingsMap:
+    """The bindings `cls` and its reviewui bases declare (a subclass's over its base's); Textual's own left out.
+
+    Textual's (tab, copy, its scrolling) act everywhere and are not ours to list per view.
+    """
+    merged = BindingsMap()
+    for base in reversed(cls.__mro__):
+        declared = base.__dict__.get("BINDINGS")
+        if declared and base.__module__.startswith("reviewui."):
+            merged.key_to_bindings.update(BindingsMap(declared).key_to_bindings)
+    return merged
+
+
 def view_keys(cls: type[DOMNode], app: App[object]) -> list[HelpKey]:
     """Every described key of `cls` (its merged BINDINGS, the app's keymap applied), one row per action."""
-    bindings: BindingsMap = cls._merge_bindings().copy()
+    bindings = own_bindings(cls)
     keymap = app._keymap
     if keymap:
         bindings.apply_keymap(keymap)
@@ -84,21 +97,15 @@ def view_keys(cls: type[DOMNode], app: App[object]) -> list[HelpKey]:
 
 
 def help_views(app: App[object]) -> list[tuple[str, list[HelpKey]]]:
-    """[(view name, its keys)] for every registered view with keys, in `VIEWS` order; no key twice in a view.
+    """[(view name, its keys)] for every registered view with keys, in `VIEWS` order.
 
-    A key bound twice in one view (a widget's own binding over one it
-    inherits, say) is listed once, with the meaning it has.
+    A key a subclass binds over its base's is listed once, with the meaning it
+    has; one key for two actions of one view (`n`: next hunk, or next match
+    while a search is active) is listed for each.
     """
     out: list[tuple[str, list[HelpKey]]] = []
     for name, where in VIEWS:
-        taken: set[str] = set()
-        rows: list[HelpKey] = []
-        for k in view_keys(view_class(where), app):
-            keys = {x.strip() for x in k.keys.split(",")}
-            if keys & taken:
-                continue
-            taken |= keys
-            rows.append(k)
+        rows = view_keys(view_class(where), app)
         if rows:
             out.append((name, rows))
     return out

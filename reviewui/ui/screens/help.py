@@ -34,7 +34,8 @@ def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
 def help_groups(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
     """The keys of `screen` grouped by the view they act in: [(view, [(key, what)])], no key twice in a view.
 
-    Views hidden right now (the transcript while the diff shows, say) are left out.
+    Views hidden right now (the transcript while the diff shows, say) are left
+    out. (The help screen lists every view's keys instead: `help_registry`.)
 
     A key bound twice in one view (a widget's own binding over one it
     inherits, say) is listed once, with the first meaning: the one it has.

@@ -35,6 +35,7 @@ from reviewui.ui.screens.review_findings import FindingsPart
 from reviewui.ui.screens.review_fixtures import FixturesPart
 from reviewui.ui.screens.review_navigation import NavigationPart
 from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_search import SearchPart
 from reviewui.ui.screens.review_startup import StartupPart
 from reviewui.ui.screens.review_transcript import TranscriptPart
 from reviewui.ui.screens.review_verdicts import VerdictsPart
@@ -59,7 +60,8 @@ class ReviewScreen(Screen[None]):
     # Textual never reads a screen-level CSS_PATH for it.
 
     # Footer and help list keys in this order: moving around first, the probe last.
-    BINDINGS = [*NavigationPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
+    # Search before bites: with both going, escape clears the search first, then cancels the bite-check.
+    BINDINGS = [*NavigationPart.BINDINGS, *SearchPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
                 *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *FixturesPart.BINDINGS]
     BINDINGS.append(Binding("e", "probe", "Probe", id="review.probe",
                             tooltip="Write a probe test for this hunk; run it on branch and base"))
@@ -77,8 +79,11 @@ class ReviewScreen(Screen[None]):
         self.findings_part = FindingsPart(self)
         self.bites_part = BitesPart(self)
         self.fixtures_part = FixturesPart(self)
-        self.parts: tuple[ReviewPart, ...] = (self.startup, self.navigation, self.verdicts_part, self.transcript_part,
-                                              self.findings_part, self.bites_part, self.fixtures_part)
+        self.search = SearchPart(self)
+        # bites_part first: while the transcript is in front it switches off every key of the hidden diff
+        self.parts: tuple[ReviewPart, ...] = (self.startup, self.bites_part, self.navigation, self.search,
+                                              self.verdicts_part, self.transcript_part, self.findings_part,
+                                              self.fixtures_part)
 
     @property
     def ledger(self) -> EvidenceLedger:
@@ -244,6 +249,18 @@ class ReviewScreen(Screen[None]):
 
     def action_prev_file(self) -> None:
         self.navigation.step_file(-1)
+
+    def action_search_diff(self) -> None:
+        self.search.search()
+
+    def action_next_match(self) -> None:
+        self.search.step(1)
+
+    def action_prev_match(self) -> None:
+        self.search.step(-1)
+
+    def action_clear_search(self) -> None:
+        self.search.clear()
 
     def action_toggle_split(self) -> None:
         self.navigation.toggle_split()

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 DIFF_ONLY_ACTIONS = frozenset({
     "next_hunk", "prev_hunk", "next_file", "prev_file", "toggle_split", "toggle_reviewed", "comment",
     "bite", "sweep", "probe", "toggle_fixtures", "toggle_results", "goto_turn", "verdict",
+    "search_diff", "next_match", "prev_match", "clear_search",
 })
 """Screen actions that act on the diff: off while the transcript is in front."""
 
