@@ -8,6 +8,8 @@ config dir. The command palette offers every action of the current screen.
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from typing import Iterable
 
 from textual.app import App, SystemCommand
@@ -108,15 +110,37 @@ def make_app(session: ReviewSession, initial_file: str | None = None, theme: str
     return ReviewApp(session, initial_file=initial_file, theme=theme, resume_gc=resume_gc)
 
 
+NO_TERMINAL = ("the review app needs a terminal, and stdin or stdout is not one; without a terminal use "
+               "the headless commands: reviewui check, reviewui bite, reviewui log (reviewui demo --no-open "
+               "builds the demo)")
+"""What `reviewui`, `reviewui BRANCH` and `reviewui demo` say, in one line, when there is no terminal."""
+
+
+def require_terminal() -> None:
+    """Refuse to start the full-screen app without a terminal on both stdin and stdout.
+
+    Drawn into a redirected stdout the app is garbage in a file, and piped input
+    would become keystrokes (an `echo y |` approving a branch). An app drawn by
+    another Textual driver (`TEXTUAL_DRIVER`, as under `textual-serve`) needs no
+    terminal. Raises ReviewError.
+    """
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return  # another driver draws the app (textual-serve's web driver talks over pipes, not to a terminal)
+    if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty()):
+        raise ReviewError(NO_TERMINAL)
+
+
 def run_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
     """Run the app in the terminal until the reviewer quits.
 
     When the caller paused the cyclic garbage collector for the start-up (see
     `reviewui.cli.cmd_open`), the app turns it back on once the first screen is drawn.
-    Raises ReviewError when the theme file the user named cannot be used.
+    Raises ReviewError when the theme file the user named cannot be used, or
+    when stdin or stdout is not a terminal (see `require_terminal`).
     """
     if theme is not None and not theme.strip():
         raise ReviewError("--theme needs a name")
+    require_terminal()
     app = make_app(session, initial_file, theme, resume_gc=not gc.isenabled())
     if theme is not None and theme not in app.available_themes:
         # said before the screen takes over, with the names to pick from
