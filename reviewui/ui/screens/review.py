@@ -152,7 +152,13 @@ class ReviewScreen(Screen[None]):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        """A worker that died of a bug still tells the reviewer, in one line (and does not hold up ReviewReady)."""
+        """A worker that died of a bug still tells the reviewer, in one line (and does not hold up ReviewReady).
+
+        The status line follows what runs: a bite worker gone is a bite-check no longer running.
+        """
+        if event.worker.group == "bite" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR,
+                                                            WorkerState.CANCELLED):
+            self.bites_part.worker_ended()
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             self.notify(visible(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}"),

@@ -158,8 +158,21 @@ class BitesPart(ReviewPart):
         self.show_result()
 
     def on_progress(self, message: BiteProgress) -> None:
-        """A sweep progressed."""
+        """A sweep progressed (a report arriving after the run ended is not news: the status stays final)."""
+        if not self.biting:
+            return
         self.screen.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
+
+    def worker_ended(self) -> None:
+        """The bite worker is gone: if it never said how the run ended, the screen must not say it still runs.
+
+        Its BiteFinished is handled before the worker's end is (it was posted first),
+        so a run still marked as going here ended without a report (killed, cancelled).
+        """
+        if not self.biting:
+            return
+        self.biting = False
+        self.screen.set_status("bite-check stopped without a report (b checks again)")
 
     def on_finished(self, message: BiteFinished) -> None:
         """The run ended: record the report, recompute the findings with it, say how it went."""
