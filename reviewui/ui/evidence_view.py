@@ -15,6 +15,7 @@ from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.diff_view import Badge
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.report import HunkResult
     from reviewui.core.diff import Hunk
     from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
     from reviewui.ui.screens.verdict import VerdictDraft
@@ -69,11 +70,27 @@ def hunk_badges(ev: HunkEvidence) -> list[Badge]:
     return row
 
 
-def file_summary(ev: FileEvidence) -> Content | None:
-    """A short line of evidence for the file list, None when nothing is known yet."""
+def file_summary(ev: FileEvidence, name_only: Sequence[HunkResult] = ()) -> Content | None:
+    """A short line of evidence for the file list, None when nothing is known yet.
+
+    One styled piece per fact (`1 bite `, `⚑3 `, `✓1/2`), so a list too narrow
+    for it drops whole pieces (see FileList.entry), never half of one.
+    `name_only`: the file's hunks whose revert only removes a name (`broken`,
+    with guards): counted by their guards (`1 toothless guard`), not as broken.
+    """
     parts: list[str | tuple[str, str]] = []
+    guards = [g for r in name_only for g in r.guards]
     for verdict, n in ev.bite_counts:
-        parts.append((f"{verdict_count(n, verdict)} ", bite_style(verdict)))
+        if verdict == "broken":
+            n -= len(name_only)
+        if n > 0:
+            parts.append((f"{verdict_count(n, verdict)} ", bite_style(verdict)))
+    for verdict in ("toothless", "uncovered"):
+        n = sum(1 for g in guards if g.verdict == verdict)
+        if n:
+            parts.append((f"{n} {verdict} guard{'s' if n != 1 else ''} ", bite_style(verdict)))
+    if guards and not any(g.verdict in ("toothless", "uncovered") for g in guards):
+        parts.append((f"{len(guards)} guards bite " if len(guards) != 1 else "1 guard bites ", bite_style("bites")))
     if ev.findings:
         tone = "$error" if any(f.severity == "error" for f in ev.findings) else "$warning"
         parts.append((f"⚑{len(ev.findings)} ", tone))

@@ -46,3 +46,23 @@ async def test_a_bite_worker_gone_without_a_report_leaves_no_running_status(sess
         assert not screen.bites_part.biting
         assert "escape cancels" not in status(app) and "stopped" in status(app)
         assert "Cancel" not in screen.query_one(KeyFooter).render_line(0).text
+
+
+async def test_at_60x15_the_results_panel_gives_way_to_the_diff_and_r_brings_it(session: ReviewSession) -> None:  # noqa: F811
+    from reviewui.ui.widgets.results_panel import ResultsPanel
+
+    app = make_app(session, initial_file="calc.py")
+    async with app.run_test(size=(60, 15)) as pilot:
+        screen = await review_ready(app, pilot)
+        await pilot.press("b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = screen.query_one(ResultsPanel)
+        assert panel.result is not None and not panel.display  # the result is there, the diff has the room
+        assert screen.diff_view.size.height >= 8
+        assert any("r shows them" in n.message for n in app._notifications)
+        await pilot.press("r")
+        await pilot.pause()
+        assert panel.display and panel.size.height >= 2
+        assert screen.diff_view.size.height >= 4  # half each, never one row of diff
+        assert "? Help" in screen.query_one(KeyFooter).render_line(0).text

@@ -41,7 +41,7 @@ from reviewui.ui.screens.review_transcript import TranscriptPart
 from reviewui.ui.screens.review_verdicts import VerdictsPart
 from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.widgets.file_list import FileList
-from reviewui.ui.widgets.guard_marks import line_marks
+from reviewui.ui.widgets.guard_marks import line_marks, only_a_missing_name
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.ui.widgets.transcript_view import TranscriptView
@@ -124,6 +124,7 @@ class ReviewScreen(Screen[None]):
                 files.select_path(f.path)
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
+        self.navigation.fit_sidebar()
         # Everything else waits for the first paint, the reviewer's saved marks and
         # comments included (loading the evidence ledger and the state is ~15 ms of
         # imports alone): they are drawn one refresh later. Worker threads parsing the
@@ -256,6 +257,12 @@ class ReviewScreen(Screen[None]):
     def action_prev_file(self) -> None:
         self.navigation.step_file(-1)
 
+    def action_file_list(self) -> None:
+        self.navigation.cycle_file_list()
+
+    def on_resize(self) -> None:
+        self.navigation.fit_sidebar()
+
     def action_search_diff(self) -> None:
         self.search.search()
 
@@ -342,7 +349,9 @@ class ReviewScreen(Screen[None]):
         if view.file is not None and view.file.path == path:
             view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) for h in f.hunks})
         hunks = f.hunks if self.startup.diff_loaded else None
-        self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks)))
+        name_only = [r for r in self.ledger.bites.values() if r.file == path and only_a_missing_name(r)]
+        self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks), name_only))
+        self.navigation.fit_sidebar()  # a longer summary may want a wider list
 
     def transcript_in_front(self) -> bool:
         """True while the transcript pane, not the diff, is shown."""

@@ -35,6 +35,10 @@ DIFF_ONLY_ACTIONS = frozenset({
 """Screen actions that act on the diff: off while the transcript is in front."""
 
 
+SHORT_SCREEN = 24
+"""Rows below which the results panel does not open by itself: it would squeeze the diff to a line or two."""
+
+
 class BitesPart(ReviewPart):
     """Bite-check keys, the worker, and the results panel."""
 
@@ -56,6 +60,8 @@ class BitesPart(ReviewPart):
         self._cache: BiteCache | None = None
         self.cancel_event = threading.Event()
         self._biting = False
+        self._said_short = False
+        """Told once that a short screen keeps the results panel closed."""
 
     @property
     def biting(self) -> bool:
@@ -186,7 +192,7 @@ class BitesPart(ReviewPart):
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
-        counts = ", ".join(verdict_count(n, v) for v, n in report.summary().items() if n)
+        counts = run_words(report.results, report.summary())
         if self.cancel_event.is_set():
             self.screen.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
         elif report.baseline.status != "green":
@@ -216,8 +222,14 @@ class BitesPart(ReviewPart):
             return  # nothing to show, and no panel yet to update
         panel = self.panel()
         panel.show_result(result, baseline)
-        if result is not None or baseline is not None:
-            panel.remove_class("-hidden")
+        if (result is not None or baseline is not None) and panel.has_class("-hidden"):
+            if self.screen.size.height >= SHORT_SCREEN:
+                panel.remove_class("-hidden")
+            elif not self._said_short:
+                # A short terminal: the diff keeps the room; `r` brings the panel (it then takes half).
+                self._said_short = True
+                self.screen.notify("results are ready: r shows them (the diff keeps the room on a short screen)",
+                                   timeout=4)
 
     def toggle_results(self) -> None:
         """Show or hide the results panel."""
@@ -228,7 +240,8 @@ class BitesPart(ReviewPart):
 
     def matrix(self) -> None:
         """Open the test x hunk matrix: a column per bite-checked hunk (and guard), labelled file:line."""
-        from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label  # DataTable: not before the first paint
+        from reviewui.ui.screens.matrix import (  # DataTable: not before the first paint
+            COULD_NOT_RUN, MatrixHunk, MatrixScreen, hunk_label)
 
         columns: list[MatrixHunk] = []
         bit: set[tuple[str, str]] = set()
@@ -236,12 +249,13 @@ class BitesPart(ReviewPart):
             f = self.session.diff.file(r.file)
             key = f"{r.file}:{r.index}"
             label = hunk_label(f.hunks[r.index]) if f and r.index < len(f.hunks) else f"{r.file}:#{r.index + 1}"
-            columns.append(MatrixHunk(key, label, r.verdict))
+            columns.append(MatrixHunk(key, label, r.verdict, ran=r.verdict not in COULD_NOT_RUN))
             if r.verdict == "bites":
                 bit |= {(key, t) for t in r.failing_tests}
             for n, g in enumerate(r.guards):  # a column per guard revert, after its hunk
                 gkey = f"{key}#{n}"
-                columns.append(MatrixHunk(gkey, f"↳{g.file}:{g.line}", f"{g.kind} {g.verdict}"))
+                columns.append(MatrixHunk(gkey, f"↳{g.file}:{g.line}", f"{g.kind} {g.verdict}",
+                                          ran=g.verdict not in COULD_NOT_RUN))
                 if g.verdict == "bites":
                     bit |= {(gkey, t) for t in g.failing_tests}
         self.screen.app.push_screen(MatrixScreen(columns, list(self.ledger.baseline_tests), bit))
@@ -262,3 +276,16 @@ class BitesPart(ReviewPart):
         row = view.row_for_line(target[1])
         if row is not None:
             view.cursor = row
+
+
+def run_words(results: list[HunkResult], summary: dict[str, int]) -> str:
+    """`1 bite, 1 toothless`: a run's verdicts in words; a revert that only removes a name counts by its guards."""
+    name_only = [r for r in results if guard_marks.only_a_missing_name(r)]
+    counts = dict(summary)
+    if name_only:
+        counts["broken"] = counts.get("broken", 0) - len(name_only)
+    words = [verdict_count(n, v) for v, n in counts.items() if n > 0]
+    if name_only:
+        guards = [g for r in name_only for g in r.guards]
+        words.append(f"{guard_marks.headline(guards)} ({guard_marks.NAME_ONLY_REASON})")
+    return ", ".join(words)
