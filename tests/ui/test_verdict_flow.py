@@ -159,3 +159,18 @@ async def test_unreviewed_hunks_stand_against_an_approve_never_a_reject(awkward_
         assert "not marked reviewed" not in text and "Nothing stands against" not in text
         footer = str(app.screen.query_one("ModalFooter").render())
         assert "Approve anyway" not in footer and "Record" in footer
+
+
+async def test_a_setup_answer_that_comes_before_the_dialog_is_drawn_is_shown(awkward_session: ReviewSession) -> None:
+    """Seen in a real terminal: git answered before the dialog mounted, and it said "checking…" for ever."""
+    from reviewui.core.notes.preflight import SetupProblem
+    from reviewui.ui.evidence_view import verdict_draft
+
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review_ready(app, pilot)
+        modal = VerdictModal(verdict_draft("reject", screen.ledger))
+        modal.setup = (SetupProblem("git has no email for you", 'git config --global user.email "you@example.com"'),)
+        await app.push_screen(modal)
+        await pilot.pause()
+        assert "git has no email for you" in text_of(app, "#setup")

@@ -143,11 +143,13 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
         reason = self.query_one("#reason", Input)
         reason.focus()
         reason.cursor_position = len(reason.value)
+        self.watch_setup(self.setup)  # the check may have come back before the dialog was mounted
 
     def watch_setup(self, setup: tuple[SetupProblem, ...] | None) -> None:
-        if not self.is_mounted or setup is None:
-            return
-        box = self.query_one("#setup", Static)
+        boxes = self.query("#setup").results(Static)
+        box = next(boxes, None)
+        if box is None or setup is None:
+            return  # not composed yet: on_mount draws it
         if not setup:
             box.update(Content.styled("git can record this verdict here.", "$text-muted"))
             return
