@@ -8,7 +8,7 @@ messages; results stream into the ledger and onto the hunks as they come.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from textual.binding import Binding
 
@@ -278,7 +278,7 @@ class BitesPart(ReviewPart):
             view.cursor = row
 
 
-def run_words(results: list[HunkResult], summary: dict[str, int]) -> str:
+def run_words(results: Sequence[HunkResult], summary: dict[str, int]) -> str:
     """`1 bite, 1 toothless`: a run's verdicts in words; a revert that only removes a name counts by its guards."""
     name_only = [r for r in results if guard_marks.only_a_missing_name(r)]
     counts = dict(summary)
