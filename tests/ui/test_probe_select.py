@@ -56,3 +56,17 @@ async def test_a_kept_draft_opens_as_it_was_not_selected(sample1: ReviewSession)
         await pilot.pause()
         editor = app.screen.query_one("#probe-editor", TextArea)
         assert "    assert 2" in editor.text and editor.selected_text == ""
+
+
+async def test_a_draft_that_is_still_the_template_opens_selected_too(sample1: ReviewSession) -> None:
+    app = make_app(sample1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("escape")  # closed untouched: its draft is the template
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen.query_one("#probe-editor", TextArea)
+        assert 'assert False, "write the probe"' in editor.selected_text

@@ -114,7 +114,7 @@ class ProbeScreen(Screen[None]):
         title = f"Probe — {where} · {t.branch} @ {t.head[:7]} vs base {t.base[:7]}"
         yield Static(Content(visible(title)), id="probe-title")
         code = load_draft(self.state.path, self.draft_key)
-        self._from_template = code is None
+        self._from_template = code is None or _untouched(code)  # a kept draft of the bare template is one too
         if code is None:
             try:
                 code = probe_template(self.session, self.hunk)
@@ -332,6 +332,15 @@ def render_run(run: ProbeRun) -> Content:
         if run.status == "error" and tail:
             parts.append(Content.styled(visible("\n".join(tail), multiline=True), "$text-muted"))
     return Content("\n").join(parts)
+
+
+def _untouched(code: str) -> bool:
+    """True while `code` still holds the template's stub line (nobody wrote the probe yet)."""
+    try:
+        check_probe_edited(code)
+    except ReviewError:
+        return True
+    return False
 
 
 def select_body(editor: TextArea) -> None:
