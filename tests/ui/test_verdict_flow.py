@@ -174,3 +174,26 @@ async def test_a_setup_answer_that_comes_before_the_dialog_is_drawn_is_shown(awk
         await app.push_screen(modal)
         await pilot.pause()
         assert "git has no email for you" in text_of(app, "#setup")
+
+
+@pytest.mark.parametrize(("config", "said", "fix"), [
+    ({"gpg.format": "ssh", "user.signingkey": "/nonexistent/reviewer_key.pub"},
+     "signing key file /nonexistent/reviewer_key.pub does not exist", "git config --global user.signingkey"),
+    ({"gpg.format": "x509", "user.signingkey": "ABCDEF"}, "cannot sign reviews with gpg.format=x509",
+     "git config --global gpg.format ssh"),
+    ({"gpg.format": "openpgp", "user.signingkey": "ABCDEF", "gpg.program": "/nonexistent/gpg-missing"},
+     "signing program '/nonexistent/gpg-missing' is not installed", "git config --global gpg.program"),
+], ids=["ssh-key-missing", "x509", "gpg-missing"])
+async def test_a_signing_setup_that_cannot_sign_is_said_when_the_dialog_opens(
+        awkward_session: ReviewSession, config: dict[str, str], said: str, fix: str) -> None:
+    repo = awkward_session.target.repo_dir
+    for name, value in config.items():
+        git(repo, "config", name, value)
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("x")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        setup = text_of(app, "#setup")
+        assert said in setup and fix in setup, setup

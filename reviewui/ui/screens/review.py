@@ -80,9 +80,8 @@ class ReviewScreen(Screen[None]):
         self.bites_part = BitesPart(self)
         self.fixtures_part = FixturesPart(self)
         self.search = SearchPart(self)
-        # bites_part first: while the transcript is in front it switches off every key of the hidden diff
-        self.parts: tuple[ReviewPart, ...] = (self.startup, self.bites_part, self.navigation, self.search,
-                                              self.verdicts_part, self.transcript_part, self.findings_part,
+        self.parts: tuple[ReviewPart, ...] = (self.startup, self.navigation, self.search, self.verdicts_part,
+                                              self.transcript_part, self.findings_part, self.bites_part,
                                               self.fixtures_part)
 
     @property
