@@ -140,9 +140,9 @@ def run_app(session: ReviewSession, initial_file: str | None = None, theme: str 
     """
     if theme is not None and not theme.strip():
         raise ReviewError("--theme needs a name")
-    require_terminal()
     app = make_app(session, initial_file, theme, resume_gc=not gc.isenabled())
     if theme is not None and theme not in app.available_themes:
         # said before the screen takes over, with the names to pick from
         raise ReviewError(f"unknown theme {theme!r}; choose from: {', '.join(sorted(app.available_themes))}")
+    require_terminal()  # after the reviewer's own mistakes: those are said first
     app.run()
