@@ -124,3 +124,15 @@ async def test_a_search_without_match_says_so_and_keeps_n_for_hunks_in_help(samp
         text = str(app.screen.query_one("#help-text", Static).render())
         review = text.split("\nReview\n", 1)[1].split("\n\n", 1)[0]
         assert "Next hunk" in review and "Next match of the search" in review and "Search the diff" in review
+
+
+async def test_clearing_a_search_brings_back_the_status_it_covered(sample1: ReviewSession) -> None:
+    app = make_app(sample1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review_ready(app, pilot)
+        screen.set_status("bite-check done: 1 bite")
+        await search(pilot, app, "reasoning")
+        assert "match 1 of" in str(screen.query_one("#status", Static).render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert str(screen.query_one("#status", Static).render()) == "bite-check done: 1 bite"

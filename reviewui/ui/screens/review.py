@@ -70,6 +70,8 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.initial_file = initial_file
+        self._status: dict[str, str] = {}
+        """What each source of the status line says now (see set_status)."""
         self.first_paint_at: float | None = None
         """perf_counter() when the first screen was drawn (benchmarks read it)."""
         self.startup = StartupPart(self)
@@ -356,6 +358,12 @@ class ReviewScreen(Screen[None]):
         """True while the transcript pane, not the diff, is shown."""
         return self.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
 
-    def set_status(self, text: str) -> None:
-        """Show a line in the status bar (progress of long work, results)."""
-        self.query_one("#status", Static).update(Content(visible(text)))
+    STATUS_SOURCES = ("search", "work")
+    """Who may speak on the status line, first first: an active search's position over the work's news."""
+
+    def set_status(self, text: str, source: str = "work") -> None:
+        """Set what `source` says on the status bar ("" when it has nothing to say); the first source
+        with something to say is shown, so clearing a search brings back how the last run went."""
+        self._status[source] = text
+        shown = next((self._status[s] for s in self.STATUS_SOURCES if self._status.get(s)), "")
+        self.query_one("#status", Static).update(Content(visible(shown)))

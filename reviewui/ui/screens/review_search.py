@@ -92,7 +92,7 @@ class SearchPart(ReviewPart):
         self.screen.diff_view.set_search(query)
         self.screen.refresh_bindings()
         if not self.matches:
-            self.screen.set_status(f"search {visible(query)!r}: no match in the diff (escape clears)")
+            self.screen.set_status(f"search {visible(query)!r}: no match in the diff (escape clears)", "search")
             return
         self.step(1)
 
@@ -142,7 +142,7 @@ class SearchPart(ReviewPart):
             view.cursor = y
         self.screen.set_status(f"search {visible(self.query)!r}: match {self.current + 1} of {len(self.matches)} "
                                f"in {len({x.path for x in self.matches})} file(s) — n / N next / previous, "
-                               f"escape clears")
+                               f"escape clears", "search")
 
     def clear(self) -> None:
         """Clear the search: no highlight, and n / N move by hunk again."""
@@ -151,4 +151,4 @@ class SearchPart(ReviewPart):
         self.current = -1
         self.screen.diff_view.set_search("")
         self.screen.refresh_bindings()
-        self.screen.set_status("")
+        self.screen.set_status("", "search")
