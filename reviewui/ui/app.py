@@ -49,8 +49,11 @@ class ReviewApp(App[None]):
         self.initial_file = initial_file
         self._requested_theme = theme
         prefs = load_user_prefs()
-        self.keymap, self.keymap_problems = keymap_from_prefs(
-            prefs, binding_ids([*self.BINDINGS, *ReviewScreen.BINDINGS, *DiffView.BINDINGS, *TranscriptView.BINDINGS]))
+        # Every view help knows has its ids checked (the probe editor's, the verdict dialog's …); that imports
+        # every view, so only when the reviewer has a keymap at all.
+        known = set() if "keymap" not in prefs else binding_ids(
+            [*self.BINDINGS, *ReviewScreen.BINDINGS, *DiffView.BINDINGS, *TranscriptView.BINDINGS, *registered()])
+        self.keymap, self.keymap_problems = keymap_from_prefs(prefs, known)
         """The reviewer's own keys from the user config (binding id -> keys)."""
         themes, self.theme_problems = load_themes()
         for t in themes:
@@ -102,6 +105,13 @@ class ReviewApp(App[None]):
                 k.help,
                 lambda a=k.action, n=k.node: self.call_later(n.run_action, a),
             )
+
+
+def registered() -> list[Binding]:
+    """The bindings of every view help lists (see help_registry), for checking a keymap's ids."""
+    from reviewui.ui.help_registry import VIEWS, own_bindings, view_class
+
+    return [b for _, where in VIEWS for bs in own_bindings(view_class(where)).key_to_bindings.values() for b in bs]
 
 
 def make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None,
