@@ -247,11 +247,13 @@ class EvidenceLedger:
                     bit.update((guard_key, t) for t in g.failing_tests)
         return MatrixData(tuple(rows), tuple(self.baseline_tests), frozenset(bit))
 
-    def against(self, verdict: str, history: Sequence[HistoryRow] = ()) -> list[str]:
+    def against(self, verdict: str, history: Sequence[HistoryRow] = (),
+                hunks: Sequence[Hunk] | None = None) -> list[str]:
         """What stands against recording `verdict` now, one plain line each (empty: nothing does).
 
         Against an approve: kept probes that fail on the branch, hunks and guards
-        no test notices reverted, error findings, an earlier reject. Against a
+        no test notices reverted, error findings, an earlier reject, and (given
+        every hunk of the branch as `hunks`) hunks not marked reviewed. Against a
         reject: an earlier approve of this patch, bite-checks where every checked
         hunk bites with no error finding standing, kept probes that pass on the branch.
         """
@@ -271,6 +273,11 @@ class EvidenceLedger:
             out += [f"error finding {f.kind}: {f.message}" for f in errors]
             out += [f"an earlier reject by {_who(r)} ({rel.replace('-', ' ')})" for r, rel, _ in history
                     if r.verdict == "reject"]
+            unreviewed = [h for h in hunks or () if not self.is_reviewed(h)]
+            if unreviewed:
+                n = len(hunks or ())
+                out.append(f"{len(unreviewed)} of {n} hunk{'s' if n != 1 else ''} not marked reviewed "
+                           f"(space marks one)")
             return out
         if verdict != "reject":
             return []

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.notes.model import Review
+    from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.probe.run import ProbeReport
     from reviewui.core.transcript import Transcript
     from reviewui.core.transcript.linking import HunkLinks
@@ -439,6 +440,15 @@ class ReviewSession:
         return f"pushed {ref} to {remote}"
 
     # --- verdicts ----------------------------------------------------------
+
+    def verdict_setup_problems(self) -> "list[SetupProblem]":
+        """What stops a verdict from being recorded now (no git identity, a signing setup that cannot sign).
+
+        Empty when nothing does; each problem carries the `git config` line that fixes it.
+        """
+        from reviewui.core.notes.preflight import verdict_setup_problems
+
+        return verdict_setup_problems(self.target.repo_dir)
 
     def verdict(self, verdict: str, reason: str, evidence: VerdictEvidence | None = None) -> "Review":
         """Record `verdict` on the branch head in git notes with the ledger's evidence; return the review.

@@ -8,6 +8,8 @@ config dir. The command palette offers every action of the current screen.
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from typing import Iterable
 
 from textual.app import App, SystemCommand
@@ -47,8 +49,11 @@ class ReviewApp(App[None]):
         self.initial_file = initial_file
         self._requested_theme = theme
         prefs = load_user_prefs()
-        self.keymap, self.keymap_problems = keymap_from_prefs(
-            prefs, binding_ids([*self.BINDINGS, *ReviewScreen.BINDINGS, *DiffView.BINDINGS, *TranscriptView.BINDINGS]))
+        # Every view help knows has its ids checked (the probe editor's, the verdict dialog's …); that imports
+        # every view, so only when the reviewer has a keymap at all.
+        known = set() if "keymap" not in prefs else binding_ids(
+            [*self.BINDINGS, *ReviewScreen.BINDINGS, *DiffView.BINDINGS, *TranscriptView.BINDINGS, *registered()])
+        self.keymap, self.keymap_problems = keymap_from_prefs(prefs, known)
         """The reviewer's own keys from the user config (binding id -> keys)."""
         themes, self.theme_problems = load_themes()
         for t in themes:
@@ -109,10 +114,37 @@ class ReviewApp(App[None]):
             )
 
 
+def registered() -> list[Binding]:
+    """The bindings of every view help lists (see help_registry), for checking a keymap's ids."""
+    from reviewui.ui.help_registry import VIEWS, own_bindings, view_class
+
+    return [b for _, where in VIEWS for bs in own_bindings(view_class(where)).key_to_bindings.values() for b in bs]
+
+
 def make_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None,
              resume_gc: bool = False) -> ReviewApp:
     """Build the app for `session` (the one factory the CLI and tests share)."""
     return ReviewApp(session, initial_file=initial_file, theme=theme, resume_gc=resume_gc)
+
+
+NO_TERMINAL = ("the review app needs a terminal, and stdin or stdout is not one; without a terminal use "
+               "the headless commands: reviewui check, reviewui bite, reviewui log (reviewui demo --no-open "
+               "builds the demo)")
+"""What `reviewui`, `reviewui BRANCH` and `reviewui demo` say, in one line, when there is no terminal."""
+
+
+def require_terminal() -> None:
+    """Refuse to start the full-screen app without a terminal on both stdin and stdout.
+
+    Drawn into a redirected stdout the app is garbage in a file, and piped input
+    would become keystrokes (an `echo y |` approving a branch). An app drawn by
+    another Textual driver (`TEXTUAL_DRIVER`, as under `textual-serve`) needs no
+    terminal. Raises ReviewError.
+    """
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return  # another driver draws the app (textual-serve's web driver talks over pipes, not to a terminal)
+    if not (sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty()):
+        raise ReviewError(NO_TERMINAL)
 
 
 def run_app(session: ReviewSession, initial_file: str | None = None, theme: str | None = None) -> None:
@@ -120,7 +152,8 @@ def run_app(session: ReviewSession, initial_file: str | None = None, theme: str 
 
     When the caller paused the cyclic garbage collector for the start-up (see
     `reviewui.cli.cmd_open`), the app turns it back on once the first screen is drawn.
-    Raises ReviewError when the theme file the user named cannot be used.
+    Raises ReviewError when the theme file the user named cannot be used, or
+    when stdin or stdout is not a terminal (see `require_terminal`).
     """
     if theme is not None and not theme.strip():
         raise ReviewError("--theme needs a name")
@@ -128,4 +161,5 @@ def run_app(session: ReviewSession, initial_file: str | None = None, theme: str 
     if theme is not None and theme not in app.available_themes:
         # said before the screen takes over, with the names to pick from
         raise ReviewError(f"unknown theme {theme!r}; choose from: {', '.join(sorted(app.available_themes))}")
+    require_terminal()  # after the reviewer's own mistakes: those are said first
     app.run()

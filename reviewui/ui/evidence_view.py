@@ -15,6 +15,8 @@ from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.diff_view import Badge
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.report import HunkResult
+    from reviewui.core.diff import Hunk
     from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
     from reviewui.ui.screens.verdict import VerdictDraft
 
@@ -68,11 +70,27 @@ def hunk_badges(ev: HunkEvidence) -> list[Badge]:
     return row
 
 
-def file_summary(ev: FileEvidence) -> Content | None:
-    """A short line of evidence for the file list, None when nothing is known yet."""
+def file_summary(ev: FileEvidence, name_only: Sequence[HunkResult] = ()) -> Content | None:
+    """A short line of evidence for the file list, None when nothing is known yet.
+
+    One styled piece per fact (`1 bite `, `⚑3 `, `✓1/2`), so a list too narrow
+    for it drops whole pieces (see FileList.entry), never half of one.
+    `name_only`: the file's hunks whose revert only removes a name (`broken`,
+    with guards): counted by their guards (`1 toothless guard`), not as broken.
+    """
     parts: list[str | tuple[str, str]] = []
+    guards = [g for r in name_only for g in r.guards]
     for verdict, n in ev.bite_counts:
-        parts.append((f"{verdict_count(n, verdict)} ", bite_style(verdict)))
+        if verdict == "broken":
+            n -= len(name_only)
+        if n > 0:
+            parts.append((f"{verdict_count(n, verdict)} ", bite_style(verdict)))
+    for verdict in ("toothless", "uncovered"):
+        n = sum(1 for g in guards if g.verdict == verdict)
+        if n:
+            parts.append((f"{n} {verdict} guard{'s' if n != 1 else ''} ", bite_style(verdict)))
+    if guards and not any(g.verdict in ("toothless", "uncovered") for g in guards):
+        parts.append((f"{len(guards)} guards bite " if len(guards) != 1 else "1 guard bites ", bite_style("bites")))
     if ev.findings:
         tone = "$error" if any(f.severity == "error" for f in ev.findings) else "$warning"
         parts.append((f"⚑{len(ev.findings)} ", tone))
@@ -81,8 +99,13 @@ def file_summary(ev: FileEvidence) -> Content | None:
     return Content.assemble(*parts) if parts else None
 
 
-def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> VerdictDraft:
-    """The evidence a verdict would record now, as the modal's lines, with what stands against an approve."""
+def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = (),
+                  hunks: Sequence[Hunk] | None = None, reason: str = "", kept_because: str = "") -> VerdictDraft:
+    """The evidence a verdict would record now, as the modal's lines, with what stands against it.
+
+    `hunks` (every hunk of the branch) lets unreviewed hunks stand against an
+    approve; `reason` and `kept_because` carry a draft the reviewer typed before.
+    """
     from reviewui.core.probe.run import outcome_words
     from reviewui.ui.screens.verdict import VerdictDraft  # not at the top: not on the first screen
 
@@ -90,9 +113,11 @@ def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[Histor
     probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in ledger.probes()]
     findings = [f"{f.severity} {f.kind}: {f.message}" for f in ledger.findings]
     comments = [f"{c.file} {c.header}: {c.text}" for c in ledger.state.comments()]
-    return VerdictDraft(verdict, bites, probes, findings, comments, against=against(verdict, ledger, history))
+    return VerdictDraft(verdict, bites, probes, findings, comments, against=against(verdict, ledger, history, hunks),
+                        reason=reason, kept_because=kept_because)
 
 
-def against(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = ()) -> list[str]:
+def against(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = (),
+            hunks: Sequence[Hunk] | None = None) -> list[str]:
     """What stands against `verdict` now, in plain words (the ledger decides; empty: nothing does)."""
-    return ledger.against(verdict, history)
+    return ledger.against(verdict, history, hunks)

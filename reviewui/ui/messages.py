@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.evidence import HistoryRow
     from reviewui.core.notes.model import Review
+    from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.transcript import Transcript
     from reviewui.core.transcript.linking import HunkLinks
 
@@ -109,10 +110,20 @@ class HistoryRead(Message):
 class VerdictRecorded(Message):
     """A verdict was written to git notes (review None and error set when it was not)."""
 
-    def __init__(self, review: Review | None, error: str | None = None) -> None:
+    def __init__(self, review: Review | None, error: str | None = None, verdict: str = "") -> None:
         super().__init__()
         self.review = review
         self.error = error
+        self.verdict = verdict
+        """The verdict that was to be recorded (`approve`/`reject`; "" when not said)."""
+
+
+class VerdictSetupChecked(Message):
+    """Whether git can record a verdict here now: the problems found (empty: it can)."""
+
+    def __init__(self, problems: list[SetupProblem]) -> None:
+        super().__init__()
+        self.problems = problems
 
 
 class StoredLoaded(Message):

@@ -55,9 +55,12 @@ async def test_b_on_a_new_function_shows_its_guards(session: ReviewSession) -> N
         assert 60 not in view.line_marks and 50 not in view.line_marks  # `return None`, the docstring
         assert gutter_cell(view, 57) == "○" and gutter_cell(view, 58) == "●"
         # a revert that only removes a name shows its guards' verdicts, not a bare "broken"
-        assert [b.text for b in view.badges[hunk.index]][0] == "guards: 1 toothless"
+        # (issue 31: the headline is the guard summary itself, "BROKEN" nowhere)
+        assert [b.text for b in view.badges[hunk.index]][0] == "6 guards bite, 1 toothless"
         text = panel_text(app)
-        assert "only removes a name" in text
+        assert text.startswith("6 guards bite, 1 toothless  coder/history.py")
+        assert "the revert only removes a name" in text.splitlines()[1] and "BROKEN" not in text
+        assert "1 broken" not in screen.file_list.entry(session.diff.file("coder/history.py"), 80).plain
         assert 'line 57: `msg.role == "assistant"` dropped from the condition — every test still passes' in text
         assert "line 59: early exit `return i` removed — bites: tests/test_trim_reasoning.py::" in text
         # jump to the toothless guard and back

@@ -60,3 +60,10 @@ async def test_a_rebound_key_runs_its_action_and_help_shows_it(awkward_session: 
         text = str(app.screen.query_one("#help-text", Static).render())
         line = next(ln for ln in text.splitlines() if "Mark the hunk under the cursor" in ln)
         assert line.split()[0] == "^o" and "review.reviewed" in line  # Textual draws ctrl+o as ^o
+
+
+async def test_a_dialog_key_can_be_rebound_by_its_id(awkward_session: ReviewSession) -> None:
+    """Ids of every registered view count, not only the review screen's: the probe editor's run key, say."""
+    write_prefs({"keymap": {"probe.run": "f5", "verdict.approve_anyway": "ctrl+o"}})
+    app = make_app(awkward_session)
+    assert app.keymap == {"probe.run": "f5", "verdict.approve_anyway": "ctrl+o"} and app.keymap_problems == []

@@ -85,6 +85,7 @@ def test_run_app_asks_the_app_to_resume_only_a_paused_collector(awkward_session:
         return NotRun()
 
     monkeypatch.setattr("reviewui.ui.app.make_app", fake_make_app)
+    monkeypatch.setattr("reviewui.ui.app.require_terminal", lambda: None)  # pytest's stdout is no terminal
     from reviewui.ui.app import run_app
 
     if paused:

@@ -40,7 +40,7 @@ async def test_header_and_verdict_say_how_agent_code_runs(
             start = content.plain.index("UNSANDBOXED")
             styles = [str(s.style) for s in content.spans if s.start <= start < s.end]
             assert any("$error" in s for s in styles), styles
-        await pilot.press("a", "enter")
+        await pilot.press("a", "ctrl+y")  # unreviewed hunks stand against the approve: the confirm key (issue 31)
         await pilot.pause()
         await app.workers.wait_for_complete()  # the verdict's git work runs in a worker
     [review] = _note(awkward_session)["review"]

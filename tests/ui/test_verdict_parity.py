@@ -43,7 +43,7 @@ async def test_ui_and_headless_verdicts_carry_identical_evidence(session: Review
         await app.workers.wait_for_complete()  # the findings it started (toothless-hunk …)
         await pilot.pause()
         assert screen.ledger.bites and not screen.bites_part.biting
-        await pilot.press("a", "enter")
+        await pilot.press("a", "ctrl+y")  # toothless and unreviewed hunks stand against it: the confirm key
         await app.workers.wait_for_complete()  # the note is written in a worker
         await pilot.pause()
 

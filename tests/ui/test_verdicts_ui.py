@@ -78,7 +78,11 @@ async def test_space_marks_reviewed_and_comment_goes_into_the_verdict(awkward_se
         await pilot.pause()
         await pilot.press(*"why None?", "enter")
         await pilot.pause()
+        # unreviewed hunks stand against the approve (issue 31): enter does not approve, the confirm key does
         await pilot.press("a", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        await pilot.press("ctrl+y")
         await app.workers.wait_for_complete()  # the note is written in a worker
         await pilot.pause()
     review = note(awkward_session)["review"][0]
@@ -133,7 +137,10 @@ async def test_approve_dialog_lists_what_stands_against_it(awkward_session: Revi
 
     app = make_app(awkward_session)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
+        screen = await review_ready(app, pilot)
+        for f in awkward_session.diff.files:  # every hunk reviewed: unreviewed hunks stand against an approve too
+            for h in f.hunks:
+                screen.ledger.state.mark(h.file, h.header, h.text)
         await pilot.press("a")
         await pilot.pause()
         text = str(app.screen.query_one("#evidence-text", Static).render())
@@ -215,11 +222,12 @@ async def test_reject_dialog_lists_an_earlier_approve(awkward_session: ReviewSes
         await pilot.press("x")
         await pilot.pause()
         text = str(app.screen.query_one("#evidence-text", Static).render())
-        assert "Nothing stands against this verdict." in text and "Stands against" not in text
+        # issue 31: a reject with nothing against it says nothing misleading (no "nothing stands against")
+        assert "Nothing stands against" not in text and "Stands against" not in text
         await pilot.press("escape")
         await pilot.press("a")
         await pilot.pause()
-        await pilot.press("enter")
+        await pilot.press("ctrl+y")  # unreviewed hunks stand against the approve: the confirm key
         await app.workers.wait_for_complete()  # the verdict is written in a worker
         await pilot.pause()
         await pilot.press("x")

@@ -14,6 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from reviewui.core.safe_text import visible
+from reviewui.ui.widgets.key_footer import ModalFooter
 
 SEVERITY_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$text-muted"}
 ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -28,6 +29,7 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
 
     BINDINGS = [
         Binding("escape,F,q", "close", "Close"),
+        Binding("enter", "goto", "Go to it", tooltip="Show the finding's place in the diff"),
         Binding("T", "trust_config", "Trust branch config", tooltip="Apply the branch's own reviewui config "
                 "changes (config-changed) for this review"),
     ]
@@ -81,6 +83,7 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
                 options = [Option(Content("No findings."), disabled=True)]
             yield OptionList(*options, id="findings-list")
             yield Static("", id="evidence")
+        yield ModalFooter()
 
     @on(OptionList.OptionHighlighted, "#findings-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -102,6 +105,12 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer `T` only when the branch changes reviewui's config and it is not accepted yet."""
         return self.can_trust if action == "trust_config" else True
+
+    def action_goto(self) -> None:
+        """Go to the highlighted finding (enter on the list does the same)."""
+        found = self.query_one("#findings-list", OptionList)
+        if found.highlighted is not None:
+            found.action_select()
 
     def action_trust_config(self) -> None:
         self.dismiss(TRUST_BRANCH_CONFIG)

@@ -1,4 +1,4 @@
-"""HelpScreen: every key binding of the review, generated from the bindings themselves."""
+"""HelpScreen: every key of every view and dialog, generated from their bindings (see help_registry)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from reviewui.core.config import user_config_dir
 from reviewui.ui.bindings import key_actions
+from reviewui.ui.widgets.key_footer import ModalFooter
 
 
 GROUP_NAMES = {
@@ -33,7 +34,8 @@ def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
 def help_groups(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
     """The keys of `screen` grouped by the view they act in: [(view, [(key, what)])], no key twice in a view.
 
-    Views hidden right now (the transcript while the diff shows, say) are left out.
+    Views hidden right now (the transcript while the diff shows, say) are left
+    out. (The help screen lists every view's keys instead: `help_registry`.)
 
     A key bound twice in one view (a widget's own binding over one it
     inherits, say) is listed once, with the first meaning: the one it has.
@@ -62,17 +64,17 @@ def _shown(node: object) -> bool:
 
 
 class HelpScreen(ModalScreen[None]):
-    """A list of every key and what it does; any of escape, q or ? closes it."""
+    """Every key of every view and dialog (from the registry in `help_registry`); escape, q or ? closes it."""
 
     BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "Close help", show=False),
+        Binding("escape,q,question_mark", "dismiss", "Close help"),
     ]
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 80; max-width: 95%; height: 80%;
-        background: $panel; border: round $accent; padding: 1 2;
+        width: 90; max-width: 100%; height: 1fr; max-height: 90%;
+        background: $panel; border: round $accent; padding: 0 2;
     }
     """
 
@@ -81,18 +83,19 @@ class HelpScreen(ModalScreen[None]):
         self.under = under
 
     def compose(self) -> ComposeResult:
+        from reviewui.ui.help_registry import help_views  # imports every view: only when help opens
+
         lines: list[Content] = [Content.assemble(("Keys, by the view they act in", "bold $accent"))]
-        ids = {(keys, what): binding_id for keys, what, binding_id in binding_rows(self.under)}
-        for view, rows in help_groups(self.under):
+        for view, rows in help_views(self.app):
             lines.append(Content(""))
             lines.append(Content.assemble((view, "bold $accent")))
-            for key, what in rows:
-                binding_id = ids.get((key, what), "")  # the name to rebind it by in [keymap]
-                lines.append(Content.assemble((f"{key:>12}", "bold"), "  ", what,
-                                              (f"  {binding_id}" if binding_id else "", "$text-muted")))
+            for k in rows:  # the id is the name to rebind it by in [keymap]
+                lines.append(Content.assemble((f"{k.keys:>12}", "bold"), "  ", k.help,
+                                              (f"  {k.id}" if k.id else "", "$text-muted")))
         lines.append(Content(""))
         lines.append(Content.assemble((f"Your own keys: [keymap] in {user_config_dir() / 'config.toml'}, "
                                        'e.g. "review.bite" = "ctrl+b".', "$text-muted")))
         lines.append(Content.assemble(("ctrl+p opens the command palette: every action and the theme.", "$text-muted")))
         with VerticalScroll():
             yield Static(Content("\n").join(lines), id="help-text")
+        yield ModalFooter()

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from reviewui.core.notes.model import Review
 from reviewui.core.safe_text import visible
+from reviewui.ui.widgets.key_footer import ModalFooter
 
 RELATION = {
     "this-head": ("on this head", "$success"),
@@ -56,3 +57,4 @@ class HistoryScreen(ModalScreen[None]):
                 lines.append(Content("          " + visible(review.reason, multiline=True)))
         with VerticalScroll():
             yield Static(Content("\n").join(lines), id="history-text")
+        yield ModalFooter()

@@ -20,10 +20,16 @@ from textual.widgets import DataTable, Static
 
 from reviewui.core.safe_text import visible
 from reviewui.core.diff import Hunk
+from reviewui.ui.widgets.key_footer import ModalFooter
 
 BIT = "●"
 MISSED = "·"
-LEGEND = f"{BIT} the test failed with the hunk reverted (it bit)   {MISSED} it still passed   columns: hunks as file:line"
+NOT_RUN = "✗"
+LEGEND = (f"{BIT} the test failed with the hunk reverted (it bit)   {MISSED} it still passed   "
+          f"{NOT_RUN} it could not run (collection or import error, timeout)   columns: hunks as file:line")
+
+COULD_NOT_RUN = frozenset({"broken", "timeout", "error"})
+"""Bite verdicts of a revert whose tests could not run: no test can be said to have passed or bitten."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,9 @@ class MatrixHunk:
     label: str
     """`file:line` (1-based line of the hunk's first new line)."""
     verdict: str
-    """The bite verdict: bites, toothless, uncovered, broken, ..."""
+    """The bite verdict: bites, toothless, uncovered, broken, ... (a guard's: `kind verdict`)."""
+    ran: bool = True
+    """False when the revert's tests could not run (see COULD_NOT_RUN): its cells say so, not "still passed"."""
 
 
 def hunk_label(hunk: Hunk) -> str:
@@ -59,7 +67,12 @@ def short_names(tests: list[str]) -> dict[str, str]:
 class MatrixScreen(ModalScreen[None]):
     """A test × hunk table built from the bite results so far."""
 
-    BINDINGS = [Binding("escape,m,q", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape,m,q", "dismiss", "Close"),
+        Binding("l", "column(1)", "Next column", key_display="→/l",
+                tooltip="Next hunk column (the table scrolls sideways; the test names stay)"),
+        Binding("h", "column(-1)", "Prev column", key_display="←/h", tooltip="Previous hunk column"),
+    ]
 
     DEFAULT_CSS = """
     MatrixScreen { align: center middle; }
@@ -81,7 +94,8 @@ class MatrixScreen(ModalScreen[None]):
         with Vertical():
             yield Static(Content.assemble(("Which test bit which hunk", "bold $accent")))
             yield Static(Content(LEGEND), id="legend")
-            yield DataTable(id="matrix", zebra_stripes=True, cursor_type="cell", fixed_columns=1)
+            # The test names and the verdict row stay while the table scrolls either way.
+            yield DataTable(id="matrix", zebra_stripes=True, cursor_type="cell", fixed_columns=1, fixed_rows=1)
             decorative = [t for t in self.tests if not any((h.key, t) in self.bit for h in self.hunks)]
             text = (
                 Content.assemble(("Decorative (bit nothing): ", "bold $warning"), visible(", ".join(decorative)))
@@ -89,6 +103,7 @@ class MatrixScreen(ModalScreen[None]):
                 else Content("" if self.hunks else "No bite-checks yet: b checks the hunk under the cursor, B all.")
             )
             yield Static(text, id="decorative")
+        yield ModalFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#matrix", DataTable)
@@ -97,11 +112,23 @@ class MatrixScreen(ModalScreen[None]):
         table.add_column("test", key="test", width=min(first, 60))
         for h in self.hunks:
             table.add_column(visible(h.label), key=h.key, width=max(len(h.label), len(h.verdict)))
+        theme = self.app.current_theme  # DataTable cells are Rich Text: the theme's colours, by value
+        bit_style = f"bold {theme.success or 'green'}"
+        not_run_style = f"bold {theme.warning or 'yellow'}"
         table.add_row(Text("verdict", style="italic"), *(Text(h.verdict, style="italic") for h in self.hunks),
                       key="-verdict")
         for t in self.tests:
-            cells = [Text(BIT, style="bold green") if (h.key, t) in self.bit else MISSED for h in self.hunks]
+            cells = [Text(BIT, style=bit_style) if (h.key, t) in self.bit
+                     else (MISSED if h.ran else Text(NOT_RUN, style=not_run_style)) for h in self.hunks]
             table.add_row(visible(names[t]), *cells, key=t)
+
+    def action_column(self, direction: int) -> None:
+        """Move the cell cursor one hunk column sideways (the table scrolls to keep it in sight)."""
+        table = self.query_one("#matrix", DataTable)
+        if direction > 0:
+            table.action_cursor_right()
+        else:
+            table.action_cursor_left()
 
     def cell_text(self) -> list[list[str]]:
         """What the table shows, row by row, header first (for tests and the headless twin's eye)."""

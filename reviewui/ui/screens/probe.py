@@ -55,6 +55,8 @@ class ProbeScreen(Screen[None]):
                 tooltip="Keep the probe in the review; the verdict records it with its outcomes"),
         Binding("ctrl+e", "export", "Export", priority=True, id="probe.export",
                 tooltip="Write the probe as a regression test to a path you choose"),
+        Binding("ctrl+a", "select_all", "Select all", priority=True, id="probe.select_all",
+                tooltip="Select the whole probe: what you type or paste next replaces it"),
         Binding("escape", "close", "Close", priority=True, id="probe.close",
                 tooltip="Cancel a running probe and close the editor (the draft is kept)"),
     ]
@@ -93,6 +95,8 @@ class ProbeScreen(Screen[None]):
         self.last: tuple[str, ProbeReport] | None = None
         """The code of the last finished run and its report."""
         self._cancel = threading.Event()
+        self._from_template = False
+        """The editor opened on the template (its body is selected, so typing replaces it)."""
 
     @property
     def draft_key(self) -> str:
@@ -110,6 +114,7 @@ class ProbeScreen(Screen[None]):
         title = f"Probe — {where} · {t.branch} @ {t.head[:7]} vs base {t.base[:7]}"
         yield Static(Content(visible(title)), id="probe-title")
         code = load_draft(self.state.path, self.draft_key)
+        self._from_template = code is None or _untouched(code)  # a kept draft of the bare template is one too
         if code is None:
             try:
                 code = probe_template(self.session, self.hunk)
@@ -133,6 +138,8 @@ class ProbeScreen(Screen[None]):
         # and it mounted before its children; focus what is there rather than crash.
         for editor in self.query("#probe-editor").results(TextArea):
             editor.focus()
+            if self._from_template:
+                select_body(editor)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("run", "run_reverted"):
@@ -141,6 +148,10 @@ class ProbeScreen(Screen[None]):
             if action == "run_reverted" and self.hunk is None:
                 return None
         return True
+
+    def action_select_all(self) -> None:
+        """Select the whole probe (typing replaces it)."""
+        self.editor.select_all()
 
     # --- running ---------------------------------------------------------------------
 
@@ -321,6 +332,33 @@ def render_run(run: ProbeRun) -> Content:
         if run.status == "error" and tail:
             parts.append(Content.styled(visible("\n".join(tail), multiline=True), "$text-muted"))
     return Content("\n").join(parts)
+
+
+def _untouched(code: str) -> bool:
+    """True while `code` still holds the template's stub line (nobody wrote the probe yet)."""
+    try:
+        check_probe_edited(code)
+    except ReviewError:
+        return True
+    return False
+
+
+def select_body(editor: TextArea) -> None:
+    """Select the body of the template's test function (from its first body line to the end), so typing replaces it.
+
+    The imports and the `def` line stay: they are what the template is for.
+    """
+    lines = editor.text.split("\n")
+    start = next((i + 1 for i, line in enumerate(lines) if line.startswith("def test_")), None)
+    if start is None or start >= len(lines):
+        editor.select_all()
+        return
+    end = len(lines) - 1
+    while end > start and not lines[end].strip():
+        end -= 1  # the trailing blank line stays
+    from textual.widgets.text_area import Selection
+
+    editor.selection = Selection((start, 0), (end, len(lines[end])))
 
 
 def _line_of(error: str) -> int | None:

@@ -29,18 +29,19 @@ from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
 from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
                                   HistoryRead, ReviewReady, StoredLoaded, TranscriptReady, TruthTableReady,
-                                  VerdictRecorded, WorkFailed)
+                                  VerdictRecorded, VerdictSetupChecked, WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
 from reviewui.ui.screens.review_findings import FindingsPart
 from reviewui.ui.screens.review_fixtures import FixturesPart
 from reviewui.ui.screens.review_navigation import NavigationPart
 from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_search import SearchPart
 from reviewui.ui.screens.review_startup import StartupPart
 from reviewui.ui.screens.review_transcript import TranscriptPart
 from reviewui.ui.screens.review_verdicts import VerdictsPart
 from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.widgets.file_list import FileList
-from reviewui.ui.widgets.guard_marks import line_marks
+from reviewui.ui.widgets.guard_marks import line_marks, only_a_missing_name
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.ui.widgets.transcript_view import TranscriptView
@@ -59,7 +60,8 @@ class ReviewScreen(Screen[None]):
     # Textual never reads a screen-level CSS_PATH for it.
 
     # Footer and help list keys in this order: moving around first, the probe last.
-    BINDINGS = [*NavigationPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
+    # Search before bites: with both going, escape clears the search first, then cancels the bite-check.
+    BINDINGS = [*NavigationPart.BINDINGS, *SearchPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
                 *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *FixturesPart.BINDINGS]
     BINDINGS.append(Binding("e", "probe", "Probe", id="review.probe",
                             tooltip="Write a probe test for this hunk; run it on branch and base"))
@@ -68,6 +70,8 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.initial_file = initial_file
+        self._status: dict[str, str] = {}
+        """What each source of the status line says now (see set_status)."""
         self.first_paint_at: float | None = None
         """perf_counter() when the first screen was drawn (benchmarks read it)."""
         self.startup = StartupPart(self)
@@ -77,8 +81,10 @@ class ReviewScreen(Screen[None]):
         self.findings_part = FindingsPart(self)
         self.bites_part = BitesPart(self)
         self.fixtures_part = FixturesPart(self)
-        self.parts: tuple[ReviewPart, ...] = (self.startup, self.navigation, self.verdicts_part, self.transcript_part,
-                                              self.findings_part, self.bites_part, self.fixtures_part)
+        self.search = SearchPart(self)
+        self.parts: tuple[ReviewPart, ...] = (self.startup, self.navigation, self.search, self.verdicts_part,
+                                              self.transcript_part, self.findings_part, self.bites_part,
+                                              self.fixtures_part)
 
     @property
     def ledger(self) -> EvidenceLedger:
@@ -119,6 +125,7 @@ class ReviewScreen(Screen[None]):
                 files.select_path(f.path)
         path = files.highlighted_path
         self.diff_view.show_file(self.session.diff.file(path) if path else None)
+        self.navigation.fit_sidebar()
         # Everything else waits for the first paint, the reviewer's saved marks and
         # comments included (loading the evidence ledger and the state is ~15 ms of
         # imports alone): they are drawn one refresh later. Worker threads parsing the
@@ -147,7 +154,13 @@ class ReviewScreen(Screen[None]):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        """A worker that died of a bug still tells the reviewer, in one line (and does not hold up ReviewReady)."""
+        """A worker that died of a bug still tells the reviewer, in one line (and does not hold up ReviewReady).
+
+        The status line follows what runs: a bite worker gone is a bite-check no longer running.
+        """
+        if event.worker.group == "bite" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR,
+                                                            WorkerState.CANCELLED):
+            self.bites_part.worker_ended()
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             self.notify(visible(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}"),
@@ -194,6 +207,10 @@ class ReviewScreen(Screen[None]):
     @on(VerdictRecorded)
     def _verdict_recorded(self, message: VerdictRecorded) -> None:
         self.verdicts_part.on_recorded(message)
+
+    @on(VerdictSetupChecked)
+    def _verdict_setup_checked(self, message: VerdictSetupChecked) -> None:
+        self.verdicts_part.on_setup_checked(message)
 
     @on(BiteResult)
     def _bite_result(self, message: BiteResult) -> None:
@@ -248,6 +265,24 @@ class ReviewScreen(Screen[None]):
 
     def action_prev_file(self) -> None:
         self.navigation.step_file(-1)
+
+    def action_file_list(self) -> None:
+        self.navigation.cycle_file_list()
+
+    def on_resize(self) -> None:
+        self.navigation.fit_sidebar()
+
+    def action_search_diff(self) -> None:
+        self.search.search()
+
+    def action_next_match(self) -> None:
+        self.search.step(1)
+
+    def action_prev_match(self) -> None:
+        self.search.step(-1)
+
+    def action_clear_search(self) -> None:
+        self.search.clear()
 
     def action_toggle_split(self) -> None:
         self.navigation.toggle_split()
@@ -326,12 +361,20 @@ class ReviewScreen(Screen[None]):
         if view.file is not None and view.file.path == path:
             view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) for h in f.hunks})
         hunks = f.hunks if self.startup.diff_loaded else None
-        self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks)))
+        name_only = [r for r in self.ledger.bites.values() if r.file == path and only_a_missing_name(r)]
+        self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks), name_only))
+        self.navigation.fit_sidebar()  # a longer summary may want a wider list
 
     def transcript_in_front(self) -> bool:
         """True while the transcript pane, not the diff, is shown."""
         return self.query_one("#main-switch", ContentSwitcher).current == "transcript-pane"
 
-    def set_status(self, text: str) -> None:
-        """Show a line in the status bar (progress of long work, results)."""
-        self.query_one("#status", Static).update(Content(visible(text)))
+    STATUS_SOURCES = ("search", "work")
+    """Who may speak on the status line, first first: an active search's position over the work's news."""
+
+    def set_status(self, text: str, source: str = "work") -> None:
+        """Set what `source` says on the status bar ("" when it has nothing to say); the first source
+        with something to say is shown, so clearing a search brings back how the last run went."""
+        self._status[source] = text
+        shown = next((self._status[s] for s in self.STATUS_SOURCES if self._status.get(s)), "")
+        self.query_one("#status", Static).update(Content(visible(shown)))

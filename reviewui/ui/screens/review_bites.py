@@ -8,7 +8,7 @@ messages; results stream into the ledger and onto the hunks as they come.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from textual.binding import Binding
 
@@ -31,8 +31,13 @@ if TYPE_CHECKING:
 DIFF_ONLY_ACTIONS = frozenset({
     "next_hunk", "prev_hunk", "next_file", "prev_file", "toggle_split", "toggle_reviewed", "comment",
     "bite", "sweep", "probe", "toggle_fixtures", "toggle_results", "goto_turn", "verdict",
+    "search_diff", "next_match", "prev_match", "clear_search",
 })
 """Screen actions that act on the diff: off while the transcript is in front."""
+
+
+SHORT_SCREEN = 24
+"""Rows below which the results panel does not open by itself: it would squeeze the diff to a line or two."""
 
 
 class BitesPart(ReviewPart):
@@ -59,6 +64,8 @@ class BitesPart(ReviewPart):
         self.cancel_event = threading.Event()
         self._biting = False
         self._whole: list[HunkKey] = []
+        self._said_short = False
+        """Told once that a short screen keeps the results panel closed."""
 
     @property
     def biting(self) -> bool:
@@ -165,8 +172,21 @@ class BitesPart(ReviewPart):
         self.show_result()
 
     def on_progress(self, message: BiteProgress) -> None:
-        """A sweep progressed."""
+        """A sweep progressed (a report arriving after the run ended is not news: the status stays final)."""
+        if not self.biting:
+            return
         self.screen.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
+
+    def worker_ended(self) -> None:
+        """The bite worker is gone: if it never said how the run ended, the screen must not say it still runs.
+
+        Its BiteFinished is handled before the worker's end is (it was posted first),
+        so a run still marked as going here ended without a report (killed, cancelled).
+        """
+        if not self.biting:
+            return
+        self.biting = False
+        self.screen.set_status("bite-check stopped without a report (b checks again)")
 
     def on_finished(self, message: BiteFinished) -> None:
         """The run ended: record the report, recompute the findings with it, say how it went."""
@@ -183,7 +203,7 @@ class BitesPart(ReviewPart):
         self.screen.query_one(ReviewHeader).status = ""  # stored results, if any were shown, are replaced
         if self._whole and not self.cancel_event.is_set():
             self._make_table(report)  # a whole-branch sweep: its truth table, then both into the store
-        counts = ", ".join(verdict_count(n, v) for v, n in report.summary().items() if n)
+        counts = run_words(report.results, report.summary())
         if self.cancel_event.is_set():
             self.screen.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
         elif report.baseline.status != "green":
@@ -213,8 +233,14 @@ class BitesPart(ReviewPart):
             return  # nothing to show, and no panel yet to update
         panel = self.panel()
         panel.show_result(result, baseline)
-        if result is not None or baseline is not None:
-            panel.remove_class("-hidden")
+        if (result is not None or baseline is not None) and panel.has_class("-hidden"):
+            if self.screen.size.height >= SHORT_SCREEN:
+                panel.remove_class("-hidden")
+            elif not self._said_short:
+                # A short terminal: the diff keeps the room; `r` brings the panel (it then takes half).
+                self._said_short = True
+                self.screen.notify("results are ready: r shows them (the diff keeps the room on a short screen)",
+                                   timeout=4)
 
     def toggle_results(self) -> None:
         """Show or hide the results panel."""
@@ -225,7 +251,8 @@ class BitesPart(ReviewPart):
 
     def matrix(self) -> None:
         """Open the test x hunk matrix: a column per bite-checked hunk (and guard), labelled file:line."""
-        from reviewui.ui.screens.matrix import MatrixHunk, MatrixScreen, hunk_label  # DataTable: not before the first paint
+        from reviewui.ui.screens.matrix import (  # DataTable: not before the first paint
+            COULD_NOT_RUN, MatrixHunk, MatrixScreen, hunk_label)
 
         columns: list[MatrixHunk] = []
         bit: set[tuple[str, str]] = set()
@@ -233,12 +260,13 @@ class BitesPart(ReviewPart):
             f = self.session.diff.file(r.file)
             key = f"{r.file}:{r.index}"
             label = hunk_label(f.hunks[r.index]) if f and r.index < len(f.hunks) else f"{r.file}:#{r.index + 1}"
-            columns.append(MatrixHunk(key, label, r.verdict))
+            columns.append(MatrixHunk(key, label, r.verdict, ran=r.verdict not in COULD_NOT_RUN))
             if r.verdict == "bites":
                 bit |= {(key, t) for t in r.failing_tests}
             for n, g in enumerate(r.guards):  # a column per guard revert, after its hunk
                 gkey = f"{key}#{n}"
-                columns.append(MatrixHunk(gkey, f"↳{g.file}:{g.line}", f"{g.kind} {g.verdict}"))
+                columns.append(MatrixHunk(gkey, f"↳{g.file}:{g.line}", f"{g.kind} {g.verdict}",
+                                          ran=g.verdict not in COULD_NOT_RUN))
                 if g.verdict == "bites":
                     bit |= {(gkey, t) for t in g.failing_tests}
         self.screen.app.push_screen(MatrixScreen(columns, list(self.ledger.baseline_tests), bit))
@@ -319,3 +347,15 @@ class BitesPart(ReviewPart):
         from reviewui.ui.screens.tests_table import TestsTableScreen  # DataTable: not before the first paint
 
         self.screen.app.push_screen(TestsTableScreen(self.ledger.truth_table, self.ledger.stored_words()))
+
+def run_words(results: Sequence[HunkResult], summary: dict[str, int]) -> str:
+    """`1 bite, 1 toothless`: a run's verdicts in words; a revert that only removes a name counts by its guards."""
+    name_only = [r for r in results if guard_marks.only_a_missing_name(r)]
+    counts = dict(summary)
+    if name_only:
+        counts["broken"] = counts.get("broken", 0) - len(name_only)
+    words = [verdict_count(n, v) for v, n in counts.items() if n > 0]
+    if name_only:
+        guards = [g for r in name_only for g in r.guards]
+        words.append(f"{guard_marks.headline(guards)} ({guard_marks.NAME_ONLY_REASON})")
+    return ", ".join(words)

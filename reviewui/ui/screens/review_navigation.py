@@ -6,10 +6,15 @@ reviewer needs most.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
 
 from reviewui.core.safe_text import visible
 from reviewui.ui.screens.review_part import ReviewPart
+
+if TYPE_CHECKING:
+    from reviewui.ui.screens.review import ReviewScreen
 
 
 class NavigationPart(ReviewPart):
@@ -22,7 +27,39 @@ class NavigationPart(ReviewPart):
         Binding("left_square_bracket", "prev_file", "Prev file", id="review.prev_file", key_display="["),
         Binding("s", "toggle_split", "Side-by-side", id="review.split", tooltip="Toggle unified / side-by-side"),
         Binding("question_mark", "help", "Help", id="review.help", key_display="?"),
+        Binding("L", "file_list", "File list", id="review.file_list",
+                tooltip="File list: fitted to its entries → wide → hidden → fitted"),
     ]
+
+    FILE_LIST_MODES = ("fit", "wide", "hidden")
+    """What `L` cycles through."""
+
+    def __init__(self, screen: ReviewScreen) -> None:
+        super().__init__(screen)
+        self.file_list_mode = "fit"
+        """How the file list is shown: fitted to its widest entry (within limits), wide, or hidden."""
+
+    def cycle_file_list(self) -> None:
+        """Fitted → wide → hidden → fitted."""
+        modes = self.FILE_LIST_MODES
+        self.file_list_mode = modes[(modes.index(self.file_list_mode) + 1) % len(modes)]
+        if self.file_list_mode == "hidden" and self.screen.file_list.has_focus:
+            self.screen.diff_view.focus()
+        self.fit_sidebar()
+
+    def fit_sidebar(self) -> None:
+        """Size the file list for its mode and the screen: never under 20 cells, never over 40 % (wide: 70 %)."""
+        sidebar = self.screen.query_one("#sidebar")
+        sidebar.set_class(self.file_list_mode == "hidden", "-hidden")
+        total = self.screen.size.width or self.screen.app.size.width
+        wanted = self.screen.file_list.wanted_width() + 1  # and the border
+        share = 0.7 if self.file_list_mode == "wide" else 0.4
+        top = max(20, int(total * share))
+        if self.file_list_mode == "wide":
+            wanted = max(wanted, int(total * 0.5))
+        width = max(20, min(wanted, top))
+        if sidebar.styles.width is None or sidebar.styles.width.value != width:
+            sidebar.styles.width = width
 
     def show(self, path: str, hunk: int | None = None) -> None:
         """Show file `path` with the cursor on hunk `hunk` (the list follows)."""

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.ui.evidence_view import verdict_draft
-from reviewui.ui.messages import HistoryRead, VerdictRecorded, WorkFailed
+from reviewui.ui.messages import HistoryRead, VerdictRecorded, VerdictSetupChecked, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from reviewui.core.evidence import HistoryRow, VerdictEvidence
     from reviewui.core.notes.model import Review
     from reviewui.ui.screens.review import ReviewScreen
+    from reviewui.ui.screens.verdict import VerdictModal
 
 RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
                  "different-patch": " (earlier head, changed since)"}
@@ -48,6 +49,12 @@ class VerdictsPart(ReviewPart):
         super().__init__(screen)
         self.history_rows: list[HistoryRow] = []
         """The branch's verdicts as last read (an earlier reject stands against an approve)."""
+        self.drafts: dict[str, str] = {}
+        """Verdict -> the reason typed and not yet recorded (offered again when the dialog reopens)."""
+        self.failures: dict[str, str] = {}
+        """Verdict -> why its last recording failed (shown beside the kept draft)."""
+        self._modal: VerdictModal | None = None
+        """The verdict dialog while it is open (the setup check's answer goes to it)."""
 
     def load_state(self) -> None:
         """Read the reviewer's marks and comments for this branch (into the ledger) and say if that failed."""
@@ -124,17 +131,49 @@ class VerdictsPart(ReviewPart):
             self.screen.notify(str(e), severity="error")
 
     def verdict(self, verdict: str) -> None:
-        """Show what a verdict would record; on enter, record it (in a worker)."""
+        """Show what a verdict would record (and whether git can record it); record it when confirmed."""
+        from reviewui.ui.screens.verdict import VerdictAnswer, VerdictModal  # not at the top: not on the first screen
 
-        def done(reason: str | None) -> None:
-            if reason is not None:
+        hunks = self.all_hunks() if self.screen.startup.diff_loaded else None
+        draft = verdict_draft(verdict, self.ledger, self.history_rows, hunks,
+                              reason=self.drafts.get(verdict, ""), kept_because=self.failures.get(verdict, ""))
+        modal = VerdictModal(draft)
+
+        def done(answer: VerdictAnswer | None) -> None:
+            self._modal = None
+            if answer is None:
+                return
+            if answer.reason:
+                self.drafts[verdict] = answer.reason  # until it is recorded: a failure must not lose it
+            else:
+                self.drafts.pop(verdict, None)
+            if answer.record:
                 # The evidence is what the modal showed, taken on the UI thread, not what
                 # arrives while the worker writes the note.
-                self.record(verdict, reason, self.ledger.verdict_evidence())
+                self.record(verdict, answer.reason, self.ledger.verdict_evidence())
 
-        from reviewui.ui.screens.verdict import VerdictModal  # not at the top: not on the first screen
+        self._modal = modal
+        self.screen.app.push_screen(modal, done)
+        self.check_setup()
 
-        self.screen.app.push_screen(VerdictModal(verdict_draft(verdict, self.ledger, self.history_rows)), done)
+    def check_setup(self) -> None:
+        """Ask git, in a worker, whether a verdict can be recorded here; VerdictSetupChecked reports."""
+
+        def work() -> None:
+            try:
+                problems = self.session.verdict_setup_problems()
+            except ReviewError as e:
+                from reviewui.core.notes.preflight import SetupProblem
+
+                problems = [SetupProblem(str(e), "git config --list --show-origin")]
+            self.screen.post_message(VerdictSetupChecked(problems))
+
+        self.thread(work, group="verdict-setup", name="verdict setup check")
+
+    def on_setup_checked(self, message: VerdictSetupChecked) -> None:
+        """The git setup check came back: the open dialog shows it."""
+        if self._modal is not None:
+            self._modal.setup = tuple(message.problems)
 
     def record(self, verdict: str, reason: str, evidence: VerdictEvidence) -> None:
         """Write the verdict to git notes in a worker; VerdictRecorded reports back."""
@@ -143,18 +182,26 @@ class VerdictsPart(ReviewPart):
             try:
                 review = self.session.verdict(verdict, reason, evidence)
             except ReviewError as e:
-                self.screen.post_message(VerdictRecorded(None, str(e)))
+                self.screen.post_message(VerdictRecorded(None, str(e), verdict))
                 return
-            self.screen.post_message(VerdictRecorded(review))
+            self.screen.post_message(VerdictRecorded(review, verdict=verdict))
 
+        self.failures.pop(verdict, None)
         self.thread(work, group="verdict", name="verdict")
 
     def on_recorded(self, message: VerdictRecorded) -> None:
-        """The note was written (or not): say so, and show it in the header."""
+        """The note was written (or not): say so, and show it in the header; a failure keeps the draft."""
         review = message.review
         if review is None:
-            self.screen.notify(message.error or "verdict not recorded", severity="error")
+            error = message.error or "verdict not recorded"
+            if message.verdict:
+                self.failures[message.verdict] = error
+                key = "a" if message.verdict == "approve" else "x"
+                error += f" — your reason is kept: {key} offers it again"
+            self.screen.notify(visible(error), severity="error", markup=False, timeout=10)
             return
+        self.drafts.pop(review.verdict, None)
+        self.failures.pop(review.verdict, None)
         self.show_in_header(review, "this-head")
         self.history_rows = [*self.history_rows, (review, "this-head", "")]  # until the history is read again
         self.read_history(show=False)

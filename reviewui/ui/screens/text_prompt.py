@@ -10,11 +10,16 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from reviewui.ui.widgets.key_footer import ModalFooter
+
 
 class TextPromptModal(ModalScreen[str | None]):
     """Ask for one line; enter returns it, escape returns None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [
+        Binding("enter", "submit", "Save", tooltip="Save what you typed"),
+        Binding("escape", "cancel", "Cancel", tooltip="Close without saving"),
+    ]
 
     DEFAULT_CSS = """
     TextPromptModal { align: center middle; }
@@ -38,11 +43,16 @@ class TextPromptModal(ModalScreen[str | None]):
         with Vertical():
             yield Static(Content(self.title_text), id="prompt-title")
             yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+        yield ModalFooter()
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         self.dismiss(text if text or self.allow_empty else None)
+
+    async def action_submit(self) -> None:
+        """Save the line (enter in the input does the same)."""
+        await self.query_one("#prompt-input", Input).action_submit()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

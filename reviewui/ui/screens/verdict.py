@@ -1,23 +1,38 @@
-"""VerdictModal: what will be recorded, a reason, and enter to record it.
+"""VerdictModal: what will be recorded, a reason, and a key to record it.
 
 The reviewer sees the evidence that goes into the note (bite results so
-far, kept probes, findings, hunk comments) before it is written. A reject
-needs a reason; an approve may go without.
+far, kept probes, findings, hunk comments) before it is written, and
+whether git can record it here at all (identity, signing setup: checked
+as the dialog opens, with the `git config` line that fixes a problem). A
+reject needs a reason; an approve may go without. An approve with things
+standing against it is not recorded by enter: it lists them and needs
+the confirm key. The reason typed is never lost: closing the dialog, or a
+verdict that could not be written, keeps it as a draft the next dialog
+offers again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from reviewui.core.safe_text import visible
+from reviewui.ui.widgets.key_footer import ModalFooter
+
+if TYPE_CHECKING:
+    from reviewui.core.notes.preflight import SetupProblem
+
+CONFIRM_KEY = "ctrl+y"
+"""The key that approves although things stand against it (enter never does)."""
 
 
 @dataclass(frozen=True)
@@ -31,24 +46,47 @@ class VerdictDraft:
     comments: list[str]
     against: list[str] = field(default_factory=list)
     """What stands against the verdict, one plain line each (see EvidenceLedger.against)."""
+    reason: str = ""
+    """The reason the reviewer typed last time (a draft kept), offered again."""
+    kept_because: str = ""
+    """Why there is a draft: the error that kept the last verdict from being recorded, or ""."""
 
 
-class VerdictModal(ModalScreen[str | None]):
-    """Confirm a verdict; dismisses with the reason ("" allowed for approve) or None."""
+@dataclass(frozen=True)
+class VerdictAnswer:
+    """How the dialog closed: the reason as typed, and whether to record the verdict."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    reason: str
+    record: bool
+    """False: closed without recording (the reason is kept as a draft)."""
+
+
+class VerdictModal(ModalScreen[VerdictAnswer]):
+    """Confirm a verdict; dismisses with a VerdictAnswer (record or keep the draft)."""
+
+    BINDINGS = [
+        Binding("enter", "record", "Record", tooltip="Record the verdict (not while something stands against "
+                "an approve: the confirm key does that)"),
+        Binding(CONFIRM_KEY, "approve_anyway", "Approve anyway", id="verdict.approve_anyway",
+                tooltip="Approve although the things listed stand against it"),
+        Binding("escape", "cancel", "Close, keep draft", tooltip="Close without recording; the reason is kept"),
+    ]
 
     DEFAULT_CSS = """
     VerdictModal { align: center middle; }
     VerdictModal > Vertical {
-        width: 100; max-width: 95%; height: 80%; padding: 1 2;
+        width: 100; max-width: 100%; height: 1fr; max-height: 90%; padding: 0 1;
         background: $panel; border: round $accent;
     }
-    VerdictModal #evidence { height: 1fr; margin-bottom: 1; }
+    VerdictModal #setup { height: auto; }
+    VerdictModal #evidence { height: 1fr; }
     VerdictModal #verdict-error { color: $error; height: auto; }
     VerdictModal.reject > Vertical { border: round $error; }
     VerdictModal.approve > Vertical { border: round $success; }
     """
+
+    setup: reactive[tuple[SetupProblem, ...] | None] = reactive(None, bindings=True)
+    """What stops git from recording a verdict here (None: still checking; empty: nothing)."""
 
     def __init__(self, draft: VerdictDraft) -> None:
         super().__init__(classes=draft.verdict)
@@ -56,13 +94,32 @@ class VerdictModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         d = self.draft
+        with Vertical():
+            yield Static(Content.styled("checking that git can record a verdict here…", "$text-muted"), id="setup")
+            with VerticalScroll(id="evidence"):
+                yield Static(Content("\n").join(self.evidence_lines()), id="evidence-text")
+            yield Static(self._kept_line(), id="verdict-error")
+            placeholder = "Reason (required)" if d.verdict == "reject" else "Reason (optional)"
+            yield Input(d.reason, placeholder=placeholder, id="reason")
+        yield ModalFooter()
+
+    def evidence_lines(self) -> list[Content]:
+        """What stands against the verdict, then what the note will carry, as lines."""
+        d = self.draft
         title = "Approve" if d.verdict == "approve" else "Reject"
         lines: list[Content] = []
         if d.against:
             lines.append(Content.assemble((f"Stands against this {d.verdict} ({len(d.against)}):", "bold $error")))
             lines.extend(Content.assemble(("  ✗ ", "$error"), visible(item)) for item in d.against)
+            if d.verdict == "approve":
+                lines.append(Content.assemble(("  enter does not approve this: ", "$error"),
+                                              (CONFIRM_KEY, "bold"), " approves anyway"))
+        elif d.verdict == "approve":
+            lines.append(Content.assemble(("Nothing stands against this approve.", "$success")))
         else:
-            lines.append(Content.assemble(("Nothing stands against this verdict.", "$success")))
+            # A reject needs no evidence against the branch, and claims none: the reason says what is wrong.
+            lines.append(Content.assemble(("Say in the reason what is wrong: it is what the author reads.",
+                                           "$text-muted")))
         lines.append(Content(""))
         lines.append(Content.assemble((f"{title} this branch — recorded in git notes with:", "bold")))
         for name, items in (
@@ -70,26 +127,81 @@ class VerdictModal(ModalScreen[str | None]):
             ("Findings", d.findings), ("Comments", d.comments),
         ):
             lines.append(Content.assemble(("\n" + name + f" ({len(items)})", "bold $accent")))
-            lines.extend(Content("  " + visible(item)) for item in items) if items else lines.append(
-                Content.assemble(("  none", "$text-muted"))
-            )
-        with Vertical():
-            with VerticalScroll(id="evidence"):
-                yield Static(Content("\n").join(lines), id="evidence-text")
-            yield Static("", id="verdict-error")
-            placeholder = "Reason (required)" if d.verdict == "reject" else "Reason (optional)"
-            yield Input(placeholder=placeholder, id="reason")
+            if items:
+                lines.extend(Content("  " + visible(item)) for item in items)
+            else:
+                lines.append(Content.assemble(("  none", "$text-muted")))
+        return lines
+
+    def _kept_line(self) -> Content:
+        if not self.draft.kept_because:
+            return Content("")
+        return Content.assemble(("Your reason from last time is kept; the verdict was not recorded: ", "$warning"),
+                                visible(self.draft.kept_because))
 
     def on_mount(self) -> None:
-        self.query_one("#reason", Input).focus()
+        reason = self.query_one("#reason", Input)
+        reason.focus()
+        reason.cursor_position = len(reason.value)
+        self.watch_setup(self.setup)  # the check may have come back before the dialog was mounted
+
+    def watch_setup(self, setup: tuple[SetupProblem, ...] | None) -> None:
+        boxes = self.query("#setup").results(Static)
+        box = next(boxes, None)
+        if box is None or setup is None:
+            return  # not composed yet: on_mount draws it
+        if not setup:
+            box.update(Content.styled("git can record this verdict here.", "$text-muted"))
+            return
+        lines = [Content.styled("git cannot record a verdict here yet — fix this first, then press enter:",
+                                "bold $error")]
+        for p in setup:
+            lines.append(Content.assemble(("  ✗ ", "$error"), visible(p.problem), ("   fix: ", "$text-muted"),
+                                          (visible(p.fix), "bold")))
+        box.update(Content("\n").join(lines))
+
+    @property
+    def reason(self) -> str:
+        """The reason as typed now."""
+        return self.query_one("#reason", Input).value.strip()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "approve_anyway":
+            return self.draft.verdict == "approve" and bool(self.draft.against)
+        return True
 
     @on(Input.Submitted, "#reason")
-    def _submitted(self, event: Input.Submitted) -> None:
-        reason = event.value.strip()
-        if self.draft.verdict == "reject" and not reason:
-            self.query_one("#verdict-error", Static).update("A reject needs a reason: say what is wrong.")
+    def _submitted(self) -> None:
+        self.action_record()
+
+    def _say(self, text: str) -> None:
+        self.query_one("#verdict-error", Static).update(Content(text))
+
+    def _can_record(self) -> bool:
+        if self.draft.verdict == "reject" and not self.reason:
+            self._say("A reject needs a reason: say what is wrong.")
+            return False
+        if self.setup:
+            self._say("git cannot record it yet: run the fix shown above (escape keeps your reason).")
+            return False
+        return True
+
+    def action_record(self) -> None:
+        """Record the verdict, unless something stands against an approve."""
+        if not self._can_record():
             return
-        self.dismiss(reason)
+        if self.draft.verdict == "approve" and self.draft.against:
+            n = len(self.draft.against)
+            self._say(f"{n} thing{'s' if n != 1 else ''} stand{'' if n != 1 else 's'} against this approve "
+                      f"(listed above): {CONFIRM_KEY} approves anyway, escape goes back.")
+            self.query_one("#evidence", VerticalScroll).scroll_home(animate=False)
+            return
+        self.dismiss(VerdictAnswer(self.reason, True))
+
+    def action_approve_anyway(self) -> None:
+        """Approve although things stand against it."""
+        if self._can_record():
+            self.dismiss(VerdictAnswer(self.reason, True))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.dismiss(VerdictAnswer(self.reason, False))

@@ -8,6 +8,7 @@ of any size opens at once. A cursor row names the hunk under it; badges
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,6 +63,7 @@ class DiffView(LineCursorView):
         "diff--badge-info",
         "diff--comment",
         "diff--cut",
+        "diff--match",
     }
 
     DEFAULT_CSS = """
@@ -80,6 +82,7 @@ class DiffView(LineCursorView):
     DiffView > .diff--badge-warn { background: $warning; color: $background; text-style: bold; }
     DiffView > .diff--badge-info { background: $boost; color: $text-muted; }
     DiffView > .diff--cut { color: $warning; text-style: bold; }
+    DiffView > .diff--match { background: $warning 70%; color: $background; text-style: bold; }
     DiffView > .diff--comment { background: $boost; color: $text-muted; text-style: italic; }
     """
 
@@ -121,6 +124,8 @@ class DiffView(LineCursorView):
         self._strips: LRUCache[tuple, Strip] = LRUCache(2048)
         self._last_hunk: tuple[str | None, int | None] = (None, None)
         self._styles: dict[str, Style] = {}
+        self.search = ""
+        """The search the reviewer typed (`/`): its matches are highlighted; "" for none."""
 
     # --- showing a file ----------------------------------------------------
 
@@ -139,6 +144,23 @@ class DiffView(LineCursorView):
         self.badges = badges
         self._strips.clear()
         self.refresh()
+
+    def set_search(self, query: str) -> None:
+        """Highlight every match of `query` (case-insensitive; "" clears)."""
+        if query == self.search:
+            return
+        self.search = query
+        self._strips.clear()
+        self.refresh()
+
+    def row_for_hunk_line(self, hunk: int, line: int) -> int | None:
+        """The row drawing line `line` (its index in the hunk) of hunk `hunk`, or None."""
+        for y, row in enumerate(self.rows):
+            if row.hunk != hunk:
+                continue
+            if row.line == line or any(side is not None and side.line == line for side in (row.left, row.right)):
+                return y
+        return None
 
     def set_line_marks(self, path: str, marks: dict[int, tuple[str, str]]) -> None:
         """Replace the gutter marks (branch-side line -> (character, tone)) of file `path`."""
@@ -440,6 +462,10 @@ class DiffView(LineCursorView):
             word = self._style("word-added" if kind == "added" else "word-removed")
             for start, end in spans:
                 text.stylize(word, start, end)
+        if self.search:
+            match = self._style("match")
+            for start, end in find_all(text.plain, self.search):
+                text.stylize(match, start, end)
         return text
 
     def _render_unified(self, row: Row, width: int, scroll_x: int) -> Strip:
@@ -467,6 +493,14 @@ class DiffView(LineCursorView):
         """The gutter and cut-marker styles of one row, and its guard mark (text, style) if any."""
         return RowStyles(self._style("lineno"), self._style("cut"),
                          None if mark is None else (mark[0], self._style(f"badge-{mark[1]}")))
+
+
+def find_all(text: str, query: str) -> list[tuple[int, int]]:
+    """(start, end) of every match of `query` in `text`, case-insensitive, not overlapping."""
+    if not query:
+        return []
+    # A regex with IGNORECASE keeps offsets into `text` itself (casefold() can change lengths).
+    return [m.span() for m in re.finditer(re.escape(query), text, re.IGNORECASE)]
 
 
 def _no(n: int | None) -> str:

@@ -163,20 +163,33 @@ class FileList(LineCursorView):
 
     # --- drawing -----------------------------------------------------------------
 
+    def _counts(self, f: FileDiff) -> Content:
+        if f.binary:
+            return Content.styled("bin", "$text-muted")
+        return Content.assemble((f"+{f.added}", "$success"), ("/", "$text-muted"), (f"−{f.removed}", "$error"))
+
+    def wanted_width(self) -> int:
+        """Cells the widest entry needs whole (status, path, counts and summary), plus the cursor's margin."""
+        widest = 0
+        for f in self._files.values():
+            summary = self.summaries.get(f.path)
+            need = 3 + len(visible(f.path)) + 1 + self._counts(f).cell_length
+            need += 1 + summary.cell_length if summary else 0
+            widest = max(widest, need)
+        titles = max((len(r.title) + 1 for r in self.rows if r.path is None), default=0)
+        return max(widest, titles) + 1
+
     def entry(self, f: FileDiff, width: int) -> Content:
-        """The text of `f`'s row at `width` cells: the path loses its start first."""
+        """The text of `f`'s row at `width` cells: the summary loses whole pieces, then the path its start."""
         status = f.display_status
         tone = {"added": "$success", "deleted": "$error", "renamed": "$accent"}.get(status, "$warning")
-        tail: list[str | tuple[str, str] | Content] = [" "]
-        if f.binary:
-            tail.append(("bin", "$text-muted"))
-        else:
-            tail += [(f"+{f.added}", "$success"), ("/", "$text-muted"), (f"−{f.removed}", "$error")]
-        summary = self.summaries.get(f.path)
-        if summary:
-            tail += [" ", summary]
-        after = Content.assemble(*tail)
+        counts = self._counts(f)
         path = visible(f.path)
+        summary = self.summaries.get(f.path)
+        need_path = min(len(path), MIN_PATH)
+        if summary is not None and 3 + need_path + 1 + counts.cell_length + 1 + summary.cell_length > width:
+            summary = _fit_pieces(summary, width - 3 - need_path - 1 - counts.cell_length - 1)
+        after = Content.assemble(" ", counts, *((" ", summary) if summary else ()))
         room = width - 3 - after.cell_length  # " M " before the path
         if len(path) > room:
             keep = max(room, MIN_PATH) - 1
@@ -203,3 +216,13 @@ class FileList(LineCursorView):
             for text, style in content.render(base, end="", parse_style=self.app.stylesheet.parse_style)
         ]
         return Strip(segments).crop_extend(0, width, base.rich_style)
+
+
+def _fit_pieces(summary: Content, room: int) -> Content | None:
+    """The summary's leading whole pieces (one styled span each) that fit in `room` cells, with a `…` after them."""
+    ends = sorted({span.end for span in summary.spans})
+    for end in reversed(ends):
+        piece = summary[:end].rstrip()
+        if piece.cell_length + 2 <= room:
+            return piece + Content.styled(" …", "$text-muted")
+    return Content.styled("…", "$text-muted") if room >= 1 else None

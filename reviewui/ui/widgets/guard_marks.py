@@ -61,6 +61,32 @@ def summary(guards: Iterable[Any]) -> str:
     return ", ".join(f"{counts[v]} {words.get(v, v)}" for v in _PRIORITY[::-1] if counts.get(v))
 
 
+def headline(guards: Iterable[Any]) -> str:
+    """`6 guards bite, 1 toothless`: a hunk's guard results as the words its headline says."""
+    counts: dict[str, int] = {}
+    for g in guards:
+        counts[g.verdict] = counts.get(g.verdict, 0) + 1
+    bite = counts.pop("bites", 0)
+    rest = [f"{counts[v]} {v}" for v in _PRIORITY if counts.get(v)]
+    rest += [f"{n} {v}" for v, n in counts.items() if v not in _PRIORITY]
+    if bite:
+        return ", ".join([f"{bite} guard{'s bite' if bite != 1 else ' bites'}", *rest])
+    total = sum(counts.values())
+    return f"{total} guard{'s' if total != 1 else ''}: " + ", ".join(rest)
+
+
+def headline_tone(guards: Iterable[Any]) -> str:
+    """The tone of a guard headline: bad with a toothless guard, good when every guard bites, else warn."""
+    verdicts = [g.verdict for g in guards]
+    if "toothless" in verdicts:
+        return "bad"
+    return "good" if verdicts and all(v == "bites" for v in verdicts) else "warn"
+
+
+NAME_ONLY_REASON = "the revert only removes a name"
+"""The reason line of a hunk whose revert fails every test on import: its guards are the evidence."""
+
+
 def only_a_missing_name(result: Any) -> bool:
     """True when the hunk revert is `broken` and its guards say more (the new-function case)."""
     return getattr(result, "verdict", "") == "broken" and bool(getattr(result, "guards", ()))
@@ -70,11 +96,7 @@ def hunk_badge(result: Any) -> Badge | None:
     """The badge for a hunk whose whole revert only removes a name: its guards' verdicts instead."""
     if not only_a_missing_name(result):
         return None
-    toothless = sum(1 for g in result.guards if g.verdict == "toothless")
-    if toothless:
-        return Badge(f"guards: {toothless} toothless", "bad")
-    return Badge(f"guards: {summary(result.guards)}", "good" if all(
-        g.verdict == "bites" for g in result.guards) else "warn")
+    return Badge(headline(result.guards), headline_tone(result.guards))
 
 
 def toothless_positions(results: Iterable[Any], order: list[str]) -> list[tuple[str, int]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual import events
+from textual.actions import parse as parse_action
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
@@ -24,9 +25,14 @@ class FooterEntry:
 
     key: str
     display: str
+    action: str
     description: str
     enabled: bool
     tooltip: str
+
+
+PINNED_ACTIONS = frozenset({"help"})
+"""Actions whose key stays in the footer at any width (drawn on the right, beside the palette's)."""
 
 
 class KeyFooter(Widget):
@@ -65,13 +71,13 @@ class KeyFooter(Widget):
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            shown.append(FooterEntry(binding.key, app.get_key_display(binding), binding.description,
-                                     enabled, tooltip or binding.description))
+            shown.append(FooterEntry(binding.key, app.get_key_display(binding), binding.action,
+                                     binding.description, enabled, tooltip or binding.description))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _, binding, enabled, tooltip = active[app.COMMAND_PALETTE_BINDING]
-            palette = FooterEntry(binding.key, app.get_key_display(binding), binding.description,
-                                  enabled, tooltip or binding.description)
+            palette = FooterEntry(binding.key, app.get_key_display(binding), binding.action,
+                                  binding.description, enabled, tooltip or binding.description)
         return shown, palette
 
     @staticmethod
@@ -85,9 +91,19 @@ class KeyFooter(Widget):
     def render(self) -> Content:
         width = self.size.width
         shown, palette = self.entries()
+        # Help is never the key that gives way: it is where every other key is listed.
+        pinned = [e for e in shown if e.action in PINNED_ACTIONS]
+        shown = [e for e in shown if e.action not in PINNED_ACTIONS]
         right = Content()
+        right_entries: list[tuple[int, int, FooterEntry]] = []
+        for entry in pinned:
+            piece = self._piece(entry)
+            right_entries.append((right.cell_length, right.cell_length + piece.cell_length, entry))
+            right += piece
         if palette is not None:
-            right = Content.assemble(("▏", "$foreground 20%"), self._piece(palette, compact=True))
+            piece = Content.assemble(("▏", "$foreground 20%"), self._piece(palette, compact=True))
+            right_entries.append((right.cell_length + 1, right.cell_length + piece.cell_length, palette))
+            right += piece
         room = width - right.cell_length
         spans: list[tuple[int, int, FooterEntry]] = []
         left = Content()
@@ -97,9 +113,8 @@ class KeyFooter(Widget):
                 break  # whole keys only; the help screen lists every key
             spans.append((left.cell_length, left.cell_length + piece.cell_length, entry))
             left += piece
-        if palette is not None:
-            start = max(room, left.cell_length)
-            spans.append((start + 1, start + right.cell_length, palette))
+        start = max(room, left.cell_length)
+        spans += [(start + a, start + b, e) for a, b, e in right_entries]
         self._spans = spans
         return left.pad_right(max(0, room - left.cell_length)) + right
 
@@ -122,3 +137,34 @@ class KeyFooter(Widget):
     def on_mouse_move(self, event: events.MouseMove) -> None:
         entry = self.entry_at(event.x)
         self.tooltip = entry.tooltip if entry is not None else None
+
+
+class ModalFooter(KeyFooter):
+    """A dialog's footer: the dialog's own keys, even while an input in it has the focus.
+
+    Textual's active bindings put the focused input's keys (enter, escape …) over
+    the dialog's, and the input's are not shown: the dialog's keys are listed from
+    its own bindings instead, greyed out or left off as its `check_action` says.
+    """
+
+    def entries(self) -> tuple[list[FooterEntry], FooterEntry | None]:
+        screen = self.screen
+        app = self.app
+        bindings = screen._bindings.copy()
+        if app._keymap:
+            bindings.apply_keymap(app._keymap)
+        seen: set[str] = set()
+        shown: list[FooterEntry] = []
+        for binding_list in bindings.key_to_bindings.values():
+            for b in binding_list:
+                if not b.show or not b.description or b.action in seen:
+                    continue
+                _, name, params = parse_action(b.action)
+                state = screen.check_action(name, params)
+                if state is False:
+                    continue
+                seen.add(b.action)
+                display = b.key_display or app.get_key_display(b)
+                shown.append(FooterEntry(b.key, display, b.action, b.description, state is True,
+                                         b.tooltip or b.description))
+        return shown, None

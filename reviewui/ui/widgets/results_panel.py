@@ -14,8 +14,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from reviewui.core.safe_text import visible
-from reviewui.ui.evidence_view import bite_style
-from reviewui.ui.widgets.guard_marks import guard_lines, only_a_missing_name
+from reviewui.ui.evidence_view import TONE_STYLE, bite_style
+from reviewui.ui.widgets.guard_marks import NAME_ONLY_REASON, guard_lines, headline, headline_tone, only_a_missing_name
 
 OUTPUT_TAIL = 40
 
@@ -24,7 +24,7 @@ class ResultsPanel(VerticalScroll):
     """Shows one HunkResult (or a hint when there is none)."""
 
     DEFAULT_CSS = """
-    ResultsPanel { height: 12; border-top: solid $panel-lighten-2; padding: 0 1; }
+    ResultsPanel { height: 12; max-height: 50%; border-top: solid $panel-lighten-2; padding: 0 1; }
     ResultsPanel.-hidden { display: none; }
     """
 
@@ -61,15 +61,19 @@ class ResultsPanel(VerticalScroll):
                 lines.append(Content.assemble(("No bite-check for this hunk yet: b checks it, B sweeps every hunk.",
                                                "$text-muted")))
         else:
-            lines.append(Content.assemble(
-                (result.verdict.upper(), f"bold {bite_style(result.verdict)}"),
-                f"  {visible(result.file)} {result.header}  {result.seconds:.2f}s",
-            ))
-            if result.reason:
-                lines.append(Content("  " + visible(result.reason)))
+            where = f"  {visible(result.file)} {result.header}  {result.seconds:.2f}s"
             if only_a_missing_name(result):
-                lines.append(Content.assemble(("  the hunk revert only removes a name; its guards say more:",
-                                               "$text-muted")))
+                # Not "BROKEN": every test failing on import says nothing about the branch; its guards do.
+                tone = TONE_STYLE[headline_tone(result.guards)]
+                lines.append(Content.assemble((headline(result.guards), f"bold {tone}"), where))
+                lines.append(Content.assemble(("  " + NAME_ONLY_REASON, "bold"),
+                                              ("; its guards below are the evidence", "$text-muted")))
+                if result.reason:
+                    lines.append(Content.assemble(("  (" + visible(result.reason) + ")", "$text-muted")))
+            else:
+                lines.append(Content.assemble((result.verdict.upper(), f"bold {bite_style(result.verdict)}"), where))
+                if result.reason:
+                    lines.append(Content("  " + visible(result.reason)))
             lines.extend(guard_lines(result))
             for test in result.failing_tests:
                 lines.append(Content.assemble(("  ✗ ", "$error"), visible(test)))
