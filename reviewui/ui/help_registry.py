@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 VIEWS: tuple[tuple[str, str], ...] = (
     ("Anywhere", "reviewui.ui.app:ReviewApp"),
+    ("Queue", "reviewui.ui.screens.queue:QueueScreen"),
+    ("Queue app", "reviewui.ui.queue_app:QueueApp"),
     ("Review", "reviewui.ui.screens.review:ReviewScreen"),
     ("Diff", "reviewui.ui.widgets.diff_view:DiffView"),
     ("File list", "reviewui.ui.widgets.file_list:FileList"),
@@ -34,6 +36,7 @@ VIEWS: tuple[tuple[str, str], ...] = (
     ("Matrix", "reviewui.ui.screens.matrix:MatrixScreen"),
     ("Findings", "reviewui.ui.screens.findings:FindingsScreen"),
     ("History", "reviewui.ui.screens.history:HistoryScreen"),
+    ("Truth table", "reviewui.ui.screens.tests_table:TestsTableScreen"),
     ("Verdict dialog", "reviewui.ui.screens.verdict:VerdictModal"),
     ("Probe editor", "reviewui.ui.screens.probe:ProbeScreen"),
     ("Comment prompt", "reviewui.ui.screens.text_prompt:TextPromptModal"),

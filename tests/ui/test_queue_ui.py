@@ -46,7 +46,8 @@ async def test_queue_enter_verdict_and_back_to_the_same_row(repo: RepoBuilder) -
         assert review.session.target.branch == "agent/three"
         await pilot.press("a")
         await pilot.pause()
-        await pilot.press(*"fine", "enter")
+        # nothing was marked reviewed: an approve needs its confirm key, not enter
+        await pilot.press(*"fine", "ctrl+y")
         await pilot.pause()
         queue.loaded.clear()
         await pilot.press("escape")
