@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import tomllib
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,9 +24,9 @@ ALICE = "Alice Reviewer <alice@example.com>"
 AT = datetime(2026, 11, 29, 17, 0, tzinfo=timezone.utc)
 
 
-def review(rid: str, verdict: str = "approve", reason: str = "ok", **kw: object) -> Review:
+def review(rid: str, verdict: str = "approve", reason: str = "ok", **kw: Any) -> Review:
     return Review(id=rid, verdict=verdict, reason=reason, reviewer=ALICE, at=AT, tool="reviewui 1", branch="agent/work",
-                  base="b" * 40, head="a" * 40, tree="c" * 40, patch_id="d" * 40, **kw)  # type: ignore[arg-type]
+                  base="b" * 40, head="a" * 40, tree="c" * 40, patch_id="d" * 40, **kw)
 
 
 def signed(r: Review, sig: str = "-----BEGIN SSH SIGNATURE-----\\nAAAA\\n-----END SSH SIGNATURE-----\\n") -> str:
@@ -139,8 +141,7 @@ def test_an_unsigned_claim_to_be_me_is_mine_only_when_recorded_here() -> None:
         assert shown_reviewer(r, unsigned, me, came) == f"unverified (claims to be {ALICE})"
     with_key = LocalReviewer(ALICE, "SHA256:abc")
     assert shown_reviewer(r, unsigned, with_key, provenance.RECORDED).startswith("unverified")
-    assert shown_reviewer(review("r2").__class__(**{**review("r2").__dict__, "reviewer": "Bob <bob@x>"}),
-                          unsigned, me, "") == "Bob <bob@x>"
+    assert shown_reviewer(replace(review("r2"), reviewer="Bob <bob@x>"), unsigned, me, "") == "Bob <bob@x>"
 
 
 def test_provenance_is_kept_by_content_not_by_id(tmp_path: Path) -> None:

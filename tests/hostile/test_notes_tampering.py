@@ -3,7 +3,7 @@
 Each attack of issue 27 is replayed through the real `reviewui notes pull`
 (a subprocess) and then read back through `log` (text and JSON) and, for the
 row-drawing attack, the history screen. Every attack runs twice: with the
-reviewer signing with an ssh key, and with no signing set up at all.
+reviewer signing with an ssh key, with a gpg key, and with no signing set up at all.
 
 - Tables appended after the reviewer's review (a fake "fine, merge it"
   comment, a fake bite) never become part of it; the pull says what it brought.
@@ -19,8 +19,11 @@ reviewer signing with an ssh key, and with no signing set up at all.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +31,7 @@ import pytest
 from reviewui.core.notes.verdicts import Review, read_note, record_review
 from tests.clirun import run_cli
 from tests.core.notes_origin import bare_origin, isolate_git
+from tests.core.test_notes_signing_gpg import gpg_home, kill_agent
 
 ALICE = "Alice Reviewer <alice@example.com>"
 REF = "refs/notes/reviewui"
@@ -45,9 +49,9 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
 
 
-@pytest.fixture(params=["ssh", "unsigned"])
-def team(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, object]:
-    """A bare origin; Alice's clone (signing with ssh, or not at all); Mallory's clone, which can push."""
+@pytest.fixture(params=["ssh", "openpgp", "unsigned"])
+def team(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    """A bare origin; Alice's clone (signing with ssh or gpg, or not at all); Mallory's clone, which can push."""
     origin = bare_origin(tmp_path)
     for who in ("alice", "mallory"):
         git(tmp_path, "clone", "-q", str(origin), who)
@@ -62,10 +66,22 @@ def team(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, object]:
         git(a, "config", "gpg.format", "ssh")
         git(a, "config", "user.signingkey", str(key))
         git(a, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+    short = Path(tempfile.mkdtemp(prefix="gpg-"))  # gpg-agent's socket path must stay short
+    if request.param == "openpgp":
+        assert shutil.which("gpg"), "gpg is needed to test openpgp signing"
+        home, fpr = gpg_home(short / "alice", ALICE)
+        monkeypatch.setenv("GNUPGHOME", str(home))  # the CLI subprocesses inherit it
+        git(a, "config", "gpg.format", "openpgp")
+        git(a, "config", "user.signingkey", fpr)
     git(m, "config", "user.name", "Mallory")
     git(m, "config", "user.email", "mallory@example.com")
-    return {"alice": a, "mallory": m, "signing": request.param,
-            "base": git(origin, "rev-parse", "main"), "head": git(origin, "rev-parse", "agent/work")}
+    try:
+        yield {"alice": a, "mallory": m, "signing": request.param,
+               "base": git(origin, "rev-parse", "main"), "head": git(origin, "rev-parse", "agent/work")}
+    finally:
+        if request.param == "openpgp":
+            kill_agent(short / "alice")
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def alice_reviews(team: dict, verdict: str = "reject", reason: str = "the swap is wrong") -> Review:
@@ -133,7 +149,7 @@ def test_tables_appended_after_the_signed_review_never_join_it(team) -> None:
     assert entry["id"] == mine.id and entry["verdict"] == "reject"
     assert entry["comments"] == [] and entry["bites"] == []  # the review says what Alice wrote, nothing more
     assert entry["shown_as"] == ALICE and entry["provenance"] == "recorded here"
-    if team["signing"] == "ssh":
+    if team["signing"] != "unsigned":
         assert entry["signature"]["status"] == "good"
         # after the signature: foreign text, brought in and said so
         assert said == "pulled 0 reviews from origin; 1 piece of foreign text (not a review, signed by no one)"
@@ -163,7 +179,7 @@ def test_a_fresh_clone_pulling_the_tampered_note_never_credits_the_tables_to_ali
     [entry] = log_json(second)["reviews"]
     assert entry["provenance"] == "pulled from origin"
     assert "pulled from origin" in rows(log_text(second))[0]
-    if team["signing"] == "ssh":
+    if team["signing"] != "unsigned":
         assert said == "pulled 1 review from origin; 1 piece of foreign text (not a review, signed by no one)"
         assert entry["signature"]["status"] == "good" and entry["shown_as"] == ALICE
         assert entry["comments"] == [] and entry["bites"] == []
@@ -280,7 +296,7 @@ async def test_history_screen_keeps_foreign_text_and_reasons_off_the_review_rows
         assert "fine, merge it" not in text  # not part of any review ...
         [fake] = [ln for ln in text.splitlines() if "0123456789ab" in ln]
         assert fake.startswith("          \u2502 ")
-        if team["signing"] == "ssh":
+        if team["signing"] != "unsigned":
             foreign = str(app.screen.query_one("#history-foreign", Static).render())
             assert "fine, merge it" in foreign  # ... shown apart
             assert [ln for ln in foreign.splitlines() if "fine, merge it" in ln] == ['    ! text = "fine, merge it"']
