@@ -152,3 +152,65 @@ def test_provenance_is_kept_by_content_not_by_id(tmp_path: Path) -> None:
     known = provenance.load(tmp_path)
     assert known[provenance.key(mine)] == provenance.RECORDED
     assert provenance.key(review("r1", "approve")) not in known  # a forgery reusing the id is not recorded here
+
+
+OLD_NOTE = '''hand-written remark
+
+[[review]]
+id = "0b9c6c1e-1f0e-4c57-9a51-2f1f3b1c0a11"
+verdict = "reject"
+reason = "b - a\\nis wrong"
+reviewer = "Alice Reviewer <alice@example.com>"
+at = 2026-11-29T17:00:00Z
+tool = "reviewui 0.4.0"
+branch = "agent/work"
+base = "1111111111111111111111111111111111111111"
+head = "2222222222222222222222222222222222222222"
+tree = "3333333333333333333333333333333333333333"
+patch_id = "4444444444444444444444444444444444444444"
+sandbox = "bwrap"
+
+[[review.bite]]
+file = "calc.py"
+header = "@@ -1,2 +1,2 @@"
+verdict = "bites"
+failing_tests = ["tests/test_calc.py::test_add"]
+
+[[review.bite.guards]]
+line = 2
+kind = "operand"
+description = "swap the operands"
+verdict = "toothless"
+failing_tests = []
+
+[review.signed]
+format = "ssh"
+signature = "-----BEGIN SSH SIGNATURE-----\\nU1NIU0lH\\n-----END SSH SIGNATURE-----\\n"
+
+[[review]]
+id = "5d1e2f3a-0000-4000-8000-000000000002"
+verdict = "approve"
+reason = ""
+reviewer = "Bob <bob@example.com>"
+at = 2026-11-30T09:00:00Z
+tool = "reviewui 0.3.0"
+branch = "agent/work"
+base = "1111111111111111111111111111111111111111"
+head = "2222222222222222222222222222222222222222"
+tree = "3333333333333333333333333333333333333333"
+patch_id = "4444444444444444444444444444444444444444"
+'''
+
+
+def test_a_note_in_the_format_earlier_versions_wrote_still_reads() -> None:
+    chunks = parse_note(OLD_NOTE)
+    assert "".join(c.text for c in chunks) == OLD_NOTE
+    assert [c.review is not None for c in chunks] == [False, True, True]
+    assert chunks[0].text == "hand-written remark\n\n"
+    first, second = reviews_in(OLD_NOTE)
+    assert (first.verdict, first.reason, first.sandbox) == ("reject", "b - a\nis wrong", "bwrap")
+    assert first.bites[0].guards[0].verdict == "toothless" and first.bites[0].failing_tests == ("tests/test_calc.py::test_add",)
+    assert (second.reviewer, second.verdict) == ("Bob <bob@example.com>", "approve")
+    payload, fmt, sig = split_signed(chunks[1].text)
+    assert fmt == "ssh" and sig.startswith("-----BEGIN SSH SIGNATURE-----\nU1NIU0lH")
+    assert payload.endswith('failing_tests = []\n') and "[review.signed]" not in payload

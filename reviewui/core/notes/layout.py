@@ -23,6 +23,7 @@ judges a signature; see signing.py.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ _MAX_SIGNATURE_LINES = 64
 """A signature table is a header and two short lines; more is not a signature reviewui wrote."""
 
 
+@functools.lru_cache(maxsize=4096)  # a note repeats its header lines; each is one tomllib call
 def table_header(line: str) -> tuple[tuple[str, ...], bool] | None:
     """The table a line opens: (its key path, whether it is an array table), or None for any other line."""
     text = line.strip()
