@@ -214,3 +214,11 @@ def test_a_note_in_the_format_earlier_versions_wrote_still_reads() -> None:
     payload, fmt, sig = split_signed(chunks[1].text)
     assert fmt == "ssh" and sig.startswith("-----BEGIN SSH SIGNATURE-----\nU1NIU0lH")
     assert payload.endswith('failing_tests = []\n') and "[review.signed]" not in payload
+
+
+def test_a_signed_review_wrapped_in_a_multiline_string_is_still_found_and_the_wrapper_is_foreign() -> None:
+    mine = review("r1", "reject")
+    body = 'x = """\n' + signed(mine) + '"""\n'
+    chunks = parse_note(body)
+    assert [c.review for c in chunks] == [None, mine, None]
+    assert chunks[0].text == 'x = """\n' and chunks[2].text == '"""\n'

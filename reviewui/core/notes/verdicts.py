@@ -6,20 +6,27 @@ attached to the branch head commit it judged. The note body is TOML written
 with tomli-w; each verdict appends one `[[review]]` table.
 
 How a note body is read (and why foreign text survives):
-the body is cut into chunks at every line that is exactly `[[review]]`. A
-chunk that parses as TOML into one review with an `id` and a known `verdict`
-is a review; anything else (a hand-written remark, a non-TOML note, TOML of
-another tool, text `git notes append` added after a review) is foreign text.
-When a chunk starts with a good review followed by junk, the junk (from the
-line tomllib first complains about) is split off as foreign text. Writes never
+the body is cut into chunks before every line tomllib reads as a `[[review]]`
+header, however spelled (layout.py). A chunk that parses as TOML into one
+review with an `id` and a known `verdict` is a review; anything else (a
+hand-written remark, a non-TOML note, TOML of another tool, text `git notes
+append` added after a review) is foreign text. A signed review is read from
+the bytes its signature covers and nothing else: whatever follows its
+`[review.signed]` table is foreign text of its own, shown apart (view.py).
+When an unsigned chunk starts with a good review followed by junk, the junk
+(from the line tomllib first complains about) is split off as foreign text.
+A header-looking line is a cut even inside a multi-line string: reviewui
+never writes one, and a signed review's bytes stay findable however a note
+wraps them. Writes never
 rewrite what is there: a new review is appended after the existing bytes,
 separated by a blank line, so earlier reviews and foreign text are kept
 byte for byte. A non-TOML note therefore becomes "its text, a blank line, our
 `[[review]]` tables"; the note as a whole is then no longer valid TOML, but
 every review in it still is, and this module reads it back. Notes of other
 commits and other refs are never touched. Reviews are de-duplicated by `id`
-when read (first one wins), so a union produced by `git notes merge -s union`
-reads correctly.
+when read (first one wins; for display, the copy with a good signature wins
+and a differing copy is foreign text), so a union produced by `git notes
+merge -s union` reads correctly.
 
 Writes are safe under concurrency: read the notes commit, build the new note
 blob, tree and commit with plumbing (never the index), then move the ref with
