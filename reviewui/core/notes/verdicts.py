@@ -17,10 +17,9 @@ When an unsigned chunk starts with a good review followed by junk, the junk
 (from the line tomllib first complains about) is split off as foreign text.
 A header-looking line is a cut even inside a multi-line string: reviewui
 never writes one, and a signed review's bytes stay findable however a note
-wraps them. Writes never
-rewrite what is there: a new review is appended after the existing bytes,
-separated by a blank line, so earlier reviews and foreign text are kept
-byte for byte. A non-TOML note therefore becomes "its text, a blank line, our
+wraps them. Writes never rewrite what is there: a new review is appended
+after the existing bytes, separated by a blank line, so earlier reviews and
+foreign text are kept byte for byte. A non-TOML note therefore becomes "its text, a blank line, our
 `[[review]]` tables"; the note as a whole is then no longer valid TOML, but
 every review in it still is, and this module reads it back. Notes of other
 commits and other refs are never touched. Reviews are de-duplicated by `id`

@@ -3,8 +3,8 @@
 Only a review's own row starts at the left edge. Its reason, and any foreign
 text of the notes (text no review holds, or that follows a signature and so
 is covered by none), is indented and marked on every line, escaped, wrapped
-here and never by the terminal (`text-wrap: nowrap`): nothing a note holds
-can draw a line that passes for a review.
+here and never by the terminal (`text-wrap: nowrap`; a long row scrolls
+sideways): nothing a note holds can draw a line that passes for a review.
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ class HistoryScreen(ModalScreen[None]):
     HistoryScreen { align: center middle; }
     HistoryScreen > VerticalScroll {
         width: 100; max-width: 95%; height: 70%; padding: 1 2;
-        background: $panel; border: round $accent;
+        background: $panel; border: round $accent; overflow-x: auto;
     }
-    HistoryScreen Static { text-wrap: nowrap; text-overflow: ellipsis; }
+    HistoryScreen Static { text-wrap: nowrap; width: auto; min-width: 100%; }
     """
 
     def __init__(self, rows: Sequence[HistoryRow], foreign: Sequence[ForeignText] = ()) -> None:
