@@ -59,7 +59,7 @@ class ForeignText:
     text: str
     """The text, exactly as stored."""
     why: str
-    """Why it is foreign, in words (e.g. `after the signature of review 1b2c…`)."""
+    """Where or why, in words: `after review 1b2c3d4e`, `before any review`, `another copy of review … that differs`."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def branch_notes(repo_dir: str | Path, branch: str, head_sha: str, ref: str) -> 
                 candidates.setdefault(chunk.review.id, []).append((chunk, obj))
                 after = chunk.review.id
             elif chunk.text.strip():
-                foreign.append(ForeignText(obj, chunk.text, _why(chunk.text, after)))
+                foreign.append(ForeignText(obj, chunk.text, _why(after)))
     me: LocalReviewer | None = None
     known = provenance.load(repo_dir) if candidates else {}
     shown: list[ShownReview] = []
@@ -123,7 +123,5 @@ def branch_notes(repo_dir: str | Path, branch: str, head_sha: str, ref: str) -> 
     return BranchNotes(tuple(shown), tuple(foreign))
 
 
-def _why(text: str, after: str) -> str:
-    if not after:
-        return "not a review"
-    return f"after review {after[:8]}: covered by no signature, part of no review"
+def _why(after: str) -> str:
+    return f"after review {after[:8]}" if after else "before any review"
