@@ -222,3 +222,39 @@ def test_a_signed_review_wrapped_in_a_multiline_string_is_still_found_and_the_wr
     chunks = parse_note(body)
     assert [c.review for c in chunks] == [None, mine, None]
     assert chunks[0].text == 'x = """\n' and chunks[2].text == '"""\n'
+
+
+def _reference_merge(local: str, remote: str) -> str:
+    """The merge as first written: simple, and quadratic in the number of pieces."""
+    from reviewui.core.notes.model import append_text
+
+    ids = {r.id for r in reviews_in(local)}
+    out = local
+    for chunk in parse_note(remote):
+        if chunk.review is not None:
+            if chunk.review.id not in ids:
+                ids.add(chunk.review.id)
+                out = append_text(out, chunk.text)
+        elif chunk.text.strip() and f"\n{chunk.text.strip()}\n" not in f"\n{out}\n":
+            out = append_text(out, chunk.text)
+    return out
+
+
+def test_the_linear_merge_gives_the_bytes_the_simple_one_gives() -> None:
+    import random
+
+    rng = random.Random(27)
+    words = ["x", "y", "  x", "ship it", "", "x\ny", "remark"]
+
+    def body() -> str:
+        parts = []
+        for _ in range(rng.randrange(0, 8)):
+            if rng.random() < 0.4:
+                parts.append(review(f"r{rng.randrange(6)}", reason=rng.choice(words)).to_toml())
+            else:
+                parts.append("\n".join(rng.choice(words) for _ in range(rng.randrange(1, 4))) + rng.choice(["", "\n"]))
+        return rng.choice(["", "\n"]).join(parts)
+
+    for _ in range(400):
+        local, remote = body(), body()
+        assert merge_note(local, remote).body == _reference_merge(local, remote), (local, remote)

@@ -330,12 +330,18 @@ def parse_note(body: str) -> tuple[NoteChunk, ...]:
     same piece is a foreign chunk of its own (see layout.py).
     """
     chunks: list[NoteChunk] = []
+    foreign: list[str] = []  # runs of foreign text, joined once: a hostile note can hold 10^5 of them
     for piece in pieces(body):
         for chunk in _parse_piece(piece):
-            if chunk.review is None and chunks and chunks[-1].review is None:
-                chunks[-1] = NoteChunk(chunks[-1].text + chunk.text)
-            else:
-                chunks.append(chunk)
+            if chunk.review is None:
+                foreign.append(chunk.text)
+                continue
+            if foreign:
+                chunks.append(NoteChunk("".join(foreign)))
+                foreign = []
+            chunks.append(chunk)
+    if foreign:
+        chunks.append(NoteChunk("".join(foreign)))
     return tuple(chunks)
 
 

@@ -35,7 +35,7 @@ from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
 from reviewui.core.notes import provenance
-from reviewui.core.notes.model import append_text, parse_note
+from reviewui.core.notes.model import parse_note
 from reviewui.core.notes.signing import verify_chunk
 from reviewui.core.notes.store import (
     NotesEdit,
@@ -73,13 +73,16 @@ def merge_note(local: str, remote: str) -> NoteMerge:
 
     Reviews are matched by id; a remote copy of a known id with other bytes is
     left out (the local copy stands) and counted. Foreign text is added unless
-    it already appears in `local` as a block of whole lines.
+    it already appears in `local` as a block of whole lines. Linear in the
+    size of both notes, however many pieces a hostile note is cut into.
     """
     texts: dict[str, set[str]] = {}
     for chunk in parse_note(local):
         if chunk.review is not None:
             texts.setdefault(chunk.review.id, set()).add(chunk.text.rstrip())
-    out, added, foreign, differing = local, [], 0, 0
+    out = _Appended(local)
+    added: list[str] = []
+    foreign = differing = 0
     for chunk in parse_note(remote):
         if chunk.review is not None:
             known = texts.get(chunk.review.id)
@@ -88,11 +91,66 @@ def merge_note(local: str, remote: str) -> NoteMerge:
                 continue
             texts[chunk.review.id] = {chunk.text.rstrip()}
             added.append(chunk.text)
-            out = append_text(out, chunk.text)
-        elif chunk.text.strip() and f"\n{chunk.text.strip()}\n" not in f"\n{out}\n":
+            out.append(chunk.text)
+        elif chunk.text.strip() and not out.has_block(chunk.text.strip()):
             foreign += 1
-            out = append_text(out, chunk.text)
-    return NoteMerge(out, tuple(added), foreign, differing)
+            out.append(chunk.text)
+    return NoteMerge(out.text(), tuple(added), foreign, differing)
+
+
+class _Appended:
+    """A note body being appended to (as `append_text` does), with its lines indexed.
+
+    `has_block(t)` is `f"\\n{t}\\n" in f"\\n{body}\\n"` without copying or
+    scanning the body: the block's rarest line is looked up, and only where
+    it occurs are the neighbouring lines compared.
+    """
+
+    def __init__(self, body: str) -> None:
+        self.parts = [body]
+        self.size = len(body)
+        self.ends_nl = body.endswith("\n")
+        self.lines: list[str] = [""]
+        self.at: dict[str, list[int]] = {"": [0]}
+        self._extend(body)
+
+    def append(self, piece: str) -> None:
+        """Add `piece` after a blank line (the whole piece when the body is empty)."""
+        glue = "" if self.size == 0 else ("" if self.ends_nl else "\n") + "\n"
+        for text in (glue, piece):
+            if text:
+                self.parts.append(text)
+                self.size += len(text)
+                self.ends_nl = text.endswith("\n")
+                self._extend(text)
+
+    def has_block(self, block: str) -> bool:
+        """True when `block` is, line for line, a run of whole lines of the body."""
+        want = block.split("\n")
+        anchor = min(range(len(want)), key=lambda i: len(self.at.get(want[i], ())))
+        for pos in self.at.get(want[anchor], ()):
+            start = pos - anchor
+            if start >= 0 and self.lines[start : start + len(want)] == want:
+                return True
+        return False
+
+    def text(self) -> str:
+        """The body with everything appended."""
+        return "".join(self.parts)
+
+    def _extend(self, text: str) -> None:
+        # `lines` is always body.split("\\n"): the new text's first part completes the last line.
+        first, *rest = text.split("\n")
+        if first:
+            last = len(self.lines) - 1
+            entries = self.at[self.lines[last]]
+            assert entries[-1] == last  # indices go in ascending: the last line is last in its list
+            entries.pop()
+            self.lines[last] += first
+            self.at.setdefault(self.lines[last], []).append(last)
+        for line in rest:
+            self.at.setdefault(line, []).append(len(self.lines))
+            self.lines.append(line)
 
 
 def merge_bodies(local: str, remote: str, added_chunks: list[str] | None = None) -> tuple[str, int]:
