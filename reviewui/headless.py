@@ -74,6 +74,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit(session.log_json())
     else:
+        # Every reason and foreign line is indented and marked by the renderer; `out` escapes what remains.
         out(session.log_text())
     return 0
 
@@ -83,7 +84,10 @@ def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""
     from reviewui.core.session import ReviewSession
 
-    out(ReviewSession.sync_notes(args.repo, args.action, args.remote))
+    line, warnings = ReviewSession.sync_notes(args.repo, args.action, args.remote)
+    for warning in warnings:  # one line each, and the pull still went on
+        sys.stderr.write(visible(f"reviewui: {warning}") + "\n")
+    out(line)
     return 0
 
 

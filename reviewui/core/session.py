@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.notes.model import Review
     from reviewui.core.notes.preflight import SetupProblem
+    from reviewui.core.notes.view import ForeignText
     from reviewui.core.probe.run import ProbeReport
     from reviewui.core.transcript import Transcript
     from reviewui.core.transcript.linking import HunkLinks
@@ -426,8 +427,12 @@ class ReviewSession:
     # --- without a branch under review ------------------------------------
 
     @staticmethod
-    def sync_notes(repo: str | Path | None, action: str, remote: str) -> str:
-        """`pull` (fetch, merge by review id) or `push` the verdict notes of `repo`; one line saying what happened."""
+    def sync_notes(repo: str | Path | None, action: str, remote: str) -> tuple[str, list[str]]:
+        """`pull` (fetch, merge by review id) or `push` the verdict notes of `repo`.
+
+        Returns one line saying what happened and the warning lines (a note
+        skipped for its size: the rest of the pull went on).
+        """
         from reviewui.core.config import notes_ref_for
         from reviewui.core.git import open_repo
         from reviewui.core.notes.sync import pull_notes_report, push_notes
@@ -435,9 +440,10 @@ class ReviewSession:
         root = Path(open_repo(repo or Path.cwd()).working_tree_dir or ".")
         ref = notes_ref_for(root)  # trusted config only: never the checked-out branch
         if action == "pull":
-            return pull_notes_report(root, remote, ref).words(remote)
+            report = pull_notes_report(root, remote, ref)
+            return report.words(remote), report.warnings()
         push_notes(root, remote, ref)
-        return f"pushed {ref} to {remote}"
+        return f"pushed {ref} to {remote}", []
 
     # --- verdicts ----------------------------------------------------------
 
@@ -476,22 +482,26 @@ class ReviewSession:
 
         The relation to the head now is `this-head`, `same-patch` or
         `different-patch`; the reviewer field says whom the review is shown
-        as, so a forged claim to be the local reviewer never reads as theirs.
+        as, so a forged claim to be the local reviewer never reads as theirs;
+        the signature words say where a pulled review came from.
         """
+        return self.history_view()[0]
+
+    def history_view(self) -> "tuple[list[HistoryRow], tuple[ForeignText, ...]]":
+        """`history`, and the foreign text of the notes holding it (shown apart, never as a review)."""
         from dataclasses import replace
 
         from reviewui.core.notes.patchid import patch_id
-        from reviewui.core.notes.trust import local_reviewer, shown_reviewer
-        from reviewui.core.notes.verdicts import checked_history, review_relation
+        from reviewui.core.notes.verdicts import read_branch_notes, review_relation
 
         t = self.target
-        checked = checked_history(t.repo_dir, t.branch, t.head, self.settings.notes_ref)
-        if not checked:
-            return []
+        notes = read_branch_notes(t.repo_dir, t.branch, t.head, self.settings.notes_ref)
+        if not notes.reviews and not notes.foreign:
+            return [], ()
         current = patch_id(t.repo_dir, t.base, t.head)
-        me = local_reviewer(t.repo_dir)
-        return [(replace(r, reviewer=shown_reviewer(r, c, me)), review_relation(r, t.head, current), c.words())
-                for r, c in checked]
+        rows = [(replace(s.review, reviewer=s.shown_as), review_relation(s.review, t.head, current),
+                 s.signature_words()) for s in notes.reviews]
+        return rows, notes.foreign
 
     def log_json(self) -> dict[str, Any]:
         """The verdict log as the contract JSON document."""

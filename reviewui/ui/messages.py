@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.evidence import HistoryRow
+    from reviewui.core.notes.view import ForeignText
     from reviewui.core.notes.model import Review
     from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.transcript import Transcript
@@ -100,11 +101,13 @@ class BiteFinished(Message):
 class HistoryRead(Message):
     """The branch's verdict history was read from git notes (oldest first: review, relation, signature)."""
 
-    def __init__(self, rows: list[HistoryRow], show: bool) -> None:
+    def __init__(self, rows: list[HistoryRow], show: bool, foreign: tuple[ForeignText, ...] = ()) -> None:
         super().__init__()
         self.rows = rows
         self.show = show
         """True when the reviewer asked for the history screen (not just the header)."""
+        self.foreign = foreign
+        """The notes' foreign text, shown apart from the reviews."""
 
 
 class VerdictRecorded(Message):

@@ -399,11 +399,14 @@ def test_log_json_matches_the_contract(repo):
     r = new(path, base, head, "reject", HOSTILE)
     record_review(path, r)
     doc = json.loads(json.dumps(log_json(path, "agent/work", base, head)))
-    assert list(doc) == ["reviews"]
+    # issue 27 adds the foreign text of the notes
+    assert list(doc) == ["reviews", "foreign"]
+    assert doc["foreign"] == []
     (entry,) = doc["reviews"]
-    # issue 16 adds the evidence, the signature check, whom it is shown as and the relation
+    # issue 16 adds the evidence, the signature check, whom it is shown as and the relation; issue 27 the provenance
     assert set(entry) == {"id", "verdict", "reason", "reviewer", "at", "branch", "base", "head", "patch_id", "current",
-                          "shown_as", "signature", "relation", "bites", "probes", "comments", "findings"}
+                          "shown_as", "signature", "provenance", "relation", "bites", "probes", "comments", "findings"}
+    assert entry["provenance"] == "recorded here"
     assert entry["at"] == r.at.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert datetime.fromisoformat(entry["at"].replace("Z", "+00:00")) == r.at
     assert entry["current"] is True and entry["reason"] == HOSTILE.strip()

@@ -1,11 +1,11 @@
 """Verdict records and the note bodies that hold them (reading and writing text).
 
 A note body is TOML: each verdict one `[[review]]` table. It is read by
-cutting the body at every line that is exactly `[[review]]`: a chunk that
-parses into one review with an `id` and a known `verdict` is a review,
-anything else (a hand-written remark, another tool's TOML, text appended
-after a review) is foreign text kept byte for byte. See notes.py for how
-verdicts are stored and why.
+cutting the body before every line tomllib reads as a `[[review]]` header
+(layout.py): a piece that parses into one review with an `id` and a known
+`verdict` is a review, anything else (a hand-written remark, another tool's
+TOML, text appended after a review's signature) is foreign text kept byte
+for byte. See verdicts.py for how verdicts are stored and why.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import tomli_w
 from reviewui import __version__
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
+from reviewui.core.notes.layout import pieces, split_piece
 from reviewui.core.notes.patchid import patch_id
 
 
@@ -347,24 +348,25 @@ class NoteChunk:
 
 
 def parse_note(body: str) -> tuple[NoteChunk, ...]:
-    """Return the chunks of a note body, in order; their texts concatenate to `body`."""
-    lines = body.splitlines(keepends=True)
-    segments: list[str] = []
-    current: list[str] = []
-    for line in lines:
-        if line.strip() == "[[review]]" and current:
-            segments.append("".join(current))
-            current = []
-        current.append(line)
-    if current:
-        segments.append("".join(current))
+    """Return the chunks of a note body, in order; their texts concatenate to `body`.
+
+    A signed review's chunk is its payload and signature only, and its review
+    is read from the payload alone: whatever follows the signature in the
+    same piece is a foreign chunk of its own (see layout.py).
+    """
     chunks: list[NoteChunk] = []
-    for seg in segments:
-        for chunk in _parse_segment(seg):
-            if chunk.review is None and chunks and chunks[-1].review is None:
-                chunks[-1] = NoteChunk(chunks[-1].text + chunk.text)
-            else:
-                chunks.append(chunk)
+    foreign: list[str] = []  # runs of foreign text, joined once: a hostile note can hold 10^5 of them
+    for piece in pieces(body):
+        for chunk in _parse_piece(piece):
+            if chunk.review is None:
+                foreign.append(chunk.text)
+                continue
+            if foreign:
+                chunks.append(NoteChunk("".join(foreign)))
+                foreign = []
+            chunks.append(chunk)
+    if foreign:
+        chunks.append(NoteChunk("".join(foreign)))
     return tuple(chunks)
 
 
@@ -386,19 +388,24 @@ def append_text(body: str, piece: str) -> str:
     return body + ("" if body.endswith("\n") else "\n") + "\n" + piece
 
 
-def _parse_segment(seg: str) -> list[NoteChunk]:
-    if not seg.lstrip().startswith("[[review]]"):
-        return [NoteChunk(seg)]
-    review, err_line = _load_review(seg)
+def _parse_piece(piece: str) -> list[NoteChunk]:
+    parts = split_piece(piece)
+    if parts.format is not None:
+        review, _ = _load_review(parts.payload)
+        if review is None:
+            return [NoteChunk(piece)]  # nothing signed reads as a review: all of it is foreign
+        rest = [NoteChunk(parts.rest)] if parts.rest else []
+        return [NoteChunk(parts.payload + parts.signed, review), *rest]
+    review, err_line = _load_review(piece)
     if review is not None:
-        return [NoteChunk(seg, review)]
+        return [NoteChunk(piece, review)]
     if err_line and err_line > 1:
-        lines = seg.splitlines(keepends=True)
+        lines = piece.splitlines(keepends=True)
         head = "".join(lines[: err_line - 1])
         review, _ = _load_review(head)
         if review is not None:
             return [NoteChunk(head, review), NoteChunk("".join(lines[err_line - 1 :]))]
-    return [NoteChunk(seg)]
+    return [NoteChunk(piece)]
 
 
 def _load_review(text: str) -> tuple[Review | None, int | None]:

@@ -10,7 +10,8 @@ ssh, the gpg keyring (and `gpg.minTrustLevel`) for openpgp.
 The signature covers the exact bytes of the review's TOML as written. It
 follows them in the same note chunk as a `[review.signed]` table, so the
 signed bytes are everything of the chunk before that table's header line
-(and the blank line before it):
+(and the blank line before it); whatever follows the signature table is
+covered by nothing and is read as foreign text (layout.py):
 
     [[review]]
     id = "..."
@@ -36,6 +37,7 @@ import tomli_w
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import run_git
+from reviewui.core.notes.layout import split_piece
 
 NAMESPACE = "reviewui"
 """ssh signature namespace: a git commit signature can never pass for a review's."""
@@ -121,29 +123,13 @@ def sign_payload(setup: SigningSetup, payload: str) -> str:
 
 
 def split_signed(chunk: str) -> tuple[str, str | None, str | None]:
-    """Split a review chunk into (signed payload, format, signature); format is None when unsigned."""
-    lines = chunk.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if line.rstrip("\r\n") == SIGNED_HEADER:
-            head = "".join(lines[:i])
-            payload = head[:-1] if head.endswith("\n\n") else head
-            fmt, sig = _signed_fields("".join(lines[i:]))
-            return payload, fmt, sig
-    return chunk, None, None
+    """Split a review chunk into (signed payload, format, signature); format is None when unsigned.
 
-
-def _signed_fields(text: str) -> tuple[str | None, str | None]:
-    import tomllib
-
-    try:
-        doc = tomllib.loads(text.replace(SIGNED_HEADER, "[signed]", 1))
-    except tomllib.TOMLDecodeError:
-        return "", ""
-    table = doc.get("signed")
-    if not isinstance(table, dict):
-        return "", ""
-    fmt, sig = table.get("format"), table.get("signature")
-    return (fmt if isinstance(fmt, str) else ""), (sig if isinstance(sig, str) else "")
+    The signature table is found by tomllib however it is spelled (layout.py);
+    a malformed one gives format "" and signature "".
+    """
+    parts = split_piece(chunk)
+    return parts.payload, parts.format, parts.signature
 
 
 def verify_chunk(repo_dir: str | Path, chunk: str) -> SignatureCheck:

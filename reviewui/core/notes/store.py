@@ -51,10 +51,28 @@ class NotesSnapshot:
         return run_git(self.repo_dir, "cat-file", "blob", sha).decode("utf-8", "surrogateescape")
 
     def read_all(self) -> dict[str, str]:
-        """Return the text of every note, keyed by annotated object SHA, in one git call."""
+        """Return the text of every note, keyed by annotated object SHA, in one git call.
+
+        Raises ReviewError when a note is over the input cap (none is read then).
+        """
         shas = {obj: self.entries[p][2] for obj, p in self.notes.items()}
         blobs = read_blobs(self.repo_dir, list(set(shas.values())))
         return {obj: blobs[sha].decode("utf-8", "surrogateescape") for obj, sha in shas.items()}
+
+    def read_all_bounded(self) -> tuple[dict[str, str], dict[str, int]]:
+        """(text of every note within the input cap, size of every note over it), keyed by annotated object.
+
+        Sizes are asked first (`cat-file --batch-check`): a note over the cap is never read.
+        """
+        from reviewui.core.bounded import limit
+
+        cap = limit("note")
+        shas = {obj: self.entries[p][2] for obj, p in self.notes.items()}
+        sizes = blob_sizes(self.repo_dir, list(set(shas.values())))
+        big = {obj: sizes[sha] for obj, sha in shas.items() if sizes.get(sha, 0) > cap}
+        blobs = read_blobs(self.repo_dir, sorted({sha for obj, sha in shas.items() if obj not in big}))
+        texts = {obj: blobs[sha].decode("utf-8", "surrogateescape") for obj, sha in shas.items() if obj not in big}
+        return texts, big
 
 
 def check_ref(repo_dir: str | Path, ref: str) -> str:
@@ -108,16 +126,27 @@ def read_blobs(repo_dir: str | Path, shas: list[str]) -> dict[str, bytes]:
     return blobs
 
 
+def blob_sizes(repo_dir: str | Path, shas: list[str]) -> dict[str, int]:
+    """Return the size in bytes of each blob in `shas` (one `cat-file --batch-check`; nothing is read)."""
+    if not shas:
+        return {}
+    out = run_git(repo_dir, "cat-file", "--batch-check", input="".join(s + "\n" for s in shas).encode())
+    sizes: dict[str, int] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].isdigit():
+            sizes[parts[0]] = int(parts[2])
+    return sizes
+
+
 def check_blob_sizes(repo_dir: str | Path, shas: list[str]) -> None:
     """Raise ReviewError when any of the note blobs `shas` is larger than the input cap (core/bounded.py)."""
     from reviewui.core.bounded import limit
 
     cap = limit("note")
-    out = run_git(repo_dir, "cat-file", "--batch-check", input="".join(s + "\n" for s in shas).encode())
-    for line in out.decode("utf-8", "replace").splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2].isdigit() and int(parts[2]) > cap:
-            raise ReviewError(f"note blob {parts[0][:12]} is larger than {cap:,} bytes (max-input-bytes); not read")
+    for sha, size in blob_sizes(repo_dir, shas).items():
+        if size > cap:
+            raise ReviewError(f"note blob {sha[:12]} is larger than {cap:,} bytes (max-input-bytes); not read")
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@
 as: a review whose `reviewer` is the local reviewer's identity is shown as
 theirs only with a good signature from their own key (their configured
 `user.signingkey`, or a key their allowed-signers file / keyring names with
-their email); otherwise it is marked as an unverified claim. (A reviewer
-with no signing key configured cannot be told from a forgery; their
-unsigned reviews keep their name and are labelled unsigned.)
+their email); otherwise it is marked as an unverified claim. An unsigned
+review claiming them keeps their name only when this clone recorded that
+very review itself (provenance.py): one pulled, fetched or of unknown
+origin is an unverified claim whether or not they sign.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.notes.model import Review, git_identity
+from reviewui.core.notes.provenance import RECORDED
 from reviewui.core.notes.signing import (
     SignatureCheck,
     local_key_fingerprint,
@@ -61,15 +63,18 @@ def is_theirs(check: SignatureCheck, me: LocalReviewer) -> bool:
     return bool(me.email) and _email(check.signer) == me.email
 
 
-def shown_reviewer(review: Review, check: SignatureCheck, me: LocalReviewer) -> str:
+def shown_reviewer(review: Review, check: SignatureCheck, me: LocalReviewer, provenance: str = "") -> str:
     """Whom to show `review` as: its reviewer, or an unverified claim when it claims to be `me` unproven.
 
-    A reviewer with no signing key of their own has nothing a forgery could be
-    told from: their reviews keep their name, and the signature column says
-    `unsigned` beside it.
+    `provenance` is how the review reached this clone (provenance.py; "" when
+    unknown). A reviewer with no signing key of their own has only that to
+    tell their reviews from a forgery: an unsigned review recorded here keeps
+    their name (the signature column says `unsigned` beside it); any other
+    is an unverified claim.
     """
     claims_me = bool(me.email) and _email(review.reviewer) == me.email
-    if claims_me and not is_theirs(check, me) and (me.key or check.status != "unsigned"):
+    own_unsigned = not me.key and check.status == "unsigned" and provenance == RECORDED
+    if claims_me and not is_theirs(check, me) and not own_unsigned:
         return f"unverified (claims to be {review.reviewer})"
     return review.reviewer
 

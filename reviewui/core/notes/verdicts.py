@@ -6,20 +6,26 @@ attached to the branch head commit it judged. The note body is TOML written
 with tomli-w; each verdict appends one `[[review]]` table.
 
 How a note body is read (and why foreign text survives):
-the body is cut into chunks at every line that is exactly `[[review]]`. A
-chunk that parses as TOML into one review with an `id` and a known `verdict`
-is a review; anything else (a hand-written remark, a non-TOML note, TOML of
-another tool, text `git notes append` added after a review) is foreign text.
-When a chunk starts with a good review followed by junk, the junk (from the
-line tomllib first complains about) is split off as foreign text. Writes never
-rewrite what is there: a new review is appended after the existing bytes,
-separated by a blank line, so earlier reviews and foreign text are kept
-byte for byte. A non-TOML note therefore becomes "its text, a blank line, our
+the body is cut into chunks before every line tomllib reads as a `[[review]]`
+header, however spelled (layout.py). A chunk that parses as TOML into one
+review with an `id` and a known `verdict` is a review; anything else (a
+hand-written remark, a non-TOML note, TOML of another tool, text `git notes
+append` added after a review) is foreign text. A signed review is read from
+the bytes its signature covers and nothing else: whatever follows its
+`[review.signed]` table is foreign text of its own, shown apart (view.py).
+When an unsigned chunk starts with a good review followed by junk, the junk
+(from the line tomllib first complains about) is split off as foreign text.
+A header-looking line is a cut even inside a multi-line string: reviewui
+never writes one, and a signed review's bytes stay findable however a note
+wraps them. Writes never rewrite what is there: a new review is appended
+after the existing bytes, separated by a blank line, so earlier reviews and
+foreign text are kept byte for byte. A non-TOML note therefore becomes "its text, a blank line, our
 `[[review]]` tables"; the note as a whole is then no longer valid TOML, but
 every review in it still is, and this module reads it back. Notes of other
 commits and other refs are never touched. Reviews are de-duplicated by `id`
-when read (first one wins), so a union produced by `git notes merge -s union`
-reads correctly.
+when read (first one wins; for display, the copy with a good signature wins
+and a differing copy is foreign text), so a union produced by `git notes
+merge -s union` reads correctly.
 
 Writes are safe under concurrency: read the notes commit, build the new note
 blob, tree and commit with plumbing (never the index), then move the ref with
@@ -53,8 +59,9 @@ from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is th
     reviews_in,
 )
 from reviewui.core.safe_text import visible
-from reviewui.core.notes.signing import SignatureCheck, sign_payload, signing_setup, verify_chunk
-from reviewui.core.notes.trust import local_reviewer, shown_reviewer
+from reviewui.core.notes.signing import SignatureCheck, sign_payload, signing_setup
+from reviewui.core.notes import provenance
+from reviewui.core.notes.view import BranchNotes, branch_notes
 from reviewui.core.notes.store import (  # noqa: F401
     NotesEdit,
     NotesSnapshot,
@@ -88,6 +95,7 @@ def record_review(repo_dir: str | Path, review: Review, ref: str = DEFAULT_NOTES
         return NotesEdit({head: append_text(body, piece)}, message)
 
     transact(repo_dir, ref, change)
+    provenance.remember(repo_dir, reviews_in(piece), provenance.RECORDED)
 
 
 def reviews_on(repo_dir: str | Path, commit: str, ref: str = DEFAULT_NOTES_REF) -> list[Review]:
@@ -128,17 +136,14 @@ def branch_history(
 def checked_history(
     repo_dir: str | Path, branch: str, head: str, ref: str = DEFAULT_NOTES_REF
 ) -> list[tuple[Review, SignatureCheck]]:
-    """`branch_history`, each review paired with the check of its signature."""
+    """`branch_history`, each review paired with the check of its signature (signed ones read from their signed bytes)."""
+    return [(s.review, s.check) for s in read_branch_notes(repo_dir, branch, head, ref).reviews]
+
+
+def read_branch_notes(repo_dir: str | Path, branch: str, head: str, ref: str = DEFAULT_NOTES_REF) -> BranchNotes:
+    """The reviews of `branch` as shown (signature, whom, provenance) and the foreign text of their notes."""
     head_sha = rev_parse(repo_dir, head) or head
-    snap = snapshot(repo_dir, check_ref(repo_dir, ref))
-    found: dict[str, tuple[Review, SignatureCheck]] = {}
-    for obj, body in sorted(snap.read_all().items()):
-        for chunk in parse_note(body):
-            r = chunk.review
-            if r is not None and (r.branch == branch or obj == head_sha) and r.id not in found:
-                # only this branch's reviews are checked: each check may run ssh-keygen or gpg
-                found[r.id] = (r, verify_chunk(repo_dir, chunk.text))
-    return sorted(found.values(), key=lambda rc: rc[0].at)
+    return branch_notes(repo_dir, branch, head_sha, check_ref(repo_dir, ref))
 
 
 # --- the log ------------------------------------------------------------------
@@ -171,21 +176,25 @@ def log_json(
     """Return the `reviewui log --format json` document for `branch`.
 
     `{"reviews": [{"id", "verdict", "reason", "reviewer", "shown_as", "signature",
-    "at", "branch", "base", "head", "patch_id", "current", "relation", "bites",
-    "probes", "comments", "findings"}]}`, oldest first. `current` is true for
-    one review at most: the latest whose patch-id equals base..head's now (or
-    that judged this very head). `signature` is `{"status": good|unsigned|bad,
-    "signer", "key", "detail"}`; `shown_as` is whom the review is shown as (a
-    claim to be the local reviewer without their good signature is marked
-    unverified). Raises ReviewError for an unknown base or head.
+    "provenance", "at", "branch", "base", "head", "patch_id", "current",
+    "relation", "bites", "probes", "comments", "findings"}], "foreign": [{"commit",
+    "why", "text"}]}`, reviews oldest first.
+    `current` is true for one review at most: the latest whose patch-id equals
+    base..head's now (or that judged this very head). `signature` is
+    `{"status": good|unsigned|bad, "signer", "key", "detail"}`; `shown_as` is
+    whom the review is shown as (a claim to be the local reviewer without
+    their good signature is marked unverified); `provenance` is `recorded
+    here`, `pulled from <remote>` or "" (unknown). A signed review says only
+    what its signed bytes say; `foreign` is the text of those notes that is
+    no review (or no part of one). Raises ReviewError for an unknown base or
+    head, or a note over the input cap.
     """
     head_sha, base_sha = rev_parse(repo_dir, head), rev_parse(repo_dir, base)
     if head_sha is None or base_sha is None:
         raise ReviewError(f"no such commit: {head if head_sha is None else base}")
     now = patch_id(repo_dir, base_sha, head_sha)
-    checked = checked_history(repo_dir, branch, head_sha, ref)
-    standing = current_ids([r for r, _ in checked], head_sha, now)
-    me = local_reviewer(repo_dir) if checked else None
+    notes = read_branch_notes(repo_dir, branch, head_sha, ref)
+    standing = current_ids([s.review for s in notes.reviews], head_sha, now)
     return {
         "reviews": [
             {
@@ -193,9 +202,10 @@ def log_json(
                 "verdict": r.verdict,
                 "reason": r.reason,
                 "reviewer": r.reviewer,
-                "shown_as": shown_reviewer(r, check, me) if me else r.reviewer,
-                "signature": {"status": check.status, "signer": check.signer, "key": check.key,
-                              "detail": check.detail},
+                "shown_as": s.shown_as,
+                "signature": {"status": s.check.status, "signer": s.check.signer, "key": s.check.key,
+                              "detail": s.check.detail},
+                "provenance": s.provenance,
                 "at": r.at_iso(),
                 "branch": r.branch,
                 "base": r.base,
@@ -210,39 +220,73 @@ def log_json(
                              for c in r.comments],
                 "findings": [{"kind": f.kind, "message": f.message} for f in r.findings],
             }
-            for r, check in checked
-        ]
+            for s in notes.reviews
+            for r in (s.review,)
+        ],
+        "foreign": [{"commit": f.commit, "why": f.why, "text": f.text} for f in notes.foreign],
     }
 
 
 def render_log_text(
     repo_dir: str | Path, branch: str, base: str, head: str, ref: str = DEFAULT_NOTES_REF
 ) -> str:
-    """Return the `reviewui log` text for `branch`: one block per review, oldest first.
+    """Return the `reviewui log` text for `branch`: one block per review, oldest first, then foreign text.
 
-    Control characters in stored text are shown escaped, never sent to the
-    terminal. Raises ReviewError for an unknown base or head.
+    A review's row is the only line that starts at the left edge; its reason
+    is indented and marked `│` on every line, foreign text `!`, so nothing a
+    note holds can draw a line that looks like a review. Control characters
+    are shown escaped, never sent to the terminal. Raises ReviewError for an
+    unknown base or head.
     """
     head_sha, base_sha = rev_parse(repo_dir, head), rev_parse(repo_dir, base)
     if head_sha is None or base_sha is None:
         raise ReviewError(f"no such commit: {head if head_sha is None else base}")
-    checked = checked_history(repo_dir, branch, head_sha, ref)
-    if not checked:
-        return f"no reviews of {_safe(branch)} under {ref}\n"
+    notes = read_branch_notes(repo_dir, branch, head_sha, ref)
+    lines = [] if notes.reviews else [f"no reviews of {_safe(branch)} under {ref}"]
     now = patch_id(repo_dir, base_sha, head_sha)
-    me = local_reviewer(repo_dir)
     labels = {
         "this-head": "this head",
         "same-patch": "same patch, earlier head",
         "different-patch": "OUTDATED",
     }
-    lines = []
-    for r, check in checked:
+    for s in notes.reviews:
+        r = s.review
         rel = labels[review_relation(r, head_sha, now)]
-        who = _safe(shown_reviewer(r, check, me))
-        lines.append(f"{r.at_iso()}  {r.verdict:7}  {who}  {_safe(r.head[:12])}  ({rel})  [{_safe(check.words())}]")
-        lines.extend(f"    {_safe(part)}" for part in r.reason.splitlines())
+        came = f"  ({_safe(s.provenance)})" if s.provenance and s.provenance != provenance.RECORDED else ""
+        lines.append(f"{r.at_iso()}  {r.verdict:7}  {_safe(s.shown_as)}  {_safe(r.head[:12])}  ({rel})"
+                     f"  [{_safe(s.check.words())}]{came}")
+        lines.extend(marked_lines(r.reason, REASON_MARK))
+    if notes.foreign:
+        lines.append("foreign text in these notes (no signature covers it; it is not a review):")
+        for f in notes.foreign:
+            lines.append(f"  on {_safe(f.commit[:12])}, {_safe(f.why)}:")
+            lines.extend(marked_lines(f.text, FOREIGN_MARK))
     return "\n".join(lines) + "\n"
+
+
+REASON_MARK = "    \u2502 "
+"""What starts every line of a review's reason in text output: indented, and marked `│`."""
+FOREIGN_MARK = "    ! "
+"""What starts every line of foreign text in text output."""
+_WIDTH = 100
+
+
+def marked_lines(text: str, mark: str, width: int = _WIDTH) -> list[str]:
+    """`text` as display lines, each starting with `mark`, control characters escaped, wrapped at `width`.
+
+    Wrapping here (not in the terminal) keeps a long line from wrapping to the
+    left edge, where it could pass for a review's row.
+    """
+    import textwrap
+
+    out: list[str] = []
+    for part in text.splitlines() or [""]:
+        safe = _safe(part).expandtabs(4)
+        if not safe.strip():
+            continue
+        out.extend(textwrap.wrap(safe, width=max(20, width - len(mark)), initial_indent=mark, subsequent_indent=mark,
+                                 drop_whitespace=True, replace_whitespace=False, break_on_hyphens=False))
+    return out
 
 
 def _safe(text: str) -> str:

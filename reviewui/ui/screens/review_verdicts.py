@@ -213,11 +213,11 @@ class VerdictsPart(ReviewPart):
 
         def work() -> None:
             try:
-                rows = self.session.history()
+                rows, foreign = self.session.history_view()
             except ReviewError as e:
                 self.screen.post_message(WorkFailed("history", str(e)))
                 return
-            self.screen.post_message(HistoryRead(rows, show))
+            self.screen.post_message(HistoryRead(rows, show, foreign))
 
         self.thread(work, group="history", name="verdict history")
 
@@ -232,7 +232,7 @@ class VerdictsPart(ReviewPart):
         if message.show:
             from reviewui.ui.screens.history import HistoryScreen  # its notes model: not before the first screen
 
-            self.screen.app.push_screen(HistoryScreen(message.rows))
+            self.screen.app.push_screen(HistoryScreen(message.rows, message.foreign))
 
     def show_in_header(self, review: Review, relation: str) -> None:
         """Put a verdict (and whether it still applies) in the header."""
