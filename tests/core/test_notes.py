@@ -122,8 +122,10 @@ def test_note_uses_contract_keys_and_is_readable_in_git_log(repo):
     assert set(table) == {
         "id", "verdict", "reason", "reviewer", "at", "tool", "branch", "base", "head", "tree", "patch_id",
         "bite", "probe", "comment", "finding", "sandbox",  # issue 13: how the evidence was produced
+        "limits",  # issue 27: how its runs' memory and processes were bounded
     }
     assert table["sandbox"] in ("bwrap", "none")
+    assert table["limits"] in ("cgroup-v1", "cgroup-v2", "per-process", "none")
     assert table["reviewer"] == "Ann Reviewer <ann@example.com>"
     assert table["tool"] == "reviewui 0.1.0"
     assert table["head"] == head and table["base"] == base

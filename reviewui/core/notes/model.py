@@ -167,6 +167,9 @@ class Review:
     """The per-test truth table at verdict time (new and changed tests, then regressions)."""
     sandbox: str = ""
     """How the evidence was produced: "bwrap", or "none" (run `--unsandboxed`); "" in older records."""
+    limits: str = ""
+    """How the runs' memory and processes were bounded: "cgroup-v1"/"cgroup-v2" (each run as a whole),
+    "per-process", "none" (unsandboxed); "" in older records."""
 
     @classmethod
     def new(
@@ -217,6 +220,7 @@ class Review:
             findings=tuple(findings),
             tests=tuple(tests),
             sandbox=sandbox if sandbox is not None else _sandbox_level(),
+            limits="none" if (sandbox if sandbox is not None else _sandbox_level()) == "none" else _limits_level(),
         )
 
     @classmethod
@@ -264,6 +268,7 @@ class Review:
                 TestRecord(_s(t, "id"), _s(t, "change"), _s(t, "head"), _s(t, "base")) for t in _tables(data.get("test"))
             ),
             sandbox=_s(data, "sandbox"),
+            limits=_s(data, "limits"),
         )
 
     def to_toml(self) -> str:
@@ -281,6 +286,7 @@ class Review:
             "tree": self.tree,
             "patch_id": self.patch_id,
             **({"sandbox": self.sandbox} if self.sandbox else {}),
+            **({"limits": self.limits} if self.limits else {}),
         }
         subtables: list[tuple[str, dict[str, Any]]] = []
         for b in self.bites:
@@ -312,6 +318,13 @@ class Review:
     def at_iso(self) -> str:
         """Return `at` as ISO 8601 UTC with a `Z`, e.g. `2026-11-29T17:00:00Z`."""
         return self.at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _limits_level() -> str:
+    """How this process bounds the runs it makes (see sandbox.limits_level)."""
+    from reviewui.core.run import sandbox
+
+    return sandbox.limits_level()
 
 
 def _sandbox_level() -> str:
