@@ -178,6 +178,7 @@ def run_bite(
     work = Path(tempfile.mkdtemp(prefix="reviewui-bite-"))
     modules = changed_modules([f.path for f, _ in checkable_hunks(diff) if f.status != "deleted"], tree)
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="guards")
+    off: str | None = None  # why batching is off, said in the report's selection note
     try:
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, total))) as pool, \
                 contextlib.ExitStack() as before_close:
@@ -235,8 +236,11 @@ def run_bite(
                 # Guards whose line runs only inside test bodies share one configured pytest
                 # session per slot, and hunk reverts of Python files ride along in it; the rest
                 # run one by one.
-                reverts, solo = revert_batch.batchable(pending) if pytest_mode else ([], pending)
-                batch, alone = guard_batch.batchable(gjobs, ctx.modules, head.text) if pytest_mode else ([], gjobs)
+                # A pytest that moved a private name the batches lean on: every item alone, and said.
+                off = warm.batching_off() if warm is not None else None
+                batching = pytest_mode and off is None
+                reverts, solo = revert_batch.batchable(pending) if batching else ([], pending)
+                batch, alone = guard_batch.batchable(gjobs, ctx.modules, head.text) if batching else ([], gjobs)
                 # A share of the guards goes to whichever session is done with its own first.
                 dealt, held = guard_tail.take_tail(batch, pool.size)
                 sessions, rest = revert_batch.deal(reverts, guard_batch.split(dealt, pool.size), pool.size,
@@ -277,8 +281,9 @@ def run_bite(
 
     order = {h.key: n for n, (_, h) in enumerate(targets)}
     ordered = tuple(sorted(results.values(), key=lambda r: order[r.key]))
+    note = prepared.note if off is None else f"{prepared.note}; {off}" if prepared.note else off
     return BiteReport(baseline=base, results=ordered + not_code, selected_tests=selected, test_command=command,
-                      selection=prepared.note, guards_checked=guards, sandbox=sandbox.level())
+                      selection=note, guards_checked=guards, sandbox=sandbox.level())
 
 
 _result = hunk_result  # the short name the sweep uses throughout

@@ -168,6 +168,14 @@ class WarmPytest:
         """Why a server cannot serve, once known (the first one found)."""
         return next((s.problem for s in list(self._servers.values()) if s.problem), None)
 
+    def batching_off(self) -> str | None:
+        """"batching off: pytest X.Y moved `…`" when a ready server's pytest lacks a private name the
+        batched sweep leans on (then every item runs alone: slower, never wrong), else None."""
+        for s in list(self._servers.values()):
+            if s._ready.is_set() and s.moved:
+                return f"batching off: pytest {s.pytest_version} moved " + ", ".join(f"`{m}`" for m in s.moved)
+        return None
+
     @property
     def running(self) -> bool:
         """True while any server process is up."""
@@ -228,6 +236,9 @@ class _Server:
                            tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
         self.rewrote: int | None = None
         """Plugin modules the server had to rewrite, not finding them in the cache (None: no cache)."""
+        self.moved: tuple[str, ...] = ()
+        """Private pytest names the batching leans on that this pytest lacks (see warm_server.INTERNALS)."""
+        self.pytest_version = ""
         self._plugins: Path | None = None
         self.group: RunGroup | None = None
         if self.level == "bwrap":
@@ -286,6 +297,9 @@ class _Server:
                 continue
             if message.get("ready"):
                 self.rewrote = message.get("rewrote")
+                moved = message.get("moved")
+                self.moved = tuple(str(m)[:200] for m in moved[:20]) if isinstance(moved, list) else ()
+                self.pytest_version = str(message.get("pytest", "?"))[:40]
                 self._ready.set()
                 self._owner._notify()
                 if self.rewrote:

@@ -13,7 +13,8 @@ imported by each child afresh, so a hunk reverted between two runs is seen.
 Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"}
 (and "coverage": true to measure the run with coverage.py, as `python -m coverage
 run -m pytest` would, its rcfile named by COVERAGE_RCFILE in "env"), or
-{"kill": id} to kill a run. Out: {"ready": true} once (with `--plugin-cache`,
+{"kill": id} to kill a run. Out: {"ready": true, "pytest": version, "moved": [the private pytest
+names of INTERNALS this pytest lacks]} once (with `--plugin-cache`,
 also "rewrote": the plugin modules rewritten for want of a cached copy), then per request
 {"id", "pid"} and {"id", "exit"} (a negative exit is the signal that ended
 the child), or {"id", "error"}. Replies carry their id.
@@ -56,6 +57,33 @@ def _site_dirs() -> tuple[str, ...]:
     for key in ("purelib", "platlib"):
         dirs.add(os.path.realpath(sysconfig.get_paths()[key]))
     return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
+
+
+INTERNALS = (
+    ("_pytest.runner", "runtestprotocol"),
+    ("_pytest.junitxml", "bin_xml_escape"),
+    ("_pytest.junitxml", "xml_key"),
+    ("_pytest.assertion", "install_importhook"),
+    ("_pytest.assertion.rewrite", "get_cache_dir"),
+    ("_pytest.assertion.rewrite", "_rewrite_test"),
+    ("_pytest.config", "_iter_rewritable_modules"),
+    ("_pytest.config", "get_config"),
+)
+"""The private pytest names the batch children and this server lean on (tested with pytest 8.x)."""
+
+
+def moved_internals() -> list[str]:
+    """The INTERNALS this pytest lacks, as `module.name`: a release moved them, and batching is off."""
+    import importlib
+
+    out = []
+    for module, name in INTERNALS:
+        try:
+            if not hasattr(importlib.import_module(module), name):
+                out.append(module + "." + name)
+        except Exception:
+            out.append(module + "." + name)
+    return out
 
 
 def preload() -> None:
@@ -423,5 +451,11 @@ if __name__ == "__main__":
     # and leave holes the children's allocations would copy. The runs get the collector back.
     gc.freeze()
     gc.enable()
-    _write({"ready": True} if rewrote is None else {"ready": True, "rewrote": rewrote})
+    import pytest
+
+    ready: dict[str, Any] = {"ready": True, "pytest": str(getattr(pytest, "__version__", "?")),
+                             "moved": moved_internals()}
+    if rewrote is not None:
+        ready["rewrote"] = rewrote
+    _write(ready)
     serve()
