@@ -6,6 +6,11 @@ parsed with unidiff only when something asks for its hunks, either from one
 up-front `git diff` (headless commands, `preload()`) or per file on demand
 (the UI). Content is decoded as UTF-8; anything else is decoded with
 replacement and the file is marked `non_utf8`.
+
+Every git diff runs with `core.bigFileThreshold` at the analysis cap
+(`max-analysis-bytes`): git itself then treats a larger file as binary, so
+neither git nor unidiff ever holds its patch; `FileDiff.over_cap` tells
+such a file from a real binary one.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Callable, Iterator, Literal
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
+from reviewui.core.bounded import analysis_limits
 from reviewui.core.git import run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
 
@@ -25,6 +31,13 @@ Status = Literal["added", "deleted", "modified", "renamed"]
 LineKind = Literal["context", "added", "removed"]
 
 _DIFF_ARGS = ("--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index")
+
+
+def _diff_config() -> tuple[str, ...]:
+    # git treats files over the threshold as binary: no patch text for them, in git or here
+    return (f"core.bigFileThreshold={analysis_limits().bytes}",)
+
+
 _STATUS: dict[str, Status] = {
     "A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "added",
 }
@@ -157,6 +170,12 @@ class FileDiff:
             return ()
         return parse_hunks(self.path, self.raw_patch.decode("utf-8", "replace"))
 
+    @cached_property
+    def over_cap(self) -> bool:
+        """True when either side is larger than the analysis cap (then git shows it as binary, unparsed)."""
+        cap = analysis_limits().bytes
+        return any(size is not None and size > cap for size in self.sizes())
+
     def sizes(self) -> tuple[int | None, int | None]:
         """(base size, branch size) in bytes, for showing binary files."""
         return self._diff.blob_size(self.old_blob), self._diff.blob_size(self.new_blob)
@@ -246,7 +265,7 @@ class Diff:
             return
         with self._lock:
             if self._patches is None:
-                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head)
+                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, config=_diff_config())
                 self._patches = _split_patches(out, self.files)
 
     def patch_bytes(self, f: FileDiff) -> bytes:
@@ -257,7 +276,8 @@ class Diff:
             if self._patches is not None:
                 return self._patches.get(f.path, b"")
         paths = [p for p in (f.old_path, f.path) if p]
-        out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths)
+        out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths,
+                      config=_diff_config())
         chunks = _split_patches(out, [f])
         return chunks.get(f.path, b"")
 
@@ -280,8 +300,9 @@ def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] =
     # The line counts make git compute every patch (most of the time here); they
     # are started first and joined only when the file list is first read, so a
     # caller (the UI starting up) gets on with its own work meanwhile.
-    pending_counts = run_git_async(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head)
-    raw = list(_parse_raw(run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head)))
+    pending_counts = run_git_async(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head,
+                                   config=_diff_config())
+    raw = list(_parse_raw(run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head, config=_diff_config())))
 
     def build_files() -> tuple[FileDiff, ...]:
         counts = _parse_numstat(pending_counts.result())

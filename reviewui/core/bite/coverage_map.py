@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
 
 PLUGIN_MODULE = "reviewui_covctx"
@@ -287,7 +288,7 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
 def statement_spans(source: str) -> list[tuple[int, int]] | None:
     """Line spans of every statement (compound statements: their header only); None on SyntaxError."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return None
     spans: list[tuple[int, int]] = []

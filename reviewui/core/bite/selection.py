@@ -22,6 +22,7 @@ from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import Callable, Iterable
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 
@@ -186,7 +187,7 @@ def _module_names(path: str) -> set[str]:
 def _imports(path: str, text: str) -> set[str]:
     """Dotted modules `path` imports, relative imports resolved, with `from m import n` giving m and m.n."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return set()
     package = list(PurePosixPath(path).parent.parts)

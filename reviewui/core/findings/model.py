@@ -61,6 +61,12 @@ KINDS: dict[str, KindInfo] = {
     "config-changed": KindInfo(
         "error", "The branch changes reviewui's own config; the changes are ignored unless the reviewer accepts them."
     ),
+    "not-analysed": KindInfo(
+        "warning", "A changed file is over the analysis caps (size or nesting), so no other rule read it."
+    ),
+    "symlink-outside-tree": KindInfo(
+        "warning", "The branch adds a symlink pointing out of the repository (checked in as a link, never followed)."
+    ),
     "bidi-control": KindInfo(
         "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
     ),
