@@ -65,9 +65,13 @@ def check_input(path: str | Path, what: str, cap: int | None = None, *, allow_di
 
     Never opens the file, so a FIFO cannot block. Returns the file's size
     (0 for a folder). Raises ReviewError for a missing path, a FIFO, device
-    or socket, or a file over the cap.
+    or socket, a file over the cap, or a symlink leading out of the
+    repository it lies in (`link_escape`).
     """
     cap = limit(what) if cap is None else cap
+    escape = link_escape(path)
+    if escape is not None:
+        raise ReviewError(f"{what} {path} is not read: {escape}")
     try:
         st = os.stat(path)
     except OSError as e:
@@ -81,6 +85,38 @@ def check_input(path: str | Path, what: str, cap: int | None = None, *, allow_di
     if st.st_size > cap:
         raise ReviewError(f"{what} {path} is larger than {mib(cap)} ({mib(st.st_size)})")
     return st.st_size
+
+
+def _work_tree(folder: Path) -> Path | None:
+    """The git working tree `folder` lies in (the nearest folder up holding `.git`), or None."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def link_escape(path: str | Path) -> str | None:
+    """Why opening `path` would follow a symlink out of the repository it sits in, or None.
+
+    A symlink inside a git working tree may be the agent's (its branch checked
+    out): it is followed only when its target stays inside that tree. A
+    symlink outside every working tree is the reviewer's own and is followed.
+    """
+    here = Path(os.path.abspath(path))
+    if os.path.realpath(here) == str(here):
+        return None
+    walked = Path(here.anchor)
+    for part in here.parts[1:]:
+        walked = walked / part
+        if walked.is_symlink():
+            real = Path(os.path.realpath(walked))
+            tree = _work_tree(walked.parent)
+            if tree is not None:
+                tree = Path(os.path.realpath(tree))
+                if real != tree and tree not in real.parents:
+                    return f"{walked} is a symlink inside {tree} pointing out of it ({real})"
+            walked = real
+    return None
 
 
 def open_regular(path: str | Path, what: str, cap: int | None = None) -> IO[bytes]:

@@ -143,6 +143,11 @@ class FileDiff:
         return bool(self.old_mode and self.new_mode and self.old_mode != self.new_mode)
 
     @property
+    def symlink(self) -> bool:
+        """True when either side is a symlink (its "content" is the link's target, never followed)."""
+        return "120000" in (self.old_mode, self.new_mode)
+
+    @property
     def display_status(self) -> str:
         """Status with mode changes folded in (`modified` becomes `mode`)."""
         if self.status == "modified" and self.mode_changed and not (self.added or self.removed):
