@@ -30,11 +30,11 @@ import functools
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
+from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
 
@@ -122,10 +122,13 @@ def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
     )
     try:
         # Run from an empty dir: `-c` puts the cwd (the reviewer's checkout, maybe the branch) on sys.path.
-        with tempfile.TemporaryDirectory(prefix="reviewui-covprobe-") as empty:
+        empty = private_tempdir("covprobe")  # pid-named: swept after a kill -9
+        try:
             proc = subprocess.run(
                 [exe, "-c", code], capture_output=True, timeout=60, env={**os.environ, "PATH": path_env}, cwd=empty
             )
+        finally:
+            remove_tree(empty)
     except (OSError, subprocess.TimeoutExpired):
         return None
     parts = proc.stdout.decode("utf-8", "replace").split()
