@@ -24,7 +24,7 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
 from reviewui.core.bounded import analysis_limits
-from reviewui.core.git import run_git, run_git_async
+from reviewui.core.git import blob_sizes, run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
 
 Status = Literal["added", "deleted", "modified", "renamed"]
@@ -175,11 +175,10 @@ class FileDiff:
             return ()
         return parse_hunks(self.path, self.raw_patch.decode("utf-8", "replace"))
 
-    @cached_property
+    @property
     def over_cap(self) -> bool:
         """True when either side is larger than the analysis cap (then git shows it as binary, unparsed)."""
-        cap = analysis_limits().bytes
-        return any(size is not None and size > cap for size in self.sizes())
+        return self.path in self._diff.over_cap_paths()
 
     def sizes(self) -> tuple[int | None, int | None]:
         """(base size, branch size) in bytes, for showing binary files."""
@@ -199,6 +198,7 @@ class Diff:
         self._patches: dict[str, bytes] | None = None
         self._lock = threading.Lock()
         self._sizes: dict[str, int | None] = {}
+        self._over_cap: frozenset[str] | None = None
 
     @property
     def files(self) -> tuple[FileDiff, ...]:
@@ -270,8 +270,13 @@ class Diff:
             return
         with self._lock:
             if self._patches is None:
-                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, config=_diff_config())
-                self._patches = _split_patches(out, self.files)
+                # git reads a whole blob to say "Binary files differ", even past bigFileThreshold: skipped
+                big = self.over_cap_paths()
+                skip = [f":(exclude,literal){p}" for f in self.files if f.path in big
+                        for p in (f.path, f.old_path) if p]
+                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head,
+                              *(("--", ".", *skip) if skip else ()), config=_diff_config())
+                self._patches = _split_patches(out, [f for f in self.files if f.path not in big])
 
     def patch_bytes(self, f: FileDiff) -> bytes:
         """The raw patch of one file: from the preloaded diff, else its own git call."""
@@ -280,11 +285,27 @@ class Diff:
         with self._lock:
             if self._patches is not None:
                 return self._patches.get(f.path, b"")
+        if f.over_cap:
+            return b""
         paths = [p for p in (f.old_path, f.path) if p]
         out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths,
                       config=_diff_config())
         chunks = _split_patches(out, [f])
         return chunks.get(f.path, b"")
+
+    def over_cap_paths(self) -> frozenset[str]:
+        """Paths of the changed files with a side over the analysis cap (one `cat-file --batch-check`)."""
+        if self._parent is not None:
+            return self._parent.over_cap_paths()
+        if self._over_cap is not None:
+            return self._over_cap
+        files = self.files  # computed twice by two threads at worst: the same answer
+        cap = analysis_limits().bytes
+        sizes = blob_sizes(self.repo_dir, [b for f in files for b in (f.old_blob, f.new_blob) if b])
+        self._sizes.update(sizes)
+        found = frozenset(f.path for f in files if any(sizes.get(b or "", 0) > cap for b in (f.old_blob, f.new_blob)))
+        self._over_cap = found
+        return found
 
     def blob_size(self, blob: str | None) -> int | None:
         """Size in bytes of a blob, or None for no blob."""

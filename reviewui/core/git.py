@@ -209,10 +209,10 @@ def blob_sizes(cwd: str | Path, shas: Sequence[str]) -> dict[str, int]:
         return {}
     out = run_git(cwd, "cat-file", "--batch-check", input="".join(s + "\n" for s in wanted).encode(), check=False)
     sizes: dict[str, int] = {}
-    for line in out.decode("ascii", "replace").splitlines():
+    for asked, line in zip(wanted, out.decode("ascii", "replace").splitlines(), strict=False):  # in order asked
         parts = line.split()
         if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
-            sizes[parts[0]] = int(parts[2])
+            sizes[asked] = int(parts[2])  # keyed as asked: `--raw` gives abbreviated SHAs
     return sizes
 
 

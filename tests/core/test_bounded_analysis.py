@@ -9,7 +9,7 @@ import pytest
 
 from reviewui.core.bounded import NotAnalysed, parse_python, tree_depth
 from reviewui.core.diff import load_diff
-from reviewui.core.git import read_blobs, show_file
+from reviewui.core.git import blob_sizes, read_blobs, show_file
 from tests.gitrepo import make_repo
 
 
@@ -65,3 +65,6 @@ def test_the_diff_leaves_a_file_over_the_cap_unparsed(tmp_path: Path) -> None:
     assert f is not None and a is not None
     assert f.binary and f.over_cap and f.hunks == () and len(f.raw_patch) < 1000  # git never built the patch
     assert not a.over_cap and [h.added for h in a.hunks] == [1]
+    assert diff.over_cap_paths() == frozenset({"big.py"})
+    assert f.new_blob is not None and len(f.new_blob) < 40  # `--raw` abbreviates: sizes are keyed as asked
+    assert blob_sizes(rb.root, [f.new_blob]) == {f.new_blob: len(big)}
