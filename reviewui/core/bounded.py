@@ -38,6 +38,9 @@ DEFAULT_INPUT_BYTES = 4 << 20
 DEFAULT_ANALYSIS_BYTES = 1 << 20
 """1 MiB: a branch file larger than this is not read for static analysis (a dense 1 MiB file's
 syntax tree already takes ~200 MB)."""
+DEFAULT_ANALYSIS_TOTAL = 2 << 20
+"""2 MiB: the changed Python files parsed for one analysis, in all (real code's syntax trees take
+~40 MB a MiB, dense generated code's up to ~250 MB); the files past it are not analysed."""
 DEFAULT_ANALYSIS_DEPTH = 100
 """Syntax trees nesting deeper than this are not analysed (ast's recursive helpers, `unparse` and
 NodeVisitor, overflow Python's stack at a few hundred levels)."""
@@ -209,6 +212,8 @@ class AnalysisLimits(NamedTuple):
     """Largest file (in bytes) that is read and parsed."""
     depth: int
     """Deepest syntax tree (in nodes from the module down) that is analysed."""
+    total: int = DEFAULT_ANALYSIS_TOTAL
+    """Bytes of changed Python files parsed in all (files past it are not analysed)."""
 
 
 _limits_seen: tuple[object, AnalysisLimits] | None = None
@@ -233,7 +238,8 @@ def analysis_limits() -> AnalysisLimits:
         return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
 
     found = AnalysisLimits(positive("max-analysis-bytes", DEFAULT_ANALYSIS_BYTES),
-                           positive("max-analysis-depth", DEFAULT_ANALYSIS_DEPTH))
+                           positive("max-analysis-depth", DEFAULT_ANALYSIS_DEPTH),
+                           positive("max-analysis-total-bytes", DEFAULT_ANALYSIS_TOTAL))
     _limits_seen = (stamp, found)
     return found
 
@@ -257,6 +263,26 @@ def over_bytes(size: int, cap: int | None = None) -> str | None:
     if size <= cap:
         return None
     return f"{mib(size)}, over the {mib(cap)} cap (max-analysis-bytes)"
+
+
+def over_budget(sizes: dict[str, int], limits: AnalysisLimits | None = None) -> dict[str, str]:
+    """Path -> why it is not analysed, for the files of `sizes` (in order) past the total budget.
+
+    A file over the per-file cap costs nothing (it is not parsed anyway); the
+    first file that does not fit ends the budget, so the files analysed are
+    always a prefix of the changed ones, in diff order.
+    """
+    limits = analysis_limits() if limits is None else limits
+    spent = 0
+    out: dict[str, str] = {}
+    for path, size in sizes.items():
+        if size > limits.bytes:
+            continue
+        if out or spent + size > limits.total:
+            out[path] = f"past the {mib(limits.total)} analysed in all (max-analysis-total-bytes)"
+            continue
+        spent += size
+    return out
 
 
 def tree_depth(tree: ast.AST, stop: int) -> int:

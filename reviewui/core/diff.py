@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Literal
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
-from reviewui.core.bounded import analysis_limits
+from reviewui.core.bounded import analysis_limits, over_budget
 from reviewui.core.git import blob_sizes, run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
 
@@ -199,6 +199,7 @@ class Diff:
         self._lock = threading.Lock()
         self._sizes: dict[str, int | None] = {}
         self._over_cap: frozenset[str] | None = None
+        self._size_map: dict[str, int] | None = None
 
     @property
     def files(self) -> tuple[FileDiff, ...]:
@@ -297,15 +298,28 @@ class Diff:
         """Paths of the changed files with a side over the analysis cap (one `cat-file --batch-check`)."""
         if self._parent is not None:
             return self._parent.over_cap_paths()
-        if self._over_cap is not None:
-            return self._over_cap
-        files = self.files  # computed twice by two threads at worst: the same answer
-        cap = analysis_limits().bytes
-        sizes = blob_sizes(self.repo_dir, [b for f in files for b in (f.old_blob, f.new_blob) if b])
-        self._sizes.update(sizes)
-        found = frozenset(f.path for f in files if any(sizes.get(b or "", 0) > cap for b in (f.old_blob, f.new_blob)))
-        self._over_cap = found
-        return found
+        if self._over_cap is None:
+            cap = analysis_limits().bytes
+            sizes = self._all_sizes()
+            self._over_cap = frozenset(f.path for f in self.files
+                                       if any(sizes.get(b or "", 0) > cap for b in (f.old_blob, f.new_blob)))
+        return self._over_cap
+
+    def budget_skipped(self) -> dict[str, str]:
+        """Changed Python files left unparsed because the analysis budget is spent, with why
+        (`bounded.over_budget` over the branch-side sizes, in diff order)."""
+        if self._parent is not None:
+            return self._parent.budget_skipped()
+        sizes = self._all_sizes()
+        return over_budget({f.path: sizes.get(f.new_blob or "", 0) for f in self.files
+                            if f.status != "deleted" and f.path.endswith((".py", ".pyi"))})
+
+    def _all_sizes(self) -> dict[str, int]:
+        # computed twice by two threads at worst: the same answer
+        if self._size_map is None:
+            self._size_map = blob_sizes(self.repo_dir, [b for f in self.files for b in (f.old_blob, f.new_blob) if b])
+            self._sizes.update(self._size_map)
+        return self._size_map
 
     def blob_size(self, blob: str | None) -> int | None:
         """Size in bytes of a blob, or None for no blob."""

@@ -203,8 +203,9 @@ def read_blobs(cwd: str | Path, specs: Sequence[str], cap: int | None = None) ->
 
 
 def blob_sizes(cwd: str | Path, shas: Sequence[str]) -> dict[str, int]:
-    """Size in bytes of each blob in `shas` (absent ones left out), from one `git cat-file --batch-check`."""
-    wanted = [s for s in dict.fromkeys(shas) if s and s.isalnum()]
+    """Size in bytes of each blob named in `shas` (SHAs or `rev:path`; absent ones and non-blobs left
+    out), keyed as asked, from one `git cat-file --batch-check`."""
+    wanted = [s for s in dict.fromkeys(shas) if s and "\n" not in s and "\r" not in s]
     if not wanted:
         return {}
     out = run_git(cwd, "cat-file", "--batch-check", input="".join(s + "\n" for s in wanted).encode(), check=False)

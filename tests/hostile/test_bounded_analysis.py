@@ -111,3 +111,25 @@ def test_a_real_binary_file_over_the_cap_is_no_finding(tmp_path: Path) -> None:
     rb = make_repo(tmp_path / "r", BASE, {"logo.png": blob, "calc.py": CALC})
     data = _kinds(run_cli("check", "agent/work", "--base", "main", "--format", "json", cwd=rb.root).stdout)
     assert "not-analysed" not in data
+
+
+def test_many_files_under_the_cap_stop_at_the_total_budget(tmp_path: Path) -> None:
+    # Eight dense 1 MB files took check to 1.85 GB and 4 minutes; past the budget they are not parsed.
+    from reviewui.core.config import user_config_dir
+
+    def module(i: int) -> str:
+        return "".join(f"# line {k:03d} of a module the budget covers or not\n" for k in range(20)) + \
+            f"def lonely_{i}():\n    return {i}\n"
+
+    rb = make_repo(tmp_path / "r", BASE, {f"m{i}.py": module(i) for i in range(4)})
+    cfg = user_config_dir() / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f"max-analysis-total-bytes = {len(module(0)) * 2 + 10}\n")
+    proc = run_cli("check", "agent/work", "--base", "main", "--format", "json", cwd=rb.root)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    data = _kinds(proc.stdout)
+    assert sorted(str(f["file"]) for f in data["not-analysed"]) == ["m2.py", "m3.py"]
+    assert all("max-analysis-total-bytes" in str(f["message"]) for f in data["not-analysed"])
+    assert sorted(str(f["symbol"]) for f in data["uncalled-function"]) == ["m0.lonely_0", "m1.lonely_1"]
+    fixtures = run_cli("fixtures", "agent/work", "--base", "main", cwd=rb.root)
+    assert fixtures.returncode == 0 and "m3.py:0: past the" in fixtures.stdout and "m1.py:0" not in fixtures.stdout

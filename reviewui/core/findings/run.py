@@ -61,7 +61,8 @@ def compute_findings(
     Raises ReviewError when git fails in a way the user must fix.
     """
     globs = tuple(settings.test_globs or DEFAULT_TEST_GLOBS)
-    head = TreeSource(str(target.repo_dir), target.head, settings.exclude or ())
+    skipped = diff.budget_skipped()  # changed files past max-analysis-total-bytes: never parsed
+    head = TreeSource(str(target.repo_dir), target.head, settings.exclude or (), skipped)
     lazy_symbols: list[list[ChangedSymbol]] = []
     lazy_fixtures: list[FixtureReport] = [fixtures] if fixtures is not None else []
 
@@ -69,7 +70,8 @@ def compute_findings(
         if not lazy_symbols:
             from reviewui.core.fixtures import changed_symbols
 
-            paths = [f.path for f in diff.files if f.status != "deleted" and f.path.endswith(".py")]
+            paths = [f.path for f in diff.files if f.status != "deleted" and f.path.endswith(".py")
+                     and f.path not in skipped]
             lazy_symbols.append(changed_symbols(target.repo_dir, target.base, target.head, paths) if paths else [])
         return lazy_symbols[0]
 

@@ -50,10 +50,11 @@ def file_text(repo_dir: str, rev: str, path: str) -> str | None:
 class TreeSource:
     """Every file of one commit, fetched lazily in batches and parsed at most once."""
 
-    def __init__(self, repo_dir: str, rev: str, exclude: Iterable[str] = ()) -> None:
+    def __init__(self, repo_dir: str, rev: str, exclude: Iterable[str] = (), skip: dict[str, str] | None = None) -> None:
         self.repo_dir = str(repo_dir)
         self.rev = rev
         self.exclude = tuple(exclude)
+        self._skip = dict(skip or {})  # path -> why it is never parsed (the analysis budget is spent)
         self._paths: list[str] | None = None
         self._blobs: dict[str, bytes | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
@@ -99,6 +100,9 @@ class TreeSource:
 
     def tree(self, path: str) -> ast.Module | None:
         """Return the parsed syntax tree of `path` (None when absent or unparsable)."""
+        if path not in self._trees and path in self._skip:
+            self.skipped[path] = self._skip[path]
+            self._trees[path] = None
         if path not in self._trees:
             text = self.text(path)
             try:
