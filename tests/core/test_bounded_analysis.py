@@ -68,3 +68,13 @@ def test_the_diff_leaves_a_file_over_the_cap_unparsed(tmp_path: Path) -> None:
     assert diff.over_cap_paths() == frozenset({"big.py"})
     assert f.new_blob is not None and len(f.new_blob) < 40  # `--raw` abbreviates: sizes are keyed as asked
     assert blob_sizes(rb.root, [f.new_blob]) == {f.new_blob: len(big)}
+
+
+def test_a_config_file_is_read_to_its_own_cap_not_the_analysis_one(tmp_path: Path) -> None:
+    from reviewui.core.config import branch_config_change
+
+    padding = "".join(f"# {i:07d} padding the file past one MiB\n" for i in range(40_000))
+    big = padding + "[tool.reviewui]\ntimeout = 30\n"  # the setting lies past the analysis cap
+    rb = make_repo(tmp_path / "r", {"a.py": "x = 1\n"}, {"pyproject.toml": big})
+    change = branch_config_change(rb.root, "main", "agent/work")  # 1.5 MiB: whole, valid TOML, not cut
+    assert change.keys == ("timeout",) and change.error is None
