@@ -186,7 +186,7 @@ def read_blobs(cwd: str | Path, specs: Sequence[str], cap: int | None = None) ->
     out = proc.stdout
     try:
         for spec in wanted:
-            parts = out.readline(4096).split()
+            parts = out.readline(len(spec.encode("utf-8", "surrogateescape")) + 128).split()  # `<spec> missing` at most
             if len(parts) != 3 or not parts[2].isdigit():  # `<spec> missing`, `ambiguous`, a dead git
                 yield spec, None
                 continue
