@@ -41,6 +41,9 @@ syntax tree already takes ~200 MB)."""
 DEFAULT_ANALYSIS_TOTAL = 2 << 20
 """2 MiB: the changed Python files parsed for one analysis, in all (real code's syntax trees take
 ~40 MB a MiB, dense generated code's up to ~250 MB); the files past it are not analysed."""
+DEFAULT_DIFF_TOTAL = 64 << 20
+"""64 MiB: the changed files' content whose patches are loaded, in all (each MiB of patch is
+~15 MB of parsed hunks); the files past it are listed without hunks."""
 DEFAULT_ANALYSIS_DEPTH = 100
 """Syntax trees nesting deeper than this are not analysed (ast's recursive helpers, `unparse` and
 NodeVisitor, overflow Python's stack at a few hundred levels)."""
@@ -214,6 +217,8 @@ class AnalysisLimits(NamedTuple):
     """Deepest syntax tree (in nodes from the module down) that is analysed."""
     total: int = DEFAULT_ANALYSIS_TOTAL
     """Bytes of changed Python files parsed in all (files past it are not analysed)."""
+    diff: int = DEFAULT_DIFF_TOTAL
+    """Bytes of changed files whose patches are loaded, in all (past it: no hunks)."""
 
 
 _limits_seen: tuple[object, AnalysisLimits] | None = None
@@ -239,7 +244,8 @@ def analysis_limits() -> AnalysisLimits:
 
     found = AnalysisLimits(positive("max-analysis-bytes", DEFAULT_ANALYSIS_BYTES),
                            positive("max-analysis-depth", DEFAULT_ANALYSIS_DEPTH),
-                           positive("max-analysis-total-bytes", DEFAULT_ANALYSIS_TOTAL))
+                           positive("max-analysis-total-bytes", DEFAULT_ANALYSIS_TOTAL),
+                           positive("max-diff-bytes", DEFAULT_DIFF_TOTAL))
     _limits_seen = (stamp, found)
     return found
 

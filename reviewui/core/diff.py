@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Literal
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
-from reviewui.core.bounded import analysis_limits, over_budget
+from reviewui.core.bounded import analysis_limits, mib, over_budget, over_bytes
 from reviewui.core.git import blob_sizes, run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
 
@@ -37,6 +37,9 @@ def _diff_config() -> tuple[str, ...]:
     # git treats files over the threshold as binary: no patch text for them, in git or here
     return (f"core.bigFileThreshold={analysis_limits().bytes}",)
 
+
+_GROUP = 200
+"""Files per `git diff` when only some of them are asked for (keeps each argv short)."""
 
 _STATUS: dict[str, Status] = {
     "A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "added",
@@ -177,7 +180,8 @@ class FileDiff:
 
     @property
     def over_cap(self) -> bool:
-        """True when either side is larger than the analysis cap (then git shows it as binary, unparsed)."""
+        """True when its patch is never loaded: a side over the analysis cap (git shows it as binary),
+        or past the diff's total budget (`Diff.not_shown` says which)."""
         return self.path in self._diff.over_cap_paths()
 
     def sizes(self) -> tuple[int | None, int | None]:
@@ -198,7 +202,7 @@ class Diff:
         self._patches: dict[str, bytes] | None = None
         self._lock = threading.Lock()
         self._sizes: dict[str, int | None] = {}
-        self._over_cap: frozenset[str] | None = None
+        self._not_shown: dict[str, str] | None = None
         self._size_map: dict[str, int] | None = None
 
     @property
@@ -271,13 +275,19 @@ class Diff:
             return
         with self._lock:
             if self._patches is None:
-                # git reads a whole blob to say "Binary files differ", even past bigFileThreshold: skipped
-                big = self.over_cap_paths()
-                skip = [f":(exclude,literal){p}" for f in self.files if f.path in big
-                        for p in (f.path, f.old_path) if p]
-                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head,
-                              *(("--", ".", *skip) if skip else ()), config=_diff_config())
-                self._patches = _split_patches(out, [f for f in self.files if f.path not in big])
+                hidden = self.over_cap_paths()
+                if not hidden:
+                    out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, config=_diff_config())
+                    self._patches = _split_patches(out, self.files)
+                    return
+                # Only the shown files are asked for: git reads a whole blob to say "Binary files
+                # differ", even past bigFileThreshold. In groups of consecutive files (git's order kept).
+                shown = [f for f in self.files if f.path not in hidden]
+                patches: dict[str, bytes] = {}
+                for i in range(0, len(shown), _GROUP):
+                    group = shown[i : i + _GROUP]
+                    patches.update(_split_patches(self._patch_of(group), group))
+                self._patches = patches
 
     def patch_bytes(self, f: FileDiff) -> bytes:
         """The raw patch of one file: from the preloaded diff, else its own git call."""
@@ -288,22 +298,39 @@ class Diff:
                 return self._patches.get(f.path, b"")
         if f.over_cap:
             return b""
-        paths = [p for p in (f.old_path, f.path) if p]
-        out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths,
-                      config=_diff_config())
-        chunks = _split_patches(out, [f])
-        return chunks.get(f.path, b"")
+        return _split_patches(self._patch_of([f]), [f]).get(f.path, b"")
+
+    def _patch_of(self, files: list[FileDiff]) -> bytes:
+        """`git diff` of just `files` (both paths of a rename), their paths taken literally."""
+        paths = [p for f in files for p in (f.old_path, f.path) if p]
+        return run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths,
+                       env={"GIT_LITERAL_PATHSPECS": "1"}, config=_diff_config())
 
     def over_cap_paths(self) -> frozenset[str]:
-        """Paths of the changed files with a side over the analysis cap (one `cat-file --batch-check`)."""
+        """Paths of the changed files whose patch is never loaded (see `not_shown`)."""
+        return frozenset(self.not_shown())
+
+    def not_shown(self) -> dict[str, str]:
+        """Path -> why its patch is never loaded: a side over the analysis cap (git calls it binary),
+        or past `max-diff-bytes` of changed content in all, in diff order (one `cat-file --batch-check`)."""
         if self._parent is not None:
-            return self._parent.over_cap_paths()
-        if self._over_cap is None:
-            cap = analysis_limits().bytes
+            return self._parent.not_shown()
+        if self._not_shown is None:
+            limits = analysis_limits()
             sizes = self._all_sizes()
-            self._over_cap = frozenset(f.path for f in self.files
-                                       if any(sizes.get(b or "", 0) > cap for b in (f.old_blob, f.new_blob)))
-        return self._over_cap
+            out: dict[str, str] = {}
+            spent = 0
+            for f in self.files:
+                big = max(sizes.get(f.old_blob or "", 0), sizes.get(f.new_blob or "", 0))
+                if big > limits.bytes:
+                    out[f.path] = over_bytes(big, limits.bytes) or "over the cap (max-analysis-bytes)"
+                elif spent + big > limits.diff or (spent > limits.diff):
+                    spent = limits.diff + 1  # the budget ends at the first file that does not fit
+                    out[f.path] = f"past the {mib(limits.diff)} of changes shown in all (max-diff-bytes)"
+                else:
+                    spent += big
+            self._not_shown = out
+        return self._not_shown
 
     def budget_skipped(self) -> dict[str, str]:
         """Changed Python files left unparsed because the analysis budget is spent, with why

@@ -133,3 +133,22 @@ def test_many_files_under_the_cap_stop_at_the_total_budget(tmp_path: Path) -> No
     assert sorted(str(f["symbol"]) for f in data["uncalled-function"]) == ["m0.lonely_0", "m1.lonely_1"]
     fixtures = run_cli("fixtures", "agent/work", "--base", "main", cwd=rb.root)
     assert fixtures.returncode == 0 and "m3.py:0: past the" in fixtures.stdout and "m1.py:0" not in fixtures.stdout
+
+
+def test_a_diff_past_its_total_budget_lists_the_rest_without_hunks(tmp_path: Path) -> None:
+    from reviewui.core.config import user_config_dir
+    from reviewui.core.diff import load_diff
+
+    files = {f"notes/n{i}.txt": "".join(f"note {i} line {k}\n" for k in range(100)) for i in range(5)}
+    rb = make_repo(tmp_path / "r", BASE, {"calc.py": CALC, **files})
+    cfg = user_config_dir() / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f"max-diff-bytes = {len(files['notes/n0.txt']) * 2 + 200}\n")
+    diff = load_diff(str(rb.root), "main", "agent/work")
+    diff.preload()
+    shown = [f.path for f in diff.files if f.hunks]
+    assert shown == ["calc.py", "notes/n0.txt", "notes/n1.txt"]  # a prefix, in git's order
+    assert [f.added for f in diff.files][-1] == 100  # still listed with its counts
+    data = _kinds(run_cli("check", "agent/work", "--base", "main", "--format", "json", cwd=rb.root).stdout)
+    assert sorted(str(f["file"]) for f in data["not-analysed"]) == ["notes/n2.txt", "notes/n3.txt", "notes/n4.txt"]
+    assert all("max-diff-bytes" in str(f["message"]) for f in data["not-analysed"])

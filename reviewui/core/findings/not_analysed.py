@@ -1,8 +1,9 @@
 """`not-analysed`: changed files static analysis left alone, so a clean report says nothing about them.
 
 A file over `max-analysis-bytes` (either side of the change) is never read
-whole, parsed or diffed line by line; a Python file whose syntax tree
-nests deeper than `max-analysis-depth` is not parsed. Either way every
+whole, parsed or diffed line by line; one past `max-diff-bytes` of changes
+in all has no hunks; a Python file past `max-analysis-total-bytes`, or whose
+syntax tree nests deeper than `max-analysis-depth`, is not parsed. Either way every
 rule is silent about it, which is exactly what a hostile branch would
 want: this rule makes the silence visible. Real binary files (a NUL in
 their first 8000 bytes, git's own test) are not reported: no rule reads
@@ -34,11 +35,15 @@ def not_analysed(repo_dir: str, diff: Diff, head: TreeSource) -> list[Finding]:
     big = {p: n for p, n in big.items() if n > cap}
     heads = {f.path: f.new_blob or f.old_blob or "" for f in files if f.path in big}
     text_like = _text_like(repo_dir, heads)
+    hidden = diff.not_shown()  # past the diff's total budget too: no hunks, so no rule saw its lines
     out: list[Finding] = []
     for f in files:
         if f.path in big:
             if f.path.endswith((".py", ".pyi")) or text_like.get(f.path, False):
                 out.append(_finding(f.path, over_bytes(big[f.path], cap) or "over the cap (max-analysis-bytes)"))
+            continue
+        if f.path in hidden and not f.binary:
+            out.append(_finding(f.path, hidden[f.path]))
             continue
         if f.status == "deleted" or not f.path.endswith((".py", ".pyi")):
             continue
