@@ -144,7 +144,7 @@ def repo_config_at(repo_dir: str | Path, rev: str) -> dict[str, Any]:
     """
     from reviewui.core.git import show_file
 
-    return config_from_blobs({name: show_file(repo_dir, rev, name) for name in CONFIG_FILES})
+    return config_from_blobs({name: show_file(repo_dir, rev, name, cap=MAX_CONFIG_BYTES) for name in CONFIG_FILES})
 
 
 LOCAL_CONFIG = "reviewui.toml"
@@ -224,8 +224,8 @@ def branch_config_change(repo_dir: str | Path, base: str, head: str) -> BranchCo
 
     if base == head:
         return BranchConfigChange((), ())
-    before = {n: show_file(repo_dir, base, n) for n in CONFIG_FILES}
-    after = {n: show_file(repo_dir, head, n) for n in CONFIG_FILES}
+    before = {n: show_file(repo_dir, base, n, cap=MAX_CONFIG_BYTES) for n in CONFIG_FILES}
+    after = {n: show_file(repo_dir, head, n, cap=MAX_CONFIG_BYTES) for n in CONFIG_FILES}
     base_map = config_from_blobs(before)
     files = []
     for name in CONFIG_FILES:

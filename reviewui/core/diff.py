@@ -6,6 +6,11 @@ parsed with unidiff only when something asks for its hunks, either from one
 up-front `git diff` (headless commands, `preload()`) or per file on demand
 (the UI). Content is decoded as UTF-8; anything else is decoded with
 replacement and the file is marked `non_utf8`.
+
+Every git diff runs with `core.bigFileThreshold` at the analysis cap
+(`max-analysis-bytes`): git itself then treats a larger file as binary, so
+neither git nor unidiff ever holds its patch; `FileDiff.over_cap` tells
+such a file from a real binary one.
 """
 
 from __future__ import annotations
@@ -18,13 +23,24 @@ from typing import Callable, Iterator, Literal
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
-from reviewui.core.git import run_git, run_git_async
+from reviewui.core.bounded import analysis_limits, mib, over_budget, over_bytes
+from reviewui.core.git import blob_sizes, run_git, run_git_async
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
 
 Status = Literal["added", "deleted", "modified", "renamed"]
 LineKind = Literal["context", "added", "removed"]
 
 _DIFF_ARGS = ("--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index")
+
+
+def _diff_config() -> tuple[str, ...]:
+    # git treats files over the threshold as binary: no patch text for them, in git or here
+    return (f"core.bigFileThreshold={analysis_limits().bytes}",)
+
+
+_GROUP = 200
+"""Files per `git diff` when only some of them are asked for (keeps each argv short)."""
+
 _STATUS: dict[str, Status] = {
     "A": "added", "D": "deleted", "M": "modified", "T": "modified", "R": "renamed", "C": "added",
 }
@@ -130,6 +146,11 @@ class FileDiff:
         return bool(self.old_mode and self.new_mode and self.old_mode != self.new_mode)
 
     @property
+    def symlink(self) -> bool:
+        """True when either side is a symlink (its "content" is the link's target, never followed)."""
+        return "120000" in (self.old_mode, self.new_mode)
+
+    @property
     def display_status(self) -> str:
         """Status with mode changes folded in (`modified` becomes `mode`)."""
         if self.status == "modified" and self.mode_changed and not (self.added or self.removed):
@@ -157,6 +178,12 @@ class FileDiff:
             return ()
         return parse_hunks(self.path, self.raw_patch.decode("utf-8", "replace"))
 
+    @property
+    def over_cap(self) -> bool:
+        """True when its patch is never loaded: a side over the analysis cap (git shows it as binary),
+        or past the diff's total budget (`Diff.not_shown` says which)."""
+        return self.path in self._diff.over_cap_paths()
+
     def sizes(self) -> tuple[int | None, int | None]:
         """(base size, branch size) in bytes, for showing binary files."""
         return self._diff.blob_size(self.old_blob), self._diff.blob_size(self.new_blob)
@@ -175,6 +202,8 @@ class Diff:
         self._patches: dict[str, bytes] | None = None
         self._lock = threading.Lock()
         self._sizes: dict[str, int | None] = {}
+        self._not_shown: dict[str, str] | None = None
+        self._size_map: dict[str, int] | None = None
 
     @property
     def files(self) -> tuple[FileDiff, ...]:
@@ -246,8 +275,19 @@ class Diff:
             return
         with self._lock:
             if self._patches is None:
-                out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head)
-                self._patches = _split_patches(out, self.files)
+                hidden = self.over_cap_paths()
+                if not hidden:
+                    out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, config=_diff_config())
+                    self._patches = _split_patches(out, self.files)
+                    return
+                # Only the shown files are asked for: git reads a whole blob to say "Binary files
+                # differ", even past bigFileThreshold. In groups of consecutive files (git's order kept).
+                shown = [f for f in self.files if f.path not in hidden]
+                patches: dict[str, bytes] = {}
+                for i in range(0, len(shown), _GROUP):
+                    group = shown[i : i + _GROUP]
+                    patches.update(_split_patches(self._patch_of(group), group))
+                self._patches = patches
 
     def patch_bytes(self, f: FileDiff) -> bytes:
         """The raw patch of one file: from the preloaded diff, else its own git call."""
@@ -256,10 +296,57 @@ class Diff:
         with self._lock:
             if self._patches is not None:
                 return self._patches.get(f.path, b"")
-        paths = [p for p in (f.old_path, f.path) if p]
-        out = run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths)
-        chunks = _split_patches(out, [f])
-        return chunks.get(f.path, b"")
+        if f.over_cap:
+            return b""
+        return _split_patches(self._patch_of([f]), [f]).get(f.path, b"")
+
+    def _patch_of(self, files: list[FileDiff]) -> bytes:
+        """`git diff` of just `files` (both paths of a rename), their paths taken literally."""
+        paths = [p for f in files for p in (f.old_path, f.path) if p]
+        return run_git(self.repo_dir, "diff", *_DIFF_ARGS, self.base, self.head, "--", *paths,
+                       env={"GIT_LITERAL_PATHSPECS": "1"}, config=_diff_config())
+
+    def over_cap_paths(self) -> frozenset[str]:
+        """Paths of the changed files whose patch is never loaded (see `not_shown`)."""
+        return frozenset(self.not_shown())
+
+    def not_shown(self) -> dict[str, str]:
+        """Path -> why its patch is never loaded: a side over the analysis cap (git calls it binary),
+        or past `max-diff-bytes` of changed content in all, in diff order (one `cat-file --batch-check`)."""
+        if self._parent is not None:
+            return self._parent.not_shown()
+        if self._not_shown is None:
+            limits = analysis_limits()
+            sizes = self._all_sizes()
+            out: dict[str, str] = {}
+            spent = 0
+            for f in self.files:
+                big = max(sizes.get(f.old_blob or "", 0), sizes.get(f.new_blob or "", 0))
+                if big > limits.bytes:
+                    out[f.path] = over_bytes(big, limits.bytes) or "over the cap (max-analysis-bytes)"
+                elif spent + big > limits.diff or (spent > limits.diff):
+                    spent = limits.diff + 1  # the budget ends at the first file that does not fit
+                    out[f.path] = f"past the {mib(limits.diff)} of changes shown in all (max-diff-bytes)"
+                else:
+                    spent += big
+            self._not_shown = out
+        return self._not_shown
+
+    def budget_skipped(self) -> dict[str, str]:
+        """Changed Python files left unparsed because the analysis budget is spent, with why
+        (`bounded.over_budget` over the branch-side sizes, in diff order)."""
+        if self._parent is not None:
+            return self._parent.budget_skipped()
+        sizes = self._all_sizes()
+        return over_budget({f.path: sizes.get(f.new_blob or "", 0) for f in self.files
+                            if f.status != "deleted" and f.path.endswith((".py", ".pyi"))})
+
+    def _all_sizes(self) -> dict[str, int]:
+        # computed twice by two threads at worst: the same answer
+        if self._size_map is None:
+            self._size_map = blob_sizes(self.repo_dir, [b for f in self.files for b in (f.old_blob, f.new_blob) if b])
+            self._sizes.update(self._size_map)
+        return self._size_map
 
     def blob_size(self, blob: str | None) -> int | None:
         """Size in bytes of a blob, or None for no blob."""
@@ -280,8 +367,9 @@ def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] =
     # The line counts make git compute every patch (most of the time here); they
     # are started first and joined only when the file list is first read, so a
     # caller (the UI starting up) gets on with its own work meanwhile.
-    pending_counts = run_git_async(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head)
-    raw = list(_parse_raw(run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head)))
+    pending_counts = run_git_async(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head,
+                                   config=_diff_config())
+    raw = list(_parse_raw(run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head, config=_diff_config())))
 
     def build_files() -> tuple[FileDiff, ...]:
         counts = _parse_numstat(pending_counts.result())

@@ -11,7 +11,7 @@ import subprocess
 import threading
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import IO, Iterator, Mapping, NamedTuple, Sequence
 
 from typing import TYPE_CHECKING
 
@@ -98,7 +98,7 @@ def run_git(
     return proc.stdout
 
 
-def run_git_async(cwd: str | Path, *args: str, what: str = "git") -> "Future[bytes]":
+def run_git_async(cwd: str | Path, *args: str, what: str = "git", config: Sequence[str] = ()) -> "Future[bytes]":
     """Start `git args...` in `cwd` on a thread and return a Future of its stdout.
 
     For git work whose answer is needed a little later (the thread spends its
@@ -108,7 +108,7 @@ def run_git_async(cwd: str | Path, *args: str, what: str = "git") -> "Future[byt
 
     def run() -> None:
         try:
-            future.set_result(run_git(cwd, *args, what=what))
+            future.set_result(run_git(cwd, *args, what=what, config=config))
         except BaseException as e:  # handed to whoever asks for the result
             future.set_exception(e)
 
@@ -133,15 +133,104 @@ def rev_parse(cwd: str | Path, ref: str) -> str | None:
     return sha or None
 
 
-def show_file(cwd: str | Path, rev: str, path: str) -> bytes | None:
-    """Return the bytes of `path` at commit `rev`, or None when it is absent there."""
-    proc = subprocess.run(
-        ["git", "cat-file", "blob", f"{rev}:{path}"],
-        cwd=str(cwd),
-        capture_output=True,
-        env=_git_env(),
-    )
-    return proc.stdout if proc.returncode == 0 else None
+def show_file(cwd: str | Path, rev: str, path: str, cap: int | None = None) -> bytes | None:
+    """Return the bytes of `path` at commit `rev`, or None when it is absent there (or not a file).
+
+    At most `cap` + 1 bytes are read (default: the analysis cap,
+    `max-analysis-bytes`): a result longer than `cap` means the file is
+    larger and was cut there; callers that analyse it check `len > cap`.
+    """
+    if "\n" in path or "\r" in path:  # cannot be asked of cat-file --batch; no such path in a tree either
+        return None
+    for _spec, blob in list(read_blobs(cwd, [f"{rev}:{path}"], cap)):
+        return blob.data if blob is not None else None
+    return None
+
+
+class Blob(NamedTuple):
+    """One blob read by `read_blobs`: its full size and its bytes, cut to the cap."""
+
+    size: int
+    """The blob's size in git, whatever was read of it."""
+    data: bytes
+    """Its bytes: all of them, or the first cap + 1 when `size` is over the cap."""
+
+    @property
+    def cut(self) -> bool:
+        """True when `data` is only the start of the blob (it was over the cap)."""
+        return len(self.data) < self.size
+
+
+def read_blobs(cwd: str | Path, specs: Sequence[str], cap: int | None = None) -> Iterator[tuple[str, Blob | None]]:
+    """Yield (spec, Blob or None) for each object spec (`rev:path`, a SHA), from one `git cat-file --batch`.
+
+    None is an absent object or one that is not a blob. Each blob is read to
+    at most `cap` + 1 bytes (default: the analysis cap); the rest of a larger
+    one is skipped on the pipe, never held, so memory stays bounded by the cap.
+    """
+    from reviewui.core.bounded import analysis_limits
+
+    cap = analysis_limits().bytes if cap is None else cap
+    wanted = [s for s in specs if "\n" not in s and "\r" not in s]
+    if not wanted:
+        return
+    try:
+        proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=str(cwd), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_git_env())
+    except FileNotFoundError as e:
+        raise ReviewError("git is not installed or not on PATH") from e
+    assert proc.stdin is not None and proc.stdout is not None
+    request = "".join(s + "\n" for s in wanted).encode("utf-8", "surrogateescape")
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
+    feeder.start()  # on a thread: git stops reading requests while its answers fill the pipe
+    out = proc.stdout
+    try:
+        for spec in wanted:
+            parts = out.readline(len(spec.encode("utf-8", "surrogateescape")) + 128).split()  # `<spec> missing` at most
+            if len(parts) != 3 or not parts[2].isdigit():  # `<spec> missing`, `ambiguous`, a dead git
+                yield spec, None
+                continue
+            size = int(parts[2])
+            data = out.read(min(size, cap + 1))
+            _skip(out, size - len(data))
+            out.read(1)  # the newline after every body
+            yield spec, Blob(size, data) if parts[1] == b"blob" else None
+    finally:
+        proc.kill()
+        proc.wait()
+        out.close()
+        feeder.join()
+
+
+def blob_sizes(cwd: str | Path, shas: Sequence[str]) -> dict[str, int]:
+    """Size in bytes of each blob named in `shas` (SHAs or `rev:path`; absent ones and non-blobs left
+    out), keyed as asked, from one `git cat-file --batch-check`."""
+    wanted = [s for s in dict.fromkeys(shas) if s and "\n" not in s and "\r" not in s]
+    if not wanted:
+        return {}
+    out = run_git(cwd, "cat-file", "--batch-check", input="".join(s + "\n" for s in wanted).encode(), check=False)
+    sizes: dict[str, int] = {}
+    for asked, line in zip(wanted, out.decode("ascii", "replace").splitlines(), strict=False):  # in order asked
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            sizes[asked] = int(parts[2])  # keyed as asked: `--raw` gives abbreviated SHAs
+    return sizes
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    try:
+        pipe.write(data)
+        pipe.close()
+    except (BrokenPipeError, OSError, ValueError):  # git was stopped before it read every request
+        pass
+
+
+def _skip(stream: IO[bytes], n: int) -> None:
+    while n > 0:
+        chunk = stream.read(min(n, 1 << 16))
+        if not chunk:
+            return
+        n -= len(chunk)
 
 
 def list_files(cwd: str | Path, rev: str) -> list[str]:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,44 @@ def test_require_refuses_in_one_line_unless_the_user_config_opts_in(monkeypatch:
     assert sandbox.require() == "none" and sandbox.level() == "none"
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda: None)
     assert sandbox.require() == "bwrap"
+
+
+SLOW_TEST = (
+    "import pathlib, time\n\n\n"
+    "def test_slow():\n"
+    "    pathlib.Path('started').write_text('x')  # the scratch is the cwd: the one place a run may write\n"
+    "    time.sleep(120)\n"
+)
+
+
+def test_kill_9_mid_sweep_leaves_nothing_after_the_next_start(tmp_path: Path) -> None:
+    from tests.clirun import ROOT
+
+    rb = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n",
+                                       "tests/test_calc.py": SLOW_TEST},
+                   {"calc.py": "def add(a, b):\n    return b + a\n"})
+    rb.branch("agent/quick", "main")
+    rb.commit({"tests/test_calc.py": "def test_quick():\n    pass\n", "calc.py": "def add(a, b):\n    return a + b  # x\n"})
+    rb.checkout("main")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)}
+    env.pop(INSIDE_VAR, None)
+    slots = scratch_root(rb.root) / "slots"
+    proc = subprocess.Popen([sys.executable, "-m", "reviewui", "bite", "agent/work", "--base", "main"],
+                            cwd=rb.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(slots.glob("*/tree/started")):  # the baseline's test is running: mid-sweep
+            assert proc.poll() is None and time.monotonic() < deadline, "the sweep never started its tests"
+            time.sleep(0.1)
+        left = [p.name for p in tmp.iterdir() if p.name.startswith("reviewui-")]
+        assert any(n.startswith(f"reviewui-bite-{proc.pid}-") for n in left), left
+    finally:
+        proc.kill()  # SIGKILL: no finally of reviewui's runs
+        proc.wait()
+    again = subprocess.run([sys.executable, "-m", "reviewui", "bite", "agent/quick", "--base", "main"],
+                           cwd=rb.root, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode in (0, 1), again.stderr
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("reviewui-")] == []
+    assert not [p for slot in slots.iterdir() for p in slot.iterdir()]  # every scratch tree emptied

@@ -30,11 +30,12 @@ import functools
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
+from reviewui.core.run.tempdirs import private_tempdir, remove_tree
+from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
 from reviewui.core.run.process import read_run_text
 
@@ -122,10 +123,13 @@ def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
     )
     try:
         # Run from an empty dir: `-c` puts the cwd (the reviewer's checkout, maybe the branch) on sys.path.
-        with tempfile.TemporaryDirectory(prefix="reviewui-covprobe-") as empty:
+        empty = private_tempdir("covprobe")  # pid-named: swept after a kill -9
+        try:
             proc = subprocess.run(
                 [exe, "-c", code], capture_output=True, timeout=60, env={**os.environ, "PATH": path_env}, cwd=empty
             )
+        finally:
+            remove_tree(empty)
     except (OSError, subprocess.TimeoutExpired):
         return None
     parts = proc.stdout.decode("utf-8", "replace").split()
@@ -288,7 +292,7 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
 def statement_spans(source: str) -> list[tuple[int, int]] | None:
     """Line spans of every statement (compound statements: their header only); None on SyntaxError."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return None
     spans: list[tuple[int, int]] = []

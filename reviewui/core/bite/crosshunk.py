@@ -16,6 +16,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.diff import Diff, Hunk
 
 
@@ -54,7 +55,7 @@ def removed_by_revert(head: str, reverted: str) -> Removed | None:
 
 def _facts(text: str) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     names: set[str] = set()
@@ -102,7 +103,7 @@ def needed_by_revert(head: str, reverted: str) -> frozenset[str]:
     does not parse.
     """
     try:
-        before, after = ast.parse(head), ast.parse(reverted)
+        before, after = parse_python(head), parse_python(reverted)
     except (SyntaxError, ValueError):
         return frozenset()
     import builtins

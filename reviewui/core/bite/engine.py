@@ -41,9 +41,7 @@ import concurrent.futures as cf
 import contextlib
 import os
 import shutil
-import tempfile
 import threading
-from pathlib import Path
 from typing import Any, Callable
 
 from reviewui.core.bite import coverage_map as cm
@@ -64,6 +62,7 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
+from reviewui.core.run.tempdirs import private_tempdir
 from reviewui.core.run import sandbox
 from reviewui.core.run.runner import is_pytest_command, split_command
 from reviewui.core.target import Target
@@ -175,7 +174,7 @@ def run_bite(
     own_cache = cache is None
     if cache is None:
         cache = BiteCache()
-    work = Path(tempfile.mkdtemp(prefix="reviewui-bite-"))
+    work = private_tempdir("bite")  # named with our pid: the next start removes it if we are killed
     modules = changed_modules([f.path for f, _ in checkable_hunks(diff) if f.status != "deleted"], tree)
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="guards")
     off: str | None = None  # why batching is off, said in the report's selection note

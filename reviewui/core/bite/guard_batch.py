@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.bite import guard_batch_child
 from reviewui.core.bite.grade import grade_pytest
 from reviewui.core.bite.guard_check import GuardJob, result, run_job
@@ -59,8 +60,8 @@ def def_path(source: str, line: int) -> DefPath | None:
     """The classes and function enclosing `line` from the module down, or None when the line is
     not inside a module-level function or a method of a module-level class (possibly nested)."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError):  # ValueError: null bytes, or over the analysis caps
         return None
     return _def_path_in(tree, line)
 
@@ -126,7 +127,7 @@ def _parsed(source: str | None) -> ast.Module | None:
     if source is None:
         return None
     try:
-        return ast.parse(source)
+        return parse_python(source)
     except (SyntaxError, ValueError):
         return None
 

@@ -39,6 +39,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Literal
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.bite.guard_source import (
     SourceText,
     arid_test,
@@ -113,8 +114,8 @@ def generate(source: str, lines: Iterable[int], *, file: str = "", hunk: int = 0
     if not wanted:
         return []
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+        tree = parse_python(source)
+    except (SyntaxError, ValueError):  # NotAnalysed (over the caps) is a ValueError
         return []
     text = SourceText(source)
     gen = _Generator(tree, text, wanted, file, hunk)
@@ -133,7 +134,7 @@ def generate(source: str, lines: Iterable[int], *, file: str = "", hunk: int = 0
 def _compiles(source: str, file: str) -> bool:
     try:
         compile(source, file or "<guard>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
 

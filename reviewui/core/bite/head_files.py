@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from reviewui.core.bounded import analysis_limits
 from reviewui.core.git import show_file
 from reviewui.core.target import Target
 
@@ -18,10 +19,11 @@ class HeadFiles:
         self._seen: dict[str, bytes | None] = {}
 
     def raw(self, path: str) -> bytes | None:
-        """The file's bytes at head, or None when it is absent there."""
+        """The file's bytes at head, or None when it is absent there or over the analysis cap."""
         with self._lock:
             if path not in self._seen:
-                self._seen[path] = show_file(self._target.repo_dir, self._target.head, path)
+                data = show_file(self._target.repo_dir, self._target.head, path)
+                self._seen[path] = None if data is None or len(data) > analysis_limits().bytes else data
             return self._seen[path]
 
     def text(self, path: str) -> str | None:

@@ -22,6 +22,7 @@ from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import Callable, Iterable
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 
@@ -73,7 +74,7 @@ def is_revertible(f: FileDiff, include_config: bool = True) -> bool:
 
     With `include_config` false, files that are not code are not revertible.
     """
-    if f.binary or not f.hunks:
+    if f.binary or f.symlink or not f.hunks:  # a symlink is data: its target is no code to revert
         return False
     if not include_config and is_not_code(f.path):
         return False
@@ -100,6 +101,8 @@ def checkable_hunks(diff: Diff, wanted: list[tuple[str, int]] | None = None,
             raise ReviewError(f"{path} is not changed on this branch")
         if not 0 <= index < len(f.hunks):
             raise ReviewError(f"{path} has no hunk {index + 1} (it has {len(f.hunks)})")
+        if f.symlink:
+            raise ReviewError(f"{path} is a symlink: only source hunks are bite-checked")
         if not is_revertible(f):
             raise ReviewError(f"{path} is a {f.role} file: only source hunks are bite-checked")
         out.append((f, f.hunks[index]))
@@ -186,7 +189,7 @@ def _module_names(path: str) -> set[str]:
 def _imports(path: str, text: str) -> set[str]:
     """Dotted modules `path` imports, relative imports resolved, with `from m import n` giving m and m.n."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return set()
     package = list(PurePosixPath(path).parent.parts)

@@ -73,6 +73,12 @@ KINDS: dict[str, KindInfo] = {
     "test-only-notices-name": KindInfo(
         "info", "A new or changed test fails on the base only because a new name is missing; the guards say more."
     ),
+    "not-analysed": KindInfo(
+        "warning", "A changed file is over the analysis caps (size or nesting), so no other rule read it."
+    ),
+    "symlink-outside-tree": KindInfo(
+        "warning", "The branch adds a symlink pointing out of the repository (checked in as a link, never followed)."
+    ),
     "bidi-control": KindInfo(
         "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
     ),

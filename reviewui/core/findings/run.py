@@ -23,8 +23,10 @@ from reviewui.core.findings.change_shape import no_change, test_only_change
 from reviewui.core.findings.config_rules import config_changed
 from reviewui.core.findings.duplicates import duplicate_function
 from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, sort_key
+from reviewui.core.findings.not_analysed import not_analysed
 from reviewui.core.findings.refs import RefIndex
 from reviewui.core.findings.source import TreeSource
+from reviewui.core.findings.symlinks import symlink_outside_tree
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
 from reviewui.core.findings.test_notices_name import test_only_notices_name
 from reviewui.core.findings.test_passes_on_base import test_passes_on_base
@@ -65,7 +67,8 @@ def compute_findings(
     Raises ReviewError when git fails in a way the user must fix.
     """
     globs = tuple(settings.test_globs or DEFAULT_TEST_GLOBS)
-    head = TreeSource(str(target.repo_dir), target.head, settings.exclude or ())
+    skipped = diff.budget_skipped()  # changed files past max-analysis-total-bytes: never parsed
+    head = TreeSource(str(target.repo_dir), target.head, settings.exclude or (), skipped)
     lazy_symbols: list[list[ChangedSymbol]] = []
     lazy_fixtures: list[FixtureReport] = [fixtures] if fixtures is not None else []
 
@@ -73,7 +76,8 @@ def compute_findings(
         if not lazy_symbols:
             from reviewui.core.fixtures import changed_symbols
 
-            paths = [f.path for f in diff.files if f.status != "deleted" and f.path.endswith(".py")]
+            paths = [f.path for f in diff.files if f.status != "deleted" and f.path.endswith(".py")
+                     and f.path not in skipped]
             lazy_symbols.append(changed_symbols(target.repo_dir, target.base, target.head, paths) if paths else [])
         return lazy_symbols[0]
 
@@ -91,6 +95,8 @@ def compute_findings(
         ("no-change", lambda: no_change(target, diff)),
         ("config-changed", lambda: config_changed(target, settings)),
         ("bidi-control", lambda: bidi_control(diff)),
+        ("not-analysed", lambda: not_analysed(str(target.repo_dir), diff, head)),
+        ("symlink-outside-tree", lambda: symlink_outside_tree(str(target.repo_dir), diff)),
         ("test-only-change", lambda: test_only_change(diff)),
         ("tests-not-additive", lambda: tests_not_additive(target, diff, settings)),
         ("task-identifier-missing", lambda: task_identifier_missing(target, diff, task_text, head)),

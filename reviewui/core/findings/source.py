@@ -9,43 +9,23 @@ so `TreeSource` asks `git cat-file --batch` once and keeps the results.
 from __future__ import annotations
 
 import ast
-import warnings
 from pathlib import PurePosixPath
 from typing import Iterable
 
 from reviewui.core.roles import matches_any
-from reviewui.core.git import list_files, run_git, show_file
-
-MAX_PARSE_BYTES = 2_000_000
-"""Files larger than this are not parsed (generated code, vendored bundles)."""
+from reviewui.core.bounded import NotAnalysed, analysis_limits, over_bytes, parse_python
+from reviewui.core.git import Blob, list_files, read_blobs as git_read_blobs, show_file
 
 
 def read_blobs(repo_dir: str, rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
-    """Return path -> content at `rev` for each path (None when absent), with one git call."""
-    wanted = [p for p in dict.fromkeys(paths) if "\n" not in p and "\r" not in p]
-    out: dict[str, bytes | None] = {}
-    if not wanted:
-        return out
-    request = "".join(f"{rev}:{p}\n" for p in wanted).encode("utf-8", "surrogateescape")
-    raw = run_git(repo_dir, "cat-file", "--batch", input=request)
-    pos = 0
-    for path in wanted:
-        nl = raw.find(b"\n", pos)
-        if nl < 0:
-            break
-        header = raw[pos:nl]
-        pos = nl + 1
-        parts = header.split()
-        if len(parts) == 3 and parts[1] == b"blob" and parts[2].isdigit():
-            size = int(parts[2])
-            out[path] = raw[pos : pos + size]
-            pos += size + 1
-        elif len(parts) == 3 and parts[2].isdigit():  # a tree or submodule: skip its body
-            pos += int(parts[2]) + 1
-            out[path] = None
-        else:
-            out[path] = None
-    return out
+    """Return path -> content at `rev` for each path (None when absent or over the analysis cap), in one git call."""
+    return {p: (None if blob is None or blob.cut else blob.data) for p, blob in read_sized(repo_dir, rev, paths).items()}
+
+
+def read_sized(repo_dir: str, rev: str, paths: Iterable[str]) -> dict[str, Blob | None]:
+    """Return path -> Blob at `rev` (cut past the analysis cap; None when absent), in one git call."""
+    specs = {f"{rev}:{p}": p for p in dict.fromkeys(paths)}
+    return {specs[spec]: blob for spec, blob in git_read_blobs(repo_dir, list(specs))}
 
 
 def decode(data: bytes) -> str:
@@ -54,33 +34,32 @@ def decode(data: bytes) -> str:
 
 
 def parse(text: str, path: str = "<unknown>") -> ast.Module | None:
-    """Return the syntax tree of `text`, or None when it does not parse."""
-    if len(text) > MAX_PARSE_BYTES:
-        return None
+    """Return the syntax tree of `text`, or None when it does not parse or is over the analysis caps."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes in old code
-            return ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return parse_python(text, path)
+    except (SyntaxError, ValueError):  # NotAnalysed is a ValueError
         return None
 
 
 def file_text(repo_dir: str, rev: str, path: str) -> str | None:
-    """Return one file's text at `rev` (None when absent there)."""
+    """Return one file's text at `rev` (None when absent there or over the analysis cap)."""
     data = show_file(repo_dir, rev, path)
-    return None if data is None else decode(data)
+    return None if data is None or len(data) > analysis_limits().bytes else decode(data)
 
 
 class TreeSource:
     """Every file of one commit, fetched lazily in batches and parsed at most once."""
 
-    def __init__(self, repo_dir: str, rev: str, exclude: Iterable[str] = ()) -> None:
+    def __init__(self, repo_dir: str, rev: str, exclude: Iterable[str] = (), skip: dict[str, str] | None = None) -> None:
         self.repo_dir = str(repo_dir)
         self.rev = rev
         self.exclude = tuple(exclude)
+        self._skip = dict(skip or {})  # path -> why it is never parsed (the analysis budget is spent)
         self._paths: list[str] | None = None
         self._blobs: dict[str, bytes | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
+        self.skipped: dict[str, str] = {}
+        """Path -> why it was not analysed (over the byte cap, nested too deeply), for files read so far."""
 
     @property
     def paths(self) -> list[str]:
@@ -100,7 +79,10 @@ class TreeSource:
         """Fetch the given paths in one git call (already fetched ones are skipped)."""
         missing = [p for p in paths if p not in self._blobs]
         if missing:
-            self._blobs.update(read_blobs(self.repo_dir, self.rev, missing))
+            for p, blob in read_sized(self.repo_dir, self.rev, missing).items():
+                if blob is not None and blob.cut:
+                    self.skipped[p] = over_bytes(blob.size) or "over the cap (max-analysis-bytes)"
+                self._blobs[p] = None if blob is None or blob.cut else blob.data
             for p in missing:
                 self._blobs.setdefault(p, None)
 
@@ -118,9 +100,18 @@ class TreeSource:
 
     def tree(self, path: str) -> ast.Module | None:
         """Return the parsed syntax tree of `path` (None when absent or unparsable)."""
+        if path not in self._trees and path in self._skip:
+            self.skipped[path] = self._skip[path]
+            self._trees[path] = None
         if path not in self._trees:
             text = self.text(path)
-            self._trees[path] = None if text is None else parse(text, path)
+            try:
+                self._trees[path] = None if text is None else parse_python(text, path)
+            except NotAnalysed as e:
+                self.skipped[path] = e.reason
+                self._trees[path] = None
+            except (SyntaxError, ValueError):
+                self._trees[path] = None
         return self._trees[path]
 
     def trees(self) -> dict[str, ast.Module]:

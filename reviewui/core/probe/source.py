@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from reviewui.core.bounded import parse_python
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import show_file
@@ -156,7 +157,7 @@ def module_name(path: str) -> str | None:
 def hunk_symbols(source: str, hunk: Hunk) -> list[str]:
     """Top-level names (functions, classes, assignments) whose lines the hunk adds or changes."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)  # within the analysis caps: the source is the branch's
     except (SyntaxError, ValueError):
         return []
     touched = {ln.new_no for ln in hunk.lines if ln.kind == "added" and ln.new_no is not None}
@@ -212,7 +213,7 @@ def probe_template(session: Any, hunk: Hunk | None) -> str:
 
 def _import_lines(source: str) -> list[str]:
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)  # within the analysis caps: the source is the branch's
     except (SyntaxError, ValueError):
         return []
     lines = source.splitlines()

@@ -30,7 +30,8 @@ KEEP_PRISTINES = 6
 SCRATCH_MESSAGE = "reviewui scratch"
 """The message of every scratch HEAD commit (reverted or not, they look alike)."""
 
-_GIT_SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "advice.detachedHead=false")
+_GIT_SAFE = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "advice.detachedHead=false",
+             "core.bigFileThreshold=1m")  # big blobs streamed, never held whole (nor delta-searched)
 
 # The scratch's own repository: no system or global config (no filter drivers, no hooks,
 # no fsmonitor from anywhere), a fixed identity and date so every scratch commit looks alike.

@@ -44,7 +44,7 @@ import signal
 import stat
 import tempfile
 import threading
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Iterator, Mapping
 
 from reviewui.core.config import user_cache_dir
@@ -57,7 +57,10 @@ from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
 from reviewui.core.run.scratch_build import (
     commit_scratch, git_plain, prune_pristines, pristine,
 )
-from reviewui.core.run.tempdirs import remove_tree
+from reviewui.core.run.tempdirs import remove_tree, sweep_stale
+
+LINK_MODE = "120000"
+"""git's mode for a symlink."""
 
 MAX_SCRATCHES = 64
 """Upper bound on scratch slots per repository (concurrent reviewui processes share them)."""
@@ -117,17 +120,30 @@ class Scratch:
 
         The scratch must be at the diff's head (fresh from `checkout`). An
         added file whose only hunk is reverted is deleted; a deleted file is
-        recreated. Raises RevertError when the hunk's lines are not where it
-        says, or when reverting would not change the file.
+        recreated. A symlink is data: its target is what is reverted, and it
+        is never followed. Raises RevertError when the hunk's lines are not
+        where it says, when reverting would not change the file, or when the
+        path leaves the scratch.
         """
         raw = raw_hunk_for(filediff, hunk)
-        target = self._inside(filediff.path)
-        content = target.read_bytes() if target.is_file() else b""
-        if not target.is_file() and filediff.status != "deleted":
+        try:
+            target = self._inside(filediff.path)
+        except ReviewError as e:
+            raise RevertError(str(e)) from e
+        link = target.is_symlink()
+        present = link or target.is_file()
+        content = os.readlink(target).encode("utf-8", "surrogateescape") if link else \
+            target.read_bytes() if present else b""
+        if not present and filediff.status != "deleted":
             raise RevertError(f"{filediff.path} is missing from the scratch worktree")
         out = revert_bytes(content, raw)
+        if link:
+            target.unlink()  # replaced, never written through
         if not out and filediff.status == "added":
-            target.unlink()
+            target.unlink(missing_ok=True)
+        elif filediff.old_mode == LINK_MODE:  # the base side is a link: it comes back as one
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(out.decode("utf-8", "surrogateescape"), target)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(out)
@@ -141,6 +157,8 @@ class Scratch:
         """
         p = self._inside(rel)
         p.parent.mkdir(parents=True, exist_ok=True)
+        if p.is_symlink():
+            p.unlink()  # a link there is replaced, never written through
         p.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
         return p
 
@@ -159,10 +177,17 @@ class Scratch:
         commit_scratch(self.path, *files)
 
     def _inside(self, rel: str) -> Path:
-        p = (self.path / rel).resolve()
-        if p != self.path and self.path not in p.parents:
+        """`rel` under the scratch, by its name alone: no `..`, no absolute path, and no folder on the way
+        that is a symlink (the last part may be one: it is replaced, never followed)."""
+        parts = PurePosixPath(rel).parts
+        if not parts or PurePosixPath(rel).is_absolute() or ".." in parts or parts[0] == ".git":
             raise ReviewError(f"path escapes the scratch worktree: {rel}")
-        return p
+        here = self.path
+        for part in parts[:-1]:
+            here = here / part
+            if here.is_symlink():
+                raise ReviewError(f"path escapes the scratch worktree: {rel} (through the symlink {part})")
+        return self.path.joinpath(*parts)
 
 
 
@@ -199,6 +224,7 @@ class WorktreePool:
     def open(self) -> None:
         """Lock `size` slots, recovering any a crashed run left behind."""
         self.root.mkdir(parents=True, exist_ok=True)
+        sweep_stale()  # a killed reviewui's temp dirs go with its slots, whichever command starts next
         prune_ours(self.common_dir, scratch_root(self.repo_dir, "worktrees"))
         prune_pristines(self.root)
         for slot in range(MAX_SCRATCHES):

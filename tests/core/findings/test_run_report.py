@@ -187,6 +187,8 @@ def test_kinds_catalogue() -> None:
         "test-passes-on-base": "warning", "test-only-notices-name": "info",
         "claim-contradicted": "error", "claim-unverifiable": "info", "claim-confirmed": "info",
         "claim-without-run": "warning",
+        "not-analysed": "warning",
+        "symlink-outside-tree": "warning",
     }
     assert all(v.description and "\n" not in v.description for v in KINDS.values())
     f = finding("no-change", "two\nlines   here")
