@@ -343,3 +343,28 @@ def test_memory_is_bounded_for_the_run_as_a_whole(tmp_path: Path, monkeypatch: p
     else:
         assert sandbox.limits_level() == "per-process"
         assert run.limit is None and run.returncode == 0, run.output[-800:]
+
+
+def test_a_path_the_reviewer_names_is_readable_and_nothing_else_of_the_host(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = tmp_path / "tool"
+    tool.mkdir()
+    (tool / "data.txt").write_text("the reviewer's tool")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.txt").write_text("not named")
+    cfg = tmp_path / "cfg"
+    (cfg / "reviewui").mkdir(parents=True)
+    (cfg / "reviewui" / "config.toml").write_text(f'sandbox-paths = ["{tool}"]\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(cfg))
+    from reviewui.core.config import load_user_prefs
+
+    if hasattr(load_user_prefs, "cache_clear"):
+        load_user_prefs.cache_clear()
+    test = (f"import os\n\ndef test_paths():\n    assert open({str(tool / 'data.txt')!r}).read() == \"the reviewer's tool\"\n"
+            f"    assert not os.path.exists({str(other)!r})\n"
+            f"    open({str(tool / 'data.txt')!r}, 'a')\n")
+    root = _project(tmp_path / "a" / "tree", test)
+    run = run_tests(root, [PY, "-m", "pytest", "-p", "no:xdist"], ["test_limit.py"], 60)
+    assert run.returncode == 1 and "Read-only file system" in run.output, run.output[-800:]
+    assert (tool / "data.txt").read_text() == "the reviewer's tool"
