@@ -14,7 +14,7 @@ import json
 from json.encoder import encode_basestring_ascii
 from typing import Any, Callable
 
-from reviewui.core.transcript.model import Transcript, Turn
+from reviewui.core.transcript.model import Transcript, Turn, edit_json
 
 # ASCII escapes: the same JSON value, and the fastest encoder. No cycle check: the values are trees.
 _ENCODE = json.JSONEncoder(check_circular=False).encode
@@ -33,7 +33,11 @@ def _turn_json(t: Turn) -> str:
         f'"usage": {{"input": {u.input}, "cached": {u.cached}, "output": {u.output}}}, '
         f'"flags": {_ENCODE(t.flags) if t.flags else "[]"}, '
         f'"group": {"null" if t.group is None else encode_basestring_ascii(t.group)}, '
-        f'"time": {"null" if t.time is None else encode_basestring_ascii(t.time)}}}'
+        f'"time": {"null" if t.time is None else encode_basestring_ascii(t.time)}, '
+        f'"edits": {_ENCODE([edit_json(e) for e in t.edits]) if t.edits else "[]"}, '
+        f'"commands": {_ENCODE([c.to_json() for c in t.commands]) if t.commands else "[]"}, '
+        f'"kind": {"null" if t.kind is None else encode_basestring_ascii(t.kind)}, '
+        f'"note": {"null" if t.note is None else encode_basestring_ascii(t.note)}}}'
     )
 
 

@@ -12,10 +12,12 @@ from reviewui.core.transcript.model import NO_USAGE, ToolCall
 from tests.core.transcript.helpers import FIXTURES, REPO
 
 # Issue 17 added `reasoning` (the full text), `group` (the Task call a subagent turn belongs to) and
-# `time` (when the turn was typed: Aider's input history).
+# `time` (when the turn was typed: Aider's input history). Issue 28 added `edits` ({file, old, new} or
+# {file, patch}), `commands` ({command, exit, output_head}), `kind` (a finer kind than the role) and `note`
+# (why a turn reads as it does), and `time` is filled wherever the file records one.
 TURN_KEYS = {
     "index", "role", "text", "reasoning", "reasoning_chars", "tool_calls", "files_written", "stop", "usage", "flags",
-    "group", "time",
+    "group", "time", "edits", "commands", "kind", "note",
 }
 ROLES = {"user", "assistant", "tool", "system"}
 STOPS = {"end", "tool_use", "max_tokens", "context_window", "error", "unknown"}
@@ -69,7 +71,15 @@ def test_json_values_for_one_turn() -> None:
         "usage": {"input": 5503, "cached": 5200, "output": 60},
         "flags": ["writes-tests", "edits-existing-test", "edits-test-after-failure"],
         "group": None,
-        "time": None,
+        "time": "2026-03-01T10:00:00.000Z",
+        "edits": [{
+            "file": "/home/dev/ledger/tests/test_ledger.py",
+            "old": "    assert total_of([]) is None",
+            "new": "    assert total_of([]) == 0",
+        }],
+        "commands": [],
+        "kind": None,
+        "note": None,
     }
 
 
@@ -83,7 +93,7 @@ def test_from_parts_builds_the_same_record_as_the_constructor() -> None:
 def test_render_text_shows_flags_usage_and_calls() -> None:
     out = render_text(load_transcript(FIXTURES / "claude_code_red_green.jsonl"))
     assert "format: claude-code   turns: 13   skipped lines: 0" in out
-    assert "#5 assistant  stop=tool_use  in=5,503 cached=5,200 out=60" in out
+    assert "#5 assistant  at 2026-03-01T10:00:00  stop=tool_use  in=5,503 cached=5,200 out=60" in out
     assert "flags: writes-tests, edits-existing-test, edits-test-after-failure" in out
     assert "→ Edit [edit] /home/dev/ledger/tests/test_ledger.py" in out
     assert "TOUCH declared: src/ledger.py" in out

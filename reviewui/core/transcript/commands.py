@@ -1,0 +1,55 @@
+"""The shell commands a run made, each joined to the result that came back.
+
+A shell tool call sits on an assistant turn; its exit code and output arrive
+on a later tool turn. `link_commands` pairs them: by the call id the result
+names when the format has ids, else in order (the n-th unanswered call of
+the latest assistant turn takes the n-th tool turn after it).
+"""
+
+from __future__ import annotations
+
+from reviewui.core.transcript.builder import Draft
+from reviewui.core.transcript.model import OUTPUT_HEAD_CHARS, Command
+from reviewui.core.transcript.tools import shell_command
+
+
+def _text(d: Draft) -> str:
+    return d.texts[0] if len(d.texts) == 1 else "\n".join(d.texts)
+
+
+def link_commands(drafts: list[Draft]) -> dict[int, tuple[Command, ...]]:
+    """The commands of each draft (by position) that ran shell calls, with exit code and output head when known."""
+    out: dict[int, list[Command]] = {}
+    where: dict[str, tuple[int, int]] = {}  # call id -> (draft position, command position)
+    pending: list[tuple[int, int | None]] = []  # the latest assistant turn's unanswered calls: (draft, command or None)
+    for i, d in enumerate(drafts):
+        if d.calls:
+            pending = []
+            for c in d.calls:
+                slot: int | None = None
+                if c.kind == "shell":
+                    cmd = shell_command(c.arguments)
+                    if cmd is not None:
+                        cmds = out.setdefault(i, [])
+                        slot = len(cmds)
+                        cmds.append(Command(cmd, None, None, c.id))
+                        if c.id:
+                            where[c.id] = (i, slot)
+                pending.append((i, slot))
+            continue
+        if d.role != "tool":
+            continue
+        target: tuple[int, int] | None = None
+        if d.result_of is not None:
+            target = where.get(d.result_of)
+            pending = [p for p in pending if not (target and p == target)]
+        elif pending:
+            j, slot = pending.pop(0)
+            target = (j, slot) if slot is not None else None
+        if target is None:
+            continue
+        j, slot = target
+        prev = out[j][slot]
+        text = _text(d)
+        out[j][slot] = Command(prev.command, d.exit_code, text[:OUTPUT_HEAD_CHARS], prev.call_id)
+    return {i: tuple(v) for i, v in out.items()}
