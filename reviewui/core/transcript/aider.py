@@ -105,7 +105,8 @@ def _session(st: _State, lines: list[str], start: int, end: int) -> None:
                 j += 1
             dr = run.new("user", i + 1)
             dr.add_text("\n".join(body))
-            dr.time = st.times.get(i)
+            typed = st.times.get(i)
+            dr.time = typed.replace(" ", "T", 1) if typed else None  # Aider writes `2025-05-04 17:06:57.1`: ISO 8601 has a T
             st.reply = None
             i = j
         elif _quoted(ln):

@@ -12,5 +12,7 @@ FORMATS: tuple[str, ...] = (
     "openhands",
     "aider",
     "inspect-ai",
+    "copilot-cli",
+    "cline",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""
