@@ -12,6 +12,7 @@ FORMATS: tuple[str, ...] = (
     "openhands",
     "aider",
     "inspect-ai",
+    "gemini-cli",
     "copilot-cli",
     "cline",
 )

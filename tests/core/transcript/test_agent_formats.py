@@ -28,7 +28,8 @@ CP_DEMO = COPILOT / "session-demo_events_subagent_tail.jsonl"
 
 FOLDER_FORMAT = {
     "aider": "aider", "claude-code": "claude-code", "cline": "cline", "codex": "codex", "copilot-cli": "copilot-cli",
-    "inspect-ai": "inspect-ai", "mini-swe-agent": "mini-swe-agent", "openai": "openai", "openhands": "openhands",
+    "gemini-cli": "gemini-cli", "inspect-ai": "inspect-ai", "mini-swe-agent": "mini-swe-agent", "openai": "openai",
+    "openhands": "openhands",
     "swe-agent": "swe-agent",
 }
 
@@ -175,7 +176,7 @@ def test_copilot_subagent_lines_are_grouped_under_their_task_call() -> None:
     assert t.turns[-1].group is None and t.turns[-1].text.startswith("Subagent findings:")
 
 
-TIMED = {"claude-code", "codex", "openhands", "mini-swe-agent", "inspect-ai", "cline", "copilot-cli"}
+TIMED = {"claude-code", "codex", "openhands", "mini-swe-agent", "inspect-ai", "cline", "copilot-cli", "gemini-cli"}
 
 
 @pytest.mark.parametrize(("path", "fmt"), real_samples(), ids=lambda v: v.name if isinstance(v, Path) else v)
@@ -195,7 +196,52 @@ def test_json_contract_on_every_real_sample(path: Path, fmt: str) -> None:
         k in path.read_text(errors="replace") for k in ('"timestamp"', '"ts":', '"ts": '))
     if fmt in TIMED and stamped:  # the file stamps its records: the model calls at least carry the time
         assert all(t["time"] for t in turns if t["role"] == "assistant"), path.name
-    if fmt in ("cline", "codex", "claude-code", "mini-swe-agent", "openhands") and any(
+    if fmt in ("cline", "codex", "claude-code", "mini-swe-agent", "openhands", "gemini-cli") and any(
         c["kind"] == "shell" for t in turns for c in t["tool_calls"]
     ):
         assert any(t["commands"] for t in turns), path.name
+
+
+GEMINI = FIXTURES / "gemini-cli"
+POMODORO = GEMINI / "ai-sessions_gemini-cli-pomodoro-timer.json"
+MATRIX = GEMINI / "aim_benchmark_matrix_pro.json"
+
+
+def test_gemini_session_tool_results_edits_thoughts_and_usage() -> None:
+    doc = json.loads(POMODORO.read_text())
+    msgs = doc["messages"]
+    calls = [c for m in msgs for c in m.get("toolCalls") or []]
+    t = load_transcript(POMODORO)
+    assert t.format == "gemini-cli"
+    assert [x.role for x in t.turns if x.role != "tool"] == [
+        "user" if m["type"] == "user" else "assistant" for m in msgs]
+    assert len([x for x in t.turns if x.role == "tool"]) == len(calls)
+    ok = [c for c in calls if c["status"] == "success"]
+    edits = [e for x in t.turns for e in x.edits]
+    assert len(edits) == len(ok)  # the failed replace changed nothing
+    replaces = [c["args"] for c in ok if c["name"] == "replace"]
+    assert [(e.old, e.new) for e in edits if e.operation == "replace"] == [
+        (a["old_string"], a["new_string"]) for a in replaces]
+    writes = [c["args"] for c in ok if c["name"] == "write_file"]
+    assert [(e.path, e.new) for e in edits if e.operation == "write"] == [(a["file_path"], a["content"]) for a in writes]
+    failed = next(c for c in calls if c["status"] == "error")
+    bad = next(x for x in t.turns if x.role == "tool" and "tool-error" in x.flags)
+    assert bad.text == failed["result"][0]["functionResponse"]["response"]["error"]
+    replies = [x for x in t.turns if x.role == "assistant"]
+    gem = [m for m in msgs if m["type"] == "gemini"]
+    assert [(x.usage.input, x.usage.cached) for x in replies] == [
+        (m["tokens"]["input"], m["tokens"]["cached"]) for m in gem]
+    assert replies[0].reasoning.startswith(gem[0]["thoughts"][0]["subject"])
+    assert [x.time for x in t.turns if x.role != "tool"] == [m["timestamp"] for m in msgs]
+
+
+def test_gemini_shell_commands_carry_their_exit_codes() -> None:
+    doc = json.loads(MATRIX.read_text())
+    shells = [c for m in doc["messages"] for c in m.get("toolCalls") or [] if c["name"] == "run_shell_command"]
+    t = load_transcript(MATRIX)
+    cmds = [c for x in t.turns for c in x.commands]
+    assert [c.command for c in cmds] == [c["args"]["command"] for c in shells]
+    codes = [re.search(r"Exit Code: (-?\d+)", c["result"][0]["functionResponse"]["response"].get("output", ""))
+             for c in shells]
+    assert [c.exit for c in cmds] == [int(m.group(1)) if m else None for m in codes]
+    assert 127 in [c.exit for c in cmds]
