@@ -21,11 +21,12 @@ def link_commands(drafts: list[Draft]) -> dict[int, tuple[Command, ...]]:
     """The commands of each draft (by position) that ran shell calls, with exit code and output head when known."""
     out: dict[int, list[Command]] = {}
     where: dict[str, tuple[int, int]] = {}  # call id -> (draft position, command position)
-    pending: list[tuple[int, int | None]] = []  # the latest assistant turn's unanswered calls: (draft, command or None)
+    pending: list[tuple[int, int | None]] = []  # the latest calling turn's unanswered calls: (draft, command or None)
     for i, d in enumerate(drafts):
-        if d.calls:
+        calls = d.calls
+        if calls:
             pending = []
-            for c in d.calls:
+            for c in calls:
                 slot: int | None = None
                 if c.kind == "shell":
                     cmd = shell_command(c.arguments)
@@ -37,19 +38,22 @@ def link_commands(drafts: list[Draft]) -> dict[int, tuple[Command, ...]]:
                             where[c.id] = (i, slot)
                 pending.append((i, slot))
             continue
-        if d.role != "tool":
+        if d.role != "tool" or not (pending or where):
             continue
         target: tuple[int, int] | None = None
         if d.result_of is not None:
             target = where.get(d.result_of)
-            pending = [p for p in pending if not (target and p == target)]
+            if target is None:
+                continue  # the result of a call that ran no command
+            pending = [p for p in pending if p != target]
         elif pending:
             j, slot = pending.pop(0)
-            target = (j, slot) if slot is not None else None
-        if target is None:
+            if slot is None:
+                continue
+            target = (j, slot)
+        else:
             continue
         j, slot = target
         prev = out[j][slot]
-        text = _text(d)
-        out[j][slot] = Command(prev.command, d.exit_code, text[:OUTPUT_HEAD_CHARS], prev.call_id)
+        out[j][slot] = Command(prev.command, d.exit_code, _text(d)[:OUTPUT_HEAD_CHARS], prev.call_id)
     return {i: tuple(v) for i, v in out.items()}
