@@ -55,5 +55,5 @@ def link_commands(drafts: list[Draft]) -> dict[int, tuple[Command, ...]]:
             continue
         j, slot = target
         prev = out[j][slot]
-        out[j][slot] = Command(prev.command, d.exit_code, _text(d)[:OUTPUT_HEAD_CHARS], prev.call_id)
+        out[j][slot] = Command(prev.command, d.exit_code, _text(d)[:OUTPUT_HEAD_CHARS], prev.call_id, i + 1)
     return {i: tuple(v) for i, v in out.items()}

@@ -128,6 +128,8 @@ class Command:
     """The first OUTPUT_HEAD_CHARS characters of its output (None when no result was recorded)."""
     call_id: str | None = None
     """Id of the tool call that ran it."""
+    result_turn: int | None = None
+    """Index of the turn holding its whole output (a test summary sits at the end, past `output_head`)."""
 
     def to_json(self) -> dict[str, Any]:
         """The contract's command object: command, exit, output_head."""

@@ -106,6 +106,8 @@ def test_cline_history_usage_time_and_failed_command() -> None:
     cmds = [c for x in t.turns for c in x.commands]
     failed = [c for c in cmds if c.exit == 1]
     assert failed and failed[0].output_head.startswith("Command failed with exit code 1.")
+    whole = t.turn(failed[0].result_turn).text  # the whole output, where a test summary would sit
+    assert whole.startswith(failed[0].output_head) and t.turn(failed[0].result_turn).role == "tool"
     assert any(x.role == "tool" and "tool-error" in x.flags for x in t.turns)
 
 
