@@ -21,8 +21,8 @@ from typing import Any
 
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.detect import Sniff
-from reviewui.core.transcript.formats import cline_ui
-from reviewui.core.transcript.formats.cline_ui import replace_edits
+from reviewui.core.transcript.formats.cline_ui import is_ui_messages, replace_edits
+from reviewui.core.transcript.formats.cline_ui import load as load_ui
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import FileEdit, ToolCall, Usage
 from reviewui.core.transcript.registry import Format, LoadOptions
@@ -54,15 +54,15 @@ def detect(s: Sniff) -> bool:
     """A JSON array of messages with `role` and integer `ts`, or of UI messages `{ts, type: say|ask}`."""
     if s.document is None or s.is_dir:
         return False
-    return _is_api_history(s.doc) or cline_ui.is_ui_messages(s.doc)
+    return _is_api_history(s.doc) or is_ui_messages(s.doc)
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the API history (or, given alone, the UI message log) into drafts."""
     notes: list[str] = []
     doc = document(path, s, counter, notes)
-    if cline_ui.is_ui_messages(doc):
-        run = cline_ui.load(doc, counter)
+    if is_ui_messages(doc):
+        run = load_ui(doc, counter)
     else:
         run = _load_history(doc if isinstance(doc, list) else [], counter)
     run.notes[:0] = notes
