@@ -72,7 +72,8 @@ def load(path: Path, counter: LineCounter) -> Run:
     # Through the module, not a bound name: a test swaps the parser to watch which lines it reads.
     for lineno, d in iter_jsonl(path, counter, claude_lines.hook_progress, claude_lines.parse_line):
         t = d.get("type")
-        run.stamp = iso_time(d.get("timestamp"))
+        ts = d.get("timestamp")  # Claude Code writes ISO 8601 strings: taken as they are (the common case, kept short)
+        run.stamp = ts if type(ts) is str else iso_time(ts)
         if t == "assistant" or t == "user":
             if type(d.get("message")) is not dict:
                 counter.skipped += 1  # a turn line without its message: malformed

@@ -53,7 +53,8 @@ def load(path: Path, counter: LineCounter) -> Run:
     for lineno, d in iter_jsonl(path, counter):
         t = d.get("type")
         p = d.get("payload")
-        st.run.stamp = iso_time(d.get("timestamp"))
+        ts = d.get("timestamp")  # Codex writes ISO 8601 strings: taken as they are
+        st.run.stamp = ts if type(ts) is str else iso_time(ts)
         if not isinstance(p, dict):
             if t in _ASSISTANT_ITEMS or t in _OUTPUT_ITEMS or t == "message":
                 t, p = "response_item", d  # the oldest rollouts wrote items flat

@@ -17,43 +17,58 @@ def _text(d: Draft) -> str:
     return d.texts[0] if len(d.texts) == 1 else "\n".join(d.texts)
 
 
+def _command(command: str, exit: int | None, head: str | None, call_id: str | None, turn: int | None) -> Command:
+    """A Command without the frozen dataclass's per-field `object.__setattr__` (thousands in a long session)."""
+    c = object.__new__(Command)
+    d = c.__dict__
+    d["command"], d["exit"], d["output_head"], d["call_id"], d["result_turn"] = command, exit, head, call_id, turn
+    return c
+
+
 def link_commands(drafts: list[Draft]) -> dict[int, tuple[Command, ...]]:
     """The commands of each draft (by position) that ran shell calls, with exit code and output head when known."""
-    out: dict[int, list[Command]] = {}
-    where: dict[str, tuple[int, int]] = {}  # call id -> (draft position, command position)
-    pending: list[tuple[int, int | None]] = []  # the latest calling turn's unanswered calls: (draft, command or None)
+    out: dict[int, list[list[object]]] = {}  # draft -> [command, call id, result's position or None] per shell call
+    where: dict[str, list[object]] = {}  # call id -> its entry
+    pending: list[list[object] | None] = []  # the latest calling turn's unanswered calls (None: ran no command)
     for i, d in enumerate(drafts):
         calls = d.calls
         if calls:
             pending = []
             for c in calls:
-                slot: int | None = None
+                entry: list[object] | None = None
                 if c.kind == "shell":
                     cmd = shell_command(c.arguments)
                     if cmd is not None:
-                        cmds = out.setdefault(i, [])
-                        slot = len(cmds)
-                        cmds.append(Command(cmd, None, None, c.id))
+                        entry = [cmd, c.id, None]
+                        out.setdefault(i, []).append(entry)
                         if c.id:
-                            where[c.id] = (i, slot)
-                pending.append((i, slot))
+                            where[c.id] = entry
+                pending.append(entry)
             continue
         if d.role != "tool" or not (pending or where):
             continue
-        target: tuple[int, int] | None = None
         if d.result_of is not None:
             target = where.get(d.result_of)
             if target is None:
                 continue  # the result of a call that ran no command
-            pending = [p for p in pending if p != target]
+            if target in pending:
+                pending.remove(target)
         elif pending:
-            j, slot = pending.pop(0)
-            if slot is None:
+            target = pending.pop(0)
+            if target is None:
                 continue
-            target = (j, slot)
         else:
             continue
-        j, slot = target
-        prev = out[j][slot]
-        out[j][slot] = Command(prev.command, d.exit_code, _text(d)[:OUTPUT_HEAD_CHARS], prev.call_id, i + 1)
-    return {i: tuple(v) for i, v in out.items()}
+        target[2] = i
+    result: dict[int, tuple[Command, ...]] = {}
+    for i, entries in out.items():
+        cmds = []
+        for line, cid, at in entries:
+            call_id = cid if isinstance(cid, str) else None
+            if isinstance(at, int):
+                res = drafts[at]
+                cmds.append(_command(str(line), res.exit_code, _text(res)[:OUTPUT_HEAD_CHARS], call_id, at + 1))
+            else:
+                cmds.append(_command(str(line), None, None, call_id, None))
+        result[i] = tuple(cmds)
+    return result

@@ -126,3 +126,11 @@ def test_core_transcript_does_not_import_textual_or_rich() -> None:
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_linked_commands_are_the_same_records_as_the_constructor_builds() -> None:
+    from reviewui.core.transcript.commands import _command
+    from reviewui.core.transcript.model import Command
+
+    fast, slow = _command("pytest -q", 1, "F.", "t1", 4), Command("pytest -q", 1, "F.", "t1", 4)
+    assert fast == slow and repr(fast) == repr(slow) and hash(fast) == hash(slow)
