@@ -163,7 +163,7 @@ def _agent_session(doc: dict[str, Any], messages: Any) -> str | None:
         return None
     items = [x for x in messages[:20] if isinstance(x, dict)]
     if items and all(isinstance(x.get("info"), dict) and isinstance(x.get("parts"), list) for x in items):
-        return "opencode"  # an OpenCode export: no loader reads it yet, and it is no OpenAI chat either
+        return "opencode"  # an OpenCode export, no OpenAI chat
     if items and all("role" not in x and x.get("type") in ("user", "gemini", "info", "error", "warning") for x in items):
         return "gemini-cli"
     return None

@@ -15,5 +15,6 @@ FORMATS: tuple[str, ...] = (
     "gemini-cli",
     "copilot-cli",
     "cline",
+    "opencode",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""

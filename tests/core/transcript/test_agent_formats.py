@@ -16,6 +16,7 @@ import pytest
 from reviewui.core.transcript import load_transcript
 from reviewui.core.transcript.detect import sniff
 from reviewui.core.transcript.formats import FORMAT_LIST
+from reviewui.core.transcript.timestamps import iso_time
 from tests.core.transcript.helpers import FIXTURES
 
 CLINE = FIXTURES / "cline"
@@ -29,7 +30,7 @@ CP_DEMO = COPILOT / "session-demo_events_subagent_tail.jsonl"
 FOLDER_FORMAT = {
     "aider": "aider", "claude-code": "claude-code", "cline": "cline", "codex": "codex", "copilot-cli": "copilot-cli",
     "gemini-cli": "gemini-cli", "inspect-ai": "inspect-ai", "mini-swe-agent": "mini-swe-agent", "openai": "openai",
-    "openhands": "openhands",
+    "openhands": "openhands", "opencode": "opencode",
     "swe-agent": "swe-agent",
 }
 
@@ -178,7 +179,8 @@ def test_copilot_subagent_lines_are_grouped_under_their_task_call() -> None:
     assert t.turns[-1].group is None and t.turns[-1].text.startswith("Subagent findings:")
 
 
-TIMED = {"claude-code", "codex", "openhands", "mini-swe-agent", "inspect-ai", "cline", "copilot-cli", "gemini-cli"}
+TIMED = {"claude-code", "codex", "openhands", "mini-swe-agent", "inspect-ai", "cline", "copilot-cli", "gemini-cli",
+         "opencode"}
 
 
 @pytest.mark.parametrize(("path", "fmt"), real_samples(), ids=lambda v: v.name if isinstance(v, Path) else v)
@@ -195,10 +197,10 @@ def test_json_contract_on_every_real_sample(path: Path, fmt: str) -> None:
             assert set(c) == {"command", "exit", "output_head"} and c["command"]
             assert c["exit"] is None or isinstance(c["exit"], int)
     stamped = path.is_dir() or path.suffix == ".eval" or any(
-        k in path.read_text(errors="replace") for k in ('"timestamp"', '"ts":', '"ts": '))
+        k in path.read_text(errors="replace") for k in ('"timestamp"', '"ts":', '"ts": ', '"created": '))
     if fmt in TIMED and stamped:  # the file stamps its records: the model calls at least carry the time
         assert all(t["time"] for t in turns if t["role"] == "assistant"), path.name
-    if fmt in ("cline", "codex", "claude-code", "mini-swe-agent", "openhands", "gemini-cli") and any(
+    if fmt in ("cline", "codex", "claude-code", "mini-swe-agent", "openhands", "gemini-cli", "opencode") and any(
         c["kind"] == "shell" for t in turns for c in t["tool_calls"]
     ):
         assert any(t["commands"] for t in turns), path.name
@@ -247,3 +249,52 @@ def test_gemini_shell_commands_carry_their_exit_codes() -> None:
              for c in shells]
     assert [c.exit for c in cmds] == [int(m.group(1)) if m else None for m in codes]
     assert 127 in [c.exit for c in cmds]
+
+
+OPENCODE = FIXTURES / "opencode"
+OC_READS = OPENCODE / "pfm-categorization_opencode-session.json"
+OC_EDITS = OPENCODE / "Cap_opencode-session_messages1-60.json"
+
+
+def _oc_tools(doc: dict) -> list[dict]:
+    return [p for m in doc["messages"] for p in m["parts"] if p.get("type") == "tool"]
+
+
+def test_opencode_export_tool_parts_commands_usage_and_time() -> None:
+    doc = json.loads(OC_READS.read_text())
+    t = load_transcript(OC_READS)
+    assert t.format == "opencode" and t.cwd == doc["info"]["directory"]
+    tools = _oc_tools(doc)
+    answered = [p for p in tools if "output" in p["state"] or "error" in p["state"]]
+    assert len([x for x in t.turns if x.role == "tool"]) == len(answered)
+    assert sum(len(x.tool_calls) for x in t.turns) == len(tools)
+    bash = [p for p in tools if p["tool"] == "bash"]
+    cmds = [c for x in t.turns for c in x.commands]
+    assert [(c.command, c.exit) for c in cmds] == [(p["state"]["input"]["command"], p["state"]["metadata"]["exit"])
+                                                     for p in bash]
+    infos = [m["info"] for m in doc["messages"] if m["info"]["role"] == "assistant"]
+    replies = [x for x in t.turns if x.role == "assistant"]
+    tok = infos[1]["tokens"]
+    assert replies[1].usage.input == tok["input"] + tok["cache"]["read"] + tok["cache"]["write"]
+    assert replies[1].usage.cached == tok["cache"]["read"]
+    assert [x.time for x in t.turns if x.role != "tool"] == [
+        iso_time(m["info"]["time"]["created"]) for m in doc["messages"]]
+
+
+def test_opencode_export_write_edit_and_apply_patch_are_edits_a_failed_edit_is_not() -> None:
+    doc = json.loads(OC_EDITS.read_text())
+    tools = _oc_tools(doc)
+    t = load_transcript(OC_EDITS)
+    edits = [e for x in t.turns for e in x.edits]
+    writes = [p["state"]["input"] for p in tools if p["tool"] == "write" and p["state"]["status"] == "completed"]
+    assert [(e.path, e.new) for e in edits if e.operation == "write"] == [(w["filePath"], w["content"]) for w in writes]
+    done = [p["state"]["input"] for p in tools if p["tool"] == "edit" and p["state"]["status"] == "completed"]
+    assert [(e.old, e.new) for e in edits if e.operation == "replace"] == [(a["oldString"], a["newString"]) for a in done]
+    assert any(p["tool"] == "edit" and p["state"]["status"] == "error" for p in tools)
+    patches = {p["callID"]: p["state"]["input"]["patchText"] for p in tools if p["tool"] == "apply_patch"}
+    files = [ln.split(": ", 1)[1] for text in patches.values() for ln in text.splitlines()
+             if ln.startswith(("*** Add File: ", "*** Update File: ", "*** Delete File: "))]
+    assert [e.path for e in edits if e.call_id in patches] == files and len(files) >= 2
+    errored = [m["info"] for m in doc["messages"] if m["info"].get("error")]
+    notes = [x for x in t.turns if x.role == "assistant" and x.stop == "error"]
+    assert len(notes) == len(errored) and all(x.note for x in notes)

@@ -2,7 +2,8 @@
 
 The order matters only where shapes overlap: an Inspect AI zip or an Aider
 Markdown file is told by its first bytes; Codex, Copilot CLI and Claude Code
-JSONL by their line envelopes; Cline by the `ts` its message lists carry; an OpenHands resolver record has a `history` like a SWE-agent
+JSONL by their line envelopes; Cline and OpenCode by the marks their message
+lists carry (`ts`, `info` + `parts`); an OpenHands resolver record has a `history` like a SWE-agent
 trajectory and so is asked first; plain OpenAI-shaped message lists (and empty
 documents) are the last resort.
 """
@@ -20,6 +21,7 @@ from reviewui.core.transcript.formats import (
     inspect_ai,
     mini_swe_agent,
     openai,
+    opencode,
     openhands,
     swe_agent,
 )
@@ -34,6 +36,7 @@ FORMAT_LIST: tuple[Format, ...] = (
     claude_code.FORMAT,
     openhands.FORMAT,
     cline.FORMAT,
+    opencode.FORMAT,
     mini_swe_agent.FORMAT,
     swe_agent.FORMAT,
     anthropic.FORMAT,
