@@ -50,6 +50,13 @@ def _turn_json(t: Turn) -> str:
     text = enc(t.text) if t.text else _EMPTY
     reasoning = enc(t.reasoning) if t.reasoning else _EMPTY
     written = "[" + ", ".join([enc(p) for p in t.files_written]) + "]" if t.files_written else "[]"
+    if not t.edits and not t.commands and t.kind is None and t.note is None:
+        tail = _TAIL  # most turns: built once
+    else:
+        tail = (f'"edits": {_edits(t.edits) if t.edits else "[]"}, '
+                f'"commands": {_commands(t.commands) if t.commands else "[]"}, '
+                f'"kind": {"null" if t.kind is None else _word(t.kind)}, '
+                f'"note": {"null" if t.note is None else enc(t.note)}}}')
     return (
         f'{{"index": {t.index}, "role": {_word(t.role)}, '
         f'"text": {text}, "reasoning": {reasoning}, '
@@ -60,12 +67,12 @@ def _turn_json(t: Turn) -> str:
         f'"usage": {{"input": {u.input}, "cached": {u.cached}, "output": {u.output}}}, '
         f'"flags": {_flags(t.flags) if t.flags else "[]"}, '
         f'"group": {"null" if t.group is None else enc(t.group)}, '
-        f'"time": {"null" if t.time is None else enc(t.time)}, '
-        f'"edits": {_edits(t.edits) if t.edits else "[]"}, '
-        f'"commands": {_commands(t.commands) if t.commands else "[]"}, '
-        f'"kind": {"null" if t.kind is None else _word(t.kind)}, '
-        f'"note": {"null" if t.note is None else enc(t.note)}}}'
+        f'"time": {"null" if t.time is None else enc(t.time)}, {tail}'
     )
+
+
+_TAIL = '"edits": [], "commands": [], "kind": null, "note": null}'
+"""The end of most turns' JSON (no edit, no command, no kind, no note), built once."""
 
 
 _EMPTY = '""'

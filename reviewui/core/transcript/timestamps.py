@@ -7,7 +7,6 @@ the JSON contract carries one spelling.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
 _MS_THRESHOLD = 100_000_000_000  # past this an epoch number is milliseconds (seconds reach it in the year 5138)
@@ -20,6 +19,8 @@ def iso_time(v: Any) -> str | None:
         return s if len(s) >= 10 and s[:4].isdigit() and s[4] == "-" else None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
         return None
+    from datetime import datetime, timezone  # only epoch numbers need it: not imported by every load
+
     seconds = v / 1000 if v >= _MS_THRESHOLD else float(v)
     try:
         t = datetime.fromtimestamp(seconds, tz=timezone.utc)
