@@ -194,7 +194,8 @@ def test_transcript_command_json(samples: dict[str, Path]) -> None:
     data = json.loads(proc.stdout)
     assert data["format"] == "claude-code" and data["skipped_lines"] == 0
     assert set(data["turns"][0]) == {"index", "role", "text", "reasoning", "reasoning_chars", "tool_calls",
-                                      "files_written", "stop", "usage", "flags", "group", "time"}
+                                      "files_written", "stop", "usage", "flags", "group", "time",
+                                      "edits", "commands", "kind", "note"}  # issue 28 added the last four
     flags = {f for t in data["turns"] for f in t["flags"]}
     assert {"truncated", "reasoning-only", "claims-done"} <= flags
 

@@ -94,6 +94,8 @@ _CONSOLE = Console(width=200, color_system=None, legacy_windows=False)
 def turn_detail(t: Turn, show_reasoning: bool, links: Any) -> list[tuple[str, str]]:
     """(style name, text) lines shown under an expanded turn: reasoning, text, calls, edits, hunks, usage."""
     lines: list[tuple[str, str]] = []
+    if t.note:  # what the loader knows that the text does not say (a reply cut off, an answer to a question)
+        lines.append(("muted", "  note: " + visible(t.note)))
     if t.reasoning_chars:
         if show_reasoning:
             lines.append(("muted", f"reasoning ({t.reasoning_chars:,} chars; z hides it):"))
@@ -128,8 +130,9 @@ def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: 
     """A turn's own line: index, role, token bar, flags, subagent mark and the first line of its text."""
     text = Text()
     text.append(f"#{t.index:<5}", style("muted"))
-    text.append(f"{visible(t.role):<9}", style("role"))
-    if t.time:  # when the human typed it (Aider's input history): the pace of the requests
+    role = {"command-output": "output", "answer": "answer"}.get(t.kind or "", t.role)  # Aider's /run output, y/n replies
+    text.append(f"{visible(role):<9}", style("role"))
+    if t.time:  # when it was typed or written: the pace of the run
         text.append(f"{visible(_clock(t.time)):<9}", style("muted"))
     if narrow:
         pass  # no token bar: at 80 columns it would leave the text a few characters
@@ -158,6 +161,8 @@ def _k(n: int) -> str:
 
 
 def _clock(time: str) -> str:
-    """The time of day of a `YYYY-MM-DD HH:MM:SS[.ffffff]` stamp (the whole text when it is not one)."""
-    day, _, clock = time.partition(" ")
-    return clock.split(".", 1)[0] if clock and len(day) == 10 else time
+    """The time of day of an ISO 8601 stamp, `YYYY-MM-DDTHH:MM:SS[.fff][Z|±hh:mm]` (the whole text when it is not one)."""
+    day, clock = time[:10], time[11:]
+    if len(time) < 19 or time[10] not in "T " or day[4:5] != "-":
+        return time
+    return clock[:8]

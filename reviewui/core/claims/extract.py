@@ -1,10 +1,9 @@
 """The claims a transcript makes about tests: each test run the agent made and what it reported,
 and the final messages that say the suite is green.
 
-A run is a shell tool call whose command holds a test run (`commands.py`),
-paired with the tool result that follows it (the k-th shell call of a turn
-with the k-th tool turn after it), whose summary line says what happened
-(`summary.py`). A final claim is the agent's own prose in its last replies
+A run is a shell command a turn ran (`Turn.commands`, as each loader records
+it) that holds a test run (`commands.py`), read with the turn holding its whole
+output, whose summary line says what happened (`summary.py`). A final claim is the agent's own prose in its last replies
 saying the tests pass ("all tests pass", "41 passed", "the line is already
 correct", a bare "GO"): code, quotes and tool calls in the text do not count.
 """
@@ -16,10 +15,9 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from reviewui.core.claims.commands import RunCommand, find_test_command
-from reviewui.core.claims.summary import Summary, parse_summary
+from reviewui.core.claims.summary import TestSummary, parse_summary
 from reviewui.core.transcript.model import Transcript, Turn
 from reviewui.core.transcript.signals import claims_done_text, prose
-from reviewui.core.transcript.tools import shell_command
 
 ClaimKind = Literal["run", "final"]
 
@@ -48,31 +46,24 @@ class Claim:
     """What the agent said, one line (the summary it got, or its words)."""
     command: RunCommand | None = None
     """The test run (runs only)."""
-    reported: Summary | None = None
+    reported: TestSummary | None = None
     """What the run's output said (runs), or the count the final words name (`passed` only)."""
 
 
 def _runs(turns: Sequence[Turn], cwd: str | None, extra: Sequence[str]) -> list[Claim]:
     out: list[Claim] = []
-    for n, turn in enumerate(turns):
-        if turn.role != "assistant":
-            continue
-        lines = [shell_command(c.arguments) for c in turn.tool_calls if c.kind == "shell"]
-        if not lines:
-            continue
-        results = []
-        for later in turns[n + 1:]:
-            if later.role == "assistant":
-                break
-            if later.role == "tool":
-                results.append(later)
-        for line, result in zip(lines, results, strict=False):
-            command = find_test_command(line, extra) if line else None
+    for turn in turns:
+        for run in turn.commands:
+            command = find_test_command(run.command, extra)
             if command is None:
                 continue
-            summary = parse_summary(result.text)
+            # The whole output, where the loader linked it (a summary is printed last, past the head).
+            result = turns[run.result_turn - 1] if run.result_turn and 0 < run.result_turn <= len(turns) else None
+            output = result.text if result is not None else (run.output_head or "")
+            summary = parse_summary(output)
             said = summary.describe() if summary else "no summary in its output"
-            out.append(Claim("run", result.index, f"{command.text}: {said}", _relative(command, cwd), summary))
+            where = result.index if result is not None else turn.index
+            out.append(Claim("run", where, f"{command.text}: {said}", _relative(command, cwd), summary))
     return out
 
 
@@ -82,7 +73,7 @@ def _relative(command: RunCommand, cwd: str | None) -> RunCommand:
         return command
     root = cwd.rstrip("/") + "/"
     argv = tuple(w[len(root):] if w.startswith(root) else ("." if w == cwd else w) for w in command.argv)
-    return RunCommand(command.runner, argv, command.program)
+    return RunCommand(command.runner, argv)
 
 
 def _final(turns: Sequence[Turn]) -> Claim | None:
@@ -94,7 +85,7 @@ def _final(turns: Sequence[Turn]) -> Claim | None:
             continue
         count = int(m.group(1)) if m is not None and m.group(1) else None
         said = (m.group(0).strip() if m is not None else "the work is done")[:200]
-        return Claim("final", turn.index, said, None, Summary("claim", count, 0, 0) if count is not None else None)
+        return Claim("final", turn.index, said, None, TestSummary("claim", count, 0) if count is not None else None)
     return None
 
 

@@ -1,115 +1,215 @@
-"""What a test run's output says it did: passed, failed and errored counts, read from its summary line.
+"""Test-run summaries read off a command's output: what the agent's own run reported.
 
-Each runner prints its verdict last, in its own words: pytest's
-`=== 41 passed, 2 failed in 1.20s ===`, unittest's `Ran 41 tests` then `OK` or
-`FAILED (failures=2)`, jest's `Tests: 1 failed, 40 passed, 41 total`, vitest's
-`Tests  40 passed | 1 failed (41)`, `go test`'s `ok`/`FAIL` package lines,
-`cargo test`'s `test result: ok. 41 passed; 0 failed`, tox's `congratulations`
-or `... failed`, nox's `Session ... was successful`. Only the tail of the
-output is read (runners print their summary at the end), so a huge log costs
-what its last lines cost.
+Each runner ends its output with a summary line of its own: pytest
+`1 failed, 6 passed in 3.28s`, unittest `Ran 14 tests` then `OK (skipped=5)`
+or `FAILED (errors=1)`, Jest `Tests: 1 failed, 5 passed, 6 total`, Vitest
+`Tests  2 failed | 40 passed (42)`, `go test` `ok  pkg 0.01s` / `FAIL pkg`,
+`cargo test` `test result: ok. 41 passed; 0 failed; 2 ignored`, tox/nox
+`congratulations :)` / `Session … failed`. `parse_summary` reads the last
+summary in the output; it only parses, it runs nothing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Literal
 
-TAIL = 8_000
-"""Characters of output read from the end."""
+Verdict = Literal["pass", "fail"]
 
 
 @dataclass(frozen=True)
-class Summary:
-    """A test run's own account of itself."""
+class TestSummary:
+    """The counts a test run reported, as its runner printed them."""
+
+    __test__ = False  # not a pytest test class, though its name starts with Test
 
     runner: str
-    """"pytest", "unittest", "jest", "vitest", "go", "cargo", "tox", "nox"."""
-    passed: int | None
-    """Tests that passed, when the summary says."""
+    """`pytest`, `unittest`, `jest`, `vitest`, `go`, `cargo`, `tox` or `nox`."""
+    passed: int
+    """Tests reported passing."""
     failed: int
-    """Tests that failed (assertions)."""
-    errors: int
-    """Tests (or collections) that errored."""
+    """Tests reported failing (assertion failures)."""
+    errors: int = 0
+    """Tests or collections reported as errors (not counted in `failed`)."""
+    skipped: int = 0
+    """Tests reported skipped, ignored, xfailed or todo."""
+    line: str = ""
+    """The summary line itself, as printed."""
+
+    @property
+    def verdict(self) -> Verdict:
+        """`fail` when anything failed or errored, else `pass`."""
+        return "fail" if self.failed or self.errors else "pass"
 
     @property
     def green(self) -> bool:
         """True when nothing failed or errored."""
-        return self.failed == 0 and self.errors == 0
+        return self.verdict == "pass"
 
     def describe(self) -> str:
-        """`41 passed, 2 failed` style text."""
-        parts = [f"{self.passed} passed"] if self.passed is not None else []
+        """`41 passed, 2 failed` style words (`exit code 0` for a run judged by its exit code)."""
+        if self.runner == "exit":
+            return "exit code 0" if self.green else "a non-zero exit code"
+        parts = [f"{self.passed} passed"]
         parts += [f"{self.failed} failed"] if self.failed else []
         parts += [f"{self.errors} errors"] if self.errors else []
-        return ", ".join(parts) or ("green" if self.green else "red")
+        return ", ".join(parts)
 
 
-_PYTEST = re.compile(r"^=+ (?P<body>(?:\d+ \w+(?:, )?)+)(?: in [\d.]+s)?(?: \([^)]*\))? =+\s*$", re.MULTILINE)
-_PYTEST_Q = re.compile(r"^(?P<body>(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)"
-                       r"(?:, )?)+)(?: in [\d.]+s)?\s*$", re.MULTILINE)
-_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)")
-_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*$", re.MULTILINE)
-_UNITTEST_END = re.compile(r"^(OK|FAILED)(?: \((?P<body>[^)]*)\))?\s*$", re.MULTILINE)
-_JEST = re.compile(r"^Tests:\s+(?P<body>.*?\d+ total)\s*$", re.MULTILINE)
-_VITEST = re.compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+(?: \| )?)+)\s*\((?P<total>\d+)\)\s*$", re.MULTILINE)
-_CARGO = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed", re.MULTILINE)
-_GO_OK = re.compile(r"^ok\s+\S+", re.MULTILINE)
-_GO_FAIL = re.compile(r"^(?:FAIL\s+\S+|--- FAIL: )", re.MULTILINE)
-_TOX_OK = re.compile(r"congratulations :\)|^\s*\S+: OK \(", re.MULTILINE)
-_TOX_FAIL = re.compile(r"^\s*(?:ERROR:\s+)?\S+: (?:FAIL|commands failed)", re.MULTILINE)
-_NOX_OK = re.compile(r"^nox > Session \S+ was successful", re.MULTILINE)
-_NOX_FAIL = re.compile(r"^nox > Session \S+ failed", re.MULTILINE)
+_WINDOW = 20_000  # summaries are printed last: only the tail of a long output is read
 
 
-def _counts(body: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for n, word in _COUNT.findall(body):
-        key = "errors" if word.startswith("error") else word
-        out[key] = out.get(key, 0) + int(n)
-    return out
+def _n(m: re.Match[str], name: str) -> int:
+    v = m.group(name)
+    return int(v) if v else 0
 
 
-def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    matches = list(pattern.finditer(text))
-    return matches[-1] if matches else None
+_PYTEST = re.compile(
+    r"^[=\s]*(?P<body>(?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)"
+    r"(?:, )?)+) in [\d.]+s(?: \([^)]*\))?[=\s]*$", re.M)
+_PYTEST_PART = re.compile(r"(\d+) (failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)")
+_PYTEST_EMPTY = re.compile(r"^[=\s]*no tests ran in [\d.]+s[=\s]*$", re.M)
 
 
-def parse_summary(output: str) -> Summary | None:
-    """The summary the output ends with, or None when it holds no runner's summary."""
-    text = output[-TAIL:]
-    m = _last(_PYTEST, text) or _last(_PYTEST_Q, text)
-    if m is not None:
-        c = _counts(m.group("body"))
-        if {"passed", "failed", "errors", "skipped"} & c.keys():
-            return Summary("pytest", c.get("passed", 0), c.get("failed", 0), c.get("errors", 0))
-    ran = _last(_UNITTEST_RAN, text)
-    end = _last(_UNITTEST_END, text)
-    if ran is not None and end is not None and end.start() > ran.start():
-        body = end.group("body") or ""
-        failed = sum(int(v) for k, v in re.findall(r"(failures|errors)=(\d+)", body) if k == "failures")
-        errors = sum(int(v) for k, v in re.findall(r"(failures|errors)=(\d+)", body) if k == "errors")
-        total = int(ran.group(1))
-        return Summary("unittest", total - failed - errors, failed, errors)
-    m = _last(_JEST, text)
-    if m is not None:
-        c = _counts(m.group("body"))
-        return Summary("jest", c.get("passed", 0), c.get("failed", 0), 0)
-    m = _last(_VITEST, text)
-    if m is not None:
-        c = _counts(m.group("body").replace("|", ","))
-        return Summary("vitest", c.get("passed", 0), c.get("failed", 0), 0)
-    cargo = list(_CARGO.finditer(text))
-    if cargo:
-        return Summary("cargo", sum(int(c.group(2)) for c in cargo), sum(int(c.group(3)) for c in cargo), 0)
-    if _GO_FAIL.search(text):
-        return Summary("go", None, len(_GO_FAIL.findall(text)), 0)
-    if _GO_OK.search(text):
-        return Summary("go", None, 0, 0)
-    if _NOX_FAIL.search(text) or _NOX_OK.search(text):
-        return Summary("nox", None, len(_NOX_FAIL.findall(text)), 0)
-    if _TOX_FAIL.search(text):
-        return Summary("tox", None, len(_TOX_FAIL.findall(text)), 0)
-    if _TOX_OK.search(text):
-        return Summary("tox", None, 0, 0)
-    return None
+def _pytest(tail: str) -> TestSummary | None:
+    found = list(_PYTEST.finditer(tail))
+    if not found:
+        m0 = list(_PYTEST_EMPTY.finditer(tail))
+        return TestSummary("pytest", 0, 0, 0, 0, m0[-1].group(0).strip(" =")) if m0 else None
+    m = found[-1]
+    counts: dict[str, int] = {}
+    for n, word in _PYTEST_PART.findall(m.group("body")):
+        key = word.rstrip("s") if word.startswith(("error", "warning")) else word
+        counts[key] = counts.get(key, 0) + int(n)
+    return TestSummary("pytest", counts.get("passed", 0) + counts.get("xpassed", 0), counts.get("failed", 0),
+                       counts.get("error", 0), counts.get("skipped", 0) + counts.get("xfailed", 0),
+                       m.group(0).strip(" ="))
+
+
+_UNITTEST_RAN = re.compile(r"^Ran (?P<n>\d+) tests? in [\d.]+s\s*$", re.M)
+_UNITTEST_END = re.compile(
+    r"^(?P<word>OK|FAILED)(?: \((?P<args>[^)]*)\))?\s*$", re.M)
+
+
+def _unittest(tail: str) -> TestSummary | None:
+    ran = list(_UNITTEST_RAN.finditer(tail))
+    if not ran:
+        return None
+    r = ran[-1]
+    end = _UNITTEST_END.search(tail, r.end())
+    if end is None:
+        return None
+    args = {
+        k.strip(): int(v) for k, v in (a.split("=", 1) for a in (end.group("args") or "").split(",") if "=" in a)
+        if v.strip().isdigit()
+    }
+    total = int(r.group("n"))
+    failed, errors = args.get("failures", 0), args.get("errors", 0)
+    skipped = args.get("skipped", 0) + args.get("expected failures", 0)
+    passed = max(total - failed - errors - skipped, 0)
+    return TestSummary("unittest", passed, failed, errors, skipped, f"{r.group(0).strip()} … {end.group(0).strip()}")
+
+
+_JEST = re.compile(r"^Tests:\s+(?P<body>.*\d+ total)\s*$", re.M)
+_JEST_PART = re.compile(r"(\d+) (failed|passed|skipped|todo|pending)")
+
+
+def _jest(tail: str) -> TestSummary | None:
+    found = list(_JEST.finditer(tail))
+    if not found:
+        return None
+    m = found[-1]
+    c = {w: int(n) for n, w in _JEST_PART.findall(m.group("body"))}
+    return TestSummary("jest", c.get("passed", 0), c.get("failed", 0), 0,
+                       c.get("skipped", 0) + c.get("todo", 0) + c.get("pending", 0), m.group(0).strip())
+
+
+_VITEST = re.compile(r"^\s*Tests\s+(?P<body>(?:\d+ \w+(?: \| )?)+)\s*\(\d+\)\s*$", re.M)
+_VITEST_PART = re.compile(r"(\d+) (failed|passed|skipped|todo)")
+
+
+def _vitest(tail: str) -> TestSummary | None:
+    found = list(_VITEST.finditer(tail))
+    if not found:
+        return None
+    m = found[-1]
+    c = {w: int(n) for n, w in _VITEST_PART.findall(m.group("body"))}
+    return TestSummary("vitest", c.get("passed", 0), c.get("failed", 0), 0, c.get("skipped", 0) + c.get("todo", 0),
+                       m.group(0).strip())
+
+
+_CARGO = re.compile(
+    r"^test result: (?P<word>ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; (?P<ignored>\d+) ignored.*$",
+    re.M)
+
+
+def _cargo(tail: str) -> TestSummary | None:
+    found = list(_CARGO.finditer(tail))
+    if not found:
+        return None
+    # One line per test binary (unit tests, each integration test, doc tests): the run is their sum.
+    return TestSummary("cargo", sum(_n(m, "passed") for m in found), sum(_n(m, "failed") for m in found), 0,
+                       sum(_n(m, "ignored") for m in found), found[-1].group(0).strip())
+
+
+_GO_PKG = re.compile(r"^(?P<word>ok|FAIL|---)\s+(?P<pkg>\S+)(?:\s+[\d.]+s|\s+\[[^\]]+\])?.*$", re.M)
+_GO_TEST = re.compile(r"^\s*--- (?P<word>PASS|FAIL|SKIP): \S+", re.M)
+
+
+def _go(tail: str) -> TestSummary | None:
+    tests = _GO_TEST.findall(tail)
+    pkgs = [m for m in _GO_PKG.finditer(tail) if m.group("word") in ("ok", "FAIL") and m.group("pkg") != "FAIL"]
+    if not pkgs and not tests:
+        return None
+    if tests:  # `-v`: one line per test
+        return TestSummary("go", tests.count("PASS"), tests.count("FAIL"), 0, tests.count("SKIP"),
+                           pkgs[-1].group(0).strip() if pkgs else "")
+    # Without -v only packages are reported: count them (a failed package holds at least one failing test).
+    return TestSummary("go", sum(m.group("word") == "ok" for m in pkgs), sum(m.group("word") == "FAIL" for m in pkgs),
+                       0, 0, pkgs[-1].group(0).strip())
+
+
+_TOX_OK = re.compile(r"^\s*(?:congratulations :\)|  \S+: OK \(.*)$", re.M)
+_TOX_FAIL = re.compile(r"^\s*(?:ERROR:\s+\S+: (?:commands failed|parallel child exit code)|  \S+: FAIL code \d+.*)$", re.M)
+_NOX = re.compile(r"^nox > (?:\* )?Session (?P<name>\S+) (?P<word>was successful|failed)\.?.*$", re.M)
+
+
+def _tox(tail: str) -> TestSummary | None:
+    nox = list(_NOX.finditer(tail))
+    if nox:
+        bad = sum(m.group("word") == "failed" for m in nox)
+        return TestSummary("nox", len(nox) - bad, bad, 0, 0, nox[-1].group(0).strip())
+    ok, bad = _TOX_OK.findall(tail), _TOX_FAIL.findall(tail)
+    if not ok and not bad:
+        return None
+    return TestSummary("tox", len(ok), len(bad), 0, 0, (bad or ok)[-1].strip())
+
+
+_PARSERS: tuple[tuple[str, Callable[[str], TestSummary | None]], ...] = (
+    ("passed", _pytest), ("in ", _pytest), ("Ran ", _unittest), ("Tests:", _jest), ("Tests ", _vitest),
+    ("test result:", _cargo), ("--- ", _go), ("ok ", _go), ("FAIL", _go), ("nox >", _tox), ("congratulations", _tox),
+    ("ERROR:", _tox), (": OK (", _tox),
+)
+
+
+def parse_summary(output: str) -> TestSummary | None:
+    """The summary of the last test run `output` shows, or None when it shows none.
+
+    When several runners' summaries appear (a script running two suites), the
+    one printed last wins.
+    """
+    tail = output[-_WINDOW:]
+    best: tuple[int, TestSummary] | None = None
+    tried: set[Callable[[str], TestSummary | None]] = set()
+    for hint, parse in _PARSERS:
+        if parse in tried or hint not in tail:
+            continue
+        tried.add(parse)
+        got = parse(tail)
+        if got is None:
+            continue
+        at = tail.rfind(got.line.split(" … ")[-1]) if got.line else -1
+        if best is None or at > best[0]:
+            best = (at, got)
+    return best[1] if best else None

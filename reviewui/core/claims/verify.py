@@ -23,7 +23,7 @@ from typing import Literal, Mapping, Sequence
 
 from reviewui.core.claims.commands import RunCommand
 from reviewui.core.claims.extract import Claim
-from reviewui.core.claims.summary import Summary, parse_summary
+from reviewui.core.claims.summary import TestSummary, parse_summary
 from reviewui.core.errors import ReviewError
 
 Outcome = Literal["confirmed", "contradicted", "unverifiable", "without-run"]
@@ -35,7 +35,7 @@ class Rerun:
     """What one test command did at the branch head."""
 
     command: str
-    summary: Summary | None
+    summary: TestSummary | None
     """The run's counts (None when it could not run or said nothing)."""
     problem: str | None = None
     """Why it could not be judged (a missing program, a timeout), else None."""
@@ -62,13 +62,13 @@ class ClaimCheck:
         }
 
 
-def _counts(s: Summary | None) -> dict[str, object] | None:
+def _counts(s: TestSummary | None) -> dict[str, object] | None:
     if s is None:
         return None
     return {"passed": s.passed, "failed": s.failed, "errors": s.errors}
 
 
-def _compare(reported: Summary | None, head: Rerun, said_green: bool) -> tuple[Outcome, str]:
+def _compare(reported: TestSummary | None, head: Rerun, said_green: bool) -> tuple[Outcome, str]:
     if head.summary is None:
         return "unverifiable", head.problem or "the rerun printed no test summary"
     got = head.summary
@@ -152,7 +152,7 @@ def rerun(repo_dir: str | Path, head: str, commands: Sequence[RunCommand], *, ti
     return out
 
 
-def _read(run: object) -> tuple[Summary | None, str | None]:
+def _read(run: object) -> tuple[TestSummary | None, str | None]:
     from reviewui.core.run.runner import RunResult
 
     assert isinstance(run, RunResult)
@@ -166,10 +166,10 @@ def _read(run: object) -> tuple[Summary | None, str | None]:
         failed = sum(1 for t in run.tests if t.outcome == "failed")
         errors = sum(1 for t in run.tests if t.outcome == "error")
         passed = sum(1 for t in run.tests if t.outcome == "passed")
-        return Summary("pytest", passed, failed, errors), None
+        return TestSummary("pytest", passed, failed, errors), None
     summary = parse_summary(run.output)
     if summary is None:
         if run.returncode == 0:
-            return Summary("exit", None, 0, 0), None
+            return TestSummary("exit", 0, 0), None
         return None, f"exit code {run.returncode} and no test summary"
     return summary, None

@@ -31,6 +31,13 @@ _REPLACE = re.compile(r"^>{5,9} REPLACE\s*$")
 _FENCE = re.compile(r"^(```|~~~|<source>)")
 _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
 _FAILED = re.compile(r"failed to exactly match lines in (.+?)\s*$")
+_INTERRUPT = ("^C KeyboardInterrupt", "^C again to exit")
+_API_ERROR = re.compile(r"^(?:Unexpected error: |litellm\.)|(?:APIError|APIConnectionError|InternalServerError|RateLimitError)")
+_TOKEN_LIMIT = "has hit a token limit"
+_COMMAND = re.compile(r"^(?:/(?:run|test)\s+|!)(\S.*)$")
+_ANSWER = re.compile(r"^\(y/n/instructions\):?\s*(.*)$")
+_QUESTION = re.compile(r"^(.*\?)\s*(?:\(y/n/instructions\):?|\(Y\)es/\(N\)o[^:]*:)?\s+(?!\()(\S.*)$")
+_ASKS = ("(y/n/instructions)", "(Y)es/(N)o", "Attempt to fix lint errors?", "Attempt to fix test errors?")
 _TOKENS = re.compile(r"^Tokens: ([\d.,]+)(k?) sent(?:, ([\d.,]+)(k?) cache write)?(?:, ([\d.,]+)(k?) cache hit)?, ([\d.,]+)(k?) received")
 
 
@@ -68,17 +75,51 @@ class _State:
         self.tool: Draft | None = None  # the `> ` output being collected
         self.n = 0
         self.times: dict[int, str] = {}  # first line of a `#### ` block -> when it was typed
+        self.command: Draft | None = None  # the user turn whose `/run`, `/test` or `!` output is being read
+        self.output: Draft | None = None  # that command's output turn
+        self.cut = False  # the latest reply ends inside a SEARCH/REPLACE block: its stream was cut off
+        self.pre_interrupt = False  # a `^C` came between the latest request and its reply
+        self.raw = False  # the running command's output had lines Aider wrote unquoted
+        self.question: str | None = None  # a question Aider asked whose answer is on the next line
         self.not_typed: set[int] = set()  # lines of `#### ` blocks that are the model's headings
 
     def close_tool(self) -> None:
-        """Settle which of the reply's edits applied, once its output block is complete."""
+        """Settle which of the reply's edits applied, once its output block is complete.
+
+        A reply whose stream was cut (a `^C`, an API error, a SEARCH block never
+        closed) applied nothing unless Aider reported an applied edit; it says why.
+        """
         tool, reply = self.tool, self.reply
         self.tool = None
-        if tool is None or reply is None or not reply.calls:
+        if reply is None:
             return
-        text = "\n".join(tool.texts)
-        applied = {m.group(1).strip() for m in (_APPLIED.match(ln) for ln in text.split("\n")) if m}
-        failed = {m.group(1).strip() for m in (_FAILED.search(ln) for ln in text.split("\n")) if m}
+        text = "\n".join(tool.texts) if tool is not None else ""
+        lines = text.split("\n")
+        applied = {m.group(1).strip() for m in (_APPLIED.match(ln) for ln in lines) if m}
+        failed = {m.group(1).strip() for m in (_FAILED.search(ln) for ln in lines) if m}
+        error = next((ln for ln in lines if _API_ERROR.search(ln)), None)
+        # Aider reports a finished reply's tokens and then its edits (applied or failed to match); a `^C`
+        # with no such report, before the reply or after it, stopped the reply while it was written.
+        reported = bool(failed) or any(_TOKENS.match(ln) for ln in lines)
+        interrupted = self.cut or (not reported and (
+            self.pre_interrupt or (bool(reply.calls) and any(x in text for x in _INTERRUPT))))
+        if _TOKEN_LIMIT in text:
+            reply.stop = "max_tokens"
+        if not applied and (error is not None or interrupted):
+            reply.stop = "error" if error is not None else "unknown"
+            reply.note = (f"cut off by an API error ({error.strip()[:160]})" if error is not None
+                          else "interrupted (^C) while it was written") + (
+                "; none of its edits was applied" if reply.calls else "")
+            for call in reply.calls:
+                if tool is not None:
+                    self.run.result(tool, call.id)
+                self.run.call_failed(call.id)
+            # Blocks never applied are not edits: no writes-tests or edits-existing-test rests on them.
+            reply.calls = [ToolCall(c.name, c.arguments, "other", c.paths, c.id) for c in reply.calls]
+            self.reply = None
+            return
+        if tool is None or not reply.calls:
+            return
         for call in reply.calls:
             self.run.result(tool, call.id)
             if call.paths and call.paths[0] in failed and call.paths[0] not in applied:
@@ -105,21 +146,22 @@ def _session(st: _State, lines: list[str], start: int, end: int) -> None:
                 j += 1
             dr = run.new("user", i + 1)
             dr.add_text("\n".join(body))
-            dr.time = st.times.get(i)
-            st.reply = None
+            typed = st.times.get(i)
+            dr.time = typed.replace(" ", "T", 1) if typed else None  # Aider writes `2025-05-04 17:06:57.1`: ISO 8601 has a T
+            st.reply = st.output = None
+            st.command = _user_command(st, dr, body)
+            st.pre_interrupt = st.raw = False
             i = j
         elif _quoted(ln):
-            if st.tool is None:
-                st.tool = run.new("tool", i + 1)
-            j = i
-            while j < end and _quoted(lines[j]):
-                text = lines[j][2:]
-                text = text.rstrip()
-                st.tool.texts.append(text)
-                _usage(st, text)
-                j += 1
-            i = j
+            i = _quoted_block(st, lines, i, end)
         elif not ln.strip():
+            i += 1
+        elif _ANSWER.match(ln.strip()):
+            _answer(st, _ANSWER.match(ln.strip()).group(1), i + 1)  # type: ignore[union-attr]
+            i += 1
+        elif st.command is not None:
+            _output(st, i + 1).texts.append(ln.rstrip())
+            st.raw = True
             i += 1
         else:
             st.close_tool()
@@ -130,6 +172,68 @@ def _session(st: _State, lines: list[str], start: int, end: int) -> None:
                 j += 1
             _reply(st, lines[i:j], i + 1)
             i = j
+
+
+def _user_command(st: _State, dr: Draft, body: list[str]) -> Draft | None:
+    """Register the shell command a `/run X`, `/test X` or `!X` input ran; None for any other input."""
+    m = _COMMAND.match(body[0].strip()) if len(body) == 1 else None
+    if m is None:
+        return None
+    st.n += 1
+    st.run.add_call(dr, ToolCall("run", {"command": m.group(1).strip()}, "shell", (), f"aider-{st.n}"), [])
+    return dr
+
+
+def _output(st: _State, line: int) -> Draft:
+    """The output turn of the running command (made on its first line)."""
+    if st.output is None:
+        st.output = st.run.new("tool", line)
+        st.output.kind = "command-output"
+        if st.command is not None and st.command.calls:
+            st.run.result(st.output, st.command.calls[-1].id)
+    return st.output
+
+
+def _answer(st: _State, text: str, line: int, question: str | None = None) -> None:
+    """The user's reply to a question Aider asked (`(y/n/instructions)`, `(Y)es/(N)o`, `Attempt to fix …?`)."""
+    st.close_tool()
+    st.command = None
+    dr = st.run.new("user", line)
+    dr.kind = "answer"
+    dr.add_text(text.strip())
+    asked = question or st.question
+    dr.note = f"answer to Aider's question: {asked}" if asked else "answer to Aider's question"
+    st.question = None
+
+
+def _quoted_block(st: _State, lines: list[str], i: int, end: int) -> int:
+    """Read a run of `> ` lines from `i`: Aider's output, a command's output, or a question and its answer."""
+    # After output written unquoted, a quoted block that repeats its first line is Aider's echo of it
+    # into the chat; any other (pytest marks a failing line with `> `) is more of the output.
+    first = st.output.texts[0].strip() if st.output is not None and st.output.texts else None
+    echo = st.raw and first is not None and lines[i][2:].strip() == first
+    if st.command is not None and st.raw and not echo:
+        _output(st, i + 1).texts.append(lines[i].rstrip())
+        return i + 1
+    j = i
+    while j < end and _quoted(lines[j]):
+        text = lines[j][2:].rstrip()
+        q = _QUESTION.match(text) if any(a in text for a in _ASKS) else None
+        if q is not None:
+            _answer(st, q.group(2), j + 1, q.group(1))
+        elif text.endswith("?") and text.startswith("Add the output to the chat"):
+            st.question = text  # its answer comes on the next, unquoted line
+        elif st.command is not None and not echo:
+            _output(st, j + 1).texts.append(text)
+        else:
+            if st.tool is None:
+                st.tool = st.run.new("tool", j + 1)
+            st.tool.texts.append(text)
+            _usage(st, text)
+        j += 1
+    if echo:
+        st.command = None  # the echo closes the command's output
+    return j
 
 
 def _blocks(lines: list[str], bounds: list[tuple[int, int]]) -> list[Block]:
@@ -175,6 +279,9 @@ def _num(digits: str, k: str) -> int:
 
 def _reply(st: _State, block: list[str], lineno: int) -> None:
     run = st.run
+    prev = run.last
+    st.pre_interrupt = prev is not None and prev.role == "tool" and any(x in t for t in prev.texts for x in _INTERRUPT)
+    st.cut = False
     dr = run.new("assistant", lineno)
     dr.add_text("\n".join(block).strip("\n"))
     i = 0
@@ -194,6 +301,8 @@ def _reply(st: _State, block: list[str], lineno: int) -> None:
             replace.append(block[j])
             j += 1
         i = j + 1
+        if j >= len(block):
+            st.cut = True  # the reply ends inside this block: it was never finished, so never applied
         if path is None:
             continue
         st.n += 1

@@ -24,7 +24,7 @@ class Draft:
     __slots__ = (
         "role", "texts", "reasoning", "reasoning_size", "has_reasoning", "calls", "edits", "stop",
         "usage", "flags", "is_error", "exit_code", "prompt_key", "final", "line", "key", "last_uuid", "result_kind", "raw_usage",
-        "group", "time",
+        "group", "time", "result_of", "kind", "note",
     )
 
     def __init__(self, role: str, line: int | None = None, key: Any = None) -> None:
@@ -48,7 +48,10 @@ class Draft:
         self.result_kind: str | None = None
         self.raw_usage: Any = None  # a provider usage object, normalized at finalize
         self.group: str | None = None  # the Task call whose subagent made this turn
-        self.time: str | None = None  # when the turn was written or typed, as the transcript says
+        self.time: str | None = None  # when the turn was written or typed, ISO 8601
+        self.result_of: str | None = None  # the id of the tool call whose result this turn holds
+        self.kind: str | None = None  # a finer kind than the role (Turn.kind)
+        self.note: str | None = None  # why the turn reads as it does (Turn.note)
 
     def add_text(self, text: str | None) -> None:
         """Append visible text (ignores None and empty strings)."""
@@ -70,6 +73,7 @@ class Run:
 
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
+        self.stamp: str | None = None  # the time of the record being read: each new draft takes it
         self.cwd: str | None = None
         self.notes: list[str] = []  # transcript-level remarks (a damaged file, the run picked)
         self.prompt_key: Hashable | None = None  # what the current system prompt and tool set hash to
@@ -78,6 +82,7 @@ class Run:
     def new(self, role: str, line: int | None = None, key: Any = None) -> Draft:
         """Start a new draft turn at the end of the run and return it."""
         d = Draft(role, line, key)
+        d.time = self.stamp
         self.drafts.append(d)
         return d
 
@@ -104,6 +109,7 @@ class Run:
         found = self._calls.get(call_id) if type(call_id) is str else None
         if found is not None and draft.result_kind is None:
             draft.result_kind = found[1].kind
+            draft.result_of = found[1].id
         return found
 
     def call_failed(self, call_id: Any) -> None:

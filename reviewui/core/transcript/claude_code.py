@@ -22,6 +22,7 @@ from reviewui.core.transcript.model import COMPACTION, FileEdit
 from reviewui.core.transcript.normalize import content_text, norm_stop, text_size
 from reviewui.core.transcript.patches import render_structured_patch
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call
 
 _TRUNCATION_ERRORS = ("max_output_tokens", "max_tokens")
@@ -71,6 +72,8 @@ def load(path: Path, counter: LineCounter) -> Run:
     # Through the module, not a bound name: a test swaps the parser to watch which lines it reads.
     for lineno, d in iter_jsonl(path, counter, claude_lines.hook_progress, claude_lines.parse_line):
         t = d.get("type")
+        ts = d.get("timestamp")  # Claude Code writes ISO 8601 strings: taken as they are (the common case, kept short)
+        run.stamp = ts if type(ts) is str else iso_time(ts)
         if t == "assistant" or t == "user":
             if type(d.get("message")) is not dict:
                 counter.skipped += 1  # a turn line without its message: malformed

@@ -22,6 +22,7 @@ from reviewui.core.transcript.model import COMPACTION, FileEdit
 from reviewui.core.transcript.normalize import content_text, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.patches import parse_unified_diff
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call
 from reviewui.core.transcript.jsonget import dict_at
 
@@ -52,6 +53,8 @@ def load(path: Path, counter: LineCounter) -> Run:
     for lineno, d in iter_jsonl(path, counter):
         t = d.get("type")
         p = d.get("payload")
+        ts = d.get("timestamp")  # Codex writes ISO 8601 strings: taken as they are
+        st.run.stamp = ts if type(ts) is str else iso_time(ts)
         if not isinstance(p, dict):
             if t in _ASSISTANT_ITEMS or t in _OUTPUT_ITEMS or t == "message":
                 t, p = "response_item", d  # the oldest rollouts wrote items flat

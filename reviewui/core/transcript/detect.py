@@ -123,6 +123,8 @@ def from_document(doc: Any, name: str = "") -> str | None:
             return None
         if any("action" in x or "observation" in x for x in items) and any("source" in x for x in items):
             return "openhands"
+        if any(type(x.get("ts")) is int for x in items):
+            return "cline"  # Cline stamps every message (and UI record) with `ts`: not a plain message list
         if any("role" in x for x in items):
             return messages_flavor(items, name)
         return None
@@ -138,6 +140,9 @@ def from_document(doc: Any, name: str = "") -> str | None:
     ):
         return "mini-swe-agent"
     messages = doc.get("messages")
+    agent = _agent_session(doc, messages)
+    if agent is not None:
+        return agent
     if isinstance(messages, list):
         items = [x for x in messages[:50] if isinstance(x, dict)]
         if "system" in doc and isinstance(doc.get("system"), (str, list)):
@@ -147,6 +152,20 @@ def from_document(doc: Any, name: str = "") -> str | None:
         return "openai"
     if doc.get("type") == "message" and doc.get("role") == "assistant":
         return "anthropic"
+    return None
+
+
+def _agent_session(doc: dict[str, Any], messages: Any) -> str | None:
+    """The agent whose session object `doc` is, when its shape says so (not a plain message list)."""
+    if "sessionId" in doc and ("projectHash" in doc):
+        return "gemini-cli"
+    if not isinstance(messages, list):
+        return None
+    items = [x for x in messages[:20] if isinstance(x, dict)]
+    if items and all(isinstance(x.get("info"), dict) and isinstance(x.get("parts"), list) for x in items):
+        return "opencode"  # an OpenCode export, no OpenAI chat
+    if items and all("role" not in x and x.get("type") in ("user", "gemini", "info", "error", "warning") for x in items):
+        return "gemini-cli"
     return None
 
 

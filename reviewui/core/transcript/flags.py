@@ -15,6 +15,7 @@ from typing import Callable, Hashable, Iterable
 
 from reviewui.core.roles import DEFAULT_TEST_GLOBS, is_test_path
 from reviewui.core.transcript.builder import Draft, Run
+from reviewui.core.transcript.commands import link_commands
 from reviewui.core.transcript.model import (
     CACHE_MISS,
     CLAIMS_DONE,
@@ -43,7 +44,7 @@ __all__ = ["BaseFile", "claims_done_text", "finalize", "prose", "read_verdict", 
 BaseFile = Callable[[str], "str | None"]
 """Reads a repo-relative path at the base commit (None when the file is not there)."""
 
-_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai"}
+_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai", "gemini-cli", "copilot-cli", "cline", "opencode"}
 """Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
 
 _BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
@@ -264,6 +265,7 @@ def finalize(
     prev_head: tuple[str, str] | None = None
     volatile_prefix = False
     make = Turn.from_parts
+    commands = link_commands(drafts)
     turns: list[Turn] = []
     append = turns.append
     for i, d in enumerate(drafts):
@@ -295,6 +297,7 @@ def finalize(
                 make(
                     i + 1, role, text, reasoning, d.reasoning_size, (), (), d.stop or "unknown",
                     NO_USAGE, _flag_names(bits) if bits else (), (), (), d.line, d.group, d.time,
+                    (), d.kind, d.note,
                 )
             )
             continue
@@ -367,6 +370,9 @@ def finalize(
                 d.line,
                 d.group,
                 d.time,
+                commands.get(i, ()),
+                d.kind,
+                d.note,
             )
         )
     return Transcript(fmt, tuple(turns), skipped, source, run.cwd, tuple(run.notes))

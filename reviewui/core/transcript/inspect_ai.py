@@ -20,9 +20,11 @@ from reviewui.core.bounded import read_zip_member
 from reviewui.core.errors import ReviewError
 from reviewui.core.transcript import messages
 from reviewui.core.transcript.builder import Run
+from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import content_text, usage_from
 from reviewui.core.transcript.source import LineCounter
 from reviewui.core.transcript.jsonget import dict_at
+from reviewui.core.transcript.timestamps import iso_time
 
 _ATTACHMENT = "attachment://"
 
@@ -93,6 +95,7 @@ def load_sample(sample: dict[str, Any], counter: LineCounter) -> Run:
     """Read one sample's messages (attachments resolved), its usage and its score into drafts."""
     attachments = dict_at(sample, "attachments")
     st = messages.State("openai")
+    calls = _model_calls(sample.get("events"))
     for i, m in enumerate(sample.get("messages") or [], start=1):
         if not isinstance(m, dict):
             counter.skipped += 1
@@ -102,11 +105,53 @@ def load_sample(sample: dict[str, Any], counter: LineCounter) -> Run:
             m = dict(m, tool_calls=[_openai_call(c) for c in m["tool_calls"] if isinstance(c, dict)])
         if m.get("role") == "tool" and isinstance(m.get("error"), dict):
             m = dict(m, is_error=True)
+        first = len(st.run.drafts)
         messages.guarded(st, m, i, counter)
+        call = calls.get(m.get("id")) or calls.get(("tool", m.get("tool_call_id")))
+        if call is None and i == 1:
+            call = calls.get("start")  # the task's input: as old as the sample
+        if call is not None:
+            for dr in st.run.drafts[first:]:
+                dr.time = call[1] or dr.time
+                if dr.role == "assistant" and call[0] is not None:
+                    dr.usage = call[0]
     run = st.run
-    _usage(run, sample.get("model_usage"))
+    if not any(u is not None for u, _ in calls.values()):
+        _usage(run, sample.get("model_usage"))  # no per-call figures: the sample total is all the log has
     _score(run, sample.get("scores"))
     return run
+
+
+def _model_calls(events: Any) -> dict[Any, tuple[Usage | None, str | None]]:
+    """Each model event's reply message id → that call's own usage and time (tool events: ("tool", id) → time)."""
+    out: dict[Any, tuple[Usage | None, str | None]] = {}
+    for e in events if isinstance(events, list) else []:
+        if not isinstance(e, dict):
+            continue
+        if "start" not in out and e.get("event") == "sample_init":
+            out["start"] = (None, iso_time(e.get("timestamp")))
+        if e.get("event") == "tool" and e.get("id") is not None:
+            out[("tool", e["id"])] = (None, iso_time(e.get("timestamp")))
+        if e.get("event") != "model":
+            continue
+        output = dict_at(e, "output")
+        choices = output.get("choices")
+        msg = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        if isinstance(msg, dict) and msg.get("id") is not None:
+            out[msg["id"]] = (_call_usage(output.get("usage")), iso_time(e.get("timestamp")))
+    return out
+
+
+def _call_usage(u: Any) -> Usage | None:
+    """Inspect's ModelUsage: `input_tokens` (the cached part within it), `input_tokens_cache_read`, `output_tokens`."""
+    if not isinstance(u, dict):
+        return None
+
+    def n(key: str) -> int:
+        v = u.get(key)
+        return v if type(v) is int and v > 0 else 0
+    return Usage(n("input_tokens"), min(n("input_tokens_cache_read"), n("input_tokens")), n("output_tokens"),
+                 n("reasoning_tokens"))
 
 
 def _resolve(m: dict[str, Any], attachments: dict[str, Any]) -> dict[str, Any]:

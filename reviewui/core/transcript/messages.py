@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.normalize import content_text, norm_stop, parse_arguments, prompt_key, usage_from
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.textcalls import result_tool, text_tool_calls
 from reviewui.core.transcript.tools import interpret_call
 from reviewui.core.transcript.jsonget import str_at
@@ -71,6 +72,8 @@ def guarded(st: State, m: Any, lineno: int | None, counter: LineCounter) -> None
     if not isinstance(m, dict):
         counter.skipped += 1
         return
+    extra = m.get("extra")
+    st.run.stamp = iso_time(extra.get("timestamp") if type(extra) is dict else m.get("timestamp"))
     try:
         message(st, m, lineno)
     except SHAPE_ERRORS:

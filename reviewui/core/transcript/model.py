@@ -117,6 +117,37 @@ class FileEdit:
 
 
 @dataclass(frozen=True)
+class Command:
+    """One shell command a turn ran, with what its result said."""
+
+    command: str
+    """The command line as the agent wrote it."""
+    exit: int | None = None
+    """Its exit code, when the transcript records one (None when unknown)."""
+    output_head: str | None = None
+    """The first OUTPUT_HEAD_CHARS characters of its output (None when no result was recorded)."""
+    call_id: str | None = None
+    """Id of the tool call that ran it."""
+    result_turn: int | None = None
+    """Index of the turn holding its whole output (a test summary sits at the end, past `output_head`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract's command object: command, exit, output_head."""
+        return {"command": self.command, "exit": self.exit, "output_head": self.output_head}
+
+
+OUTPUT_HEAD_CHARS = 2000
+"""How much of a command's output the JSON contract carries."""
+
+
+def edit_json(e: FileEdit) -> dict[str, Any]:
+    """The contract's edit object: `{file, patch}` when the edit is a patch, else `{file, old, new}`."""
+    if e.patch is not None:
+        return {"file": e.path, "patch": e.patch}
+    return {"file": e.path, "old": e.old, "new": e.new}
+
+
+@dataclass(frozen=True)
 class Turn:
     """One turn of the run: a message, a model response, or a tool result."""
 
@@ -149,7 +180,13 @@ class Turn:
     group: str | None = None
     """Id of the tool call (a Claude Code `Task`) whose subagent produced this turn; None for the main agent."""
     time: str | None = None
-    """When the turn was typed or written, as the transcript says (Aider: from `.aider.input.history`); None when unknown."""
+    """When the turn was typed or written, ISO 8601 (Aider: from `.aider.input.history`); None when the file has none."""
+    commands: tuple[Command, ...] = ()
+    """The shell commands this turn's tool calls ran, each with its exit code and output head when recorded."""
+    kind: str | None = None
+    """A finer kind than the role: `command-output` (a command the user ran, Aider `/run` `/test`), `answer` (the user's reply to the agent's question), None otherwise."""
+    note: str | None = None
+    """Why the turn reads as it does, when the loader knows something the text does not say (a reply cut off, not applied)."""
 
     @classmethod
     def from_parts(
@@ -169,6 +206,9 @@ class Turn:
         line: int | None,
         group: str | None = None,
         time: str | None = None,
+        commands: tuple[Command, ...] = (),
+        kind: str | None = None,
+        note: str | None = None,
     ) -> "Turn":
         """Build a Turn from every field, positionally; the same record the constructor makes.
 
@@ -194,6 +234,9 @@ class Turn:
         d["line"] = line
         d["group"] = group
         d["time"] = time
+        d["commands"] = commands
+        d["kind"] = kind
+        d["note"] = note
         return t
 
     def has(self, flag: str) -> bool:
@@ -215,6 +258,10 @@ class Turn:
             "flags": list(self.flags),
             "group": self.group,
             "time": self.time,
+            "edits": [edit_json(e) for e in self.edits],
+            "commands": [c.to_json() for c in self.commands],
+            "kind": self.kind,
+            "note": self.note,
         }
 
 

@@ -12,5 +12,9 @@ FORMATS: tuple[str, ...] = (
     "openhands",
     "aider",
     "inspect-ai",
+    "gemini-cli",
+    "copilot-cli",
+    "cline",
+    "opencode",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""

@@ -25,6 +25,7 @@ from reviewui.core.transcript.normalize import content_text, norm_stop, parse_ar
 from reviewui.core.transcript.source import LineCounter, load_document
 from reviewui.core.transcript.tools import edit_rejected, interpret_call
 from reviewui.core.transcript.jsonget import dict_at
+from reviewui.core.transcript.timestamps import iso_time
 
 _SKIP_ACTIONS = {"change_agent_state", "recall", "null"}
 _SKIP_OBSERVATIONS = {"agent_state_changed", "null", "recall", "user_rejected"}
@@ -56,6 +57,7 @@ def load_events(events: list[Any], counter: LineCounter) -> Run:
         if not isinstance(e, dict):
             counter.skipped += 1
             continue
+        run.stamp = iso_time(e.get("timestamp"))
         try:
             if "action" in e:
                 cur = _v0_action(run, e, pos, cur, actions)
@@ -260,6 +262,7 @@ class _V1:
 def _v1_event(st: _V1, e: dict[str, Any], pos: int) -> None:
     run = st.run
     kind = e.get("kind")
+    st.run.stamp = iso_time(e.get("timestamp"))
     if kind in _V1_SKIP:
         return
     if kind in ("SystemPromptEvent", "SystemPromptUpdateEvent"):

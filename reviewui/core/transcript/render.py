@@ -38,7 +38,7 @@ def _n(v: int) -> str:
 
 def render_turn(turn: Turn, cumulative: int | None = None) -> str:
     """Return the plain-text block for one turn."""
-    head = [f"#{turn.index} {turn.role}"]
+    head = [f"#{turn.index} {turn.role}" + (f" ({turn.kind})" if turn.kind else "")]
     if turn.time:
         head.append("at " + safe(turn.time.split(".", 1)[0]))
     if turn.role == "assistant":
@@ -52,12 +52,17 @@ def render_turn(turn: Turn, cumulative: int | None = None) -> str:
     lines = ["  ".join(head)]
     if turn.flags:
         lines.append("    flags: " + ", ".join(turn.flags))
+    if turn.note:
+        lines.append("    note: " + safe(turn.note))
     if turn.reasoning_chars:
         lines.append(f"    reasoning: {_n(turn.reasoning_chars)} chars")
     lines.extend("    | " + ln for ln in _preview(turn.text))
     for c in turn.tool_calls:
         paths = " ".join(safe(p) for p in c.paths)
         lines.append(f"    → {safe(c.name)} [{c.kind}]" + (f" {paths}" if paths else ""))
+    for cmd in turn.commands:
+        lines.append(f"    $ {safe(cmd.command.splitlines()[0] if cmd.command else '')}"
+                     + (f"   exit {cmd.exit}" if cmd.exit is not None else ""))
     if turn.files_written:
         lines.append("    wrote: " + ", ".join(safe(p) for p in turn.files_written))
     if turn.touch_paths:

@@ -238,7 +238,7 @@ class _Walker:
         elif name in ("sed", "perl") and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
             for f in sed_files(args):
                 self._add(f, "shell", existed=True)
-        elif name == "apply_patch" and stdin is not None:
+        elif name in ("apply_patch", "applypatch") and stdin is not None:  # Codex takes both spellings
             self.edits.extend(self._rebase(parse_apply_patch(stdin, self.call_id)))
         elif (name == "git" and args[:1] == ["apply"] or name == "patch") and stdin is not None:
             self.edits.extend(self._rebase(parse_unified_diff(stdin, self.call_id)))

@@ -95,7 +95,7 @@ def shell_command(args: Any) -> str | None:
             words = cast("list[str]", v)  # JSON, checked just above
             if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and words[1] in ("-lc", "-c"):
                 return words[2]
-            if words and words[0] == "apply_patch" and len(words) >= 2:
+            if words and words[0] in ("apply_patch", "applypatch") and len(words) >= 2:
                 return "apply_patch <<'EOF'\n" + words[1] + "\nEOF"
             return " ".join(shlex.quote(x) for x in words)
     return None
@@ -227,7 +227,7 @@ def _heuristic_shell_edits(cmd: str, call_id: str | None = None) -> list[FileEdi
 
 
 def _heredoc_edit(head: str, body: str, call_id: str | None) -> list[FileEdit]:
-    if "apply_patch" in head:
+    if "apply_patch" in head or "applypatch" in head:
         return parse_apply_patch(body, call_id)
     if "git apply" in head or re.search(r"\bpatch\b", head):
         return parse_unified_diff(body, call_id)

@@ -10,9 +10,13 @@ import pytest
 
 from reviewui.core.claims.commands import find_test_command
 from reviewui.core.claims.extract import Claim, extract_claims
-from reviewui.core.claims.summary import Summary, parse_summary
+from reviewui.core.claims.summary import TestSummary, parse_summary
 from reviewui.core.claims.verify import Rerun, judge
 from reviewui.core.transcript import load_transcript
+
+
+def counts(s: TestSummary | None) -> tuple[object, ...] | None:
+    return None if s is None else (s.runner, s.passed, s.failed, s.errors)
 
 
 def _real_pytest_output(tmp_path: Path, body: str, *args: str) -> str:
@@ -26,12 +30,12 @@ def test_a_real_pytest_summary_is_read(tmp_path: Path) -> None:
     body = "def test_a():\n    pass\n\ndef test_b():\n    pass\n\ndef test_c():\n    assert 0\n"
     for args in ((), ("-q",)):
         s = parse_summary(_real_pytest_output(tmp_path, body, *args))
-        assert s == Summary("pytest", 2, 1, 0), args
+        assert counts(s) == ("pytest", 2, 1, 0), args
 
 
 def test_a_real_pytest_error_summary_is_read(tmp_path: Path) -> None:
     body = "import pytest\n\n@pytest.fixture\ndef boom():\n    raise RuntimeError\n\ndef test_a(boom):\n    pass\n"
-    assert parse_summary(_real_pytest_output(tmp_path, body, "-q")) == Summary("pytest", 0, 0, 1)
+    assert counts(parse_summary(_real_pytest_output(tmp_path, body, "-q"))) == ("pytest", 0, 0, 1)
 
 
 def test_a_real_unittest_summary_is_read(tmp_path: Path) -> None:
@@ -39,22 +43,25 @@ def test_a_real_unittest_summary_is_read(tmp_path: Path) -> None:
                                         "    def test_a(self):\n        pass\n    def test_b(self):\n"
                                         "        self.assertEqual(1, 2)\n")
     done = subprocess.run([sys.executable, "-m", "unittest", "test_u"], cwd=tmp_path, capture_output=True, text=True)
-    assert parse_summary(done.stderr) == Summary("unittest", 1, 1, 0)
+    assert counts(parse_summary(done.stderr)) == ("unittest", 1, 1, 0)
 
 
 @pytest.mark.parametrize(("output", "expected"), [
-    ("Tests:       1 failed, 40 passed, 41 total\nTime:        2.1 s\n", Summary("jest", 40, 1, 0)),
-    (" Test Files  1 passed (1)\n      Tests  40 passed | 1 failed (41)\n", Summary("vitest", 40, 1, 0)),
-    ("running 3 tests\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured\n", Summary("cargo", 3, 0, 0)),
-    ("--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\t0.002s\n", Summary("go", None, 2, 0)),
-    ("ok  \texample.com/calc\t0.002s\n", Summary("go", None, 0, 0)),
-    ("  py311: OK (1.20=setup[1.00]+cmd[0.20] seconds)\n  congratulations :) (1.30 seconds)\n",
-     Summary("tox", None, 0, 0)),
-    ("nox > Session tests-3.11 was successful in 2 seconds.\n", Summary("nox", None, 0, 0)),
+    ("Tests:       1 failed, 40 passed, 41 total\nTime:        2.1 s\n", ("jest", 40, 1, 0)),
+    (" Test Files  1 passed (1)\n      Tests  40 passed | 1 failed (41)\n", ("vitest", 40, 1, 0)),
+    ("running 3 tests\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured\n", ("cargo", 3, 0, 0)),
+    ("--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\t0.002s\n", ("go", 0, 1, 0)),
+    ("ok  \texample.com/calc\t0.002s\n", ("go", 1, 0, 0)),
+    ("  py311: OK (1.20=setup[1.00]+cmd[0.20] seconds)\n  congratulations :) (1.30 seconds)\n", ("tox", None, 0, 0)),
+    ("nox > Session tests-3.11 was successful in 2 seconds.\n", ("nox", None, 0, 0)),
     ("everything is fine\n", None),
 ])
-def test_other_runners_summaries_are_read(output: str, expected: Summary | None) -> None:
-    assert parse_summary(output) == expected
+def test_other_runners_summaries_are_read(output: str, expected: tuple[object, ...] | None) -> None:
+    got = counts(parse_summary(output))
+    if expected is not None and expected[1] is None:  # tox and nox count environments, not tests
+        assert got is not None and (got[0], got[2], got[3]) == (expected[0], expected[2], expected[3])
+    else:
+        assert got == expected
 
 
 @pytest.mark.parametrize(("line", "runner", "argv"), [
@@ -108,8 +115,8 @@ def test_runs_pair_with_their_results_and_the_final_claim_is_read(tmp_path: Path
         {"role": "assistant", "content": "Fixed. All tests pass now."},
     ])
     claims = extract_claims(t)
-    assert [(c.kind, c.reported) for c in claims] == [
-        ("run", Summary("pytest", 2, 1, 0)), ("run", Summary("pytest", 3, 0, 0)), ("final", None)]
+    assert [(c.kind, counts(c.reported)) for c in claims] == [
+        ("run", ("pytest", 2, 1, 0)), ("run", ("pytest", 3, 0, 0)), ("final", None)]
     assert claims[0].command is not None and claims[0].command.text == "python -m pytest -q"
     assert claims[0].turn == 4 and claims[2].turn == 7
 
@@ -119,24 +126,24 @@ def _run(turn: int, text: str, reported: Summary) -> Claim:
 
 
 def test_judging_a_green_report_against_a_red_head_contradicts_it() -> None:
-    claims = [_run(3, "x", Summary("pytest", 2, 1, 0)), _run(5, "y", Summary("pytest", 41, 0, 0)),
+    claims = [_run(3, "x", TestSummary("pytest", 2, 1, 0)), _run(5, "y", TestSummary("pytest", 41, 0, 0)),
               Claim("final", 7, "all tests pass")]
-    red = {"python -m pytest -q": Rerun("python -m pytest -q", Summary("pytest", 39, 2, 0))}
+    red = {"python -m pytest -q": Rerun("python -m pytest -q", TestSummary("pytest", 39, 2, 0))}
     checks = judge(claims, red)
     # the earlier red run is history: only the last run of a command and the final claim are judged
     assert [(c.claim.turn, c.outcome) for c in checks] == [(5, "contradicted"), (7, "contradicted")]
-    green = {"python -m pytest -q": Rerun("python -m pytest -q", Summary("pytest", 41, 0, 0))}
+    green = {"python -m pytest -q": Rerun("python -m pytest -q", TestSummary("pytest", 41, 0, 0))}
     assert [c.outcome for c in judge(claims, green)] == ["confirmed", "confirmed"]
 
 
 def test_failure_counts_that_differ_contradict_even_a_red_report() -> None:
-    checks = judge([_run(5, "y", Summary("pytest", 40, 1, 0))],
-                   {"python -m pytest -q": Rerun("python -m pytest -q", Summary("pytest", 38, 3, 0))})
+    checks = judge([_run(5, "y", TestSummary("pytest", 40, 1, 0))],
+                   {"python -m pytest -q": Rerun("python -m pytest -q", TestSummary("pytest", 38, 3, 0))})
     assert [c.outcome for c in checks] == ["contradicted"]
 
 
 def test_a_final_claim_with_no_run_and_a_rerun_that_cannot_run() -> None:
     assert [c.outcome for c in judge([Claim("final", 2, "all tests pass")], {})] == ["without-run"]
-    checks = judge([_run(5, "y", Summary("pytest", 4, 0, 0))],
+    checks = judge([_run(5, "y", TestSummary("pytest", 4, 0, 0))],
                    {"python -m pytest -q": Rerun("python -m pytest -q", None, "cannot start 'go': not found on PATH")})
     assert [(c.outcome, c.why) for c in checks] == [("unverifiable", "cannot start 'go': not found on PATH")]

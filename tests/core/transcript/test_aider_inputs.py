@@ -36,17 +36,18 @@ def test_the_input_history_is_read_as_prompt_toolkit_writes_it() -> None:
 
 def test_user_turns_get_the_time_they_were_typed() -> None:
     t = load_transcript(CHAT)
-    users = [x for x in t.turns if x.role == "user"]
+    users = [x for x in t.turns if x.role == "user" and x.kind is None]  # not the "Create new file? y" answers
+    # ISO 8601 (issue 28): the time Aider wrote, its space made a `T`.
     assert [(x.text.split("\n")[0][:20], x.time) for x in users] == [
-        ("/help", "2025-05-04 17:46:18.797239"),
-        ("/model openai/qwen3:", "2025-05-04 17:46:34.003442"),
-        ("/code please continu", "2025-05-04 17:47:21.673933"),
-        ("please continue what", "2025-05-04 17:47:21.673933"),  # the message /code sent: the same input
-        ("an error pop when I ", "2025-05-04 17:49:22.571663"),
-        ("i get this error : o", "2025-05-04 17:51:46.790447"),  # 19 typed lines, one turn
-        ("now I have: Module n", "2025-05-04 17:52:34.025830"),
-        ("/reset", "2025-05-04 17:54:04.809455"),
-        ("/models", "2025-05-04 17:54:30.853355"),
+        ("/help", "2025-05-04T17:46:18.797239"),
+        ("/model openai/qwen3:", "2025-05-04T17:46:34.003442"),
+        ("/code please continu", "2025-05-04T17:47:21.673933"),
+        ("please continue what", "2025-05-04T17:47:21.673933"),  # the message /code sent: the same input
+        ("an error pop when I ", "2025-05-04T17:49:22.571663"),
+        ("i get this error : o", "2025-05-04T17:51:46.790447"),  # 19 typed lines, one turn
+        ("now I have: Module n", "2025-05-04T17:52:34.025830"),
+        ("/reset", "2025-05-04T17:54:04.809455"),
+        ("/models", "2025-05-04T17:54:30.853355"),
     ]
     assert all(x.time is None for x in t.turns if x.role != "user")
     assert all(x.time is None for x in load_transcript(FIXTURES / "aider" / "aider_session_2024-08-09_08-07-07_code_comment.md").turns)
@@ -100,13 +101,13 @@ def test_an_unrelated_or_hostile_input_history_is_not_used(tmp_path: Path) -> No
 
 def test_headless_text_and_json_show_the_times_and_notes() -> None:
     text = render_text(load_transcript(CHAT))
-    assert "#1 user  at 2025-05-04 17:46:18" in text
+    assert "#1 user  at 2025-05-04T17:46:18" in text
     assert "note: simple-calulator_lines1165-1654.aider.input.history: 1 input typed between" in text
     r = subprocess.run([sys.executable, "-m", "reviewui", "transcript", str(CHAT), "--format", "json"],
                        capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    assert data["turns"][0]["time"] == "2025-05-04 17:46:18.797239" and data["turns"][1]["time"] is None
+    assert data["turns"][0]["time"] == "2025-05-04T17:46:18.797239" and data["turns"][1]["time"] is None
     assert any("never typed" in n for n in data["notes"])
 
 
@@ -117,7 +118,7 @@ def test_inputs_typed_before_the_session_started_belong_to_another_session(tmp_p
     shutil.copy(INPUTS, tmp_path / INPUTS.name)
     t = load_transcript(chat)
     assert not any("before the chat's first user turn" in n for n in t.notes)
-    assert [x.time for x in t.turns if x.role == "user"][0] == "2025-05-04 17:46:18.797239"
+    assert [x.time for x in t.turns if x.role == "user"][0] == "2025-05-04T17:46:18.797239"
     chat.write_text(chat.read_text(encoding="utf-8").replace("17:46:00", "17:40:00"), encoding="utf-8")
     assert any("2 earlier inputs (from 2025-05-04 17:41:51)" in n for n in load_transcript(chat).notes)
 

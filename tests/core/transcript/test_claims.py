@@ -96,11 +96,14 @@ def test_edits_to_test_lines_the_run_wrote_are_not_edits_of_existing_tests() -> 
     base = AIDER_BASE.read_text()
     plain = load_transcript(AIDER)
     based = load_transcript(AIDER, base_file=lambda p: base if p == "tests/basic/test_main.py" else None)
-    # Turn 57 adds --yes to the two tests turn 52 wrote: lines the base commit does not have.
-    assert "--yes" in plain.turn(57).text and plain.turn(57).has(EDITS_EXISTING_TEST)
-    assert not based.turn(57).has(EDITS_EXISTING_TEST)
-    # Turn 8 drops --no-git from tests that were there before the run: still an edit of existing tests.
-    assert based.turn(8).has(EDITS_EXISTING_TEST)
+    # Turn 59 adds --yes to the two tests turn 54 wrote: lines the base commit does not have. (Turns 57 and 52
+    # before issue 28 made the two "Attempt to fix lint errors? n" answers user turns of their own.)
+    assert "--yes" in plain.turn(59).text and plain.turn(59).has(EDITS_EXISTING_TEST)
+    assert not based.turn(59).has(EDITS_EXISTING_TEST)
+    # Turn 8 would drop --no-git from tests that were there before the run, but it was interrupted (`^C`,
+    # its last SEARCH block cut off, no "Applied edit"): issue 28 says it edited nothing, so no flag rests on it.
+    assert not based.turn(8).has(EDITS_EXISTING_TEST) and not based.turn(8).edits
+    assert based.turn(8).note is not None and "interrupted" in based.turn(8).note
 
 
 def test_rewriting_assertions_the_run_added_earlier_is_not_editing_an_existing_test() -> None:

@@ -12,10 +12,12 @@ from reviewui.core.transcript.model import NO_USAGE, ToolCall
 from tests.core.transcript.helpers import FIXTURES, REPO
 
 # Issue 17 added `reasoning` (the full text), `group` (the Task call a subagent turn belongs to) and
-# `time` (when the turn was typed: Aider's input history).
+# `time` (when the turn was typed: Aider's input history). Issue 28 added `edits` ({file, old, new} or
+# {file, patch}), `commands` ({command, exit, output_head}), `kind` (a finer kind than the role) and `note`
+# (why a turn reads as it does), and `time` is filled wherever the file records one.
 TURN_KEYS = {
     "index", "role", "text", "reasoning", "reasoning_chars", "tool_calls", "files_written", "stop", "usage", "flags",
-    "group", "time",
+    "group", "time", "edits", "commands", "kind", "note",
 }
 ROLES = {"user", "assistant", "tool", "system"}
 STOPS = {"end", "tool_use", "max_tokens", "context_window", "error", "unknown"}
@@ -28,8 +30,9 @@ def test_flag_and_format_vocabularies_are_the_contract() -> None:
         "edits-test-after-failure", "claims-done", "cache-miss", "prompt-changed", "tool-error",
         "compaction", "touch-declared",
     )
-    assert set(FORMATS) == {
+    assert set(FORMATS) == {  # issue 28 added gemini-cli, copilot-cli, cline and opencode
         "claude-code", "codex", "openai", "anthropic", "mini-swe-agent", "swe-agent", "openhands", "aider", "inspect-ai",
+        "gemini-cli", "copilot-cli", "cline", "opencode",
     }
 
 
@@ -69,7 +72,15 @@ def test_json_values_for_one_turn() -> None:
         "usage": {"input": 5503, "cached": 5200, "output": 60},
         "flags": ["writes-tests", "edits-existing-test", "edits-test-after-failure"],
         "group": None,
-        "time": None,
+        "time": "2026-03-01T10:00:00.000Z",
+        "edits": [{
+            "file": "/home/dev/ledger/tests/test_ledger.py",
+            "old": "    assert total_of([]) is None",
+            "new": "    assert total_of([]) == 0",
+        }],
+        "commands": [],
+        "kind": None,
+        "note": None,
     }
 
 
@@ -83,7 +94,7 @@ def test_from_parts_builds_the_same_record_as_the_constructor() -> None:
 def test_render_text_shows_flags_usage_and_calls() -> None:
     out = render_text(load_transcript(FIXTURES / "claude_code_red_green.jsonl"))
     assert "format: claude-code   turns: 13   skipped lines: 0" in out
-    assert "#5 assistant  stop=tool_use  in=5,503 cached=5,200 out=60" in out
+    assert "#5 assistant  at 2026-03-01T10:00:00  stop=tool_use  in=5,503 cached=5,200 out=60" in out
     assert "flags: writes-tests, edits-existing-test, edits-test-after-failure" in out
     assert "→ Edit [edit] /home/dev/ledger/tests/test_ledger.py" in out
     assert "TOUCH declared: src/ledger.py" in out
@@ -115,3 +126,11 @@ def test_core_transcript_does_not_import_textual_or_rich() -> None:
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_linked_commands_are_the_same_records_as_the_constructor_builds() -> None:
+    from reviewui.core.transcript.commands import _command
+    from reviewui.core.transcript.model import Command
+
+    fast, slow = _command("pytest -q", 1, "F.", "t1", 4), Command("pytest -q", 1, "F.", "t1", 4)
+    assert fast == slow and repr(fast) == repr(slow) and hash(fast) == hash(slow)

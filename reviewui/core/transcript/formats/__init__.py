@@ -1,8 +1,9 @@
 """One module per transcript format, each declaring its `FORMAT`; `FORMAT_LIST` is the detection order.
 
 The order matters only where shapes overlap: an Inspect AI zip or an Aider
-Markdown file is told by its first bytes; Codex and Claude Code JSONL by their
-line envelopes; an OpenHands resolver record has a `history` like a SWE-agent
+Markdown file is told by its first bytes; Codex, Copilot CLI and Claude Code
+JSONL by their line envelopes; Cline and OpenCode by the marks their message
+lists carry (`ts`, `info` + `parts`); an OpenHands resolver record has a `history` like a SWE-agent
 trajectory and so is asked first; plain OpenAI-shaped message lists (and empty
 documents) are the last resort.
 """
@@ -13,10 +14,14 @@ from reviewui.core.transcript.formats import (
     aider,
     anthropic,
     claude_code,
+    cline,
+    copilot_cli,
+    gemini_cli,
     codex,
     inspect_ai,
     mini_swe_agent,
     openai,
+    opencode,
     openhands,
     swe_agent,
 )
@@ -26,8 +31,12 @@ FORMAT_LIST: tuple[Format, ...] = (
     inspect_ai.FORMAT,
     aider.FORMAT,
     codex.FORMAT,
+    copilot_cli.FORMAT,
+    gemini_cli.FORMAT,
     claude_code.FORMAT,
     openhands.FORMAT,
+    cline.FORMAT,
+    opencode.FORMAT,
     mini_swe_agent.FORMAT,
     swe_agent.FORMAT,
     anthropic.FORMAT,

@@ -1,0 +1,168 @@
+"""Gemini CLI session logs: the 2025 JSON (`~/.gemini/tmp/<hash>/chats/session-*.json`) and the 2026 JSONL.
+
+The JSON is one object `{sessionId, projectHash, startTime, lastUpdated,
+messages}`; the JSONL starts with a line of those header fields and then
+appends message records, `{"$set": {...}}` updates and, when a message is
+written again (its tool calls finished), the same `id` once more: the last
+copy wins. A message is `{id, timestamp, type: user|gemini|info|error|
+warning, content (a string or Part[]), thoughts[{subject, description}],
+tokens{input, output, cached, thoughts, tool, total}, model, toolCalls[{id,
+name, args, result[{functionResponse{response{output|error}}}], status}]}`.
+Each tool call's result becomes its own tool turn; `write_file` and
+`replace` are edits, `run_shell_command` a shell command (its output says
+`Exit Code: N` in most versions), thoughts the reasoning. The detector keys
+on `sessionId` with `projectHash` (or messages typed `user`/`gemini`
+without a `role`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from reviewui.core.transcript.builder import SHAPE_ERRORS, Run
+from reviewui.core.transcript.detect import Sniff
+from reviewui.core.transcript.formats._shape import document
+from reviewui.core.transcript.model import Usage
+from reviewui.core.transcript.normalize import content_text
+from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.source import LineCounter, iter_jsonl
+from reviewui.core.transcript.timestamps import iso_time
+from reviewui.core.transcript.tools import interpret_call
+
+NAME = "gemini-cli"
+_TYPES = {"user", "gemini", "info", "error", "warning"}
+_EXIT = re.compile(r"Exit Code: (-?\d+)")
+_FAILED = {"error", "cancelled"}
+
+
+def _message(o: Any) -> bool:
+    return isinstance(o, dict) and o.get("type") in _TYPES and "role" not in o and ("id" in o or "timestamp" in o)
+
+
+def is_session(doc: Any) -> bool:
+    """True for a session object: `sessionId` and `projectHash`, or `messages` typed user/gemini with no `role`."""
+    if not isinstance(doc, dict):
+        return False
+    if "sessionId" in doc and "projectHash" in doc:
+        return True
+    msgs = doc.get("messages")
+    return isinstance(msgs, list) and bool(msgs) and all(_message(m) for m in msgs[:20] if isinstance(m, dict))
+
+
+def detect(s: Sniff) -> bool:
+    """A session JSON, or JSONL whose header line is a session or whose records are typed user/gemini."""
+    if s.is_dir or s.is_zip:
+        return False
+    if s.document is not None and is_session(s.doc):
+        return True
+    if not s.objects:
+        return False
+    return is_session(s.objects[0]) or (
+        any(o.get("type") == "gemini" and _message(o) for o in s.objects)
+        and all(_message(o) or "$set" in o or "$rewindTo" in o or "sessionId" in o for o in s.objects)
+    )
+
+
+def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
+    """Read the session's messages (the JSONL's last copy of each message id) into drafts."""
+    if s.document is not None:
+        notes: list[str] = []
+        doc = document(path, s, counter, notes)
+        msgs = doc.get("messages") if isinstance(doc, dict) else None
+        run = _load(msgs if isinstance(msgs, list) else [], counter)
+        run.notes[:0] = notes
+        return run
+    order: dict[Any, dict[str, Any]] = {}
+    for lineno, o in iter_jsonl(path, counter):
+        if "$rewindTo" in o:
+            keep: dict[Any, dict[str, Any]] = {}
+            for k, v in order.items():
+                if k == o["$rewindTo"]:
+                    break
+                keep[k] = v
+            order = keep
+        elif _message(o):
+            key = o.get("id", lineno)
+            order.pop(key, None)  # a re-written message takes the place of its last copy
+            order[key] = dict(o, _line=lineno)
+    return _load(list(order.values()), counter)
+
+
+def _load(msgs: list[Any], counter: LineCounter) -> Run:
+    run = Run()
+    for i, m in enumerate(msgs, start=1):
+        if not isinstance(m, dict):
+            counter.skipped += 1
+            continue
+        run.stamp = iso_time(m.get("timestamp"))
+        at = m.get("_line")
+        line = at if isinstance(at, int) else i
+        try:
+            _one(run, m, line)
+        except SHAPE_ERRORS:
+            counter.skipped += 1
+    return run
+
+
+def _one(run: Run, m: dict[str, Any], line: int) -> None:
+    t = m.get("type")
+    text = content_text(m.get("content"))
+    if t == "user":
+        run.new("user", line).add_text(text)
+        return
+    if t != "gemini":
+        run.new("system", line).add_text(f"{t}: {text}" if text else str(t))
+        return
+    dr = run.new("assistant", line)
+    dr.add_text(text)
+    for th in m.get("thoughts") or []:
+        if isinstance(th, dict):
+            subject, desc = str(th.get("subject") or ""), str(th.get("description") or "")
+            dr.add_reasoning(f"{subject}: {desc}" if subject and desc else subject or desc, present=True)
+    tok = m.get("tokens")
+    if isinstance(tok, dict):
+        def n(key: str) -> int:
+            v = tok.get(key)
+            return v if type(v) is int and v > 0 else 0
+        # Gemini's prompt count includes its cached part; thoughts are counted apart from the output.
+        dr.usage = Usage(n("input"), min(n("cached"), n("input")), n("output") + n("thoughts"), n("thoughts"))
+    calls = [c for c in m.get("toolCalls") or [] if isinstance(c, dict)]
+    for k, c in enumerate(calls):
+        cid = c.get("id") if isinstance(c.get("id"), str) else f"{line}-{k}"
+        call, edits = interpret_call(str(c.get("name") or "tool"), c.get("args"), cid)
+        run.add_call(dr, call, edits)
+    for k, c in enumerate(calls):
+        cid = c.get("id") if isinstance(c.get("id"), str) else f"{line}-{k}"
+        res = run.new("tool", line)
+        res.time = iso_time(c.get("timestamp")) or res.time
+        out = _output(c)
+        res.add_text(out)
+        found = run.result(res, cid)
+        if c.get("status") in _FAILED:
+            res.is_error = True
+            run.call_failed(cid)
+        code = _EXIT.search(out) if found is not None and found[1].kind == "shell" else None
+        if code is not None:
+            res.exit_code = int(code.group(1))
+
+
+def _output(c: dict[str, Any]) -> str:
+    """A tool call's result text: its functionResponse output or error, else what the UI showed."""
+    parts: list[str] = []
+    for r in c.get("result") or []:
+        fr = r.get("functionResponse") if isinstance(r, dict) else None
+        resp = fr.get("response") if isinstance(fr, dict) else None
+        if isinstance(resp, dict):
+            v = resp.get("output") if resp.get("output") is not None else resp.get("error")
+            if v is not None:
+                parts.append(v if isinstance(v, str) else content_text(v))
+    if parts:
+        return "\n".join(parts)
+    shown = c.get("resultDisplay")
+    return shown if isinstance(shown, str) else ""
+
+
+FORMAT = Format(NAME, detect, load, "gemini-cli/ai-sessions_gemini-cli-pomodoro-timer.json", ("gemini", "gemini_cli"))
+"""Registered in formats/__init__.py."""

@@ -1,0 +1,145 @@
+"""OpenCode session exports (`opencode export <session>`): `{info, messages: [{info, parts}]}`.
+
+`info` is the session (`id` `ses_…`, `directory`, `time`); each message's
+`info` has `role`, `time.created` (epoch ms), `tokens{input, output,
+reasoning, cache{read, write}}`, `finish` and `error`; its `parts` are
+`text`, `reasoning`, `tool` (`tool`, `callID`, `state{status, input, output,
+metadata, error}`), `patch`, `step-start`/`step-finish` and `file`. A tool
+part is a call and, once it has an output or an error, its own tool turn.
+An export made without tool input/output still lists the calls (no args,
+no result). Tool arguments are camelCase (`filePath`, `oldString`,
+`newString`) and are mapped onto the shared tool vocabulary. The detector
+keys on `messages` whose items hold `info.role` and a `parts` list.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reviewui.core.transcript.builder import SHAPE_ERRORS, Run
+from reviewui.core.transcript.detect import Sniff
+from reviewui.core.transcript.formats._shape import document
+from reviewui.core.transcript.model import Usage
+from reviewui.core.transcript.normalize import norm_stop
+from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.source import LineCounter
+from reviewui.core.transcript.timestamps import iso_time
+from reviewui.core.transcript.tools import interpret_call
+
+NAME = "opencode"
+_ARG_NAMES = {"filePath": "file_path", "oldString": "old_string", "newString": "new_string",
+              "replaceAll": "replace_all", "patchText": "input"}
+_STOPS = {"tool-calls": "tool_use", "stop": "end", "length": "max_tokens", "error": "error", "unknown": "unknown"}
+
+
+def is_export(doc: Any) -> bool:
+    """True for `{messages: [{info: {role}, parts: [...]}]}` (the session `info` beside it optional)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
+        return False
+    items = [m for m in doc["messages"][:20] if isinstance(m, dict)]
+    return bool(items) and all(
+        isinstance(m.get("info"), dict) and "role" in m["info"] and isinstance(m.get("parts"), list) for m in items
+    )
+
+
+def detect(s: Sniff) -> bool:
+    """A session export: messages of `{info: {role, …}, parts: [...]}`."""
+    return s.document is not None and not s.is_dir and is_export(s.doc)
+
+
+def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
+    """Read the export's messages and their parts into drafts."""
+    notes: list[str] = []
+    doc = document(path, s, counter, notes)
+    run = Run()
+    run.notes[:0] = notes
+    info = doc.get("info") if isinstance(doc, dict) else None
+    if isinstance(info, dict) and isinstance(info.get("directory"), str):
+        run.cwd = info["directory"]
+    for i, m in enumerate(doc.get("messages") or [] if isinstance(doc, dict) else [], start=1):
+        if not isinstance(m, dict) or not isinstance(m.get("info"), dict):
+            counter.skipped += 1
+            continue
+        try:
+            _message(run, m["info"], m.get("parts") or [], i)
+        except SHAPE_ERRORS:
+            counter.skipped += 1
+    return run
+
+
+def _args(v: Any) -> Any:
+    if not isinstance(v, dict):
+        return v
+    return {_ARG_NAMES.get(k, k): x for k, x in v.items()}
+
+
+def _message(run: Run, info: dict[str, Any], parts: list[Any], line: int) -> None:
+    t = info.get("time")
+    run.stamp = iso_time(t.get("created")) if isinstance(t, dict) else None
+    role = info.get("role")
+    if role != "assistant":
+        dr = run.new("user" if role == "user" else "system", line)
+        for p in parts:
+            if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic"):
+                dr.add_text(str(p.get("text") or ""))
+        return
+    dr = run.new("assistant", line)
+    results: list[tuple[str | None, dict[str, Any]]] = []
+    for p in parts:
+        if not isinstance(p, dict):
+            continue
+        kind = p.get("type")
+        if kind == "text":
+            dr.add_text(str(p.get("text") or ""))
+        elif kind == "reasoning":
+            dr.add_reasoning(str(p.get("text") or ""), present=True)
+        elif kind == "tool":
+            raw = p.get("state")
+            state: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            cid = p.get("callID") if isinstance(p.get("callID"), str) else None
+            name = str(p.get("tool") or "tool")
+            call, edits = interpret_call("apply_patch" if name == "patch" else name, _args(state.get("input")), cid)
+            run.add_call(dr, call, edits)
+            results.append((cid, state))
+    dr.usage = _usage(info.get("tokens"))
+    finish = info.get("finish")
+    dr.stop = _STOPS.get(finish) if isinstance(finish, str) and finish in _STOPS else norm_stop(finish)
+    err = info.get("error")
+    if isinstance(err, dict):
+        dr.stop = "error"
+        data = err.get("data")
+        msg = data.get("message") if isinstance(data, dict) else None
+        dr.note = f"{err.get('name') or 'error'}: {msg}" if msg else str(err.get("name") or "error")
+    for cid, state in results:
+        out, error = state.get("output"), state.get("error")
+        if out is None and error is None:
+            continue  # an export without tool output, or a call still running: no result to show
+        res = run.new("tool", line)
+        res.add_text(out if isinstance(out, str) else str(error))
+        found = run.result(res, cid)
+        if state.get("status") == "error" or error is not None:
+            res.is_error = True
+            run.call_failed(cid)
+        meta = state.get("metadata")
+        code = meta.get("exit") if isinstance(meta, dict) else None
+        if found is not None and found[1].kind == "shell" and type(code) is int:
+            res.exit_code = code
+
+
+def _usage(tok: Any) -> Usage | None:
+    if not isinstance(tok, dict):
+        return None
+    raw = tok.get("cache")
+    cache: dict[str, Any] = raw if isinstance(raw, dict) else {}
+
+    def n(v: Any) -> int:
+        return v if type(v) is int and v > 0 else 0
+    read, write = n(cache.get("read")), n(cache.get("write"))
+    # OpenCode's `input` leaves out the cached part; `reasoning` is counted apart from `output`.
+    return Usage(n(tok.get("input")) + read + write, read, n(tok.get("output")) + n(tok.get("reasoning")),
+                 n(tok.get("reasoning")))
+
+
+FORMAT = Format(NAME, detect, load, "opencode/pfm-categorization_opencode-session.json", ("open-code", "opencode-export"))
+"""Registered in formats/__init__.py."""
