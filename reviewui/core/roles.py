@@ -1,9 +1,12 @@
 """Classify changed files as `test`, `source` or `other`.
 
 Tests follow pytest's conventions by default (test_*.py, *_test.py,
-conftest.py, anything under a tests/ or test/ folder); source is any file
-with a programming-language extension; everything else (docs, data,
-config, binaries) is `other`. The globs can be replaced per repository.
+conftest.py, anything under a tests/ or test/ folder) and the names projects
+give a suite pytest does not collect by name (test.py, tests.py,
+*_tests.py); source is any file with a programming-language extension;
+everything else (docs, data, config, binaries) is `other`. The globs can be
+replaced per repository; the base commit's pytest configuration adds its
+own (core/test_layout.py).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "conftest.py",
     "tests/**",
     "test/**",
+    "test.py",
+    "tests.py",
+    "*_tests.py",
 )
 
 SOURCE_SUFFIXES: frozenset[str] = frozenset(
@@ -32,12 +38,16 @@ def _match(path: str, pattern: str) -> bool:
     """True when `path` matches `pattern`.
 
     A pattern without a slash matches the file name at any depth; `dir/**`
-    matches anything below a folder called `dir` at any depth.
+    matches anything below a folder called `dir` at any depth; `dir/**/name`
+    a file called `name` anywhere below the top-level folder `dir`.
     """
     # Plain string work: this runs for every changed file times every glob.
     if pattern.endswith("/**"):
         folder = pattern[:-3]
         return path.startswith(folder + "/") or f"/{folder}/" in f"/{path}"
+    if "/**/" in pattern:
+        folder, _, name = pattern.partition("/**/")
+        return (folder in ("", ".") or path.startswith(folder + "/")) and fnmatchcase(path.rpartition("/")[2], name)
     if "/" not in pattern:
         return fnmatchcase(path.rpartition("/")[2], pattern)
     return fnmatchcase(path, pattern)

@@ -155,7 +155,7 @@ def run_bite(
                           selection="nothing to bite-check: the branch changes no source code")
     tree = list_files(target.repo_dir, target.head)
     head = HeadFiles(target)
-    static = static_selection(diff, tree, head.text)
+    static = static_selection(diff, tree, head.text, settings.test_layout)
     whole = all_tests or not static.files or (pytest_mode and bool(static.data_files))
     selected = () if whole else static.files
     limit = timeout or settings.timeout
@@ -189,7 +189,7 @@ def run_bite(
             # The reviewer's cancel, or a failed instrument check while the reverts already run.
             halt = _Halt(cancel)
             ctx = RunContext(argv, user_env, modules, settings, work, halt, warm, static.data_files,
-                             checkout_roots(argv[0], target.repo_dir))
+                             checkout_roots(argv[0], target.repo_dir), settings.test_layout.suite_paths(tree))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, targets, head.raw) if guards else None
             prepared = cache.get(key)

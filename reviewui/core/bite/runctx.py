@@ -55,6 +55,11 @@ class RunContext:
     """Changed data files whose opens are recorded (baseline only)."""
     checkout_dirs: tuple[str, ...] = ()
     """Import directories the test Python has inside the reviewer's checkout (origin.checkout_roots)."""
+    suite: tuple[str, ...] = ()
+    """Test modules a pytest run that names no test names instead (a bare run would not find them:
+    test_layout.TestLayout.suite_paths)."""
+    quarantined: tuple[str, ...] = ()
+    """Node ids red at the head, left out of every pytest run after the baseline (`--deselect`)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     @property
@@ -89,7 +94,11 @@ class RunContext:
             if in_run_dir is not None:
                 in_run_dir.collect(run_dir)
 
-        run = run_tests(scratch, list(argv or self.argv), tests, limit, env_allow=self.settings.env_allow,
+        command = list(argv or self.argv)
+        if self.pytest_mode:
+            tests = tests or self.suite
+            command += [f"--deselect={t}" for t in self.quarantined]
+        run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
         seen = box["seen"]
