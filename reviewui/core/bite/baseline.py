@@ -10,6 +10,7 @@ plugin that is not installed, an import error).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TypedDict
 
 from reviewui.core.bite.report import Baseline
@@ -66,6 +67,28 @@ class _Common(TypedDict):
     output: str
     tests: tuple[str, ...]
     output_tail: str
+
+
+def quarantine(base: Baseline) -> Baseline:
+    """A red baseline whose other tests are green, made green against those: the failing tests
+    are quarantined (left out of every later run) by id with their first error line.
+
+    A test red at the head says nothing about any hunk (it fails with or without it), and
+    one such test (one reading installed metadata the tree does not have) must not keep the
+    green ones from grading. Any other baseline, and one with nothing green, comes back as it is.
+    """
+    if base.status != "red" or not base.failing_tests:
+        return base
+    red = set(base.failing_tests)
+    green = tuple(t for t in base.tests if t not in red)
+    if not green:
+        return base
+    n = len(base.failing_tests)
+    reason = (f"{n} test{'s' if n != 1 else ''} red at the head quarantined (left out; every hunk is "
+              f"graded against the {len(green)} green), e.g. {base.failing_tests[0]}: "
+              f"{base.messages.get(base.failing_tests[0], '')}")
+    return replace(base, status="green", failing_tests=(), tests=green, reason=reason, output_tail="",
+                   quarantined=base.failing_tests)
 
 
 def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:

@@ -213,8 +213,9 @@ class CoverageMap:
         self.seen = seen
         """Node ids the plugin saw run in-process."""
 
-    def select(self, hunk: Hunk, head_text: str | None) -> Selection:
-        """Decide which tests must run for `hunk` (see the module docstring)."""
+    def select(self, hunk: Hunk, head_text: str | None, skip: frozenset[str] = frozenset()) -> Selection:
+        """Decide which tests must run for `hunk` (see the module docstring); tests in `skip`
+        (quarantined: red at the head) count as not having run."""
         if not hunk.file.endswith(".py") or head_text is None:
             return Selection("all", reason="not a Python file")
         spans = statement_spans(head_text)
@@ -228,8 +229,11 @@ class CoverageMap:
         for lo, hi in targets:
             for n in range(lo, hi + 1):
                 contexts |= executed.get(n, frozenset())
+        quarantined = {c for c in contexts if c.rpartition("|")[0] in skip}
+        contexts -= quarantined
         if not contexts:
-            return Selection("uncovered", reason="no selected test executes the changed lines")
+            why = "only tests red at the head (quarantined) execute" if quarantined else "no selected test executes"
+            return Selection("uncovered", reason=f"{why} the changed lines")
         tests: set[str] = set()
         for ctx in contexts:
             node, _, phase = ctx.rpartition("|")

@@ -204,6 +204,7 @@ def run_bite(
                 if check_left is None and prepared.baseline.reason != "cancelled":
                     cache.put(key, prepared)
             base = prepared.baseline
+            ctx.quarantined = base.quarantined  # a cached baseline's too
             per_run = limit or (10 * base.seconds + 5)
             # Guard reverts (issue 15) run beside the hunk reverts; `join` attaches them to their hunk.
             gjobs = guard_check.select_all(made.result(), prepared.cov, selected) \
@@ -298,7 +299,7 @@ class _Halt(threading.Event):
 def _selection(prepared: Prepared, head: HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
     if prepared.cov is None:
         return cm.Selection("all")
-    return prepared.cov.select(h, head.text(f.path))
+    return prepared.cov.select(h, head.text(f.path), skip=frozenset(prepared.baseline.quarantined))
 
 
 def _check_one(

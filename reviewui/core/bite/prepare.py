@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite.baseline import classify
+from reviewui.core.bite.baseline import classify, quarantine
 from reviewui.core.bite.instrument import instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.runctx import RunContext
@@ -95,6 +95,14 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
     return RunFiles(setup, collect)
 
 
+def _quarantined(baseline: Baseline, ctx: RunContext) -> Baseline:
+    """The baseline with its red-at-head tests quarantined (baseline.quarantine), every later
+    run of the sweep told to leave them out."""
+    baseline = quarantine(baseline)
+    ctx.quarantined = baseline.quarantined
+    return baseline
+
+
 def _first_ready(pool: WorktreePool, target: Target, ctx: RunContext) -> Scratch | None:
     """The slot whose warm server is ready first, every slot checked out at head meanwhile
     (None: no warm server). The baseline, longer than the side checks, starts there: the
@@ -137,7 +145,7 @@ def _prepare_in_slot(
         # Measured in a warm fork when the server can serve it, else under `coverage run`.
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
                        in_run_dir=measured, coverage=measured is not None)
-        baseline = classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv))
+        baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx)
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
@@ -151,7 +159,13 @@ def _prepare_in_slot(
         pending: Pending | None = None
         if baseline.status == "green":
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
-            if early is not None:
+            if early is not None and baseline.quarantined:
+                # The garbage half beside the baseline ran the red tests too, whose failure
+                # answers nothing: it runs again here without them.
+                early.result()  # raises UntrustedCommand for pytest's half
+                instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
+                                 pytest_checked=True)
+            elif early is not None:
                 # Both halves ran beside the baseline (instrument.side_checks): only their verdict
                 # is left to read, and nothing of it needs this slot.
                 def pending() -> None:

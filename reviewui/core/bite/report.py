@@ -103,6 +103,9 @@ class Baseline:
     """True when per-test coverage was recorded and reverts run only covering tests."""
     output_tail: str = ""
     """pytest's first error lines (else the last lines of output) when not green."""
+    quarantined: tuple[str, ...] = ()
+    """Node ids red at the head beside green ones: left out of every revert run (their first
+    error line in `messages`); the baseline is green against the rest."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,8 @@ class BiteReport:
                 "seconds": round(self.baseline.seconds, 3),
                 "reason": self.baseline.reason,
                 "output_tail": self.baseline.output_tail,
+                "quarantined": [{"test": t, "message": self.baseline.messages.get(t, "")}
+                                for t in self.baseline.quarantined],
             },
             "hunks": [
                 {
@@ -229,6 +234,8 @@ class BiteReport:
         lines.append(f"baseline: {b.status} ({b.seconds:.2f}s){' - ' + b.reason if b.reason else ''}")
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")
+        for t in b.quarantined:
+            lines.append(f"  QUARANTINED {t}: {b.messages.get(t, '')}")
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:

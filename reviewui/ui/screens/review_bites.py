@@ -17,6 +17,7 @@ from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult
 from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
+from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
@@ -169,6 +170,8 @@ class BitesPart(ReviewPart):
             return
         report = message.report
         self.ledger.add_report(report)
+        if report.baseline.reason != "cancelled":
+            self.screen.query_one(ReviewHeader).quarantined = len(report.baseline.quarantined)
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
