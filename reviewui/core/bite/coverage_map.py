@@ -213,9 +213,11 @@ class CoverageMap:
         self.seen = seen
         """Node ids the plugin saw run in-process."""
 
-    def select(self, hunk: Hunk, head_text: str | None, skip: frozenset[str] = frozenset()) -> Selection:
+    def select(self, hunk: Hunk, head_text: str | None, skip: frozenset[str] = frozenset(),
+               scope: str = "selected") -> Selection:
         """Decide which tests must run for `hunk` (see the module docstring); tests in `skip`
-        (quarantined: red at the head) count as not having run."""
+        (quarantined: red at the head) count as not having run. `scope` (`selected` or `suite`:
+        which tests this map measured) words an `uncovered` reason."""
         if not hunk.file.endswith(".py") or head_text is None:
             return Selection("all", reason="not a Python file")
         spans = statement_spans(head_text)
@@ -232,7 +234,8 @@ class CoverageMap:
         quarantined = {c for c in contexts if c.rpartition("|")[0] in skip}
         contexts -= quarantined
         if not contexts:
-            why = "only tests red at the head (quarantined) execute" if quarantined else "no selected test executes"
+            nobody = "no test in the suite executes" if scope == "suite" else "no selected test executes"
+            why = "only tests red at the head (quarantined) execute" if quarantined else nobody
             return Selection("uncovered", reason=f"{why} the changed lines")
         tests: set[str] = set()
         for ctx in contexts:

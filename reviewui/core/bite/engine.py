@@ -43,10 +43,10 @@ import os
 import shutil
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check, guard_tail, origin, revert_batch
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
@@ -165,7 +165,11 @@ def run_bite(
     total = len(targets)
     results: dict[tuple[str, int], HunkResult] = {}
 
+    scopes: dict[tuple[str, int], str] = {}  # where each coverage-guided hunk's tests were looked for
+
     def emit(r: HunkResult) -> None:
+        if r.key in scopes and not r.scope:
+            r = replace(r, scope=scopes[r.key])
         results[r.key] = r
         if on_result:
             on_result(r)
@@ -197,7 +201,11 @@ def run_bite(
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
                 # baseline serves later checks of other hunks too.
-                prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit)
+                # The suite is searched for the tests of a hunk no selected test runs only when
+                # the selection leaves some test module out.
+                rest = any(settings.test_layout.is_module(p) and p not in selected for p in tree)
+                prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit,
+                                               head.text if rest else None)
                 if check_left is not None:
                     # Whatever happens next, the check's slot is not closed under it.
                     before_close.callback(_quietly, check_left)
@@ -216,14 +224,13 @@ def run_bite(
                 if base.status != "green":
                     graded_now.append(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
-                sel = _selection(prepared, head, f, h)
-                if sel.choice == "uncovered":
-                    graded_now.append(_result(h, "uncovered", reason=sel.reason))
-                elif sel.choice == "tests":
-                    pending.append((f, h, tuple(dict.fromkeys([*sel.tests, *prepared.chosen]))))
+                plan = prepared.plan(h, head.text(f.path), selected, whole)
+                if plan.scope:
+                    scopes[h.key] = plan.scope
+                if plan.uncovered:
+                    graded_now.append(replace(_result(h, "uncovered", reason=plan.reason), scope=plan.scope))
                 else:
-                    pending.append((f, h, prepared.chosen if whole and prepared.chosen and prepared.cov is None
-                                    else selected))
+                    pending.append((f, h, plan.tests))
 
             def check(item: tuple[FileDiff, Hunk, tuple[str, ...]]) -> HunkResult:
                 f, h, tests = item
@@ -294,12 +301,6 @@ class _Halt(threading.Event):
 
     def is_set(self) -> bool:
         return super().is_set() or (self._cancel is not None and self._cancel.is_set())
-
-
-def _selection(prepared: Prepared, head: HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
-    if prepared.cov is None:
-        return cm.Selection("all")
-    return prepared.cov.select(h, head.text(f.path), skip=frozenset(prepared.baseline.quarantined))
 
 
 def _check_one(

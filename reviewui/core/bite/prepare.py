@@ -32,6 +32,35 @@ from reviewui.core.target import Target
 
 
 @dataclass(frozen=True)
+class SuiteSearch:
+    """The one measured run of the whole suite that looks for the tests of the hunks no selected
+    test executes (taken at the baseline, within `full-suite-budget`)."""
+
+    cov: cm.CoverageMap | None
+    """Which suite test executed which changed line; None when the suite was not searched."""
+    green: tuple[str, ...] = ()
+    """Node ids that passed in that run (the only ones a hunk is graded with)."""
+    red: frozenset[str] = frozenset()
+    """Node ids that failed in it: red at the head, never used to grade."""
+    why_not: str = ""
+    """Why the suite was not searched ("" when it was)."""
+
+
+@dataclass(frozen=True)
+class HunkPlan:
+    """How one hunk is graded: `uncovered` (run nothing) or a run of `tests`."""
+
+    uncovered: bool
+    """True when no test to search executes the hunk."""
+    tests: tuple[str, ...] = ()
+    """What its revert runs (node ids or files; () is the whole suite)."""
+    reason: str = ""
+    """Why it is uncovered."""
+    scope: str = ""
+    """`selected` or `suite`: the tests searched (HunkResult.scope); "" without a coverage map."""
+
+
+@dataclass(frozen=True)
 class Prepared:
     """What every revert of a sweep needs from the baseline (cached across `b` presses)."""
 
@@ -41,6 +70,36 @@ class Prepared:
     """Node ids chosen beyond coverage: tests in statically selected files and readers of changed data."""
     note: str = ""
     """How many tests were selected and why."""
+    suite: SuiteSearch | None = None
+    """The whole suite's measured run, when some hunk is executed by no selected test."""
+
+    def plan(self, h: Hunk, head_text: str | None, selected: tuple[str, ...], whole: bool) -> HunkPlan:
+        """Which tests hunk `h` is graded with (`head_text`: its file at the head).
+
+        A hunk no selected test executes is looked for in the whole suite's run
+        (`suite`): graded by the green tests there that execute it, `uncovered`
+        only when none does; without that run it is uncovered in the `selected` scope.
+        """
+        everything = self.chosen if whole and self.chosen and self.cov is None else selected
+        if self.cov is None:
+            return HunkPlan(False, everything)
+        quarantined = frozenset(self.baseline.quarantined)
+        scope = "suite" if whole else "selected"
+        sel = self.cov.select(h, head_text, skip=quarantined, scope=scope)
+        if sel.choice == "tests":
+            return HunkPlan(False, tuple(dict.fromkeys([*sel.tests, *self.chosen])), scope=scope)
+        if sel.choice == "all":
+            return HunkPlan(False, everything, scope=scope)
+        search = self.suite
+        if whole or search is None or search.cov is None:
+            why = f" ({search.why_not})" if search is not None and search.why_not and not whole else ""
+            return HunkPlan(True, reason=sel.reason + why, scope=scope)
+        found = search.cov.select(h, head_text, skip=quarantined | search.red, scope="suite")
+        if found.choice == "uncovered":
+            return HunkPlan(True, reason=found.reason, scope="suite")
+        # Executed outside a test body (import time, a fixture): every green test of the suite.
+        tests = found.tests if found.choice == "tests" else search.green
+        return HunkPlan(False, tuple(dict.fromkeys([*tests, *self.chosen])), scope="suite")
 
 
 Pending = Callable[[], None]
@@ -49,10 +108,13 @@ Pending = Callable[[], None]
 
 def prepare(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
-    targets: list[tuple[FileDiff, Hunk]], limit: float | None,
+    targets: list[tuple[FileDiff, Hunk]], limit: float | None, read: Callable[[str], str | None] | None = None,
 ) -> tuple[Prepared, Pending | None]:
     """Run the baseline and the instrument check: (what the reverts need, the check if it is
-    still running). Raises UntrustedCommand when the check has already failed."""
+    still running). Raises UntrustedCommand when the check has already failed.
+
+    With `read` (a head file's text), a hunk no selected test executes sends the whole
+    suite through one measured run (`SuiteSearch`) to find the tests that do."""
     # --timeout bounds every run, the baseline included (it runs under coverage, so give it room with --timeout).
     baseline_limit = limit if limit else 600.0
     # The instrument check needs nothing from the baseline: with a second slot it runs there
@@ -73,7 +135,7 @@ def prepare(
     pending: Pending | None = None
     try:
         prepared, pending = _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early,
-                                             first)
+                                             first, read)
         return prepared, pending
     finally:
         if side is not None:
@@ -128,7 +190,7 @@ def _in_slot(lease: AbstractContextManager[Scratch], scratch: Scratch,
 def _prepare_in_slot(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
-    first: Scratch | None = None,
+    first: Scratch | None = None, read: Callable[[str], str | None] | None = None,
 ) -> tuple[Prepared, Pending | None]:
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
@@ -156,6 +218,9 @@ def _prepare_in_slot(
                                    "recorded): every hunk is reverted")
         if cov is not None:
             baseline = replace(baseline, coverage_guided=True)
+        suite: SuiteSearch | None = None
+        if cov is not None and selected and read is not None and _unexecuted(cov, targets, read, baseline.quarantined):
+            suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
@@ -180,4 +245,41 @@ def _prepare_in_slot(
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))
         note = selection_note(static, selected, baseline.tests, openers, cov) + note
-        return Prepared(baseline, cov, chosen, note), pending
+        if suite is not None:
+            note += ("; the whole suite was searched for the tests of hunks no selected test runs" if suite.cov
+                     is not None else f"; the whole suite was not searched ({suite.why_not})")
+        return Prepared(baseline, cov, chosen, note, suite), pending
+
+
+def _unexecuted(cov: cm.CoverageMap, targets: list[tuple[FileDiff, Hunk]], read: Callable[[str], str | None],
+                quarantined: tuple[str, ...]) -> bool:
+    """True when some hunk of `targets` is executed by no selected (green) test."""
+    skip = frozenset(quarantined)
+    return any(cov.select(h, read(f.path), skip=skip).choice == "uncovered" for f, h in targets
+               if f.path.endswith(".py") and f.status != "deleted")
+
+
+def search_suite(scratch: Path, ctx: RunContext, py_files: list[str], keep: Path) -> SuiteSearch:
+    """Run the whole suite once under coverage, within `full-suite-budget` seconds, and map it.
+
+    Its red tests are kept apart (they grade nothing); a run that does not finish, is broken
+    or cannot be measured is a search not made, said in `why_not`.
+    """
+    budget = ctx.settings.full_suite_budget
+    support = cm.probe_coverage(ctx.argv[0], os.environ.get("PATH", os.defpath)) if budget > 0 else None
+    args = cm.coverage_args(ctx.argv, support) if support is not None else None
+    if support is None or args is None:
+        return SuiteSearch(None, why_not="full-suite-budget is 0" if budget <= 0 else "no coverage for it")
+    measured = _coverage_files(keep, scratch, py_files, support)
+    seen = ctx.run(scratch, (), budget, argv=[*ctx.argv, *args], in_run_dir=measured, coverage=True)
+    run = seen.run
+    if run.timed_out:
+        return SuiteSearch(None, why_not=f"it did not finish within full-suite-budget ({budget:g}s)")
+    base = quarantine(classify(run, True, " ".join(ctx.argv)))
+    if base.status != "green" or seen.foreign:
+        return SuiteSearch(None, why_not=f"its run was {'broken' if seen.foreign else base.status}: "
+                                         f"{seen.foreign or base.reason}")
+    suite_map = cm.read_map(keep, scratch, py_files, [t.id for t in run.tests])
+    if suite_map is None:
+        return SuiteSearch(None, why_not="its coverage could not be read")
+    return SuiteSearch(suite_map, base.tests, frozenset(base.quarantined))

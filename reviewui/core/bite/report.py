@@ -74,6 +74,9 @@ class HunkResult:
     """Guard reverts inside the hunk's added lines (`bite --guards`), in line order."""
     passed_tests: tuple[str, ...] = ()
     """Node ids that ran and passed in the revert run."""
+    scope: str = ""
+    """Where the tests of a coverage-guided hunk were looked for: `selected` (the selected tests
+    only: the whole suite was not searched) or `suite` (its one measured run); "" without coverage."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -213,6 +216,7 @@ class BiteReport:
                     "failures": [{"test": t, "message": m} for t, m in r.messages.items()],
                     "reason": r.reason or _default_reason(r),
                     "seconds": round(r.seconds, 3),
+                    "scope": r.scope or None,
                 }
                 for r in self.results
             ],
