@@ -203,9 +203,9 @@ def run_bite(
                 # baseline serves later checks of other hunks too.
                 # The suite is searched for the tests of a hunk no selected test runs only when
                 # the selection leaves some test module out.
-                rest = any(settings.test_layout.is_module(p) and p not in selected for p in tree)
+                beyond = any(settings.test_layout.is_module(p) and p not in selected for p in tree)
                 prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit,
-                                               head.text if rest else None)
+                                               head.text if beyond else None)
                 if check_left is not None:
                     # Whatever happens next, the check's slot is not closed under it.
                     before_close.callback(_quietly, check_left)
