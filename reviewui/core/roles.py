@@ -12,6 +12,7 @@ own (core/test_layout.py).
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
 from typing import Iterable, Literal
 
 Role = Literal["test", "source", "other"]
@@ -72,3 +73,23 @@ def classify(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> Role:
     if dot > 0 and name[dot:].lower() in SOURCE_SUFFIXES:
         return "source"
     return "other"
+
+
+NOT_CODE_NAMES = frozenset({"Pipfile.lock", "poetry.lock", "uv.lock", "setup.cfg", "tox.ini", ".pre-commit-config.yaml"})
+"""Files that are configuration or lock files whatever their suffix."""
+
+
+DATA_SUFFIXES = frozenset({".json", ".csv", ".tsv", ".txt", ".yaml", ".yml", ".xml", ".html", ".dat", ".bin",
+                           ".toml", ".ini", ".cfg", ".jsonl", ".ndjson", ".sql", ".pem", ".svg", ".png"})
+CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".pre-commit-config.yaml",
+                          "requirements.txt", "MANIFEST.in", ".coveragerc", "mkdocs.yml", ".readthedocs.yaml"})
+
+
+def is_data_file(path: str, role: str) -> bool:
+    """True for a changed file tests may read: anything non-Python under the tests, or data-like files."""
+    p = PurePosixPath(path)
+    if p.suffix == ".py" or role == "source" or p.name in CONFIG_NAMES or p.name in NOT_CODE_NAMES:
+        return False
+    if p.parts and p.parts[0].startswith(".") or p.suffix.lower() in (".md", ".rst", ".lock"):
+        return False
+    return role == "test" or p.suffix.lower() in DATA_SUFFIXES

@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
+from reviewui.core.roles import NOT_CODE_NAMES, is_data_file
 from reviewui.core.test_layout import TestLayout
 
 DEFAULT_LAYOUT = TestLayout()
@@ -32,7 +33,6 @@ CODE_LIKE_OTHER = frozenset({".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", 
                              ".tmpl", ".xml", ".env", ".properties", ".mk"})
 CODE_LIKE_NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile"})
 NOT_CODE_SUFFIXES = frozenset({".toml", ".yaml", ".yml", ".cfg", ".ini", ".md", ".rst", ".txt", ".json", ".lock"})
-NOT_CODE_NAMES = frozenset({"Pipfile.lock", "poetry.lock", "uv.lock", "setup.cfg", "tox.ini", ".pre-commit-config.yaml"})
 
 
 def is_test_file(path: str, layout: TestLayout = DEFAULT_LAYOUT) -> bool:
@@ -44,22 +44,6 @@ def is_not_code(path: str) -> bool:
     """True for configuration, documentation, data and lock files."""
     p = PurePosixPath(path)
     return p.name in NOT_CODE_NAMES or p.suffix.lower() in NOT_CODE_SUFFIXES
-
-
-DATA_SUFFIXES = frozenset({".json", ".csv", ".tsv", ".txt", ".yaml", ".yml", ".xml", ".html", ".dat", ".bin",
-                           ".toml", ".ini", ".cfg", ".jsonl", ".ndjson", ".sql", ".pem", ".svg", ".png"})
-CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".pre-commit-config.yaml",
-                          "requirements.txt", "MANIFEST.in", ".coveragerc", "mkdocs.yml", ".readthedocs.yaml"})
-
-
-def is_data_file(path: str, role: str) -> bool:
-    """True for a changed file tests may read: anything non-Python under the tests, or data-like files."""
-    p = PurePosixPath(path)
-    if p.suffix == ".py" or role == "source" or p.name in CONFIG_NAMES or p.name in NOT_CODE_NAMES:
-        return False
-    if p.parts and p.parts[0].startswith(".") or p.suffix.lower() in (".md", ".rst", ".lock"):
-        return False
-    return role == "test" or p.suffix.lower() in DATA_SUFFIXES
 
 
 def selected_test_files(diff: Diff, layout: TestLayout = DEFAULT_LAYOUT) -> list[str]:
