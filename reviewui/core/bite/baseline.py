@@ -91,6 +91,29 @@ def quarantine(base: Baseline) -> Baseline:
                    quarantined=base.failing_tests)
 
 
+def collection_broken(run: RunResult) -> bool:
+    """True when only collection errors stopped a pytest run (a run past them may find green tests)."""
+    return any(t.collection for t in run.tests) and not run.killed and not run.limit and not run.junit_error
+
+
+def quarantine_collection(run: RunResult) -> Baseline | None:
+    """The baseline of the second run, made past collection errors: green against the tests that
+    passed, with the modules that cannot be collected and the failing tests quarantined (a module
+    by its path). None when nothing passed there, or the run did not end as pytest ends a run."""
+    if run.killed or run.limit or run.junit_error or run.returncode not in (0, 1):
+        return None
+    bad = [t for t in run.tests if t.outcome in ("failed", "error")]
+    green = tuple(t.id for t in run.tests if t.outcome not in ("failed", "error"))
+    if not any(t.outcome == "passed" for t in run.tests) or not bad:
+        return None
+    first = bad[0]
+    n = len(bad)
+    reason = (f"{n} test{'s' if n != 1 else ''} or module{'s' if n != 1 else ''} red at the head quarantined "
+              f"(left out; every hunk is graded against the {len(green)} green), e.g. {first.id}: {first.message}")
+    return Baseline("green", (), {t.id: t.message for t in bad}, run.seconds, reason, run.output, green,
+                    quarantined=tuple(t.id for t in bad))
+
+
 def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
     """The Baseline of `run` with `reason` (and a hint) and `output_tail` filled when not green."""
     tail = error_lines(run.output)

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite.baseline import classify, quarantine
+from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
 from reviewui.core.bite.instrument import instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
-from reviewui.core.bite.runctx import RunContext
+from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.bite.selection import StaticSelection, selection_note
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.runner import RunFiles
@@ -165,6 +165,23 @@ def _quarantined(baseline: Baseline, ctx: RunContext) -> Baseline:
     return baseline
 
 
+def _past_collection_errors(
+    scratch: Path, ctx: RunContext, selected: tuple[str, ...], limit: float, cov_args: list[str],
+    measured: RunFiles | None, cov_dir: Path, first: tuple[Observation, Baseline],
+) -> tuple[Observation, Baseline]:
+    """The baseline run again past its collection errors (`--continue-on-collection-errors`): the
+    modules that cannot be imported at the head are quarantined when other tests are green there,
+    else the first run's broken baseline stands."""
+    shutil.rmtree(cov_dir, ignore_errors=True)  # the first run measured only imports
+    seen = ctx.run(scratch, selected, limit, argv=[*ctx.argv, *cov_args, "--continue-on-collection-errors"],
+                   record_opens=True, in_run_dir=measured, coverage=measured is not None)
+    baseline = quarantine_collection(seen.run)
+    if baseline is None:
+        return first
+    ctx.quarantined = baseline.quarantined
+    return seen, baseline
+
+
 def _first_ready(pool: WorktreePool, target: Target, ctx: RunContext) -> Scratch | None:
     """The slot whose warm server is ready first, every slot checked out at head meanwhile
     (None: no warm server). The baseline, longer than the side checks, starts there: the
@@ -208,6 +225,9 @@ def _prepare_in_slot(
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
                        in_run_dir=measured, coverage=measured is not None)
         baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx)
+        if baseline.status == "broken" and ctx.pytest_mode and collection_broken(seen.run):
+            seen, baseline = _past_collection_errors(scratch.path, ctx, selected, baseline_limit, cov_args, measured,
+                                                     cov_dir, (seen, baseline))
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""

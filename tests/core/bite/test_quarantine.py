@@ -107,3 +107,28 @@ def test_an_approve_is_told_what_was_quarantined(tmp_path: Path, monkeypatch: py
     assert ledger.against("approve") == []
     ledger.add_report(rep)
     assert ledger.against("approve") == [f"1 test red at the head quarantined (graded nothing): {RED}"]
+
+
+@pytest.mark.parametrize("warm, named", [(True, False), (False, True), (True, True)])
+def test_a_module_that_cannot_be_imported_at_head_is_quarantined_by_a_second_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool, named: bool) -> None:
+    use_venv_python(monkeypatch)
+    # The metadata is read at import time: pytest cannot even collect the module.
+    meta = ("from importlib.metadata import version\n\nVERSION = version('reviewui-not-installed-pkg')\n\n\n"
+            "def test_version():\n    assert VERSION\n")
+    # `named`: the branch touches both test modules, so the runs name them (`--ignore` does not reach a named path).
+    touched = {"tests/test_meta.py": meta + "# touched\n", "tests/test_core.py": BASE["tests/test_core.py"] + "# touched\n"}
+    rb = make_repo(tmp_path / "r", {**BASE, "tests/test_meta.py": meta}, {**BRANCH, **(touched if named else {})})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(warm_runner=warm))
+    assert bool(rep.selected_tests) == named
+    b = rep.baseline
+    assert b.status == "green", b.reason
+    assert b.quarantined == ("tests/test_meta.py",)
+    assert "PackageNotFoundError" in b.messages["tests/test_meta.py"]
+    verdicts = {(r.file, r.index): r.verdict for r in rep.results}
+    # describe() is now run by no test at all; NAME's revert runs the whole suite without the module.
+    assert verdicts == {("pkg/core.py", 0): "bites", ("pkg/core.py", 1): "bites", ("pkg/core.py", 2): "uncovered",
+                        ("pkg/names.py", 0): "toothless"}
+    [entry] = rep.to_json(t)["baseline"]["quarantined"]
+    assert entry["test"] == "tests/test_meta.py" and "PackageNotFoundError" in entry["message"]
