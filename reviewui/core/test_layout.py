@@ -55,6 +55,8 @@ class TestLayout:
     """Test modules that define unittest's `load_tests` (pytest does not call it)."""
     unittest_modules: tuple[str, ...] = ()
     """Files only `python -m unittest`'s discovery finds (test*.py, not a pytest test module)."""
+    blocked_cases: tuple[str, ...] = ()
+    """Test modules with unittest TestCases that `-p no:unittest` in addopts keeps pytest from running."""
 
     @property
     def module_globs(self) -> tuple[str, ...]:
@@ -101,9 +103,10 @@ class TestLayout:
 
         When a test module builds its tests through `load_tests`, or when
         the project has no pytest configuration and only unittest's
-        discovery finds its test files.
+        discovery finds its test files, or when `-p no:unittest` keeps pytest from
+        running its TestCases.
         """
-        return bool(self.load_tests) or (not self.config_file and bool(self.unittest_modules))
+        return bool(self.load_tests or self.blocked_cases) or (not self.config_file and bool(self.unittest_modules))
 
 
 def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
@@ -130,10 +133,16 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     # unittest's pattern also matches `testing.py` helpers: only files with a TestCase in them count.
     candidates = [p for p in tree if fnmatchcase(PurePosixPath(p).name, UNITTEST_PATTERN)
                   and not layout.is_module(p) and _importable(p)]
-    unittest_only = tuple(sorted(set(candidates) & set(_grep(repo_dir, rev, r"TestCase\b", candidates))))
+    unittest_only = tuple(sorted(set(candidates) & set(
+        _grep(repo_dir, rev, r"TestCase\b", [f":(literal){p}" for p in candidates]))))
     loaders = tuple(p for p in _grep(repo_dir, rev, r"^def load_tests\(", ["*.py"])
                     if layout.is_module(p) or p in unittest_only)
-    return TestLayout(layout.python_files, layout.testpaths, config_file, layout.plugins, loaders, unittest_only)
+    blocked: tuple[str, ...] = ()
+    if "no:unittest" in layout.plugins:
+        modules = [p for p in tree if layout.is_module(p)]
+        blocked = tuple(_grep(repo_dir, rev, r"TestCase\b", [f":(literal){p}" for p in modules]))
+    return TestLayout(layout.python_files, layout.testpaths, config_file, layout.plugins, loaders, unittest_only,
+                      blocked)
 
 
 def _grep(repo_dir: str | Path, rev: str, pattern: str, paths: list[str]) -> list[str]:

@@ -152,3 +152,17 @@ def test_python_files_outside_testpaths_do_not_make_source_a_test(tmp_path: Path
     diff = load_diff(str(rb.root), t.base, t.head, settings.test_globs)
     assert {f.path: f.role for f in diff.files} == {"pkg/core.py": "source"}
     assert "tests/**/*.py" in settings.test_globs
+
+
+def test_unittest_cases_pytest_is_told_not_to_run_run_under_unittest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_venv_python(monkeypatch)
+    ini = "[pytest]\naddopts = -p no:unittest\n"
+    rb = make_repo(tmp_path / "r", {"calc.py": CALC, "pytest.ini": ini, "test_calc.py": UNITTEST_STYLE},
+                   {"calc.py": CALC_BRANCH})
+    t = resolve_target(rb.root, "agent/work")
+    layout = read_layout(rb.root, t.base)
+    assert layout.plugins == ("no:unittest",) and layout.blocked_cases == ("test_calc.py",)
+    _, _, rep = _review(rb.root, warm=False)
+    assert rep.test_command == "python -m unittest"
+    assert _graded(rep) == {"calc.py:0": "bites"}
