@@ -17,6 +17,11 @@ A hunk is then:
 - run against every selected test when fixture setup/teardown, import time
   or a subprocess executed it (a shared fixture can feed many tests).
 
+Tests quarantined at the baseline (red at the head) count as not having
+run. A map of the selected tests says `uncovered` of what no *selected*
+test runs; prepare.search_suite then maps the whole suite once, and its
+`uncovered` means no test in the suite runs the lines (`scope`).
+
 Evidence is never invented: when the reviewer's `python` lacks coverage,
 when the plugin did not see every test run in-process (pytest-xdist), or
 when the data cannot be read, no map is made and every hunk runs all

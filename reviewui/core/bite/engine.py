@@ -6,9 +6,14 @@
 0. Hunks of files that are not code are `not-code` (unless include_config);
    with no code hunk at all the report says "nothing to bite-check" and
    nothing runs.
-1. Baseline (selection.py): changed test files and test files importing a
-   changed helper, `__init__.py` or conftest; the whole suite when there are
-   none, or when the branch changes data files (their readers are recorded).
+1. Baseline (selection.py, by the base commit's test layout, test_layout.py):
+   changed test files and test files importing a changed helper,
+   `__init__.py` or conftest; the whole suite when there are none, or when
+   the branch changes data files (their readers are recorded). A whole-suite
+   run names the test modules pytest would not find by itself (a root
+   test.py). Tests red at the head beside green ones are quarantined
+   (baseline.quarantine; a module that cannot be imported, after a second
+   run past collection errors) and left out of every later run.
    Every run (runctx.py, origin.py) puts the scratch's import roots first
    and records where the changed modules came from: a module from outside
    the scratch (editable install) makes the run `broken`. For
@@ -22,8 +27,11 @@
    command that cannot fail raises UntrustedCommand instead of calling hunks
    toothless. With two slots it runs beside the baseline, and the reverts may
    start before it ends: nothing is reported until it has passed.
-3. Per hunk: `uncovered` straight from the coverage map, or revert only that
-   hunk, run the tests that execute it (plus data-file readers), and grade
+3. Per hunk (Prepared.plan): `uncovered` straight from the coverage map, when
+   no test in the suite executes it (a hunk no selected test executes sends
+   the whole suite through one measured run at the baseline, within
+   `full-suite-budget`: prepare.search_suite), or revert only that hunk, run
+   the tests that execute it (plus data-file readers), and grade
    (revert_grade.py; cross-hunk by ast, crosshunk.py). With pytest, the
    reverts of Python files and the batchable guards share one configured
    pytest session per slot (revert_batch.py, guard_batch.py), a share of the

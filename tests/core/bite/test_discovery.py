@@ -166,3 +166,17 @@ def test_unittest_cases_pytest_is_told_not_to_run_run_under_unittest(
     _, _, rep = _review(rb.root, warm=False)
     assert rep.test_command == "python -m unittest"
     assert _graded(rep) == {"calc.py:0": "bites"}
+
+
+def test_the_cli_grades_a_root_test_py_project_with_no_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from tests.clirun import run_cli
+
+    use_venv_python(monkeypatch)
+    rb = make_repo(tmp_path / "r", {"calc.py": CALC, "test.py": PYTEST_STYLE}, {"calc.py": CALC_BRANCH})
+    res = run_cli("bite", "agent/work", "--format", "json", cwd=rb.root, timeout=300)
+    doc = json.loads(res.stdout)
+    assert res.returncode == 0, res.stderr
+    assert doc["baseline"]["status"] == "green"
+    assert [(h["file"], h["verdict"]) for h in doc["hunks"]] == [("calc.py", "bites")]
