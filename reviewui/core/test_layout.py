@@ -113,10 +113,13 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     """The test layout stored at commit `rev` (read through git, never a working tree)."""
     from reviewui.core.git import list_files, show_file
 
+    everything = list_files(repo_dir, rev)
+    present = set(everything)
     options: dict[str, list[str]] = {}
     config_file = ""
     for name in PYTEST_CONFIG_FILES:
-        blob = show_file(repo_dir, rev, name)
+        # Only the files the tree has: each read is a git process, paid before the first screen.
+        blob = show_file(repo_dir, rev, name) if name in present else None
         if blob is None or len(blob) > MAX_CONFIG_BYTES:
             continue
         found = pytest_options(name, blob.decode("utf-8", "replace"))
@@ -129,18 +132,19 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
         config_file=config_file,
         plugins=_plugins(options.get("addopts") or []),
     )
-    tree = [p for p in list_files(repo_dir, rev) if p.endswith(".py")]
+    tree = [p for p in everything if p.endswith(".py")]
     # unittest's pattern also matches `testing.py` helpers: only files with a TestCase in them count.
     candidates = [p for p in tree if fnmatchcase(PurePosixPath(p).name, UNITTEST_PATTERN)
                   and not layout.is_module(p) and _importable(p)]
+    # Only the test modules' blobs are read: a grep of the whole tree costs startup time on a large repo.
+    where = [f":(glob)**/{g}" for g in dict.fromkeys([*layout.module_globs, UNITTEST_PATTERN])]
     unittest_only = tuple(sorted(set(candidates) & set(
-        _grep(repo_dir, rev, r"TestCase\b", [f":(literal){p}" for p in candidates]))))
-    loaders = tuple(p for p in _grep(repo_dir, rev, r"^def load_tests\(", ["*.py"])
+        _grep(repo_dir, rev, r"TestCase\b", [f":(glob)**/{UNITTEST_PATTERN}"])))) if candidates else ()
+    loaders = tuple(p for p in _grep(repo_dir, rev, r"^def load_tests\(", where)
                     if layout.is_module(p) or p in unittest_only)
     blocked: tuple[str, ...] = ()
     if "no:unittest" in layout.plugins:
-        modules = [p for p in tree if layout.is_module(p)]
-        blocked = tuple(_grep(repo_dir, rev, r"TestCase\b", [f":(literal){p}" for p in modules]))
+        blocked = tuple(p for p in _grep(repo_dir, rev, r"TestCase\b", where) if layout.is_module(p))
     return TestLayout(layout.python_files, layout.testpaths, config_file, layout.plugins, loaders, unittest_only,
                       blocked)
 
