@@ -120,7 +120,7 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     for name in PYTEST_CONFIG_FILES:
         # Only the files the tree has: each read is a git process, paid before the first screen.
         blob = show_file(repo_dir, rev, name) if name in present else None
-        if blob is None or len(blob) > MAX_CONFIG_BYTES:
+        if blob is None or len(blob) > MAX_CONFIG_BYTES or not _may_configure_pytest(name, blob):
             continue
         found = pytest_options(name, blob.decode("utf-8", "replace"))
         if found is not None:
@@ -147,6 +147,12 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
         blocked = tuple(p for p in _grep(repo_dir, rev, r"TestCase\b", where) if layout.is_module(p))
     return TestLayout(layout.python_files, layout.testpaths, config_file, layout.plugins, loaders, unittest_only,
                       blocked)
+
+
+def _may_configure_pytest(name: str, blob: bytes) -> bool:
+    """False when a pyproject.toml cannot hold a pytest table (no need to parse it: most starts never
+    parse TOML). A quoted key may spell the name with escapes, so any escape sends it to the parser."""
+    return name != "pyproject.toml" or b"pytest" in blob or b"\\u" in blob or b"\\U" in blob
 
 
 def _grep(repo_dir: str | Path, rev: str, pattern: str, paths: list[str]) -> list[str]:
