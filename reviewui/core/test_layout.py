@@ -16,8 +16,6 @@ is handed by path, so a run names them when pytest would not find them.
 
 from __future__ import annotations
 
-import configparser
-import shlex
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
@@ -187,6 +185,8 @@ def pytest_options(name: str, text: str) -> dict[str, list[str]] | None:
         inner = section.get("ini_options")
         raw = dict(inner) if isinstance(inner, dict) else {k: v for k, v in section.items() if k != "ini_options"}
     else:
+        import configparser  # here, not at the top: most projects' reviews never need it
+
         parser = configparser.RawConfigParser(strict=False, interpolation=None)
         try:
             parser.read_string(text)
@@ -200,6 +200,8 @@ def pytest_options(name: str, text: str) -> dict[str, list[str]] | None:
 
 
 def _words(value: Any) -> list[str]:
+    import shlex
+
     if isinstance(value, list):
         return [str(v) for v in value]
     try:
