@@ -249,6 +249,8 @@ class BiteReport:
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
             if r.reason:
                 lines.append(f"    {r.reason}")
+            if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered":
+                lines.append("    no selected test runs it: graded by tests found in the whole suite")
             lines.extend(f"    guard {g.one_line()}" for g in r.guards)
         s = self.summary()
         lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "nothing to bite-check")

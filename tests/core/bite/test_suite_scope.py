@@ -61,6 +61,9 @@ def test_a_hunk_only_an_unchanged_test_runs_is_graded_by_it(
     assert "the whole suite was searched" in rep.selection
     doc = json.loads(json.dumps(rep.to_json(t)))
     assert [h["scope"] for h in doc["hunks"]] == ["selected", "suite", "suite"]
+    text = rep.render_text(t)
+    assert text.count("graded by tests found in the whole suite") == 1
+    assert "no test in the suite executes the changed lines" in text
     [warning] = [f for f in bite_findings(rep) if f.kind == "toothless-hunk"]
     assert warning.file == "pkg/b.py" and "no test in the suite runs it" in warning.message
 
