@@ -205,13 +205,13 @@ def run_bite(
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, targets, head.raw) if guards else None
             prepared = cache.get(key)
+            # The suite is searched for the tests of a hunk no selected test runs only when the
+            # selection leaves some test module out; otherwise the selection is the suite.
+            beyond = not whole and any(settings.test_layout.is_module(p) and p not in selected for p in tree)
             check_left: Pending | None = None
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
                 # baseline serves later checks of other hunks too.
-                # The suite is searched for the tests of a hunk no selected test runs only when
-                # the selection leaves some test module out.
-                beyond = any(settings.test_layout.is_module(p) and p not in selected for p in tree)
                 prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit,
                                                head.text if beyond else None)
                 if check_left is not None:
@@ -232,7 +232,7 @@ def run_bite(
                 if base.status != "green":
                     graded_now.append(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
-                plan = prepared.plan(h, head.text(f.path), selected, whole)
+                plan = prepared.plan(h, head.text(f.path), selected, whole, complete=not beyond)
                 if plan.scope:
                     scopes[h.key] = plan.scope
                 if plan.uncovered:

@@ -73,8 +73,10 @@ class Prepared:
     suite: SuiteSearch | None = None
     """The whole suite's measured run, when some hunk is executed by no selected test."""
 
-    def plan(self, h: Hunk, head_text: str | None, selected: tuple[str, ...], whole: bool) -> HunkPlan:
-        """Which tests hunk `h` is graded with (`head_text`: its file at the head).
+    def plan(self, h: Hunk, head_text: str | None, selected: tuple[str, ...], whole: bool,
+             complete: bool = False) -> HunkPlan:
+        """Which tests hunk `h` is graded with (`head_text`: its file at the head; `whole`: the
+        baseline ran the whole suite; `complete`: the selection holds every test module).
 
         A hunk no selected test executes is looked for in the whole suite's run
         (`suite`): graded by the green tests there that execute it, `uncovered`
@@ -84,15 +86,15 @@ class Prepared:
         if self.cov is None:
             return HunkPlan(False, everything)
         quarantined = frozenset(self.baseline.quarantined)
-        scope = "suite" if whole else "selected"
+        scope = "suite" if whole or complete else "selected"
         sel = self.cov.select(h, head_text, skip=quarantined, scope=scope)
         if sel.choice == "tests":
             return HunkPlan(False, tuple(dict.fromkeys([*sel.tests, *self.chosen])), scope=scope)
         if sel.choice == "all":
             return HunkPlan(False, everything, scope=scope)
         search = self.suite
-        if whole or search is None or search.cov is None:
-            why = f" ({search.why_not})" if search is not None and search.why_not and not whole else ""
+        if scope == "suite" or search is None or search.cov is None:
+            why = f" ({search.why_not})" if search is not None and search.why_not and scope != "suite" else ""
             return HunkPlan(True, reason=sel.reason + why, scope=scope)
         found = search.cov.select(h, head_text, skip=quarantined | search.red, scope="suite")
         if found.choice == "uncovered":

@@ -114,3 +114,16 @@ def test_the_budget_is_a_trusted_setting() -> None:
     for bad in (-1, "soon", True):
         with pytest.raises(ReviewError, match="full-suite-budget"):
             Settings.from_mapping({"full-suite-budget": bad})
+
+
+def test_a_selection_that_holds_every_test_module_is_the_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.core.bite.helpers import feature_repo
+
+    use_venv_python(monkeypatch)
+    rb = feature_repo(tmp_path / "r")  # the branch adds the repo's only two test modules
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(), hunks=[("pkg/branchy.py", 0)])
+    [r] = rep.results
+    assert (r.verdict, r.scope) == ("uncovered", "suite")
+    assert r.reason == "no test in the suite executes the changed lines"
+    assert "whole suite" not in rep.selection  # nothing left to search: no second run
