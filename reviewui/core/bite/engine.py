@@ -223,8 +223,7 @@ def run_bite(
             ctx.quarantined = base.quarantined  # a cached baseline's too
             per_run = limit or (10 * base.seconds + 5)
             # Guard reverts (issue 15) run beside the hunk reverts; `join` attaches them to their hunk.
-            gjobs = guard_check.select_all(made.result(), prepared.cov, selected) \
-                if made is not None and base.status == "green" else []
+            gjobs = prepared.guard_jobs(made.result(), selected) if made is not None and base.status == "green" else []
             join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
             graded_now: list[HunkResult] = []  # known without a run: reported once the instrument check passed

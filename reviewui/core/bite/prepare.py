@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
+from reviewui.core.bite import guard_check
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
 from reviewui.core.bite.instrument import instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
@@ -102,6 +105,27 @@ class Prepared:
         # Executed outside a test body (import time, a fixture): every green test of the suite.
         tests = found.tests if found.choice == "tests" else search.green
         return HunkPlan(False, tuple(dict.fromkeys([*tests, *self.chosen])), scope="suite")
+
+    def guard_jobs(self, guards: list[Guard], selected: tuple[str, ...]) -> list[GuardJob]:
+        """Each guard with the tests its run needs, chosen as `plan` chooses a hunk's: never a
+        quarantined test, and the whole suite's run searched for a line no selected test executes."""
+        red = frozenset(self.baseline.quarantined)
+        out: list[GuardJob] = []
+        for job in guard_check.select_all(guards, self.cov, selected):
+            sel = job.selection
+            if sel.choice == "uncovered" and self.suite is not None and self.suite.cov is not None:
+                found = guard_check.select_for_guard(self.suite.cov, job.guard)
+                line = job.guard.line
+                sel = (cm.Selection("uncovered", reason=f"no test in the suite executes line {line}")
+                       if found.choice == "uncovered" else
+                       found if found.choice == "tests" else cm.Selection("tests", self.suite.green))
+                red |= self.suite.red
+            if sel.choice == "tests":
+                kept = tuple(t for t in sel.tests if t not in red)
+                sel = cm.Selection("tests", kept) if kept else cm.Selection(
+                    "uncovered", reason=f"only tests red at the head (quarantined) execute line {job.guard.line}")
+            out.append(GuardJob(job.guard, sel, sel.tests if sel.choice == "tests" else job.tests))
+        return out
 
 
 Pending = Callable[[], None]

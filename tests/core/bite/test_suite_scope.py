@@ -127,3 +127,21 @@ def test_a_selection_that_holds_every_test_module_is_the_suite(tmp_path: Path, m
     assert (r.verdict, r.scope) == ("uncovered", "suite")
     assert r.reason == "no test in the suite executes the changed lines"
     assert "whole suite" not in rep.selection  # nothing left to search: no second run
+
+
+def test_guards_are_looked_for_in_the_suite_as_their_hunk_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_venv_python(monkeypatch)
+    branch = {**BRANCH, "pkg/a.py": "def f(x):\n    return abs(x)\n" + PAD + "def g(x):\n    if x < 0:\n"
+              "        return 0\n    return x\n", "pkg/b.py": "def h(x):\n    if x < 0:\n        return -x\n    return x\n"}
+    rb = make_repo(tmp_path / "r", BASE, branch)
+    t, d = load(rb.root)
+    seen = []
+    for warm in (True, False):
+        got = {r.key: r for r in run_bite(t, d, Settings(warm_runner=warm), guards=True).results}
+        g_guards, h_guards = got[("pkg/a.py", 1)].guards, got[("pkg/b.py", 0)].guards
+        assert g_guards and all(g.tests_run == ("tests/test_old.py::test_g",) for g in g_guards)
+        assert "bites" in {g.verdict for g in g_guards}
+        assert h_guards and {(g.verdict, g.reason) for g in h_guards} == {
+            ("uncovered", "no test in the suite executes line 2")}
+        seen.append([(g.line, g.kind, g.verdict) for g in g_guards + h_guards])
+    assert seen[0] == seen[1]
