@@ -19,8 +19,11 @@ from typing import Any
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
+from reviewui.core.test_layout import UNITTEST_COMMAND, TestLayout, read_layout
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
+DEFAULT_FULL_SUITE_BUDGET = 600.0
+"""Seconds the whole suite may take when it is measured to find the tests of a hunk no selected test runs."""
 DEFAULT_NOTES_REF = "refs/notes/reviewui"
 DEFAULT_TRANSCRIPT_PATHS: tuple[str, ...] = (
     ".reviewui/transcript.jsonl",
@@ -57,6 +60,11 @@ class Settings:
     (see core/run/warm_runner.py); `warm-runner = false` starts every run cold."""
     branch_config_trusted: bool = False
     """True when the reviewer accepted the branch's own config changes for this review."""
+    full_suite_budget: float = DEFAULT_FULL_SUITE_BUDGET
+    """Time limit (seconds) of the one measured run of the whole suite that looks for the tests
+    executing a hunk no selected test runs (`full-suite-budget`; 0 never runs it)."""
+    test_layout: TestLayout = field(default_factory=TestLayout)
+    """The base commit's test layout (pytest's python_files/testpaths, unittest-only suites)."""
 
     @classmethod
     def from_commit(cls, repo_dir: str | Path, rev: str) -> "Settings":
@@ -103,6 +111,11 @@ class Settings:
             s = replace(s, warm_runner=data["warm-runner"])
         if "exclude" in data:
             s = replace(s, exclude=tuple(_str_list(data["exclude"], "exclude")))
+        if "full-suite-budget" in data:
+            b = data["full-suite-budget"]
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0:
+                raise ReviewError("config: full-suite-budget must be a number of seconds (0 turns it off)")
+            s = replace(s, full_suite_budget=float(b))
         if "timeout" in data:
             t = data["timeout"]
             if not isinstance(t, (int, float)) or t <= 0:
@@ -168,7 +181,7 @@ def user_settings_mapping() -> dict[str, Any]:
 
 SETTING_KEYS: tuple[str, ...] = (
     "test-globs", "test-command", "notes-ref", "transcript", "severity",
-    "env-allow", "network", "warm-runner", "exclude", "timeout",
+    "env-allow", "network", "warm-runner", "exclude", "timeout", "full-suite-budget",
 )
 """Every key Settings.from_mapping reads."""
 
@@ -262,7 +275,17 @@ def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch
         if isinstance(branch.get("severity"), dict):
             branch["severity"] = {k: v for k, v in branch["severity"].items() if k != "config-changed"}
         layers.append(branch)
-    return replace(Settings.from_mapping(merge_mappings(*layers)), branch_config_trusted=trust_branch)
+    merged = merge_mappings(*layers)
+    return with_layout(replace(Settings.from_mapping(merged), branch_config_trusted=trust_branch),
+                       read_layout(repo_dir, base), command_set="test-command" in merged)
+
+
+def with_layout(settings: Settings, layout: TestLayout, *, command_set: bool) -> Settings:
+    """`settings` with the base commit's test layout: its test files count as tests, and a
+    unittest-only suite runs under `python -m unittest` unless a test command is configured."""
+    globs = tuple(dict.fromkeys([*settings.test_globs, *layout.role_globs()]))
+    command = UNITTEST_COMMAND if layout.wants_unittest and not command_set else settings.test_command
+    return replace(settings, test_globs=globs, test_command=command, test_layout=layout)
 
 
 def _may_name_reviewui(pyproject: bytes) -> bool:

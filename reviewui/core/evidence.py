@@ -271,6 +271,8 @@ class EvidenceLedger:
                 out += [f"{g.file}:{g.line} {g.kind} guard is {g.verdict}: no test notices it reverted"
                         for g in r.guards if g.verdict in ("toothless", "uncovered")]
             out += [f"error finding {f.kind}: {f.message}" for f in errors]
+            if self.baseline is not None and self.baseline.quarantined:
+                out.append(_quarantine_line(self.baseline.quarantined))
             out += [f"an earlier reject by {_who(r)} ({rel.replace('-', ' ')})" for r, rel, _ in history
                     if r.verdict == "reject"]
             unreviewed = [h for h in hunks or () if not self.is_reviewed(h)]
@@ -306,6 +308,13 @@ class EvidenceLedger:
             findings=tuple(FindingRecord(f.kind, f.message) for f in self.findings),
             tests=tuple(TestRecord(t.id, t.change, t.head, t.base) for t in rows[:MAX_TEST_RECORDS]),
         )
+
+
+def _quarantine_line(tests: Sequence[str]) -> str:
+    """What an approve should know of tests red at the head: no hunk was graded by them."""
+    n = len(tests)
+    shown = ", ".join(tests[:3]) + (f" and {n - 3} more" if n > 3 else "")
+    return f"{n} test{'s' if n != 1 else ''} red at the head quarantined (graded nothing): {shown}"
 
 
 def _who(review: Review) -> str:

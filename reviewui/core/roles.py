@@ -1,14 +1,18 @@
 """Classify changed files as `test`, `source` or `other`.
 
 Tests follow pytest's conventions by default (test_*.py, *_test.py,
-conftest.py, anything under a tests/ or test/ folder); source is any file
-with a programming-language extension; everything else (docs, data,
-config, binaries) is `other`. The globs can be replaced per repository.
+conftest.py, anything under a tests/ or test/ folder) and the names projects
+give a suite pytest does not collect by name (test.py, tests.py,
+*_tests.py); source is any file with a programming-language extension;
+everything else (docs, data, config, binaries) is `other`. The globs can be
+replaced per repository; the base commit's pytest configuration adds its
+own (core/test_layout.py).
 """
 
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
 from typing import Iterable, Literal
 
 Role = Literal["test", "source", "other"]
@@ -19,6 +23,9 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "conftest.py",
     "tests/**",
     "test/**",
+    "test.py",
+    "tests.py",
+    "*_tests.py",
 )
 
 SOURCE_SUFFIXES: frozenset[str] = frozenset(
@@ -32,12 +39,16 @@ def _match(path: str, pattern: str) -> bool:
     """True when `path` matches `pattern`.
 
     A pattern without a slash matches the file name at any depth; `dir/**`
-    matches anything below a folder called `dir` at any depth.
+    matches anything below a folder called `dir` at any depth; `dir/**/name`
+    a file called `name` anywhere below the top-level folder `dir`.
     """
     # Plain string work: this runs for every changed file times every glob.
     if pattern.endswith("/**"):
         folder = pattern[:-3]
         return path.startswith(folder + "/") or f"/{folder}/" in f"/{path}"
+    if "/**/" in pattern:
+        folder, _, name = pattern.partition("/**/")
+        return (folder in ("", ".") or path.startswith(folder + "/")) and fnmatchcase(path.rpartition("/")[2], name)
     if "/" not in pattern:
         return fnmatchcase(path.rpartition("/")[2], pattern)
     return fnmatchcase(path, pattern)
@@ -62,3 +73,23 @@ def classify(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> Role:
     if dot > 0 and name[dot:].lower() in SOURCE_SUFFIXES:
         return "source"
     return "other"
+
+
+NOT_CODE_NAMES = frozenset({"Pipfile.lock", "poetry.lock", "uv.lock", "setup.cfg", "tox.ini", ".pre-commit-config.yaml"})
+"""Files that are configuration or lock files whatever their suffix."""
+
+
+DATA_SUFFIXES = frozenset({".json", ".csv", ".tsv", ".txt", ".yaml", ".yml", ".xml", ".html", ".dat", ".bin",
+                           ".toml", ".ini", ".cfg", ".jsonl", ".ndjson", ".sql", ".pem", ".svg", ".png"})
+CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".pre-commit-config.yaml",
+                          "requirements.txt", "MANIFEST.in", ".coveragerc", "mkdocs.yml", ".readthedocs.yaml"})
+
+
+def is_data_file(path: str, role: str) -> bool:
+    """True for a changed file tests may read: anything non-Python under the tests, or data-like files."""
+    p = PurePosixPath(path)
+    if p.suffix == ".py" or role == "source" or p.name in CONFIG_NAMES or p.name in NOT_CODE_NAMES:
+        return False
+    if p.parts and p.parts[0].startswith(".") or p.suffix.lower() in (".md", ".rst", ".lock"):
+        return False
+    return role == "test" or p.suffix.lower() in DATA_SUFFIXES

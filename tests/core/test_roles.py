@@ -23,6 +23,10 @@ from reviewui.core.roles import classify, matches_any
         (".py", "other"),
         ("tests", "other"),
         ("docs/test_plan.md", "other"),
+        ("test.py", "test"),
+        ("tests.py", "test"),
+        ("pkg/io_tests.py", "test"),
+        ("pkg/testing.py", "source"),
     ],
 )
 def test_default_roles(path: str, role: str) -> None:
@@ -38,3 +42,11 @@ def test_custom_globs() -> None:
     assert classify("tests/test_a.py", globs) == "source"
     assert matches_any("sample_repos/a/b.py", ("sample_repos/**",))
     assert not matches_any("my_sample_repos/a.py", ("sample_repos/**",))
+
+
+def test_a_folder_scoped_name_glob() -> None:
+    globs = ("checks/**/check_*.py",)
+    assert classify("checks/check_a.py", globs) == "test"
+    assert classify("checks/deep/check_a.py", globs) == "test"
+    assert classify("src/check_a.py", globs) == "source"
+    assert classify("xchecks/check_a.py", globs) == "source"

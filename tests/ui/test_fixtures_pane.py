@@ -127,3 +127,22 @@ async def test_j_and_k_move_between_rows(sample1: ReviewSession) -> None:
         assert option_list.highlighted is not None and option_list.highlighted > here
         await pilot.press("k")
         assert option_list.highlighted == here
+
+
+async def test_a_hunk_only_data_driven_tests_reach_counts_their_readers(tmp_path: Path) -> None:
+    # issue 32: not "no test calls this" in error red when a changed case file feeds a test.
+    from tests.core.fixtures.test_data_reads import CASES_TEST, PARSER
+    from tests.gitrepo import make_repo
+
+    rb = make_repo(tmp_path / "r",
+                   {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_cases.py": CASES_TEST,
+                    "tests/cases/a.json": '{"in": "a,b", "out": ["a", "b"]}\n'},
+                   {"pkg/parser.py": PARSER.replace("text.split(',')", "[t.strip() for t in text.split(',')]"),
+                    "tests/cases/b.json": '{"in": "a, b", "out": ["a", "b"]}\n'})
+    app = make_app(ReviewSession.open(rb.root, "agent/work"), initial_file="pkg/parser.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        text = "\n".join(pane_lines(app))
+        assert "pkg.parser.parse" in text
+        assert "no added or changed test calls this; 1 test read changed data files" in text
+        assert "⚠" not in text

@@ -10,6 +10,7 @@ plugin that is not installed, an import error).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TypedDict
 
 from reviewui.core.bite.report import Baseline
@@ -66,6 +67,51 @@ class _Common(TypedDict):
     output: str
     tests: tuple[str, ...]
     output_tail: str
+
+
+def quarantine(base: Baseline) -> Baseline:
+    """A red baseline whose other tests are green, made green against those: the failing tests
+    are quarantined (left out of every later run) by id with their first error line.
+
+    A test red at the head says nothing about any hunk (it fails with or without it), and
+    one such test (one reading installed metadata the tree does not have) must not keep the
+    green ones from grading. Any other baseline, and one with nothing green, comes back as it is.
+    """
+    if base.status != "red" or not base.failing_tests:
+        return base
+    red = set(base.failing_tests)
+    green = tuple(t for t in base.tests if t not in red)
+    if not green:
+        return base
+    n = len(base.failing_tests)
+    reason = (f"{n} test{'s' if n != 1 else ''} red at the head quarantined (left out; every hunk is "
+              f"graded against the {len(green)} green), e.g. {base.failing_tests[0]}: "
+              f"{base.messages.get(base.failing_tests[0], '')}")
+    return replace(base, status="green", failing_tests=(), tests=green, reason=reason, output_tail="",
+                   quarantined=base.failing_tests)
+
+
+def collection_broken(run: RunResult) -> bool:
+    """True when only collection errors stopped a pytest run (a run past them may find green tests)."""
+    return any(t.collection for t in run.tests) and not run.killed and not run.limit and not run.junit_error
+
+
+def quarantine_collection(run: RunResult) -> Baseline | None:
+    """The baseline of the second run, made past collection errors: green against the tests that
+    passed, with the modules that cannot be collected and the failing tests quarantined (a module
+    by its path). None when nothing passed there, or the run did not end as pytest ends a run."""
+    if run.killed or run.limit or run.junit_error or run.returncode not in (0, 1):
+        return None
+    bad = [t for t in run.tests if t.outcome in ("failed", "error")]
+    green = tuple(t.id for t in run.tests if t.outcome not in ("failed", "error"))
+    if not any(t.outcome == "passed" for t in run.tests) or not bad:
+        return None
+    first = bad[0]
+    n = len(bad)
+    reason = (f"{n} test{'s' if n != 1 else ''} or module{'s' if n != 1 else ''} red at the head quarantined "
+              f"(left out; every hunk is graded against the {len(green)} green), e.g. {first.id}: {first.message}")
+    return Baseline("green", (), {t.id: t.message for t in bad}, run.seconds, reason, run.output, green,
+                    quarantined=tuple(t.id for t in bad))
 
 
 def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:

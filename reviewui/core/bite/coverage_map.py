@@ -17,6 +17,11 @@ A hunk is then:
 - run against every selected test when fixture setup/teardown, import time
   or a subprocess executed it (a shared fixture can feed many tests).
 
+Tests quarantined at the baseline (red at the head) count as not having
+run. A map of the selected tests says `uncovered` of what no *selected*
+test runs; prepare.search_suite then maps the whole suite once, and its
+`uncovered` means no test in the suite runs the lines (`scope`).
+
 Evidence is never invented: when the reviewer's `python` lacks coverage,
 when the plugin did not see every test run in-process (pytest-xdist), or
 when the data cannot be read, no map is made and every hunk runs all
@@ -218,8 +223,11 @@ class CoverageMap:
         self.seen = seen
         """Node ids the plugin saw run in-process."""
 
-    def select(self, hunk: Hunk, head_text: str | None) -> Selection:
-        """Decide which tests must run for `hunk` (see the module docstring)."""
+    def select(self, hunk: Hunk, head_text: str | None, skip: frozenset[str] = frozenset(),
+               scope: str = "selected") -> Selection:
+        """Decide which tests must run for `hunk` (see the module docstring); tests in `skip`
+        (quarantined: red at the head) count as not having run. `scope` (`selected` or `suite`:
+        which tests this map measured) words an `uncovered` reason."""
         if not hunk.file.endswith(".py") or head_text is None:
             return Selection("all", reason="not a Python file")
         spans = statement_spans(head_text)
@@ -233,8 +241,12 @@ class CoverageMap:
         for lo, hi in targets:
             for n in range(lo, hi + 1):
                 contexts |= executed.get(n, frozenset())
+        quarantined = {c for c in contexts if c.rpartition("|")[0] in skip}
+        contexts -= quarantined
         if not contexts:
-            return Selection("uncovered", reason="no selected test executes the changed lines")
+            nobody = "no test in the suite executes" if scope == "suite" else "no selected test executes"
+            why = "only tests red at the head (quarantined) execute" if quarantined else nobody
+            return Selection("uncovered", reason=f"{why} the changed lines")
         tests: set[str] = set()
         for ctx in contexts:
             node, _, phase = ctx.rpartition("|")

@@ -6,9 +6,14 @@
 0. Hunks of files that are not code are `not-code` (unless include_config);
    with no code hunk at all the report says "nothing to bite-check" and
    nothing runs.
-1. Baseline (selection.py): changed test files and test files importing a
-   changed helper, `__init__.py` or conftest; the whole suite when there are
-   none, or when the branch changes data files (their readers are recorded).
+1. Baseline (selection.py, by the base commit's test layout, test_layout.py):
+   changed test files and test files importing a changed helper,
+   `__init__.py` or conftest; the whole suite when there are none, or when
+   the branch changes data files (their readers are recorded). A whole-suite
+   run names the test modules pytest would not find by itself (a root
+   test.py). Tests red at the head beside green ones are quarantined
+   (baseline.quarantine; a module that cannot be imported, after a second
+   run past collection errors) and left out of every later run.
    Every run (runctx.py, origin.py) puts the scratch's import roots first
    and records where the changed modules came from: a module from outside
    the scratch (editable install) makes the run `broken`. For
@@ -22,8 +27,11 @@
    command that cannot fail raises UntrustedCommand instead of calling hunks
    toothless. With two slots it runs beside the baseline, and the reverts may
    start before it ends: nothing is reported until it has passed.
-3. Per hunk: `uncovered` straight from the coverage map, or revert only that
-   hunk, run the tests that execute it (plus data-file readers), and grade
+3. Per hunk (Prepared.plan): `uncovered` straight from the coverage map, when
+   no test in the suite executes it (a hunk no selected test executes sends
+   the whole suite through one measured run at the baseline, within
+   `full-suite-budget`: prepare.search_suite), or revert only that hunk, run
+   the tests that execute it (plus data-file readers), and grade
    (revert_grade.py; cross-hunk by ast, crosshunk.py). With pytest, the
    reverts of Python files and the batchable guards share one configured
    pytest session per slot (revert_batch.py, guard_batch.py), a share of the
@@ -42,9 +50,9 @@ import contextlib
 import os
 import shutil
 import threading
+from dataclasses import replace
 from typing import Any, Callable
 
-from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_batch, guard_check, guard_tail, origin, revert_batch
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
@@ -154,7 +162,7 @@ def run_bite(
                           selection="nothing to bite-check: the branch changes no source code")
     tree = list_files(target.repo_dir, target.head)
     head = HeadFiles(target)
-    static = static_selection(diff, tree, head.text)
+    static = static_selection(diff, tree, head.text, settings.test_layout)
     whole = all_tests or not static.files or (pytest_mode and bool(static.data_files))
     selected = () if whole else static.files
     limit = timeout or settings.timeout
@@ -164,7 +172,11 @@ def run_bite(
     total = len(targets)
     results: dict[tuple[str, int], HunkResult] = {}
 
+    scopes: dict[tuple[str, int], str] = {}  # where each coverage-guided hunk's tests were looked for
+
     def emit(r: HunkResult) -> None:
+        if r.key in scopes and not r.scope:
+            r = replace(r, scope=scopes[r.key])
         results[r.key] = r
         if on_result:
             on_result(r)
@@ -189,25 +201,29 @@ def run_bite(
             # The reviewer's cancel, or a failed instrument check while the reverts already run.
             halt = _Halt(cancel)
             ctx = RunContext(argv, user_env, modules, settings, work, halt, warm, static.data_files,
-                             checkout_roots(argv[0], target.repo_dir))
+                             checkout_roots(argv[0], target.repo_dir), settings.test_layout.suite_paths(tree))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, targets, head.raw) if guards else None
             prepared = cache.get(key)
+            # The suite is searched for the tests of a hunk no selected test runs only when the
+            # selection leaves some test module out; otherwise the selection is the suite.
+            beyond = not whole and any(settings.test_layout.is_module(p) and p not in selected for p in tree)
             check_left: Pending | None = None
             if prepared is None:
                 # Measure every checkable hunk's file, not just the requested ones: the cached
                 # baseline serves later checks of other hunks too.
-                prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit)
+                prepared, check_left = prepare(pool, target, ctx, selected, static, checkable_hunks(diff), limit,
+                                               head.text if beyond else None)
                 if check_left is not None:
                     # Whatever happens next, the check's slot is not closed under it.
                     before_close.callback(_quietly, check_left)
                 if check_left is None and prepared.baseline.reason != "cancelled":
                     cache.put(key, prepared)
             base = prepared.baseline
+            ctx.quarantined = base.quarantined  # a cached baseline's too
             per_run = limit or (10 * base.seconds + 5)
             # Guard reverts (issue 15) run beside the hunk reverts; `join` attaches them to their hunk.
-            gjobs = guard_check.select_all(made.result(), prepared.cov, selected) \
-                if made is not None and base.status == "green" else []
+            gjobs = prepared.guard_jobs(made.result(), selected) if made is not None and base.status == "green" else []
             join = guard_check.GuardJoin(gjobs, emit)
             pending: list[tuple[FileDiff, Hunk, tuple[str, ...]]] = []
             graded_now: list[HunkResult] = []  # known without a run: reported once the instrument check passed
@@ -215,14 +231,13 @@ def run_bite(
                 if base.status != "green":
                     graded_now.append(_result(h, "skipped", reason=f"baseline is {base.status}: nothing can be learned"))
                     continue
-                sel = _selection(prepared, head, f, h)
-                if sel.choice == "uncovered":
-                    graded_now.append(_result(h, "uncovered", reason=sel.reason))
-                elif sel.choice == "tests":
-                    pending.append((f, h, tuple(dict.fromkeys([*sel.tests, *prepared.chosen]))))
+                plan = prepared.plan(h, head.text(f.path), selected, whole, complete=not beyond)
+                if plan.scope:
+                    scopes[h.key] = plan.scope
+                if plan.uncovered:
+                    graded_now.append(replace(_result(h, "uncovered", reason=plan.reason), scope=plan.scope))
                 else:
-                    pending.append((f, h, prepared.chosen if whole and prepared.chosen and prepared.cov is None
-                                    else selected))
+                    pending.append((f, h, plan.tests))
 
             def check(item: tuple[FileDiff, Hunk, tuple[str, ...]]) -> HunkResult:
                 f, h, tests = item
@@ -305,12 +320,6 @@ class _Halt(threading.Event):
 
     def is_set(self) -> bool:
         return super().is_set() or (self._cancel is not None and self._cancel.is_set())
-
-
-def _selection(prepared: Prepared, head: HeadFiles, f: FileDiff, h: Hunk) -> cm.Selection:
-    if prepared.cov is None:
-        return cm.Selection("all")
-    return prepared.cov.select(h, head.text(f.path))
 
 
 def _check_one(

@@ -20,15 +20,47 @@ from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite.baseline import classify
+from reviewui.core.bite import guard_check
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guards import Guard
+from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
 from reviewui.core.bite.instrument import instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
-from reviewui.core.bite.runctx import RunContext
+from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.bite.selection import StaticSelection, selection_note
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.worktree import Scratch, WorktreePool
 from reviewui.core.target import Target
+
+
+@dataclass(frozen=True)
+class SuiteSearch:
+    """The one measured run of the whole suite that looks for the tests of the hunks no selected
+    test executes (taken at the baseline, within `full-suite-budget`)."""
+
+    cov: cm.CoverageMap | None
+    """Which suite test executed which changed line; None when the suite was not searched."""
+    green: tuple[str, ...] = ()
+    """Node ids that passed in that run (the only ones a hunk is graded with)."""
+    red: frozenset[str] = frozenset()
+    """Node ids that failed in it: red at the head, never used to grade."""
+    why_not: str = ""
+    """Why the suite was not searched ("" when it was)."""
+
+
+@dataclass(frozen=True)
+class HunkPlan:
+    """How one hunk is graded: `uncovered` (run nothing) or a run of `tests`."""
+
+    uncovered: bool
+    """True when no test to search executes the hunk."""
+    tests: tuple[str, ...] = ()
+    """What its revert runs (node ids or files; () is the whole suite)."""
+    reason: str = ""
+    """Why it is uncovered."""
+    scope: str = ""
+    """`selected` or `suite`: the tests searched (HunkResult.scope); "" without a coverage map."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +73,59 @@ class Prepared:
     """Node ids chosen beyond coverage: tests in statically selected files and readers of changed data."""
     note: str = ""
     """How many tests were selected and why."""
+    suite: SuiteSearch | None = None
+    """The whole suite's measured run, when some hunk is executed by no selected test."""
+
+    def plan(self, h: Hunk, head_text: str | None, selected: tuple[str, ...], whole: bool,
+             complete: bool = False) -> HunkPlan:
+        """Which tests hunk `h` is graded with (`head_text`: its file at the head; `whole`: the
+        baseline ran the whole suite; `complete`: the selection holds every test module).
+
+        A hunk no selected test executes is looked for in the whole suite's run
+        (`suite`): graded by the green tests there that execute it, `uncovered`
+        only when none does; without that run it is uncovered in the `selected` scope.
+        """
+        everything = self.chosen if whole and self.chosen and self.cov is None else selected
+        if self.cov is None:
+            return HunkPlan(False, everything)
+        quarantined = frozenset(self.baseline.quarantined)
+        scope = "suite" if whole or complete else "selected"
+        sel = self.cov.select(h, head_text, skip=quarantined, scope=scope)
+        if sel.choice == "tests":
+            return HunkPlan(False, tuple(dict.fromkeys([*sel.tests, *self.chosen])), scope=scope)
+        if sel.choice == "all":
+            return HunkPlan(False, everything, scope=scope)
+        search = self.suite
+        if scope == "suite" or search is None or search.cov is None:
+            why = f" ({search.why_not})" if search is not None and search.why_not and scope != "suite" else ""
+            return HunkPlan(True, reason=sel.reason + why, scope=scope)
+        found = search.cov.select(h, head_text, skip=quarantined | search.red, scope="suite")
+        if found.choice == "uncovered":
+            return HunkPlan(True, reason=found.reason, scope="suite")
+        # Executed outside a test body (import time, a fixture): every green test of the suite.
+        tests = found.tests if found.choice == "tests" else search.green
+        return HunkPlan(False, tuple(dict.fromkeys([*tests, *self.chosen])), scope="suite")
+
+    def guard_jobs(self, guards: list[Guard], selected: tuple[str, ...]) -> list[GuardJob]:
+        """Each guard with the tests its run needs, chosen as `plan` chooses a hunk's: never a
+        quarantined test, and the whole suite's run searched for a line no selected test executes."""
+        red = frozenset(self.baseline.quarantined)
+        out: list[GuardJob] = []
+        for job in guard_check.select_all(guards, self.cov, selected):
+            sel = job.selection
+            if sel.choice == "uncovered" and self.suite is not None and self.suite.cov is not None:
+                found = guard_check.select_for_guard(self.suite.cov, job.guard)
+                line = job.guard.line
+                sel = (cm.Selection("uncovered", reason=f"no test in the suite executes line {line}")
+                       if found.choice == "uncovered" else
+                       found if found.choice == "tests" else cm.Selection("tests", self.suite.green))
+                red |= self.suite.red
+            if sel.choice == "tests":
+                kept = tuple(t for t in sel.tests if t not in red)
+                sel = cm.Selection("tests", kept) if kept else cm.Selection(
+                    "uncovered", reason=f"only tests red at the head (quarantined) execute line {job.guard.line}")
+            out.append(GuardJob(job.guard, sel, sel.tests if sel.choice == "tests" else job.tests))
+        return out
 
 
 Pending = Callable[[], None]
@@ -49,10 +134,13 @@ Pending = Callable[[], None]
 
 def prepare(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
-    targets: list[tuple[FileDiff, Hunk]], limit: float | None,
+    targets: list[tuple[FileDiff, Hunk]], limit: float | None, read: Callable[[str], str | None] | None = None,
 ) -> tuple[Prepared, Pending | None]:
     """Run the baseline and the instrument check: (what the reverts need, the check if it is
-    still running). Raises UntrustedCommand when the check has already failed."""
+    still running). Raises UntrustedCommand when the check has already failed.
+
+    With `read` (a head file's text), a hunk no selected test executes sends the whole
+    suite through one measured run (`SuiteSearch`) to find the tests that do."""
     # --timeout bounds every run, the baseline included (it runs under coverage, so give it room with --timeout).
     baseline_limit = limit if limit else 600.0
     # The instrument check needs nothing from the baseline: with a second slot it runs there
@@ -73,7 +161,7 @@ def prepare(
     pending: Pending | None = None
     try:
         prepared, pending = _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early,
-                                             first)
+                                             first, read)
         return prepared, pending
     finally:
         if side is not None:
@@ -93,6 +181,31 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
             shutil.copytree(run_dir / "cov", keep, dirs_exist_ok=True)
 
     return RunFiles(setup, collect)
+
+
+def _quarantined(baseline: Baseline, ctx: RunContext) -> Baseline:
+    """The baseline with its red-at-head tests quarantined (baseline.quarantine), every later
+    run of the sweep told to leave them out."""
+    baseline = quarantine(baseline)
+    ctx.quarantined = baseline.quarantined
+    return baseline
+
+
+def _past_collection_errors(
+    scratch: Path, ctx: RunContext, selected: tuple[str, ...], limit: float, cov_args: list[str],
+    measured: RunFiles | None, cov_dir: Path, first: tuple[Observation, Baseline],
+) -> tuple[Observation, Baseline]:
+    """The baseline run again past its collection errors (`--continue-on-collection-errors`): the
+    modules that cannot be imported at the head are quarantined when other tests are green there,
+    else the first run's broken baseline stands."""
+    shutil.rmtree(cov_dir, ignore_errors=True)  # the first run measured only imports
+    seen = ctx.run(scratch, selected, limit, argv=[*ctx.argv, *cov_args, "--continue-on-collection-errors"],
+                   record_opens=True, in_run_dir=measured, coverage=measured is not None)
+    baseline = quarantine_collection(seen.run)
+    if baseline is None:
+        return first
+    ctx.quarantined = baseline.quarantined
+    return seen, baseline
 
 
 def _first_ready(pool: WorktreePool, target: Target, ctx: RunContext) -> Scratch | None:
@@ -120,7 +233,7 @@ def _in_slot(lease: AbstractContextManager[Scratch], scratch: Scratch,
 def _prepare_in_slot(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
-    first: Scratch | None = None,
+    first: Scratch | None = None, read: Callable[[str], str | None] | None = None,
 ) -> tuple[Prepared, Pending | None]:
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
@@ -137,7 +250,10 @@ def _prepare_in_slot(
         # Measured in a warm fork when the server can serve it, else under `coverage run`.
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
                        in_run_dir=measured, coverage=measured is not None)
-        baseline = classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv))
+        baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx)
+        if baseline.status == "broken" and ctx.pytest_mode and collection_broken(seen.run):
+            seen, baseline = _past_collection_errors(scratch.path, ctx, selected, baseline_limit, cov_args, measured,
+                                                     cov_dir, (seen, baseline))
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
@@ -148,10 +264,19 @@ def _prepare_in_slot(
                                    "recorded): every hunk is reverted")
         if cov is not None:
             baseline = replace(baseline, coverage_guided=True)
+        suite: SuiteSearch | None = None
+        if cov is not None and selected and read is not None and _unexecuted(cov, targets, read, baseline.quarantined):
+            suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
-            if early is not None:
+            if early is not None and baseline.quarantined:
+                # The garbage half beside the baseline ran the red tests too, whose failure
+                # answers nothing: it runs again here without them.
+                early.result()  # raises UntrustedCommand for pytest's half
+                instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
+                                 pytest_checked=True)
+            elif early is not None:
                 # Both halves ran beside the baseline (instrument.side_checks): only their verdict
                 # is left to read, and nothing of it needs this slot.
                 def pending() -> None:
@@ -166,4 +291,41 @@ def _prepare_in_slot(
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))
         note = selection_note(static, selected, baseline.tests, openers, cov) + note
-        return Prepared(baseline, cov, chosen, note), pending
+        if suite is not None:
+            note += ("; the whole suite was searched for the tests of hunks no selected test runs" if suite.cov
+                     is not None else f"; the whole suite was not searched ({suite.why_not})")
+        return Prepared(baseline, cov, chosen, note, suite), pending
+
+
+def _unexecuted(cov: cm.CoverageMap, targets: list[tuple[FileDiff, Hunk]], read: Callable[[str], str | None],
+                quarantined: tuple[str, ...]) -> bool:
+    """True when some hunk of `targets` is executed by no selected (green) test."""
+    skip = frozenset(quarantined)
+    return any(cov.select(h, read(f.path), skip=skip).choice == "uncovered" for f, h in targets
+               if f.path.endswith(".py") and f.status != "deleted")
+
+
+def search_suite(scratch: Path, ctx: RunContext, py_files: list[str], keep: Path) -> SuiteSearch:
+    """Run the whole suite once under coverage, within `full-suite-budget` seconds, and map it.
+
+    Its red tests are kept apart (they grade nothing); a run that does not finish, is broken
+    or cannot be measured is a search not made, said in `why_not`.
+    """
+    budget = ctx.settings.full_suite_budget
+    support = cm.probe_coverage(ctx.argv[0], os.environ.get("PATH", os.defpath)) if budget > 0 else None
+    args = cm.coverage_args(ctx.argv, support) if support is not None else None
+    if support is None or args is None:
+        return SuiteSearch(None, why_not="full-suite-budget is 0" if budget <= 0 else "no coverage for it")
+    measured = _coverage_files(keep, scratch, py_files, support)
+    seen = ctx.run(scratch, (), budget, argv=[*ctx.argv, *args], in_run_dir=measured, coverage=True)
+    run = seen.run
+    if run.timed_out:
+        return SuiteSearch(None, why_not=f"it did not finish within full-suite-budget ({budget:g}s)")
+    base = quarantine(classify(run, True, " ".join(ctx.argv)))
+    if base.status != "green" or seen.foreign:
+        return SuiteSearch(None, why_not=f"its run was {'broken' if seen.foreign else base.status}: "
+                                         f"{seen.foreign or base.reason}")
+    suite_map = cm.read_map(keep, scratch, py_files, [t.id for t in run.tests])
+    if suite_map is None:
+        return SuiteSearch(None, why_not="its coverage could not be read")
+    return SuiteSearch(suite_map, base.tests, frozenset(base.quarantined))

@@ -74,6 +74,9 @@ class HunkResult:
     """Guard reverts inside the hunk's added lines (`bite --guards`), in line order."""
     passed_tests: tuple[str, ...] = ()
     """Node ids that ran and passed in the revert run."""
+    scope: str = ""
+    """Where the tests of a coverage-guided hunk were looked for: `selected` (the selected tests
+    only: the whole suite was not searched) or `suite` (its one measured run); "" without coverage."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -103,6 +106,9 @@ class Baseline:
     """True when per-test coverage was recorded and reverts run only covering tests."""
     output_tail: str = ""
     """pytest's first error lines (else the last lines of output) when not green."""
+    quarantined: tuple[str, ...] = ()
+    """Node ids red at the head beside green ones: left out of every revert run (their first
+    error line in `messages`); the baseline is green against the rest."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +202,8 @@ class BiteReport:
                 "seconds": round(self.baseline.seconds, 3),
                 "reason": self.baseline.reason,
                 "output_tail": self.baseline.output_tail,
+                "quarantined": [{"test": t, "message": self.baseline.messages.get(t, "")}
+                                for t in self.baseline.quarantined],
             },
             "hunks": [
                 {
@@ -209,6 +217,7 @@ class BiteReport:
                     "failures": [{"test": t, "message": m} for t, m in r.messages.items()],
                     "reason": r.reason or _default_reason(r),
                     "seconds": round(r.seconds, 3),
+                    "scope": r.scope or None,
                 }
                 for r in self.results
             ],
@@ -230,6 +239,8 @@ class BiteReport:
         lines.append(f"baseline: {b.status} ({b.seconds:.2f}s){' - ' + b.reason if b.reason else ''}")
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")
+        for t in b.quarantined:
+            lines.append(f"  QUARANTINED {t}: {b.messages.get(t, '')}")
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:
@@ -239,6 +250,8 @@ class BiteReport:
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
             if r.reason:
                 lines.append(f"    {r.reason}")
+            if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered":
+                lines.append("    no selected test runs it: graded by tests found in the whole suite")
             lines.extend(f"    guard {g.one_line()}" for g in r.guards)
         s = self.summary()
         lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "nothing to bite-check")

@@ -55,7 +55,24 @@ class RunContext:
     """Changed data files whose opens are recorded (baseline only)."""
     checkout_dirs: tuple[str, ...] = ()
     """Import directories the test Python has inside the reviewer's checkout (origin.checkout_roots)."""
+    suite: tuple[str, ...] = ()
+    """Test modules a pytest run that names no test names instead (a bare run would not find them:
+    test_layout.TestLayout.suite_paths)."""
+    quarantined: tuple[str, ...] = ()
+    """Node ids red at the head, left out of every pytest run after the baseline (`--deselect`)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def _without_quarantined(self, tests: Sequence[str]) -> tuple[Sequence[str], list[str]]:
+        """(`tests` without the quarantined modules, the options leaving every quarantined test out).
+
+        A quarantined test is deselected; a quarantined module (it cannot be imported at the head)
+        is ignored, and dropped from the paths named, where `--ignore` does not reach. A selection
+        that would be left empty is kept whole: an empty one would run the whole suite.
+        """
+        modules = {q for q in self.quarantined if "::" not in q}
+        kept = [t for t in tests if t.split("::", 1)[0] not in modules]
+        options = [f"--deselect={q}" for q in self.quarantined if "::" in q] + [f"--ignore={m}" for m in sorted(modules)]
+        return (kept if kept or not tests else tests), options
 
     @property
     def pytest_mode(self) -> bool:
@@ -89,7 +106,11 @@ class RunContext:
             if in_run_dir is not None:
                 in_run_dir.collect(run_dir)
 
-        run = run_tests(scratch, list(argv or self.argv), tests, limit, env_allow=self.settings.env_allow,
+        command = list(argv or self.argv)
+        if self.pytest_mode:
+            tests, more = self._without_quarantined(tests or self.suite)
+            command += more
+        run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
         seen = box["seen"]

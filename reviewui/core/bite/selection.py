@@ -4,8 +4,10 @@ Hunks: source files and code-like `other` files; files that are not code
 (toml, yaml, cfg, ini, md, rst, txt, json, lock files) get the verdict
 `not-code` and are never reverted unless `include_config` is set.
 
-Tests, found without being told (`static_selection`):
-- test files the branch added or changed (test_*.py / *_test.py);
+Tests, found without being told (`static_selection`), by the base commit's
+own test layout (core/test_layout.py: pytest's `python_files`, a root
+test.py, tests.py, *_tests.py):
+- test modules the branch added or changed;
 - test files that import a changed test helper, a changed `__init__.py` of a
   test package, or that sit under a changed conftest.py;
 then, from the baseline run (engine), tests that execute the changed lines
@@ -18,25 +20,25 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import Callable, Iterable
 
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
+from reviewui.core.roles import NOT_CODE_NAMES, is_data_file
+from reviewui.core.test_layout import TestLayout
 
-SELECTED_TEST_GLOBS = ("test_*.py", "*_test.py")
+DEFAULT_LAYOUT = TestLayout()
 CODE_LIKE_OTHER = frozenset({".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", ".html", ".css", ".j2", ".jinja",
                              ".tmpl", ".xml", ".env", ".properties", ".mk"})
 CODE_LIKE_NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile"})
 NOT_CODE_SUFFIXES = frozenset({".toml", ".yaml", ".yml", ".cfg", ".ini", ".md", ".rst", ".txt", ".json", ".lock"})
-NOT_CODE_NAMES = frozenset({"Pipfile.lock", "poetry.lock", "uv.lock", "setup.cfg", "tox.ini", ".pre-commit-config.yaml"})
 
 
-def is_test_file(path: str) -> bool:
-    """True for a file pytest collects by default (test_*.py / *_test.py)."""
-    return any(fnmatchcase(PurePosixPath(path).name, g) for g in SELECTED_TEST_GLOBS)
+def is_test_file(path: str, layout: TestLayout = DEFAULT_LAYOUT) -> bool:
+    """True for a test module of `layout` (by default: test_*.py, *_test.py, test.py, tests.py, *_tests.py)."""
+    return layout.is_module(path)
 
 
 def is_not_code(path: str) -> bool:
@@ -45,27 +47,11 @@ def is_not_code(path: str) -> bool:
     return p.name in NOT_CODE_NAMES or p.suffix.lower() in NOT_CODE_SUFFIXES
 
 
-DATA_SUFFIXES = frozenset({".json", ".csv", ".tsv", ".txt", ".yaml", ".yml", ".xml", ".html", ".dat", ".bin",
-                           ".toml", ".ini", ".cfg", ".jsonl", ".ndjson", ".sql", ".pem", ".svg", ".png"})
-CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".pre-commit-config.yaml",
-                          "requirements.txt", "MANIFEST.in", ".coveragerc", "mkdocs.yml", ".readthedocs.yaml"})
-
-
-def is_data_file(path: str, role: str) -> bool:
-    """True for a changed file tests may read: anything non-Python under the tests, or data-like files."""
-    p = PurePosixPath(path)
-    if p.suffix == ".py" or role == "source" or p.name in CONFIG_NAMES or p.name in NOT_CODE_NAMES:
-        return False
-    if p.parts and p.parts[0].startswith(".") or p.suffix.lower() in (".md", ".rst", ".lock"):
-        return False
-    return role == "test" or p.suffix.lower() in DATA_SUFFIXES
-
-
-def selected_test_files(diff: Diff) -> list[str]:
-    """Test files the branch added or changed (test_*.py / *_test.py, not deleted, not conftest)."""
+def selected_test_files(diff: Diff, layout: TestLayout = DEFAULT_LAYOUT) -> list[str]:
+    """Test modules the branch added or changed (not deleted, not conftest, not helpers)."""
     return [
         f.path for f in diff.files
-        if f.role == "test" and f.status != "deleted" and not f.binary and is_test_file(f.path)
+        if f.role == "test" and f.status != "deleted" and not f.binary and is_test_file(f.path, layout)
     ]
 
 
@@ -153,13 +139,14 @@ class StaticSelection:
         return tuple(dict.fromkeys([*self.changed, *self.importers]))
 
 
-def static_selection(diff: Diff, tree: Iterable[str], read: Callable[[str], str | None]) -> StaticSelection:
+def static_selection(diff: Diff, tree: Iterable[str], read: Callable[[str], str | None],
+                     layout: TestLayout = DEFAULT_LAYOUT) -> StaticSelection:
     """Select test files from the diff and the head tree (`read(path)` gives a head file's text)."""
     files = list(tree)
-    changed = selected_test_files(diff)
+    changed = selected_test_files(diff, layout)
     helpers = [f for f in diff.files if f.role == "test" and f.status != "deleted" and not f.binary
-               and f.path.endswith(".py") and not is_test_file(f.path)]
-    tests = [p for p in files if is_test_file(p) and p not in changed]
+               and f.path.endswith(".py") and not is_test_file(f.path, layout)]
+    tests = [p for p in files if is_test_file(p, layout) and p not in changed]
     importers: list[str] = []
     helper_modules = {h.path: _module_names(h.path) for h in helpers if PurePosixPath(h.path).name != "conftest.py"}
     conftest_dirs = [str(PurePosixPath(h.path).parent) for h in helpers if PurePosixPath(h.path).name == "conftest.py"]

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 _HEADER = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 TOOTHLESS = ("toothless", "uncovered")
 UNGRADED = ("broken", "timeout", "error")
+UNCOVERED_WORDS = {
+    "selected": "no selected test runs it (the rest of the suite was not searched)",
+    "suite": "no test in the suite runs it",
+    "": "no test covers it",
+}
+"""An uncovered hunk's words by the scope searched for its tests (HunkResult.scope)."""
 
 
 def bite_findings(bite: BiteReport | None) -> list[Finding]:
@@ -48,7 +54,8 @@ def bite_findings(bite: BiteReport | None) -> list[Finding]:
         header = r.header
         reason = r.reason
         if verdict in TOOTHLESS:
-            detail = "no test covers it" if verdict == "uncovered" else "every test still passes"
+            detail = UNCOVERED_WORDS.get(r.scope, UNCOVERED_WORDS[""]) if verdict == "uncovered" \
+                else "every test still passes"
             out.append(
                 finding(
                     "toothless-hunk",

@@ -197,6 +197,8 @@ class BitesPart(ReviewPart):
             return
         report = message.report
         self.ledger.add_report(report)
+        if report.baseline.reason != "cancelled":
+            self.screen.query_one(ReviewHeader).quarantined = len(report.baseline.quarantined)
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings

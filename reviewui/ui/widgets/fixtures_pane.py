@@ -143,7 +143,12 @@ class FixturesPane(Vertical):
             for sym in symbols:
                 options.append(Option(Content.assemble(("● ", "$accent"), (visible(sym.name), "bold"), f"  {visible(sym.file)}:{sym.line}"),
                                       disabled=True))
-                if not sym.tests_calling:
+                if not sym.tests_calling and report.data_readers:
+                    # A data-driven test may exercise it through the file it reads: say so, not "untested".
+                    n = len(report.data_readers)
+                    options.append(_line(f"  no added or changed test calls this; {n} test{'s' if n != 1 else ''} "
+                                         "read changed data files", "$warning"))
+                elif not sym.tests_calling:
                     options.append(_line("  ⚠ no added or changed test calls this", "bold $error"))
                 for tid in sym.tests_importing_only:
                     options.append(_line(f"  only imports/mentions it: {tid}", "$warning"))

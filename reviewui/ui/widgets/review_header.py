@@ -2,7 +2,8 @@
 
 Repo, branch, base and head short SHAs, commit count, files and +/−
 totals, review progress and the latest verdict; all drawn as literal text.
-UNSANDBOXED in the error colour when agent code runs without bubblewrap.
+UNSANDBOXED in the error colour when agent code runs without bubblewrap;
+how many tests red at the head the last bite-check quarantined.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class ReviewHeader(Static):
     status: reactive[str] = reactive("")
     unsandboxed: reactive[bool] = reactive(False)
     """Agent code runs without bubblewrap (the reviewer opted in); learned after the first paint."""
+    quarantined: reactive[int] = reactive(0)
+    """Tests red at the head that the last bite-check left out (its baseline's `quarantined`)."""
 
     def __init__(self, session: ReviewSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -49,6 +52,8 @@ class ReviewHeader(Static):
             parts.append(("  " + self.status, "$warning"))
         if self.unsandboxed:
             parts.append(("  UNSANDBOXED", "bold $error"))
+        if self.quarantined:
+            parts.append((f"  {self.quarantined} red at head, quarantined", "$warning"))
         parts += [
             f"  {len(d.files)} files ",
             (f"+{d.added}", "$success"),

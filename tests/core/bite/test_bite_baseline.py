@@ -71,8 +71,9 @@ def test_exit_codes_all_bite_some_toothless_red_untrusted(tmp_path: Path, monkey
     code, _ = _bite_json(mixed.root)
     assert code == 1
 
+    # Nothing green: a red test beside green ones would be quarantined (test_quarantine.py).
     red = make_repo(tmp_path / "red", GUARD_BASE,
-                    {**GUARD_BRANCH, "tests/test_red.py": "def test_red():\n    assert 1 == 2\n"})
+                    {**GUARD_BRANCH, "tests/test_g.py": None, "tests/test_red.py": "def test_red():\n    assert 1 == 2\n"})
     code, doc = _bite_json(red.root)
     assert code == 3 and doc["baseline"]["status"] == "red"
     assert "tests/test_red.py::test_red" in doc["baseline"]["reason"]

@@ -61,8 +61,9 @@ def loop_repo(root: Path, pidfile: Path | None = None):
 
 
 def test_red_baseline_skips_every_hunk(tmp_path: Path) -> None:
-    branch = dict(BRANCH)
-    branch["tests/test_feature.py"] = BRANCH["tests/test_feature.py"] + "\n\ndef test_red():\n    assert 1 == 2\n"
+    # Every selected test red: one red beside green ones is quarantined instead (test_quarantine.py).
+    branch = {k: v for k, v in BRANCH.items() if k != "tests/test_names.py"}
+    branch["tests/test_feature.py"] = "def test_red():\n    assert 1 == 2\n"
     rb = make_repo(tmp_path / "r", BASE, branch)
     t, d = load(rb.root)
     rep = run_bite(t, d, Settings(), jobs=1)

@@ -79,10 +79,11 @@ def test_json_contract(sweep) -> None:
     assert doc["branch"] == "agent/work" and doc["head"] == t.head and doc["base"] == t.base
     assert doc["test_command"] == "python -m pytest"
     assert doc["selected_tests"] == ["tests/test_feature.py", "tests/test_names.py"]
-    assert set(doc["baseline"]) == {"status", "failing_tests", "seconds", "reason", "output_tail"}
+    assert set(doc["baseline"]) == {"status", "failing_tests", "seconds", "reason", "output_tail", "quarantined"}
     assert doc["selection"].startswith("4 tests: 4 in changed test files")
     for h in doc["hunks"]:
-        assert set(h) == {"file", "index", "number", "header", "text", "verdict", "failing_tests", "failures", "reason", "seconds"}
+        assert set(h) == {"file", "index", "number", "header", "text", "verdict", "failing_tests", "failures", "reason",
+                          "seconds", "scope"}
         assert h["text"].startswith(h["header"]) and h["reason"]
     guard = next(h for h in doc["hunks"] if h["file"] == "pkg/guard.py")
     assert [f["test"] for f in guard["failures"]] == ["tests/test_feature.py::test_clamp"]

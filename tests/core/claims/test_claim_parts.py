@@ -121,7 +121,7 @@ def test_runs_pair_with_their_results_and_the_final_claim_is_read(tmp_path: Path
     assert claims[0].turn == 4 and claims[2].turn == 7
 
 
-def _run(turn: int, text: str, reported: Summary) -> Claim:
+def _run(turn: int, text: str, reported: TestSummary) -> Claim:
     return Claim("run", turn, text, find_test_command("python -m pytest -q"), reported)
 
 

@@ -1,0 +1,221 @@
+"""The project's own test layout, as its base commit configures it: which files are tests, how they run.
+
+One source for both questions reviewui asks: which changed files are tests
+(classification, roles.py) and which tests a run selects (bite/selection.py).
+It is read through git from the *base* commit only (the branch is the
+agent's): pytest's `python_files`, `testpaths` and the `-p` plugins of
+`addopts`, from the first of pytest.ini, .pytest.ini, pyproject.toml,
+tox.ini and setup.cfg holding a pytest section (the file pytest takes its
+rootdir and inifile from), and whether a test module builds its tests with
+unittest's `load_tests` protocol, which pytest does not run.
+
+Beyond pytest's own names, a root `test.py`, `tests.py` and `*_tests.py`
+count as test modules: projects use them, and pytest collects any file it
+is handed by path, so a run names them when pytest would not find them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable
+
+PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+"""Where pytest looks for its configuration, in its own order."""
+PYTEST_DEFAULT_FILES = ("test_*.py", "*_test.py")
+"""pytest's default `python_files`."""
+EXTRA_TEST_FILES = ("test.py", "tests.py", "*_tests.py")
+"""Test modules projects name so though pytest does not collect them by name."""
+UNITTEST_PATTERN = "test*.py"
+"""`python -m unittest`'s default discovery pattern."""
+UNITTEST_COMMAND = "python -m unittest"
+"""The command a unittest-only suite runs with when no test command is configured."""
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A pytest config blob larger than this is not read (the defaults apply)."""
+
+
+@dataclass(frozen=True)
+class TestLayout:
+    """How the base commit lays out and configures its tests."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    python_files: tuple[str, ...] = PYTEST_DEFAULT_FILES
+    """pytest's `python_files` (its default when not configured)."""
+    testpaths: tuple[str, ...] = ()
+    """pytest's `testpaths` (folders or files), empty when not configured."""
+    config_file: str = ""
+    """The file pytest takes its configuration from, "" when the project has none."""
+    plugins: tuple[str, ...] = ()
+    """Plugins `addopts` loads or blocks with `-p` (`no:randomly` included)."""
+    load_tests: tuple[str, ...] = ()
+    """Test modules that define unittest's `load_tests` (pytest does not call it)."""
+    unittest_modules: tuple[str, ...] = ()
+    """Files only `python -m unittest`'s discovery finds (test*.py, not a pytest test module)."""
+    blocked_cases: tuple[str, ...] = ()
+    """Test modules with unittest TestCases that `-p no:unittest` in addopts keeps pytest from running."""
+
+    @property
+    def module_globs(self) -> tuple[str, ...]:
+        """File-name globs of test modules: pytest's `python_files` and the extra names."""
+        return tuple(dict.fromkeys([*self.python_files, *EXTRA_TEST_FILES]))
+
+    def role_globs(self) -> tuple[str, ...]:
+        """Globs (roles.py syntax) that make a file a test, on top of the trusted `test-globs`.
+
+        A configured `python_files` counts inside `testpaths` only when
+        those are set: `python_files = *.py` with `testpaths = tests` does
+        not make the package's own modules tests.
+        """
+        names = [g for g in self.module_globs if g not in PYTEST_DEFAULT_FILES and g not in EXTRA_TEST_FILES]
+        folders = [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
+        scoped = [f"{d}/**/{g}" for d in folders for g in names] if folders else names
+        return tuple(dict.fromkeys([*EXTRA_TEST_FILES, *scoped, *self.unittest_modules]))
+
+    def is_module(self, path: str) -> bool:
+        """True when `path` is a test module (collected tests, not a helper or conftest)."""
+        if path in self.unittest_modules:
+            return True
+        name = PurePosixPath(path).name
+        return name != "conftest.py" and any(fnmatchcase(name, g) for g in self.module_globs)
+
+    def pytest_finds(self, path: str) -> bool:
+        """True when a bare `pytest` run collects `path` by itself (name and testpaths)."""
+        name = PurePosixPath(path).name
+        if not any(fnmatchcase(name, g) for g in self.python_files):
+            return False
+        folders = [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
+        return not folders or any(path == d or path.startswith(d + "/") for d in folders)
+
+    def suite_paths(self, tree: Iterable[str]) -> tuple[str, ...]:
+        """Test modules to name in a whole-suite pytest run, or () when a bare run finds them all."""
+        modules = [p for p in tree if p.endswith(".py") and self.is_module(p)]
+        if all(self.pytest_finds(p) for p in modules):
+            return ()
+        return tuple(modules)
+
+    @property
+    def wants_unittest(self) -> bool:
+        """True when the suite must run under `python -m unittest` rather than pytest.
+
+        When a test module builds its tests through `load_tests`, or when
+        the project has no pytest configuration and only unittest's
+        discovery finds its test files, or when `-p no:unittest` keeps pytest from
+        running its TestCases.
+        """
+        return bool(self.load_tests or self.blocked_cases) or (not self.config_file and bool(self.unittest_modules))
+
+
+def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
+    """The test layout stored at commit `rev` (read through git, never a working tree)."""
+    from reviewui.core.git import list_files, show_file
+
+    everything = list_files(repo_dir, rev)
+    present = set(everything)
+    options: dict[str, list[str]] = {}
+    config_file = ""
+    for name in PYTEST_CONFIG_FILES:
+        # Only the files the tree has: each read is a git process, paid before the first screen.
+        blob = show_file(repo_dir, rev, name) if name in present else None
+        if blob is None or len(blob) > MAX_CONFIG_BYTES or not _may_configure_pytest(name, blob):
+            continue
+        found = pytest_options(name, blob.decode("utf-8", "replace"))
+        if found is not None:
+            options, config_file = found, name
+            break
+    layout = TestLayout(
+        python_files=tuple(options.get("python_files") or PYTEST_DEFAULT_FILES),
+        testpaths=tuple(options.get("testpaths") or ()),
+        config_file=config_file,
+        plugins=_plugins(options.get("addopts") or []),
+    )
+    tree = [p for p in everything if p.endswith(".py")]
+    # unittest's pattern also matches `testing.py` helpers: only files with a TestCase in them count.
+    candidates = [p for p in tree if fnmatchcase(PurePosixPath(p).name, UNITTEST_PATTERN)
+                  and not layout.is_module(p) and _importable(p)]
+    # Only the test modules' blobs are read: a grep of the whole tree costs startup time on a large repo.
+    where = [f":(glob)**/{g}" for g in dict.fromkeys([*layout.module_globs, UNITTEST_PATTERN])]
+    unittest_only = tuple(sorted(set(candidates) & set(
+        _grep(repo_dir, rev, r"TestCase\b", [f":(glob)**/{UNITTEST_PATTERN}"])))) if candidates else ()
+    loaders = tuple(p for p in _grep(repo_dir, rev, r"^def load_tests\(", where)
+                    if layout.is_module(p) or p in unittest_only)
+    blocked: tuple[str, ...] = ()
+    if "no:unittest" in layout.plugins:
+        blocked = tuple(p for p in _grep(repo_dir, rev, r"TestCase\b", where) if layout.is_module(p))
+    return TestLayout(layout.python_files, layout.testpaths, config_file, layout.plugins, loaders, unittest_only,
+                      blocked)
+
+
+def _may_configure_pytest(name: str, blob: bytes) -> bool:
+    """False when a pyproject.toml cannot hold a pytest table (no need to parse it: most starts never
+    parse TOML). A quoted key may spell the name with escapes, so any escape sends it to the parser."""
+    return name != "pyproject.toml" or b"pytest" in blob or b"\\u" in blob or b"\\U" in blob
+
+
+def _grep(repo_dir: str | Path, rev: str, pattern: str, paths: list[str]) -> list[str]:
+    """Files among `paths` (pathspecs) at `rev` with a line matching the extended regex `pattern`."""
+    from reviewui.core.git import run_git
+
+    if not paths:
+        return []
+    out = run_git(repo_dir, "grep", "-l", "-z", "-E", "-e", pattern, rev, "--", *paths, check=False)
+    return [p.decode("utf-8", "replace").partition(":")[2] for p in out.split(b"\0") if p]
+
+
+def _importable(path: str) -> bool:
+    """True for a file unittest's discovery reaches from the root: at the root, or not in a hidden folder."""
+    return not any(part.startswith(".") for part in PurePosixPath(path).parts[:-1])
+
+
+def pytest_options(name: str, text: str) -> dict[str, list[str]] | None:
+    """pytest's settings in config file `name` (each value a list of words), None when it has no pytest section."""
+    raw: dict[str, Any]
+    if name == "pyproject.toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return None
+        tool = data.get("tool")
+        section = tool.get("pytest") if isinstance(tool, dict) else None
+        if not isinstance(section, dict):
+            return None
+        inner = section.get("ini_options")
+        raw = dict(inner) if isinstance(inner, dict) else {k: v for k, v in section.items() if k != "ini_options"}
+    else:
+        import configparser  # here, not at the top: most projects' reviews never need it
+
+        parser = configparser.RawConfigParser(strict=False, interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            return None
+        wanted = "tool:pytest" if name == "setup.cfg" else "pytest"
+        if not parser.has_section(wanted):
+            return None if name not in ("pytest.ini", ".pytest.ini") else {}
+        raw = dict(parser.items(wanted))
+    return {k: _words(v) for k, v in raw.items()}
+
+
+def _words(value: Any) -> list[str]:
+    import shlex
+
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    try:
+        return shlex.split(str(value), comments=True)
+    except ValueError:
+        return str(value).split()
+
+
+def _plugins(addopts: list[str]) -> tuple[str, ...]:
+    """The names given to `-p` in addopts (`-p x`, `-px`)."""
+    out: list[str] = []
+    for i, word in enumerate(addopts):
+        if word == "-p" and i + 1 < len(addopts):
+            out.append(addopts[i + 1])
+        elif word.startswith("-p") and len(word) > 2 and not word.startswith("--"):
+            out.append(word[2:])
+    return tuple(out)
