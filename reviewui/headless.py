@@ -322,7 +322,7 @@ def queue_source(args: argparse.Namespace) -> "QueueSource":
     repo = Path(top)
     base = args.base or default_base_ref(repo)
     settings = resolve_settings(repo, base, base)  # trusted: the base's own config, never a branch's
-    patterns = tuple(getattr(settings, "queue_branches", ()) or DEFAULT_PATTERNS)
+    patterns = settings.queue_branches or DEFAULT_PATTERNS
     return QueueSource(repo, base, patterns, bool(args.remotes), settings.notes_ref, tuple(settings.transcript_paths))
 
 

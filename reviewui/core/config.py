@@ -60,6 +60,8 @@ class Settings:
     (see core/run/warm_runner.py); `warm-runner = false` starts every run cold."""
     branch_config_trusted: bool = False
     """True when the reviewer accepted the branch's own config changes for this review."""
+    queue_branches: tuple[str, ...] = ()
+    """Ref patterns of the branches the review queue lists (`queue-branches`; empty: `refs/heads/agent/*`)."""
     full_suite_budget: float = DEFAULT_FULL_SUITE_BUDGET
     """Time limit (seconds) of the one measured run of the whole suite that looks for the tests
     executing a hunk no selected test runs (`full-suite-budget`; 0 never runs it)."""
@@ -111,6 +113,11 @@ class Settings:
             s = replace(s, warm_runner=data["warm-runner"])
         if "exclude" in data:
             s = replace(s, exclude=tuple(_str_list(data["exclude"], "exclude")))
+        if "queue-branches" in data:
+            pats = tuple(_str_list(data["queue-branches"], "queue-branches"))
+            if any(not p.startswith("refs/") or ".." in p for p in pats):
+                raise ReviewError("config: queue-branches are ref patterns under refs/ (e.g. refs/heads/agent/*)")
+            s = replace(s, queue_branches=pats)
         if "full-suite-budget" in data:
             b = data["full-suite-budget"]
             if isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0:
@@ -181,7 +188,7 @@ def user_settings_mapping() -> dict[str, Any]:
 
 SETTING_KEYS: tuple[str, ...] = (
     "test-globs", "test-command", "notes-ref", "transcript", "severity",
-    "env-allow", "network", "warm-runner", "exclude", "timeout", "full-suite-budget",
+    "env-allow", "network", "warm-runner", "exclude", "timeout", "full-suite-budget", "queue-branches",
 )
 """Every key Settings.from_mapping reads."""
 

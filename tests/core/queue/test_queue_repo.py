@@ -123,3 +123,13 @@ def test_a_sweep_fills_the_evidence_in_and_the_row_moves_to_ready(tmp_path: Path
     # drawing the queue again runs nothing and reads the same evidence from the store
     again = json.loads(run_cli("queue", "--format", "json", cwd=rb.root).stdout)["rows"]
     assert again[0]["bite"] == rows[0]["bite"]
+
+
+def test_which_branches_are_queued_comes_from_the_base_config(repo: RepoBuilder) -> None:
+    repo.commit({".reviewui.toml": 'queue-branches = ["refs/heads/bot/*"]\n'}, "queue the bot's branches")
+    repo.git("branch", "bot/one", "agent/plain")
+    rows = json.loads(run_cli("queue", "--format", "json", cwd=repo.root).stdout)["rows"]
+    assert [r["branch"] for r in rows] == ["bot/one"]
+    repo.commit({".reviewui.toml": 'queue-branches = ["agent/*"]\n'}, "not a ref pattern")
+    proc = run_cli("queue", "--format", "json", cwd=repo.root)
+    assert proc.returncode == 2 and "queue-branches" in proc.stderr and "Traceback" not in proc.stderr
