@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.bounded import read_input_text
-from reviewui.core.errors import ReviewError, SandboxError
+from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import json_visible, visible
 
 if TYPE_CHECKING:
@@ -276,33 +276,22 @@ def cmd_queue(args: argparse.Namespace) -> int:
 def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
     """Fill in the evidence of every row still waiting for it, in queue order, into the evidence store.
 
-    Each branch gets what `check --bite` makes (the guard sweep, the truth table, the findings and
-    the agent's claims rerun), one branch after another, each sweep on `--jobs` slots. A branch whose
-    sweep cannot run is said in one line and the rest go on. Returns how many were swept.
+    Each branch gets what `check --bite` makes (core/queue/sweep.py), one after another, each on
+    `--jobs` slots. A branch whose sweep cannot run is said in one line and the rest go on.
+    Returns how many were swept.
     """
-    from reviewui.core.bite.engine import UntrustedCommand
-    from reviewui.core.claims.findings import claim_findings
-    from reviewui.core.findings.model import sort_key
-    from reviewui.core.session import ReviewSession, RunOptions
+    from reviewui.core.queue.sweep import sweep_branch
 
     todo = [r for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
     swept = 0
     for n, row in enumerate(todo, 1):
         branch = row.record.branch
         sys.stderr.write(f"reviewui: sweeping {n}/{len(todo)}: {visible(branch)}\n")
-        try:
-            session = ReviewSession.open(source.repo, branch, source.base, run=RunOptions(jobs=args.jobs))
-            if session.target.is_empty:
-                continue
-            report, table = swept_with_table(session)
-            reran = [c for c in session.claims() if c.outcome != "without-run"]
-            findings = sorted([*session.findings(report, table), *claim_findings(reran)], key=sort_key)
-            session.save_evidence(report, table, findings)
+        why = sweep_branch(source.repo, branch, source.base, jobs=args.jobs)
+        if why is None:
             swept += 1
-        except SandboxError:
-            raise  # the same for every branch: said once, exit 3
-        except (ReviewError, UntrustedCommand) as e:
-            sys.stderr.write(f"reviewui: {visible(branch)}: {visible(str(e))}\n")
+        else:
+            sys.stderr.write(f"reviewui: {visible(branch)}: {visible(why)}\n")
     return swept
 
 

@@ -22,12 +22,14 @@ class QueueApp(ReviewApp):
         Binding("escape", "to_queue", "Queue", id="app.back_to_queue", tooltip="Back to the review queue"),
     ]
 
-    def __init__(self, source: QueueSource, theme: str | None = None) -> None:
+    def __init__(self, source: QueueSource, theme: str | None = None, sweep: bool = True) -> None:
         super().__init__(None, theme=theme)
         self.source = source
+        self.sweep = sweep
+        """Fill the queue's evidence in with a background sweep."""
 
     def get_default_screen(self) -> Screen:
-        return QueueScreen(self.source)
+        return QueueScreen(self.source, sweep=self.sweep)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "to_queue":

@@ -32,7 +32,8 @@ async def loaded(screen: QueueScreen) -> None:
 
 
 async def test_queue_enter_verdict_and_back_to_the_same_row(repo: RepoBuilder) -> None:
-    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()))
+    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()),
+                   sweep=False)
     async with app.run_test(size=(160, 40)) as pilot:
         queue = app.screen
         assert isinstance(queue, QueueScreen)
@@ -59,7 +60,8 @@ async def test_queue_enter_verdict_and_back_to_the_same_row(repo: RepoBuilder) -
 
 
 async def test_sort_survives_a_refresh_and_a_snooze_moves_the_row(repo: RepoBuilder) -> None:
-    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()))
+    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()),
+                   sweep=False)
     async with app.run_test(size=(160, 40)) as pilot:
         queue = app.screen
         assert isinstance(queue, QueueScreen)
@@ -67,7 +69,7 @@ async def test_sort_survives_a_refresh_and_a_snooze_moves_the_row(repo: RepoBuil
         await pilot.press("s", "s", "s")  # tier -> waiting -> size -> name
         assert queue.sort == "name"
         queue.loaded.clear()
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await loaded(queue)
         assert queue.sort == "name" and [r.record.branch for r in queue.shown] == ["agent/one", "agent/three",
                                                                                    "agent/two"]
@@ -75,3 +77,39 @@ async def test_sort_survives_a_refresh_and_a_snooze_moves_the_row(repo: RepoBuil
         await pilot.press("z")
         await loaded(queue)
         assert queue.current_row() is not None and queue.current_row().tier == 4
+
+
+async def test_the_background_sweep_fills_a_row_in_and_a_verdict_from_the_row(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.core.bite.helpers import use_venv_python
+
+    use_venv_python(monkeypatch)
+    for var, name in (("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")):
+        monkeypatch.setenv(var, str(tmp_path / name))
+    rb = RepoBuilder(tmp_path / "r")
+    rb.commit({"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"}, "base")
+    rb.branch("agent/fix-add")
+    rb.commit({"pkg/calc.py": "def add(a, b):\n    return a + b\n",
+               "tests/test_calc.py": "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"},
+              "fix add")
+    rb.checkout("main")
+    app = QueueApp(QueueSource(rb.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()))
+    async with app.run_test(size=(160, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        assert queue.sweeping == "agent/fix-add"  # started behind the reviewer's back
+        assert queue.current_row() is not None and queue.current_row().reason.startswith("evidence running")
+        assert not app.screen.check_action("approve", ())  # no verdict from the row before the evidence
+        queue.loaded.clear()
+        await asyncio.wait_for(queue.swept.wait(), 300)
+        await loaded(queue)
+        row = queue.current_row()
+        assert row is not None and row.tier == 2 and row.record.evidence.bites >= 1, row
+        queue.loaded.clear()
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*"looks right", "enter")
+        await loaded(queue)
+        row = queue.current_row()
+        assert row is not None and row.tier == 5 and row.record.verdict == "approve"

@@ -10,6 +10,8 @@ Drawing the queue never runs a test.
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -46,6 +48,18 @@ class QueueReady(Message):
     """The queue is on screen (tests wait for this, never poll)."""
 
 
+class QueueSwept(Message):
+    """The background sweep finished one branch (`why` None: its evidence is stored)."""
+
+    def __init__(self, branch: str, why: str | None, seconds: float, fatal: bool = False) -> None:
+        super().__init__()
+        self.branch = branch
+        self.why = why
+        self.seconds = seconds
+        self.fatal = fatal
+        """The sandbox cannot run here: the sweep stops for every branch."""
+
+
 def sorted_rows(rows: list[Row], how: str) -> list[Row]:
     """`rows` in the order the reviewer picked: the queue's own (tier), waiting, size or name."""
     if how == "waiting":
@@ -67,7 +81,11 @@ class QueueScreen(Screen[None]):
         Binding("slash", "filter", "Filter", id="queue.filter", tooltip="Show only branches whose name or reason match"),
         Binding("s", "sort", "Sort", id="queue.sort", tooltip="Cycle the order: tier, waiting, size, name"),
         Binding("z", "snooze", "Snooze", id="queue.snooze", tooltip="Snooze the branch until it changes"),
-        Binding("r", "refresh", "Refresh", id="queue.refresh", tooltip="Read the queue again"),
+        Binding("r", "rerun", "Rerun", id="queue.rerun", tooltip="Rerun the evidence of the branch under the cursor"),
+        Binding("ctrl+r", "refresh", "Refresh", show=False, id="queue.refresh", tooltip="Read the queue again"),
+        Binding("a", "approve", "Approve", id="queue.approve",
+                tooltip="Approve from the row (its evidence complete, for this head)"),
+        Binding("x", "reject", "Reject", id="queue.reject", tooltip="Reject from the row, with a reason"),
         *[Binding(str(n), f"tier({n})", f"Tier {n}", show=False, id=f"queue.tier{n}",
                   tooltip=f"Jump to the first row of tier {n} ({TIER_NAMES[n]})") for n in range(1, 6)],
         Binding("question_mark", "app.help", "Help", id="queue.help", tooltip="Every key of every view"),
@@ -85,9 +103,24 @@ class QueueScreen(Screen[None]):
     sort = reactive("tier")
     """How the rows are ordered (remembered in the user config)."""
 
-    def __init__(self, source: QueueSource) -> None:
+    def __init__(self, source: QueueSource, sweep: bool = True) -> None:
         super().__init__()
         self.source = source
+        self.sweep_enabled = sweep
+        """Fill the rows' evidence in behind the reviewer's back (the background sweep)."""
+        self.sweeping: str | None = None
+        """The branch the background sweep is on now."""
+        self._sweep_start = 0.0
+        self._sweep_times: list[float] = []
+        self._failed: dict[str, str] = {}
+        """Branches whose sweep could not be made, with why (shown as broken evidence)."""
+        self._rerun: list[str] = []
+        """Branches the reviewer asked to rerun (`r`), first in line."""
+        self._stopped: str | None = None
+        """Why the background sweep stopped for good (the sandbox cannot run here)."""
+        self._cancel = threading.Event()
+        self.swept = asyncio.Event()
+        """Set each time the background sweep finishes a branch (tests wait on it)."""
         self.rows: list[Row] = []
         self.shown: list[Row] = []
         self.filter_text = ""
@@ -129,10 +162,82 @@ class QueueScreen(Screen[None]):
 
     @on(QueueRead)
     def _read(self, message: QueueRead) -> None:
-        self.rows = message.rows
+        self.rows = [self._as_known(r) for r in message.rows]
         self.redraw()
         self.loaded.set()
         self.post_message(QueueReady())
+        self._sweep_next()
+
+    def _as_known(self, row: Row) -> Row:
+        """`row` with what this screen knows and the store does not: the branch being swept now,
+        stalled past three times the median sweep, or a sweep that could not be made."""
+        from dataclasses import replace as _replace
+
+        from reviewui.core.queue.order import Evidence, place, stalled
+
+        e, branch = row.record.evidence, row.record.branch
+        if e.status != "pending":
+            return row
+        if branch == self.sweeping:
+            median = sorted(self._sweep_times)[len(self._sweep_times) // 2] if self._sweep_times else None
+            e = stalled(Evidence("running"), time.monotonic() - self._sweep_start, median)
+        elif branch in self._failed:
+            e = Evidence("broken", why=self._failed[branch])
+        else:
+            return row
+        return place(_replace(row.record, evidence=e))
+
+    # --- the background sweep ----------------------------------------------------
+
+    def _sweep_next(self) -> None:
+        """Start sweeping the next branch still waiting for evidence (rerun requests first)."""
+        if not self.sweep_enabled or self.sweeping is not None or self._stopped or not self.is_current:
+            return
+        waiting = [r.record.branch for r in self.rows if r.tier == 3 and r.record.evidence.status == "pending"
+                   and r.record.branch not in self._failed]
+        todo = [b for b in self._rerun if any(r.record.branch == b for r in self.rows)] or waiting
+        if not todo:
+            return
+        branch = todo[0]
+        fresh = branch in self._rerun
+        if fresh:
+            self._rerun.remove(branch)
+        self.sweeping = branch
+        self._sweep_start = time.monotonic()
+        self.rows = [self._as_known(r) for r in self.rows]
+        self.redraw()
+        self._sweep(branch, fresh)
+
+    @work(thread=True, exclusive=True, group="queue-sweep", exit_on_error=False)
+    def _sweep(self, branch: str, fresh: bool) -> None:
+        from reviewui.core.errors import SandboxError
+        from reviewui.core.queue.sweep import sweep_branch
+
+        start = time.monotonic()
+        try:
+            why = sweep_branch(self.source.repo, branch, self.source.base, fresh=fresh, cancel=self._cancel)
+        except SandboxError as e:
+            self.post_message(QueueSwept(branch, str(e), time.monotonic() - start, fatal=True))
+            return
+        self.post_message(QueueSwept(branch, why, time.monotonic() - start))
+
+    @on(QueueSwept)
+    def _swept(self, message: QueueSwept) -> None:
+        self.sweeping = None
+        if message.fatal:
+            self._stopped = message.why
+            self.notify(visible(f"background sweep stopped: {message.why}"), severity="error", markup=False)
+        elif message.why is None:
+            self._sweep_times.append(message.seconds)
+            self._failed.pop(message.branch, None)
+        elif message.why != "cancelled":
+            self._failed[message.branch] = message.why
+        self.swept.set()
+        self._keep = self.current_branch()
+        self.read()
+
+    def on_unmount(self) -> None:
+        self._cancel.set()  # a sweep in flight stops with the app
 
     def redraw(self) -> None:
         """Draw the rows that pass the filter, in the chosen order; the cursor stays on its branch."""
@@ -241,6 +346,68 @@ class QueueScreen(Screen[None]):
         self._keep = self.current_branch()
         self.read()
 
+    def action_rerun(self) -> None:
+        row = self.current_row()
+        if row is None:
+            return
+        branch = row.record.branch
+        self._failed.pop(branch, None)
+        if branch not in self._rerun and branch != self.sweeping:
+            self._rerun.insert(0, branch)
+        self.notify(f"evidence of {visible(branch)} will be made afresh", markup=False)
+        self._sweep_next()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("approve", "reject"):
+            row = self.current_row()
+            # From the row only when its evidence is complete, for this head.
+            return row is not None and row.record.evidence.status == "ready"
+        if action == "rerun":
+            return self.sweep_enabled
+        return True
+
+    def action_approve(self) -> None:
+        self._verdict_from_row("approve")
+
+    def action_reject(self) -> None:
+        self._verdict_from_row("reject")
+
+    def _verdict_from_row(self, verdict: str) -> None:
+        from reviewui.ui.screens.text_prompt import TextPromptModal
+
+        row = self.current_row()
+        if row is None or row.record.evidence.status != "ready":
+            return
+        branch, e = row.record.branch, row.record.evidence
+        against = "" if verdict == "reject" else ", ".join(
+            w for w in (f"{e.toothless} toothless" if e.toothless else "",
+                        f"{e.findings.get('error', 0)} error findings" if e.findings.get("error") else "",
+                        f"{e.contradicted} contradicted claims" if e.contradicted else "") if w)
+        title = f"{verdict} {visible(branch)}" + (f" — against it: {against}" if against else "")
+
+        def done(reason: str | None) -> None:
+            if reason is None or (verdict == "reject" and not reason):
+                return
+            self._keep = branch
+            self._record(branch, verdict, reason)
+
+        self.app.push_screen(TextPromptModal(title, "reason" + (" (required)" if verdict == "reject" else ""),
+                                             allow_empty=verdict == "approve"), done)
+
+    @work(thread=True, exclusive=True, group="queue-verdict", exit_on_error=False)
+    def _record(self, branch: str, verdict: str, reason: str) -> None:
+        """Record the verdict with the branch's stored evidence, then read the queue again."""
+        from reviewui.core.errors import ReviewError
+        from reviewui.core.session import ReviewSession
+
+        try:
+            session = ReviewSession.open(self.source.repo, branch, self.source.base)
+            session.evidence.add_stored(session.stored())
+            session.verdict(verdict, reason)
+        except ReviewError as e:
+            self.app.call_from_thread(self.notify, visible(str(e)), severity="error", markup=False)
+        self.app.call_from_thread(self.read)
+
     def action_open(self) -> None:
         row = self.current_row()
         if row is not None:
@@ -268,6 +435,7 @@ class QueueScreen(Screen[None]):
         self.opened.set()
 
     def on_screen_resume(self) -> None:
-        """Back from a review: read the queue again (its verdict may have moved the row)."""
+        """Back from a review: read the queue again (its verdict may have moved the row); the
+        background sweep goes on from there."""
         if self.rows:
             self.read()
