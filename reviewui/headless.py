@@ -210,17 +210,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     session = session_from_args(args)
     session.diff.preload()
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
-    # ... and makes the per-test truth table (one more run, on the base): its findings join the rest.
+    # ... and makes the per-test truth table (one more run, on the base), and reruns the agent's
+    # test commands at the head: their findings join the rest.
+    if args.bite:
+        session.claims()  # first: the sweep's stored findings then include the reruns
     report, table = swept_with_table(session) if args.bite and not session.target.is_empty else (None, None)
     findings = session.findings(report, table)
-    if args.bite:
-        # The gate runs code anyway: the agent's test commands are rerun at the head too. (A
-        # "tests pass" with no test run at all is a static finding, already in.)
-        from reviewui.core.claims.findings import claim_findings
-        from reviewui.core.findings.model import sort_key
-
-        reran = [c for c in session.claims() if c.outcome != "without-run"]
-        findings = sorted([*findings, *claim_findings(reran)], key=sort_key)
     out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     return exit_code(findings)
 

@@ -77,6 +77,8 @@ class ReviewSession:
     _key_locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
     _ledger: EvidenceLedger | None = field(default=None, repr=False)
     _store: EvidenceStore | None = field(default=None, repr=False)
+    _claim_checks: "list[ClaimCheck]" = field(default_factory=list, repr=False)
+    """The last claims() checks with reruns, which findings(report) then includes."""
 
     @classmethod
     def open(
@@ -215,7 +217,8 @@ class ReviewSession:
         return tr.task_text() if tr is not None else None
 
     def findings(self, bite: "BiteReport | None" = None, tests_table: "TruthTable | None" = None) -> "list[Finding]":
-        """The static findings (and bite-based ones when a BiteReport or a truth table is given)."""
+        """The static findings (and bite-based ones when a BiteReport or a truth table is given; with
+        them, the rerun claims' findings once `claims()` ran)."""
         from reviewui.core.findings import compute_findings
 
         def make() -> "list[Finding]":
@@ -231,7 +234,14 @@ class ReviewSession:
             )
 
         if bite is not None or tests_table is not None:
-            return make()
+            found = make()
+            if self._claim_checks:
+                from reviewui.core.claims.findings import claim_findings
+                from reviewui.core.findings.model import sort_key
+
+                reran = [c for c in self._claim_checks if c.outcome != "without-run"]  # that one is static
+                found = sorted([*found, *claim_findings(reran)], key=sort_key)
+            return found
         return self._cached("findings", make)
 
     # --- the evidence ledger ---------------------------------------------
@@ -331,7 +341,9 @@ class ReviewSession:
         reruns = rerun_commands(self.target.repo_dir, self.target.head, commands,
                                 timeout=self.run.timeout or self.settings.timeout or 300.0,
                                 env_allow=self.settings.env_allow, network=self.settings.network, cancel=cancel)
-        return judge(claims, reruns)
+        checks = judge(claims, reruns)
+        self._claim_checks = checks  # a later findings(report) includes them
+        return checks
 
     def tests_table(self, report: "BiteReport", cancel: threading.Event | None = None,
                     cache: "BiteCache | None" = None) -> "TruthTable":

@@ -23,8 +23,6 @@ def sweep_branch(repo: str | Path, branch: str, base: str, *, jobs: int | None =
     Raises SandboxError (the same for every branch: the caller stops); any other ReviewError is
     the branch's own (a red baseline is evidence too, and is stored).
     """
-    from reviewui.core.claims.findings import claim_findings
-    from reviewui.core.findings.model import sort_key
     from reviewui.core.session import ReviewSession, RunOptions
 
     try:
@@ -43,9 +41,8 @@ def sweep_branch(repo: str | Path, branch: str, base: str, *, jobs: int | None =
             table = session.tests_table(report, cancel=cancel)
         except ReviewError:
             table = None  # not pytest, or the head's tests did not run: the sweep stands without it
-        reran = [c for c in session.claims(cancel=cancel) if c.outcome != "without-run"]
-        findings = sorted([*session.findings(report, table), *claim_findings(reran)], key=sort_key)
-        session.save_evidence(report, table, findings)
+        session.claims(cancel=cancel)  # the findings below include the reruns
+        session.save_evidence(report, table, session.findings(report, table))
         return None
     except SandboxError:
         raise

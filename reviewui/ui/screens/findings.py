@@ -22,6 +22,8 @@ ORDER = {"error": 0, "warning": 1, "info": 2}
 
 TRUST_BRANCH_CONFIG = "trust-branch-config"
 """What the screen dismisses with when the reviewer accepts the branch's own config changes."""
+TURN = "\0turn"
+"""First item of what the screen dismisses with to show a transcript turn: (TURN, index)."""
 
 
 class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
@@ -97,8 +99,11 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
         if event.option.id is None:
             return
         f = self.findings[int(event.option.id)]
+        turn = f.symbol.removeprefix("turn ") if f.symbol and f.symbol.startswith("turn ") else ""
         if f.file:
             self.dismiss((f.file, f.line))
+        elif turn.isdigit():
+            self.dismiss((TURN, int(turn)))  # a claim: the transcript turn that made it
         else:
             self.notify("This finding is about the whole branch, not one place", timeout=3)
 

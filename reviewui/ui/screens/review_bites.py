@@ -331,6 +331,10 @@ class BitesPart(ReviewPart):
                 post(TruthTableReady(None, str(e)))
                 self.session.save_evidence(report)
                 return
+            try:
+                self.session.claims(cancel=cancel)  # the agent's test commands, rerun: findings join
+            except ReviewError:
+                pass  # the sweep ran, so the sandbox is there: a claim that cannot rerun says so itself
             self.session.save_evidence(report, table, self.session.findings(report, table))
             post(TruthTableReady(table))
 

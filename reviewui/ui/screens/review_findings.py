@@ -56,11 +56,13 @@ class FindingsPart(ReviewPart):
 
     def show(self) -> None:
         """Open the findings list; enter on one jumps to it."""
-        from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, FindingsScreen  # not on the first screen
+        from reviewui.ui.screens.findings import TRUST_BRANCH_CONFIG, TURN, FindingsScreen  # not on the first screen
 
         def jump(where: tuple[str, int | None] | str | None) -> None:
             if where == TRUST_BRANCH_CONFIG:
                 self.trust_branch_config()
+            elif isinstance(where, tuple) and where[0] == TURN and where[1] is not None:
+                self.screen.call_later(self.screen.transcript_part.show_turn, where[1])
             elif where is not None and not isinstance(where, str):
                 self.screen.navigation.jump_to(*where)
 

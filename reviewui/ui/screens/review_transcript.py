@@ -147,6 +147,16 @@ class TranscriptPart(ReviewPart):
         self.switcher.current = "transcript-pane"
         self.screen.query_one(TranscriptView).focus()
 
+    async def show_turn(self, index: int) -> None:
+        """Show turn `index` of the transcript (a claim finding's turn, say)."""
+        if self.session.transcript_path is None:
+            return
+        await self.pane_ready()
+        self.switcher.current = "transcript-pane"
+        view = self.screen.query_one(TranscriptView)
+        view.focus()
+        view.goto_turn(index)
+
     def goto_turn(self) -> None:
         """Show the turn that wrote the hunk under the cursor."""
         h = self.screen.diff_view.current_hunk
