@@ -27,12 +27,12 @@ from reviewui.core.bite import origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
-from reviewui.core.bite.runctx import Observation, RunContext
+from reviewui.core.bite.runctx import RunContext, observe
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.run import sandbox
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.runner import OUTPUT_CAP, RunResult
-from reviewui.core.run.scratch_build import staged_commit
+from reviewui.core.run.scratch_build import staged_commit, tree_mtime
 from reviewui.core.run.worktree import Scratch
 
 PLUGIN_MODULE = "reviewui_revert_batch"
@@ -138,6 +138,7 @@ class ForkSession:
                 entry["maxfail"] = edit.maxfail
             entries.append(entry)
         request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries,
+                   "mtime_ns": tree_mtime(scratch.path),
                    "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
         return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
@@ -204,7 +205,7 @@ class RevertSession:
                 self.again.append(item)
                 continue
             run = replace(run, command=session.command, warm=session.warm, sandbox=session.sandbox)
-            seen = Observation(run, forked.observed, origin.foreign(forked.observed.modules, scratch, ctx.modules))
+            seen = observe(run, forked.observed, scratch, ctx.modules)
             f, h, tests = item
             self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, before, after or b"",
                                             pytest_mode=True))
