@@ -120,10 +120,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     from reviewui import __version__
     from reviewui.core.findings import exit_code, render
 
+    from reviewui.core.bite.engine import UntrustedCommand
+
     session = session_from_args(args)
     session.diff.preload()
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
-    report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
+    try:
+        report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
+    except UntrustedCommand as e:  # nothing learned, as `bite` says it (exit 3)
+        sys.stderr.write(f"reviewui: {e}\n")
+        return 3
     findings = session.findings(report)
     out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     return exit_code(findings)

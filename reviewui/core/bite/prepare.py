@@ -21,6 +21,7 @@ from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite.baseline import classify
+from reviewui.core.bite.control import null_revert_control
 from reviewui.core.bite.instrument import instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.runctx import RunContext
@@ -150,6 +151,8 @@ def _prepare_in_slot(
             baseline = replace(baseline, coverage_guided=True)
         pending: Pending | None = None
         if baseline.status == "green":
+            # Before anything is graded: nothing reverted, the revert path must stay green (control.py).
+            null_revert_control(scratch, target, ctx, selected, targets, baseline, baseline_limit)
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None:
                 # Both halves ran beside the baseline (instrument.side_checks): only their verdict
