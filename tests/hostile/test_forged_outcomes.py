@@ -145,3 +145,15 @@ def test_a_conftest_rewriting_reports_makes_the_run_broken(tmp_path, monkeypatch
     assert rep.baseline.status == "broken", (rep.baseline.status, rep.baseline.reason)
     assert "the branch's code rewrites test reports" in rep.baseline.reason
     assert all(r.verdict != "bites" for r in rep.results)
+
+
+def test_check_bite_names_the_rewriting_conftest_as_report_tampering(tmp_path, monkeypatch) -> None:
+    use_venv_python(monkeypatch)
+    rb = _repo(tmp_path, {"tests/conftest.py": REWRITING_CONFTEST, "tests/test_calc.py": HONEST_TEST})
+    proc = _cli(rb.root, "check", "agent/work", "--bite", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)["findings"]
+    tampering = [f for f in found if f["kind"] == "report-tampering"]
+    assert tampering and all(f["severity"] == "error" and f["file"] == "tests/conftest.py" for f in tampering)
+    assert any(f["symbol"] == "pytest_runtest_makereport" for f in tampering)
+    assert any(f["kind"] == "baseline-red" or "rewrites test reports" in f["message"] for f in found), found

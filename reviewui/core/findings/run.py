@@ -23,6 +23,7 @@ from reviewui.core.findings.config_rules import config_changed
 from reviewui.core.findings.duplicates import duplicate_function
 from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, sort_key
 from reviewui.core.findings.refs import RefIndex
+from reviewui.core.findings.report_tampering import report_tampering
 from reviewui.core.findings.source import TreeSource
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
 from reviewui.core.findings.tests_additive import tests_not_additive
@@ -85,6 +86,7 @@ def compute_findings(
         ("no-change", lambda: no_change(target, diff)),
         ("config-changed", lambda: config_changed(target, settings)),
         ("bidi-control", lambda: bidi_control(diff)),
+        ("report-tampering", lambda: report_tampering(target, diff)),
         ("test-only-change", lambda: test_only_change(diff)),
         ("tests-not-additive", lambda: tests_not_additive(target, diff, settings)),
         ("task-identifier-missing", lambda: task_identifier_missing(target, diff, task_text, head)),

@@ -181,7 +181,7 @@ def test_kinds_catalogue() -> None:
         "uncalled-function": "warning", "test-mentions-only": "warning", "duplicate-function": "warning",
         "undeclared-write": "warning", "claimed-done-without-change": "error", "toothless-hunk": "warning",
         "broken-hunk": "info", "baseline-red": "error", "toothless-guard": "warning",
-        "config-changed": "error", "bidi-control": "error",
+        "config-changed": "error", "bidi-control": "error", "report-tampering": "error",
     }
     assert all(v.description and "\n" not in v.description for v in KINDS.values())
     f = finding("no-change", "two\nlines   here")
