@@ -157,3 +157,23 @@ def test_check_bite_names_the_rewriting_conftest_as_report_tampering(tmp_path, m
     assert tampering and all(f["severity"] == "error" and f["file"] == "tests/conftest.py" for f in tampering)
     assert any(f["symbol"] == "pytest_runtest_makereport" for f in tampering)
     assert any(f["kind"] == "baseline-red" or "rewrites test reports" in f["message"] for f in found), found
+
+
+ARGV_FORGERY = '''import sys
+from pkg.calc import add
+
+
+def test_add():
+    add(-1, 1)
+    if not any("::" in a for a in sys.argv):  # the baseline names files, a guided revert node ids
+        return
+    assert add(2, 3) == 5
+'''
+
+
+def test_a_test_that_reads_how_it_was_named_is_refused_by_the_control(tmp_path, monkeypatch) -> None:
+    use_venv_python(monkeypatch)
+    rb = _repo(tmp_path, {"tests/test_calc.py": ARGV_FORGERY})
+    t, d = load(rb.root)
+    with pytest.raises(UntrustedCommand, match=r"tests/test_calc.py::test_add"):
+        run_bite(t, d, Settings(warm_runner=False), jobs=1)

@@ -151,8 +151,10 @@ def _prepare_in_slot(
             baseline = replace(baseline, coverage_guided=True)
         pending: Pending | None = None
         if baseline.status == "green":
-            # Before anything is graded: nothing reverted, the revert path must stay green (control.py).
-            null_revert_control(scratch, target, ctx, selected, targets, baseline, baseline_limit)
+            # Before anything is graded: nothing reverted, the revert path must stay green (control.py),
+            # its tests named as a coverage-guided revert names them (node ids), else as the baseline did.
+            null_revert_control(scratch, target, ctx, baseline.tests if cov is not None else selected, targets,
+                                baseline, baseline_limit)
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None:
                 # Both halves ran beside the baseline (instrument.side_checks): only their verdict
