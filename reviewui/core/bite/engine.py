@@ -21,7 +21,11 @@
    exit non-zero when every changed source file is replaced by garbage; a
    command that cannot fail raises UntrustedCommand instead of calling hunks
    toothless. With two slots it runs beside the baseline, and the reverts may
-   start before it ends: nothing is reported until it has passed.
+   start before it ends: nothing is reported until it has passed. Then the
+   null-revert control (control.py): the revert path with nothing reverted
+   must stay green, else UntrustedCommand names the tests that can tell a
+   revert run from the baseline. Every pytest run carries a canary test that
+   must fail (canary.py): a run whose canary passes is `broken`.
 3. Per hunk: `uncovered` straight from the coverage map, or revert only that
    hunk, run the tests that execute it (plus data-file readers), and grade
    (revert_grade.py; cross-hunk by ast, crosshunk.py). With pytest, the
