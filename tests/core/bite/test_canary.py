@@ -9,7 +9,8 @@ from reviewui.core.run.runner import RunResult
 
 
 def _run(*tests: TestOutcome, **kw: object) -> RunResult:
-    return RunResult(command=("pytest",), returncode=0, seconds=0.1, pytest=True, tests=tests, **kw)  # type: ignore[arg-type]
+    fields: dict[str, object] = {"returncode": 0, **kw}
+    return RunResult(command=("pytest",), seconds=0.1, pytest=True, tests=tests, **fields)  # type: ignore[arg-type]
 
 
 def test_judge() -> None:
