@@ -125,13 +125,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     session = session_from_args(args)
     session.diff.preload()
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
+    untrusted: UntrustedCommand | None = None
     try:
         report = session.bite(guards=True) if args.bite and not session.target.is_empty else None
-    except UntrustedCommand as e:  # nothing learned, as `bite` says it (exit 3)
-        sys.stderr.write(f"reviewui: {e}\n")
-        return 3
+    except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
+        report, untrusted = None, e
     findings = session.findings(report)
     out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+    if untrusted is not None:
+        sys.stderr.write(f"reviewui: {untrusted}\n")
+        return 3  # as `bite` says it: nothing could be learned
     return exit_code(findings)
 
 

@@ -137,26 +137,40 @@ def test_check_bite_of_the_mtime_forgery_warns_instead_of_passing(tmp_path, monk
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_a_conftest_rewriting_reports_makes_the_run_broken(tmp_path, monkeypatch, warm) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_conftest_rewriting_reports_is_caught_by_the_canary(tmp_path, monkeypatch, warm, jobs) -> None:
+    """The baseline's canary passed: the sweep refuses the command before any revert is graded."""
     use_venv_python(monkeypatch)
     rb = _repo(tmp_path, {"tests/conftest.py": REWRITING_CONFTEST, "tests/test_calc.py": HONEST_TEST})
     t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=True)
-    assert rep.baseline.status == "broken", (rep.baseline.status, rep.baseline.reason)
-    assert "the branch's code rewrites test reports" in rep.baseline.reason
-    assert all(r.verdict != "bites" for r in rep.results)
+    with pytest.raises(UntrustedCommand, match=r"the branch's code rewrites test reports: a deliberately failing "
+                                               r"test \(test_[0-9a-f]{16}\) was passed"):
+        run_bite(t, d, Settings(warm_runner=warm), jobs=jobs, guards=True)
+
+
+def test_a_revert_run_whose_canary_passes_is_broken(tmp_path, monkeypatch) -> None:
+    """A conftest that rewrites reports only once the code changed (a revert run) is caught per run."""
+    use_venv_python(monkeypatch)
+    sneaky = REWRITING_CONFTEST.replace("    if report.failed:", "    import pkg.calc, inspect\n"
+                                        "    if report.failed and 'a - b' not in inspect.getsource(pkg.calc):")
+    rb = _repo(tmp_path, {"tests/conftest.py": sneaky, "tests/test_calc.py": HONEST_TEST.replace("5", "-1")})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(warm_runner=False), jobs=1)
+    assert rep.baseline.status == "green", rep.baseline.reason
+    [r] = rep.results
+    assert r.verdict == "broken" and "the branch's code rewrites test reports" in r.reason, (r.verdict, r.reason)
 
 
 def test_check_bite_names_the_rewriting_conftest_as_report_tampering(tmp_path, monkeypatch) -> None:
     use_venv_python(monkeypatch)
     rb = _repo(tmp_path, {"tests/conftest.py": REWRITING_CONFTEST, "tests/test_calc.py": HONEST_TEST})
     proc = _cli(rb.root, "check", "agent/work", "--bite", "--format", "json")
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # the bites taught nothing: the canary passed
+    assert "rewrites test reports" in proc.stderr
     found = json.loads(proc.stdout)["findings"]
     tampering = [f for f in found if f["kind"] == "report-tampering"]
     assert tampering and all(f["severity"] == "error" and f["file"] == "tests/conftest.py" for f in tampering)
     assert any(f["symbol"] == "pytest_runtest_makereport" for f in tampering)
-    assert any(f["kind"] == "baseline-red" or "rewrites test reports" in f["message"] for f in found), found
 
 
 ARGV_FORGERY = '''import sys

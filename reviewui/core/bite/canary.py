@@ -36,8 +36,8 @@ def judge(run: RunResult, observed: Observed) -> tuple[RunResult, str | None]:
     if run.killed:
         return run, None
     if not mine:
-        return run, f"{TAMPERED}: a test that must fail ({name}) was not reported at all"
+        return run, f"{TAMPERED}: a deliberately failing test ({name}) was not reported at all"
     wrong = [t.outcome for t in mine if t.outcome != "failed"]
     if wrong:
-        return run, f"{TAMPERED}: a test that must fail ({name}) was reported {wrong[0]}"
+        return run, f"{TAMPERED}: a deliberately failing test ({name}) was {wrong[0]}"
     return run, None

@@ -21,7 +21,7 @@ from reviewui.core.bite import origin
 from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.revert_batch import Edit, Forked, ForkSession
-from reviewui.core.bite.runctx import Observation, RunContext, observe
+from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.runner import RunFiles, RunResult
 from reviewui.core.run.scratch_build import commit_scratch
@@ -33,28 +33,30 @@ SHOWN = 5
 
 
 def null_revert_control(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
-                        targets: list[tuple[FileDiff, Hunk]], baseline: Baseline, limit: float) -> None:
+                        targets: list[tuple[FileDiff, Hunk]], baseline: Baseline, limit: float,
+                        batch: bool = True) -> None:
     """Run the selected tests through the revert path with nothing reverted; raise UntrustedCommand
-    when that run is not as green as `baseline` (a green baseline of the same tests)."""
+    when that run is not as green as `baseline` (a green baseline of the same tests). `batch`:
+    also through a fork of a configured session, as batched reverts run."""
     if ctx.cancel is not None and ctx.cancel.is_set():
         return
     rel = next((f.path for f, _ in targets if f.status != "deleted"), None)
-    batched = ctx.pytest_mode and rel is not None and bool(selected) and _batchable(rel)
+    batched = batch and ctx.pytest_mode and rel is not None and bool(selected) and _batchable(rel)
     forks = ForkSession([], limit)
 
-    def through_revert_path(batch: bool) -> Observation:
+    def through_revert_path(forked: bool) -> Observation:
         scratch.checkout(target.head)
         path = scratch.path / rel if rel is not None else None
         try:
             if path is not None and path.is_file() and rel is not None:
                 # Its own bytes, written and committed as a revert writes and commits the reverted ones.
                 scratch.edit_files({rel: path.read_bytes()})
-                if batch:
+                if forked:
                     forks.edits = [Edit({rel: path.read_bytes()}, selected)]
                     forks.forked = [Forked()]
             else:
                 commit_scratch(scratch.path)
-            files = RunFiles(lambda d: forks.setup(d, scratch), forks.collect) if batch and forks.edits else None
+            files = RunFiles(lambda d: forks.setup(d, scratch), forks.collect) if forked and forks.edits else None
             return ctx.run(scratch.path, selected, limit, extra=origin.QUIET_STOP, in_run_dir=files)
         finally:
             scratch.reset()
@@ -69,7 +71,8 @@ def null_revert_control(scratch: Scratch, target: Target, ctx: RunContext, selec
     bad = _failed(seen, baseline)
     forked = forks.forked[0] if forks.edits else None
     if not bad and forked is not None and forked.run is not None and forked.observed is not None:
-        bad = _failed(observe(forked.run, forked.observed, scratch.path, ctx.modules), baseline)
+        bad = _failed(Observation(forked.run, forked.observed, forked.tampered
+                                  or origin.foreign(forked.observed.modules, scratch.path, ctx.modules)), baseline)
     if bad:
         shown = ", ".join(bad[:SHOWN]) + (f" and {len(bad) - SHOWN} more" if len(bad) > SHOWN else "")
         raise UntrustedCommand(

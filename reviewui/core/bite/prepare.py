@@ -22,7 +22,8 @@ from typing import Callable
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite.baseline import classify
 from reviewui.core.bite.control import null_revert_control
-from reviewui.core.bite.instrument import instrument_check, side_checks
+from reviewui.core.bite.canary import TAMPERED
+from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import StaticSelection, selection_note
@@ -139,6 +140,10 @@ def _prepare_in_slot(
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
                        in_run_dir=measured, coverage=measured is not None)
         baseline = classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv))
+        if seen.foreign and seen.foreign.startswith(TAMPERED):
+            # The baseline's canary passed: no run of this command can be believed (canary.py).
+            raise UntrustedCommand(f"the test command cannot be trusted: {seen.foreign}; check the branch's "
+                                   "conftest files and plugins")
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
@@ -153,8 +158,9 @@ def _prepare_in_slot(
         if baseline.status == "green":
             # Before anything is graded: nothing reverted, the revert path must stay green (control.py),
             # its tests named as a coverage-guided revert names them (node ids), else as the baseline did.
+            # A whole-suite run lets the instrument check's garbage run on its own, and so the control.
             null_revert_control(scratch, target, ctx, baseline.tests if cov is not None else selected, targets,
-                                baseline, baseline_limit)
+                                baseline, baseline_limit, batch=bool(selected))
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None:
                 # Both halves ran beside the baseline (instrument.side_checks): only their verdict

@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, TypeVar
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import canary, origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
-from reviewui.core.bite.runctx import RunContext, observe
+from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.run import sandbox
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
@@ -101,7 +101,10 @@ class Forked:
 
     reply: dict[str, object] | None = None
     run: RunResult | None = None
+    """The fork's run, its canary test taken out (canary.py)."""
     observed: origin.Observed | None = None
+    tampered: str | None = None
+    """Why the fork's reports cannot be believed (its canary did not fail), else None."""
 
 
 class ForkSession:
@@ -153,7 +156,10 @@ class ForkSession:
             except (OSError, ValueError):
                 continue
             forked.observed = origin.read_observed(here / "origin.json")
-            forked.run = _run_result(here, forked.reply)
+            run = _run_result(here, forked.reply)
+            if run is not None:
+                run, forked.tampered = canary.judge(run, forked.observed)
+            forked.run = run
 
 
 class RevertSession:
@@ -205,7 +211,8 @@ class RevertSession:
                 self.again.append(item)
                 continue
             run = replace(run, command=session.command, warm=session.warm, sandbox=session.sandbox)
-            seen = observe(run, forked.observed, scratch, ctx.modules)
+            seen = Observation(run, forked.observed,
+                               forked.tampered or origin.foreign(forked.observed.modules, scratch, ctx.modules))
             f, h, tests = item
             self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, before, after or b"",
                                             pytest_mode=True))

@@ -21,7 +21,7 @@ def test_judge() -> None:
     run, why = judge(_run(real, TestOutcome(f"t.py::{name}", "failed", "AssertionError")), seen)
     assert why is None and run.tests == (real,)
     run, why = judge(_run(real, TestOutcome(f"t.py::{name}", "passed")), seen)
-    assert why is not None and why.startswith(TAMPERED) and "reported passed" in why and run.tests == (real,)
+    assert why is not None and why.startswith(TAMPERED) and "was passed" in why and run.tests == (real,)
     _, why = judge(_run(real), seen)
     assert why is not None and "not reported" in why
     _, why = judge(_run(real, returncode=None, timed_out=True), seen)
