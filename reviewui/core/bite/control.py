@@ -30,6 +30,16 @@ from reviewui.core.target import Target
 
 SHOWN = 5
 """Tests named in the refusal (the rest are counted)."""
+ARGV_BUDGET = 100_000
+"""Characters of node ids the control names on its command line at most (else it names the files)."""
+
+
+def control_tests(baseline: Baseline, guided: bool, selected: tuple[str, ...]) -> tuple[str, ...]:
+    """What the control runs: the baseline's tests by node id, as a coverage-guided revert names
+    them, else (or when they would not fit a command line) what the baseline was given."""
+    if guided and baseline.tests and sum(len(t) + 1 for t in baseline.tests) <= ARGV_BUDGET:
+        return baseline.tests
+    return selected
 
 
 def null_revert_control(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],

@@ -21,7 +21,7 @@ from typing import Callable
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite.baseline import classify
-from reviewui.core.bite.control import null_revert_control
+from reviewui.core.bite.control import control_tests, null_revert_control
 from reviewui.core.bite.canary import TAMPERED
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
@@ -159,7 +159,7 @@ def _prepare_in_slot(
             # Before anything is graded: nothing reverted, the revert path must stay green (control.py),
             # its tests named as a coverage-guided revert names them (node ids), else as the baseline did.
             # A whole-suite run lets the instrument check's garbage run on its own, and so the control.
-            null_revert_control(scratch, target, ctx, baseline.tests if cov is not None else selected, targets,
+            null_revert_control(scratch, target, ctx, control_tests(baseline, cov is not None, selected), targets,
                                 baseline, baseline_limit, batch=bool(selected))
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None:
