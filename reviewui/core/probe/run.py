@@ -17,11 +17,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import re
-import shutil
-import tempfile
 import threading
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 from reviewui.core.bite.engine import checkable_hunks, selected_test_files
@@ -33,6 +31,7 @@ from reviewui.core.bite.revert import RevertError
 from reviewui.core.probe.trusted import changed_test_config, use_base_config
 from reviewui.core.run import sandbox
 from reviewui.core.run.runner import RunResult, is_pytest_command, split_command
+from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.safe_text import visible
 from reviewui.core.probe.source import (  # noqa: F401 - re-exported for callers of probe
@@ -310,7 +309,7 @@ def run_probe(
     trusted = changed_test_config(target.repo_dir, target.base, target.head)
     places = [("branch", target.head), ("base", target.base)] + ([("reverted", target.head)] if revert else []) \
         + ([("branch_own", target.head)] if trusted else [])
-    work = Path(tempfile.mkdtemp(prefix="reviewui-probe-"))
+    work = private_tempdir("probe")  # named with our pid: a killed probe's is removed at the next start
     # Run as a bite run is (runctx.py): the scratch's import roots, the user's VAR=value words,
     # the origin plugin and its canary; never warm (a probe is three runs, not a sweep).
     modules = changed_modules([f.path for f, _ in checkable_hunks(session.diff) if f.status != "deleted"],
@@ -342,7 +341,7 @@ def run_probe(
                 futures = [ex.submit(one, place, rev) for place, rev in places]
                 runs = {place: fut.result() for (place, _), fut in zip(places, futures, strict=True)}
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
     return ProbeReport(name, rel, runs["branch"], runs["base"], runs.get("reverted"), sandbox=sandbox.level(),
                        branch_own=runs.get("branch_own"), trusted_config=trusted)
 
