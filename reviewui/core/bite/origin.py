@@ -107,9 +107,12 @@ def _canary_name():
     try:
         with open(path, encoding="utf-8") as f:
             name = f.read().strip()
-        os.unlink(path)
     except OSError:
         return ""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass  # the run may not write here: the name still counts
     return name if name.isidentifier() else ""
 
 
