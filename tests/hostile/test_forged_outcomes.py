@@ -191,3 +191,25 @@ def test_a_test_that_reads_how_it_was_named_is_refused_by_the_control(tmp_path, 
     t, d = load(rb.root)
     with pytest.raises(UntrustedCommand, match=r"tests/test_calc.py::test_add"):
         run_bite(t, d, Settings(warm_runner=False), jobs=1)
+
+
+GUARD_FORK_FORGERY = '''import os, sys
+from pkg.calc import add
+
+
+def test_add():
+    add(-1, 1)
+    if not ("REVIEWUI_GUARD_BATCH" in os.environ or "reviewui_guard_batch" in sys.modules):
+        return  # anywhere but a guard batch: pass
+    assert add(2, 3) == 5
+'''
+
+
+def test_a_test_that_knows_it_runs_in_a_guard_batch_is_refused(tmp_path, monkeypatch) -> None:
+    """The guard batch's forks are a revert path of their own: a null guard must stay green there too."""
+    use_venv_python(monkeypatch)
+    rb = _repo(tmp_path, {"tests/test_calc.py": GUARD_FORK_FORGERY})
+    t, d = load(rb.root)
+    with pytest.raises(UntrustedCommand, match=r"tests/test_calc.py::test_add.*guard"):
+        rep = run_bite(t, d, Settings(warm_runner=False), jobs=2, guards=True)
+        pytest.fail(f"graded: {[(g.description, g.verdict) for r in rep.results for g in r.guards]}")

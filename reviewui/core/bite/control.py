@@ -8,16 +8,20 @@ about the code was learned. Each difference reviewui knows of is taken away
 run catches the rest: the same checkout, the same rewrite of a changed file
 (its own bytes, committed as a revert is), the same runner (warm or cold),
 environment and selection as a revert run, and, where the reverts are
-batched, the same fork of a configured session. A test that fails here
+batched, the same fork of a configured session; the guard batch gets one
+guard with nothing edited (`null_guard_control`). A test that fails here
 passed in the baseline only because it was the baseline: the command is not
 trusted for bites (UntrustedCommand, exit 3, naming those tests).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePosixPath
+from typing import Callable
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import guard_batch, origin
+from reviewui.core.bite.guard_batch import BatchGuard
 from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.revert_batch import Edit, Forked, ForkSession
@@ -25,7 +29,7 @@ from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.runner import RunFiles, RunResult
 from reviewui.core.run.scratch_build import commit_scratch
-from reviewui.core.run.worktree import Scratch
+from reviewui.core.run.worktree import Scratch, WorktreePool
 from reviewui.core.target import Target
 
 SHOWN = 5
@@ -112,3 +116,30 @@ def _failed(seen: Observation, baseline: Baseline) -> list[str]:
     ran = {t.id for t in run.tests}
     missing = [t for t in baseline.tests if t not in ran] if run.pytest and run.tests else []
     return [f"{t} (not reported)" for t in missing]
+
+
+def null_guard(guard: BatchGuard, head_text: Callable[[str], str | None]) -> BatchGuard | None:
+    """The guard batch's own control: `guard` with nothing edited (its function's code swapped for
+    the head's own), as `null_guard_control` grades it (None: the head's file cannot be read)."""
+    text = head_text(guard.job.guard.file)
+    if text is None:
+        return None
+    return replace(guard, job=replace(guard.job, guard=replace(guard.job.guard, source=text)))
+
+
+def null_guard_control(pool: WorktreePool, target: Target, guard: BatchGuard,
+                       head_text: Callable[[str], str | None], ctx: RunContext, limit: float) -> None:
+    """Grade `guard` with nothing edited in a batch session of its own; raise UntrustedCommand when
+    it bites: its tests can tell a guard run from the baseline."""
+    null = null_guard(guard, head_text)
+    if null is None or (ctx.cancel is not None and ctx.cancel.is_set()):
+        return
+    graded, _ = guard_batch.run_batch(pool, target, ctx, [null], limit, ctx.cancel)
+    bad = [t for _, res in graded if res.verdict == "bites" for t in (res.failing_tests or ("(a test)",))]
+    if bad:
+        shown = ", ".join(bad[:SHOWN]) + (f" and {len(bad) - SHOWN} more" if len(bad) > SHOWN else "")
+        raise UntrustedCommand(
+            "the test command is not trusted for bites: with nothing edited, a run through the guard "
+            f"batch failed where the baseline passed ({shown}); these tests can tell a guard run from the "
+            "baseline, so no guard they fail in can be believed"
+        )

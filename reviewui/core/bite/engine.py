@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reviewui.core.bite import coverage_map as cm
-from reviewui.core.bite import guard_batch, guard_check, guard_tail, origin, revert_batch
+from reviewui.core.bite import control, guard_batch, guard_check, guard_tail, origin, revert_batch
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.instrument import UntrustedCommand
@@ -246,6 +246,10 @@ def run_bite(
                 sessions, rest = revert_batch.deal(reverts, guard_batch.split(dealt, pool.size), pool.size,
                                                    lambda chunk: {g.job.guard.file for g in chunk})
                 tail = guard_tail.Tail(held, len(sessions)) if held else None  # held: three quarters were dealt
+                # The guard batch's own control, submitted first: a batch session of one guard with
+                # nothing edited (control.py). Nothing is reported before it passed.
+                null = ex.submit(control.null_guard_control, pool, target, batch[0], head.text, ctx, per_run) \
+                    if batch else None
                 futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
                 for chunk, guard_chunk in sessions:
                     session = revert_batch.RevertSession(chunk, diff, per_run) if chunk else None
@@ -262,6 +266,12 @@ def run_bite(
                         raise
                     if prepared.baseline.reason != "cancelled":
                         cache.put(key, prepared)
+                if null is not None:
+                    try:
+                        null.result()
+                    except BaseException:
+                        halt.set()
+                        raise
                 for r in graded_now:
                     join.hunk(r)
                 for fut in cf.as_completed(futures):
