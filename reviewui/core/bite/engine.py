@@ -24,7 +24,8 @@
    start before it ends: nothing is reported until it has passed. Then the
    null-revert control (control.py): the revert path with nothing reverted
    must stay green, else UntrustedCommand names the tests that can tell a
-   revert run from the baseline. Every pytest run carries a canary test that
+   revert run from the baseline; with batched guards, one guard with nothing
+   edited must not bite either. Every pytest run carries a canary test that
    must fail (canary.py): a run whose canary passes is `broken`.
 3. Per hunk: `uncovered` straight from the coverage map, or revert only that
    hunk, run the tests that execute it (plus data-file readers), and grade
