@@ -207,16 +207,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     from reviewui import __version__
     from reviewui.core.findings import exit_code, render
 
+    from reviewui.core.bite.engine import UntrustedCommand
+
     session = session_from_args(args)
     session.diff.preload()
     # The gate's sweep grades guard reverts too: a toothless guard is a `toothless-guard` finding.
     # ... and makes the per-test truth table (one more run, on the base), and reruns the agent's
     # test commands at the head: their findings join the rest.
+    untrusted: UntrustedCommand | None = None
+    report, table = None, None
     if args.bite:
         session.claims()  # first: the sweep's stored findings then include the reruns
-    report, table = swept_with_table(session) if args.bite and not session.target.is_empty else (None, None)
+        try:
+            report, table = swept_with_table(session) if not session.target.is_empty else (None, None)
+        except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
+            untrusted = e
     findings = session.findings(report, table)
     out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+    if untrusted is not None:
+        sys.stderr.write(f"reviewui: {untrusted}\n")
+        return 3  # as `bite` says it: nothing could be learned
     return exit_code(findings)
 
 

@@ -110,7 +110,8 @@ def test_probe_command_on_the_story(samples: dict[str, Path], tmp_path: Path) ->
     proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json", cwd=repo)
     assert proc.returncode == 1, proc.stderr  # issue 16: exit 1 = the probe fails on the branch (was 0 whatever happened)
     data = json.loads(proc.stdout)
-    assert set(data) == {"probe", "branch", "base", "reverted", "sandbox", "limits"}
+    assert set(data) == {"probe", "branch", "base", "reverted", "sandbox", "limits", "branch_own_conftest",
+                         "trusted_config"}
     assert data["sandbox"] == "bwrap"
     assert data["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
     assert (data["branch"]["status"], data["base"]["status"], data["reverted"]) == ("failed", "error", None)

@@ -26,7 +26,12 @@
    exit non-zero when every changed source file is replaced by garbage; a
    command that cannot fail raises UntrustedCommand instead of calling hunks
    toothless. With two slots it runs beside the baseline, and the reverts may
-   start before it ends: nothing is reported until it has passed.
+   start before it ends: nothing is reported until it has passed. Then the
+   null-revert control (control.py): the revert path with nothing reverted
+   must stay green, else UntrustedCommand names the tests that can tell a
+   revert run from the baseline; with batched guards, one guard with nothing
+   edited must not bite either. Every pytest run carries a canary test that
+   must fail (canary.py): a run whose canary passes is `broken`.
 3. Per hunk (Prepared.plan): `uncovered` straight from the coverage map, when
    no test in the suite executes it (a hunk no selected test executes sends
    the whole suite through one measured run at the baseline, within
@@ -53,7 +58,7 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable
 
-from reviewui.core.bite import guard_batch, guard_check, guard_tail, origin, revert_batch
+from reviewui.core.bite import control, guard_batch, guard_check, guard_tail, origin, revert_batch
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.instrument import UntrustedCommand
@@ -260,6 +265,10 @@ def run_bite(
                 sessions, rest = revert_batch.deal(reverts, guard_batch.split(dealt, pool.size), pool.size,
                                                    lambda chunk: {g.job.guard.file for g in chunk})
                 tail = guard_tail.Tail(held, len(sessions)) if held else None  # held: three quarters were dealt
+                # The guard batch's own control, submitted first: a batch session of one guard with
+                # nothing edited (control.py). Nothing is reported before it passed.
+                null = ex.submit(control.null_guard_control, pool, target, batch[0], head.text, ctx, per_run) \
+                    if batch else None
                 futures: list[cf.Future[Any]] = [ex.submit(check, item) for item in [*solo, *rest]]
                 for chunk, guard_chunk in sessions:
                     session = revert_batch.RevertSession(chunk, diff, per_run) if chunk else None
@@ -276,6 +285,12 @@ def run_bite(
                         raise
                     if prepared.baseline.reason != "cancelled":
                         cache.put(key, prepared)
+                if null is not None:
+                    try:
+                        null.result()
+                    except BaseException:
+                        halt.set()
+                        raise
                 for r in graded_now:
                     join.hunk(r)
                 for fut in cf.as_completed(futures):

@@ -102,6 +102,79 @@ def pytest_runtestloop(session):
     return None
 
 
+def _canary_name():
+    # Read once and removed: neither the environment nor a file left to read names it.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "canary")
+    try:
+        with open(path, encoding="utf-8") as f:
+            name = f.read().strip()
+    except OSError:
+        return ""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass  # the run may not write here: the name still counts
+    return name if name.isidentifier() else ""
+
+
+_canary = {"name": _canary_name(), "ran": False}
+
+
+class _Canary:
+    """After the test loop: one more test, named at random, that must fail (canary.py reads it)."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session):
+        yield
+        name = _canary["name"]
+        items = [i for i in session.items if i.getparent(pytest.Module) is not None]
+        # Not in an xdist worker: its controller would count the failure in the exit code.
+        if not name or not items or _canary["ran"] or hasattr(session.config, "workerinput"):
+            return
+        module = items[-1].getparent(pytest.Module)
+        try:
+            obj = module.obj
+            scope = {}
+            # Made to look like any test of that module: its file, its module, an attribute of it.
+            code = compile("def %s():\\n    assert 0, 'this test must fail'\\n" % name,
+                           getattr(obj, "__file__", None) or "<test>", "exec")
+            exec(code, {"__name__": obj.__name__}, scope)
+            fn = scope[name]
+            setattr(obj, name, fn)
+            item = pytest.Function.from_parent(module, name=name, callobj=fn)
+        except Exception:
+            return
+        counts = (session.testsfailed, session.shouldfail, session.shouldstop)
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        before = {k: list(v) for k, v in reporter.stats.items()} if reporter is not None else {}
+        _canary["ran"] = True
+        session.items.append(item)
+        writer = getattr(reporter, "_tw", None)
+        progress = set(getattr(reporter, "_progress_nodeids_reported", ()))
+        try:
+            if writer is not None:  # its progress letter is not the project's output
+                import io
+                from _pytest._io import TerminalWriter
+                reporter._tw = TerminalWriter(io.StringIO())
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+        finally:
+            if writer is not None:
+                reporter._tw = writer
+                reporter._progress_nodeids_reported = progress
+            session.items.remove(item)
+        session.testsfailed, session.shouldfail, session.shouldstop = counts
+        if reporter is not None:  # the summary counts the project's tests only
+            for key in list(reporter.stats):
+                reporter.stats[key] = before.get(key, [])
+                if not reporter.stats[key]:
+                    del reporter.stats[key]
+
+
+def pytest_configure(config):
+    if _canary["name"]:
+        config.pluginmanager.register(_Canary(), "reviewui_canary")
+
+
 def pytest_sessionfinish(session):
     out = os.environ.get("REVIEWUI_ORIGIN_OUT")
     if not out:
@@ -113,7 +186,8 @@ def pytest_sessionfinish(session):
         if path:
             found[name] = os.path.realpath(path)
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"modules": found, "opens": {k: sorted(v) for k, v in _opens.items()}}, f)
+        json.dump({"modules": found, "opens": {k: sorted(v) for k, v in _opens.items()},
+                   "canary": _canary["name"] if _canary["ran"] else ""}, f)
 '''
 
 _SOURCE_DIRS = ("src", "lib", "python")
@@ -211,6 +285,7 @@ def resolve_pythonpath(value: str, scratch: Path) -> list[str]:
 def run_env(
     scratch: Path, modules: Sequence[ChangedModule], plugin_dir: Path, out_file: Path,
     user_env: Mapping[str, str], data_files: Sequence[str] = (), checkout_dirs: Sequence[str] = (),
+    canary: str = "",
 ) -> dict[str, str]:
     """The extra environment of one run: the user's `VAR=value` words, scratch roots first, the plugin.
 
@@ -218,9 +293,9 @@ def run_env(
     python -m pytest`); a PYTHONPATH there (else the reviewer's own) has its
     relative entries resolved against the scratch. `checkout_dirs` are import
     directories the test Python has inside the reviewer's checkout
-    (`checkout_roots`), taken from the scratch instead.
+    (`checkout_roots`), taken from the scratch instead. `canary`: the name of the run's canary test.
     """
-    write_plugin(plugin_dir)
+    write_plugin(plugin_dir, canary)
     env = dict(user_env)
     user_pp = user_env.get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
     path = [str(plugin_dir), *import_roots(scratch, modules), *resolve_pythonpath(user_pp, scratch),
@@ -252,12 +327,15 @@ def merge_env(base: Mapping[str, str], more: Mapping[str, str] | None) -> dict[s
     return env
 
 
-def write_plugin(plugin_dir: Path) -> None:
-    """Write the origin plugin module into `plugin_dir` (a directory outside the scratch)."""
+def write_plugin(plugin_dir: Path, canary: str = "") -> None:
+    """Write the origin plugin module into `plugin_dir` (a directory outside the scratch), and the
+    name of the run's canary test beside it (the plugin reads it once and removes it)."""
     plugin_dir.mkdir(parents=True, exist_ok=True)
     target = plugin_dir / f"{PLUGIN_MODULE}.py"
     if not target.is_file():
         target.write_text(PLUGIN_SOURCE, encoding="utf-8")
+    if canary:
+        (plugin_dir / "canary").write_text(canary, encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -270,6 +348,8 @@ class Observed:
     """Real path of a changed data file -> node ids of the tests that opened it."""
     written: bool
     """False when the plugin wrote nothing (pytest never finished its session)."""
+    canary: str = ""
+    """The canary test the plugin ran (canary.py), "" when it ran none."""
 
 
 def read_observed(out_file: Path) -> Observed:
@@ -284,8 +364,10 @@ def read_observed(out_file: Path) -> Observed:
     mods = mods if isinstance(mods, dict) else {}
     opens = data.get("opens")
     opens = opens if isinstance(opens, dict) else {}
+    canary = data.get("canary")
     return Observed({str(k): str(v) for k, v in mods.items()},
-                    {str(k): tuple(str(x) for x in v) for k, v in opens.items() if isinstance(v, list)}, True)
+                    {str(k): tuple(str(x) for x in v) for k, v in opens.items() if isinstance(v, list)}, True,
+                    canary if isinstance(canary, str) else "")
 
 
 def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule]) -> str | None:

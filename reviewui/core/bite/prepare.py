@@ -24,7 +24,9 @@ from reviewui.core.bite import guard_check
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
-from reviewui.core.bite.instrument import instrument_check, side_checks
+from reviewui.core.bite.control import control_tests, null_revert_control
+from reviewui.core.bite.canary import TAMPERED
+from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.bite.selection import StaticSelection, selection_note
@@ -250,6 +252,10 @@ def _prepare_in_slot(
         # Measured in a warm fork when the server can serve it, else under `coverage run`.
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
                        in_run_dir=measured, coverage=measured is not None)
+        if seen.foreign and seen.foreign.startswith(TAMPERED):
+            # The baseline's canary passed: no run of this command can be believed (canary.py).
+            raise UntrustedCommand(f"the test command cannot be trusted: {seen.foreign}; check the branch's "
+                                   "conftest files and plugins")
         baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx)
         if baseline.status == "broken" and ctx.pytest_mode and collection_broken(seen.run):
             seen, baseline = _past_collection_errors(scratch.path, ctx, selected, baseline_limit, cov_args, measured,
@@ -269,6 +275,11 @@ def _prepare_in_slot(
             suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
+            # Before anything is graded: nothing reverted, the revert path must stay green (control.py),
+            # its tests named as a coverage-guided revert names them (node ids), else as the baseline did.
+            # A whole-suite run lets the instrument check's garbage run on its own, and so the control.
+            null_revert_control(scratch, target, ctx, control_tests(baseline, cov is not None, selected), targets,
+                                baseline, baseline_limit, batch=bool(selected))
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None and baseline.quarantined:
                 # The garbage half beside the baseline ran the red tests too, whose failure

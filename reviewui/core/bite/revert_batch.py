@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, TypeVar
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import canary, origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
@@ -32,7 +32,7 @@ from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.run import sandbox
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.runner import OUTPUT_CAP, RunResult
-from reviewui.core.run.scratch_build import staged_commit
+from reviewui.core.run.scratch_build import staged_commit, tree_mtime
 from reviewui.core.run.worktree import Scratch
 from reviewui.core.run.process import read_run_file, read_run_text
 
@@ -102,7 +102,10 @@ class Forked:
 
     reply: dict[str, object] | None = None
     run: RunResult | None = None
+    """The fork's run, its canary test taken out (canary.py)."""
     observed: origin.Observed | None = None
+    tampered: str | None = None
+    """Why the fork's reports cannot be believed (its canary did not fail), else None."""
 
 
 class ForkSession:
@@ -139,6 +142,7 @@ class ForkSession:
                 entry["maxfail"] = edit.maxfail
             entries.append(entry)
         request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries,
+                   "mtime_ns": tree_mtime(scratch.path),
                    "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
         return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
@@ -153,7 +157,10 @@ class ForkSession:
             except (OSError, ValueError):
                 continue
             forked.observed = origin.read_observed(here / "origin.json")
-            forked.run = _run_result(here, forked.reply)
+            run = _run_result(here, forked.reply)
+            if run is not None:
+                run, forked.tampered = canary.judge(run, forked.observed)
+            forked.run = run
 
 
 class RevertSession:
@@ -205,7 +212,8 @@ class RevertSession:
                 self.again.append(item)
                 continue
             run = replace(run, command=session.command, warm=session.warm, sandbox=session.sandbox)
-            seen = Observation(run, forked.observed, origin.foreign(forked.observed.modules, scratch, ctx.modules))
+            seen = Observation(run, forked.observed,
+                               forked.tampered or origin.foreign(forked.observed.modules, scratch, ctx.modules))
             f, h, tests = item
             self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, before, after or b"",
                                             pytest_mode=True))

@@ -22,7 +22,8 @@ after writing its reports, before the session-end hooks of other plugins:
 those would tear down what the plugin's configure made for the whole
 session (a temp dir, say) under the next fork.
 
-Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "scratch":
+Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "mtime_ns" (the
+tree's one mtime, given to every file written here), "scratch":
 dir, "git": {"index", "ref"}, "reverts": [{"id", "files": {path: file with the
 reverted bytes, or null to delete}, "index", "commit", "maxfail" (optional:
 pytest's --maxfail for the fork), "tests", "dir"}]}. Per revert, in its "dir":
@@ -121,6 +122,7 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
             _put(os.path.join(root, rel), None if src is None else _read(src))
         _put(git["index"], _read(revert["index"]))
         _put(git["ref"], (revert["commit"] + "\n").encode())
+        _stamp(request, [os.path.join(root, rel) for rel in revert["files"]] + [git["index"], git["ref"]])
         sys.stdout.flush()
         sys.stderr.flush()
         start = time.monotonic()
@@ -145,7 +147,25 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
                 _put(os.path.join(root, rel), content)
             _put(git["index"], saved_index)
             _put(git["ref"], saved_ref)
+            _stamp(request, [os.path.join(root, rel) for rel in head] + [git["index"], git["ref"]])
     return False
+
+
+def _stamp(request: dict[str, Any], paths: list[str]) -> None:
+    """Give `paths` and the directories above them (up to the scratch) the tree's one mtime, as
+    every edit of a scratch does: the code under test cannot tell a reverted file by its mtime."""
+    stamp, root = request.get("mtime_ns"), request["scratch"]
+    if not isinstance(stamp, int):
+        return
+    seen = set()
+    for path in paths:
+        while path.startswith(root) and path not in seen:
+            seen.add(path)
+            try:
+                os.utime(path, ns=(stamp, stamp), follow_symlinks=False)
+            except OSError:
+                pass
+            path = os.path.dirname(path)
 
 
 def _become(session: Any, revert: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import canary, origin
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
@@ -30,7 +30,7 @@ class Observation:
     observed: origin.Observed
     """Module origins and data-file opens."""
     foreign: str | None
-    """Why the run does not count (a changed module came from elsewhere), else None."""
+    """Why the run does not count (a changed module came from elsewhere, its reports were rewritten), else None."""
 
 
 @dataclass
@@ -92,12 +92,13 @@ class RunContext:
         returns more environment) and reads them back before the directory goes.
         """
         box: dict[str, origin.Observed] = {}
+        name = canary.new_name()
 
         def setup(run_dir: Path) -> dict[str, str]:
             # The plugin and its report live in the run's own directory: the only place
             # both a sandboxed cold run and a fork of a warm server can see.
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
-                                 self.data_files if record_opens else (), self.checkout_dirs)
+                                 self.data_files if record_opens else (), self.checkout_dirs, canary=name)
             env = origin.merge_env(env, extra)
             return origin.merge_env(env, in_run_dir.setup(run_dir)) if in_run_dir is not None else env
 
@@ -113,5 +114,11 @@ class RunContext:
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
-        seen = box["seen"]
-        return Observation(run, seen, origin.foreign(seen.modules, scratch, self.modules))
+        return observe(run, box["seen"], scratch, self.modules)
+
+
+def observe(run: RunResult, seen: origin.Observed, scratch: Path,
+            modules: Sequence[origin.ChangedModule]) -> Observation:
+    """The Observation of `run`: its canary taken out and judged (canary.py), module origins checked."""
+    run, tampered = canary.judge(run, seen)
+    return Observation(run, seen, tampered or origin.foreign(seen.modules, scratch, modules))

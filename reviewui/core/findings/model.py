@@ -82,6 +82,9 @@ KINDS: dict[str, KindInfo] = {
     "bidi-control": KindInfo(
         "error", "A source hunk adds bidirectional-text or invisible characters (Trojan Source)."
     ),
+    "report-tampering": KindInfo(
+        "error", "The branch adds or changes code that can rewrite test reports (a reporting hook, sys.excepthook)."
+    ),
 }
 """Every finding kind -> (default severity, one-line description)."""
 

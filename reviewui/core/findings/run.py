@@ -25,6 +25,7 @@ from reviewui.core.findings.duplicates import duplicate_function
 from reviewui.core.findings.model import KINDS, SEVERITIES, Finding, sort_key
 from reviewui.core.findings.not_analysed import not_analysed
 from reviewui.core.findings.refs import RefIndex
+from reviewui.core.findings.report_tampering import report_tampering
 from reviewui.core.findings.source import TreeSource
 from reviewui.core.findings.symlinks import symlink_outside_tree
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
@@ -97,6 +98,7 @@ def compute_findings(
         ("bidi-control", lambda: bidi_control(diff)),
         ("not-analysed", lambda: not_analysed(str(target.repo_dir), diff, head)),
         ("symlink-outside-tree", lambda: symlink_outside_tree(str(target.repo_dir), diff)),
+        ("report-tampering", lambda: report_tampering(target, diff)),
         ("test-only-change", lambda: test_only_change(diff)),
         ("tests-not-additive", lambda: tests_not_additive(target, diff, settings)),
         ("task-identifier-missing", lambda: task_identifier_missing(target, diff, task_text, head)),

@@ -15,18 +15,23 @@ parse are refused with their line before anything runs.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import os
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from reviewui.core.bite.engine import selected_test_files
+from reviewui.core.bite.engine import checkable_hunks, selected_test_files
+from reviewui.core.bite.origin import changed_modules, checkout_roots, import_roots, split_env_words
+from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.bite.revert import RevertError
+from reviewui.core.probe.trusted import changed_test_config, use_base_config
 from reviewui.core.run import sandbox
-from reviewui.core.run.runner import RunResult, is_pytest_command, run_tests, split_command
+from reviewui.core.run.runner import RunResult, is_pytest_command, split_command
+from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.safe_text import visible
 from reviewui.core.probe.source import (  # noqa: F401 - re-exported for callers of probe
@@ -66,11 +71,12 @@ class ProbeRun:
     """The probe run at one place: the branch head, the base, or the head with a hunk reverted."""
 
     place: str
-    """`branch`, `base` or `reverted`."""
+    """`branch`, `base`, `reverted` or `branch_own` (the branch with its own conftest and pytest settings)."""
     rev: str
     """The commit it ran at."""
     status: str
-    """`passed`, `failed`, `error` (could not import/collect/run) or `timeout`."""
+    """`passed`, `failed`, `error` (could not import/collect/run), `timeout`, or `broken` (the run's
+    reports cannot be believed: its canary test did not fail, or it imported the project from elsewhere)."""
     tests: tuple[ProbeTest, ...]
     """Per-test outcomes (empty when nothing was collected or the run was killed)."""
     output: str
@@ -109,6 +115,11 @@ class ProbeReport:
     """The run at the head with one hunk reverted, when asked for."""
     sandbox: str = ""
     """How the probe ran: "bwrap", or "none" when the reviewer opted out of the sandbox."""
+    branch_own: ProbeRun | None = None
+    """The branch run with the branch's own conftest and pytest settings, when it changed them
+    (`branch` and `reverted` run with the base's: trusted.py)."""
+    trusted_config: tuple[str, ...] = ()
+    """The conftest and pytest configuration files the branch changed (taken from the base)."""
 
     def outcomes(self) -> dict[str, str]:
         """{"branch": status, "base": status}, as a kept probe records them."""
@@ -131,6 +142,8 @@ class ProbeReport:
             "reverted": None if self.reverted is None else self.reverted.to_json(),
             "sandbox": self.sandbox or None,
             "limits": (sandbox.limits_level() if self.sandbox == "bwrap" else "none") if self.sandbox else None,
+            "branch_own_conftest": None if self.branch_own is None else self.branch_own.to_json(),
+            "trusted_config": list(self.trusted_config),
         }
 
     def render_text(self) -> str:
@@ -141,11 +154,15 @@ class ProbeReport:
         lines = [f"probe {self.probe} (placed at {self.path})"]
         if self.sandbox == "none":
             lines.append("  sandbox: NONE (unsandboxed: the reviewer opted in)")
-        for run in (self.branch, self.base, self.reverted):
+        if self.trusted_config:
+            lines.append(f"  the branch changes {', '.join(self.trusted_config)}: branch and reverted runs use the base's")
+        for run in (self.branch, self.base, self.reverted, self.branch_own):
             if run is None:
                 continue
             # hunk numbers for people count from 1, as --hunk FILE:N does
             where = run.place if run.hunk is None else f"{run.place} ({run.hunk[0]}:{run.hunk[1] + 1})"
+            if run.place == "branch_own":
+                where = "branch with the branch's own conftest"
             lines.append(f"  {where:<10} {run.rev[:7]}  {run.status.upper()}")
             for t in run.tests:
                 lines.append(f"    {t.outcome:<6} {t.id}" + (f": {t.message}" if t.message else ""))
@@ -154,18 +171,24 @@ class ProbeReport:
         lines.append(self.summary())
         if self.reverted is not None:
             lines.append(compare_reverted(self.branch, self.reverted))
+        if self.branch_own is not None:
+            lines.append(compare_own(self.branch, self.branch_own))
         return visible("\n".join(lines), multiline=True)
 
 
 
 
-_VERB = {"passed": "passes", "failed": "fails", "error": "errors", "timeout": "times out"}
+_VERB = {"passed": "passes", "failed": "fails", "error": "errors", "timeout": "times out", "broken": "is broken"}
 
 
 def compare(branch: ProbeRun, base: ProbeRun) -> str:
     """Say plainly what the two outcomes mean together."""
     b, a = branch.status, base.status
     head = f"{_VERB[b]} on branch, {_VERB[a]} on base" if a != b else f"{_VERB[b]} on both"
+    if b == "broken":
+        return f"{head}: nothing the branch run reports can be believed ({branch.reason})"
+    if b == "error" and branch.reason.startswith(CANNOT_IMPORT):
+        return f"{head}: {branch.reason}"
     if b == "error":
         return f"{head}: the probe does not run on the branch ({branch.reason or 'see output'}); fix the probe"
     if b == "timeout":
@@ -175,6 +198,8 @@ def compare(branch: ProbeRun, base: ProbeRun) -> str:
         return f"{head}: {why} ({base.reason or 'see output'})"
     if a == "timeout":
         return f"{head}: the probe hangs on the base"
+    if a == "broken":
+        return f"{head}: nothing the base run reports can be believed ({base.reason})"
     return {
         ("failed", "passed"): f"{head}: the branch broke this",
         ("passed", "failed"): f"{head}: the branch fixed this",
@@ -194,6 +219,16 @@ def outcome_words(outcomes: dict[str, str]) -> str:
     return ", ".join(parts)
 
 
+def compare_own(branch: ProbeRun, own: ProbeRun) -> str:
+    """Say plainly what the branch's own conftest and pytest settings do to the probe's outcome."""
+    head = f"{_VERB[own.status]} with the branch's own conftest"
+    if own.status == "broken":
+        return f"with the branch's own conftest the run is broken: {own.reason}"
+    if own.status == branch.status:
+        return f"{head} too: they do not change this probe's outcome"
+    return f"{head} ({_VERB[branch.status]} with the base's): the branch's conftest changes what this probe reports"
+
+
 def compare_reverted(branch: ProbeRun, reverted: ProbeRun) -> str:
     """Say plainly whether the probe bites the reverted hunk."""
     b, r = branch.status, reverted.status
@@ -204,6 +239,8 @@ def compare_reverted(branch: ProbeRun, reverted: ProbeRun) -> str:
         return f"{head}: {reverted.reason or 'see output'}"
     if r == "timeout":
         return f"{head}: reverting the hunk makes the probe hang"
+    if r == "broken":
+        return f"{head}: {reverted.reason}"
     if b == "passed":
         return f"{head}: the probe bites this hunk" if r == "failed" else f"{head}: the probe does not bite this hunk"
     if b == "failed":
@@ -256,8 +293,8 @@ def run_probe(
     """
     check_probe_syntax(code, name)
     command = session.test_command
-    argv = split_command(command)
-    if not is_pytest_command(argv):
+    user_env, argv = split_env_words(split_command(command))
+    if not argv or not is_pytest_command(argv):
         raise ReviewError(f"probes run with pytest; the test command {command!r} is not pytest (use --test-cmd)")
     target = session.target
     revert = None
@@ -270,8 +307,16 @@ def run_probe(
         revert = (f, f.hunks[hunk[1]])
     rel = probe_path(session)
     timeout = session.run.timeout or session.settings.timeout or PROBE_TIMEOUT
-    env_allow = session.settings.env_allow
-    places = [("branch", target.head), ("base", target.base)] + ([("reverted", target.head)] if revert else [])
+    trusted = changed_test_config(target.repo_dir, target.base, target.head)
+    places = [("branch", target.head), ("base", target.base)] + ([("reverted", target.head)] if revert else []) \
+        + ([("branch_own", target.head)] if trusted else [])
+    work = private_tempdir("probe")  # named with our pid: a killed probe's is removed at the next start
+    # Run as a bite run is (runctx.py): the scratch's import roots, the user's VAR=value words,
+    # the origin plugin and its canary; never warm (a probe is three runs, not a sweep).
+    modules = changed_modules([f.path for f, _ in checkable_hunks(session.diff) if f.status != "deleted"],
+                              list_files(target.repo_dir, target.head))
+    ctx = RunContext(argv, user_env, modules, session.settings, work, cancel, None, (),
+                     checkout_roots(argv[0], target.repo_dir))
 
     def one(place: str, rev: str) -> ProbeRun:
         with pool.acquire() as scratch:
@@ -283,24 +328,39 @@ def run_probe(
                     scratch.revert_hunk(*revert)
                 except RevertError as e:
                     return ProbeRun(place, rev, "error", (), "", f"the hunk could not be reverted: {e}", key)
+            if place in ("branch", "reverted") and trusted:
+                use_base_config(scratch, target.repo_dir, target.base, trusted)
             scratch.add_file(rel, code)
-            res = run_tests(scratch.path, argv, [rel], timeout, env_allow=env_allow, cancel=cancel,
-                            network=session.settings.network)
-            return grade_run(place, rev, res, key, scratch_root=str(scratch.path))
+            seen = ctx.run(scratch.path, [rel], timeout)
+            roots = tuple(os.path.relpath(r, scratch.path) for r in import_roots(scratch.path, modules))
+            return grade_run(place, rev, seen.run, key, scratch_root=str(scratch.path), broken=seen.foreign,
+                             roots=roots)
 
-    with WorktreePool(target.repo_dir, len(places)) as pool:
-        with cf.ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="probe") as ex:
-            futures = [ex.submit(one, place, rev) for place, rev in places]
-            runs = [fut.result() for fut in futures]
-    return ProbeReport(name, rel, runs[0], runs[1], runs[2] if revert else None, sandbox=sandbox.level())
+    try:
+        with WorktreePool(target.repo_dir, len(places)) as pool:
+            with cf.ThreadPoolExecutor(max_workers=len(places), thread_name_prefix="probe") as ex:
+                futures = [ex.submit(one, place, rev) for place, rev in places]
+                runs = {place: fut.result() for (place, _), fut in zip(places, futures, strict=True)}
+    finally:
+        remove_tree(work)
+    return ProbeReport(name, rel, runs["branch"], runs["base"], runs.get("reverted"), sandbox=sandbox.level(),
+                       branch_own=runs.get("branch_own"), trusted_config=trusted)
+
+
+CANNOT_IMPORT = "cannot import "
+"""How the reason of a run that could not import a module starts (compare() says it as it is)."""
+_MISSING = re.compile(r"No module named '([^']+)'")
 
 
 def grade_run(
-    place: str, rev: str, res: RunResult, hunk: tuple[str, int] | None = None, scratch_root: str = ""
+    place: str, rev: str, res: RunResult, hunk: tuple[str, int] | None = None, scratch_root: str = "",
+    broken: str | None = None, roots: tuple[str, ...] = (),
 ) -> ProbeRun:
     """Turn one pytest run of the probe into a ProbeRun with its status.
 
     Paths inside the scratch worktree are shown repo-relative (`scratch_root` is cut out).
+    `broken`: why the run's reports cannot be believed (runctx.Observation.foreign). `roots`:
+    the import roots the run searched (repo-relative), named when a module is missing.
     """
 
     def clean(text: str) -> str:
@@ -315,8 +375,15 @@ def grade_run(
         return run("timeout", f"killed after {res.seconds:.1f}s")
     if res.cancelled:
         return run("error", "cancelled")
+    if broken:
+        return run("broken", broken)
     errors = [t for t in res.tests if t.outcome == "error"]
     collection = [t for t in errors if t.collection]
+    missing = next((m for t in collection for m in _MISSING.finditer(t.message + "\n" + t.detail)), None)
+    if missing is not None:
+        searched = ", ".join(dict.fromkeys(roots)) or "."
+        return run("error", f"{CANNOT_IMPORT}{missing.group(1)}: no module of that name under the import roots "
+                            f"searched ({searched}) or in the test Python")
     if collection:
         return run("error", collection[0].message or "the probe could not be imported")
     failed = [t for t in res.tests if t.outcome == "failed"]

@@ -18,6 +18,7 @@ import fcntl
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -90,6 +91,41 @@ def _build(repo_dir: Path, dest: Path, sha: str) -> None:
     scratch_git(dest, gd, "checkout-index", "-a", "-f", "-u")
     commit = scratch_git(dest, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
     scratch_git(dest, gd, "update-ref", "HEAD", commit)
+    # One modification time for every file and directory (kept by the copies, restored after
+    # every edit): a test cannot tell the baseline's tree from a reverted one by its mtimes.
+    stamp = time.time_ns() // 1_000_000_000 * 1_000_000_000
+    for folder, dirs, names in os.walk(dest, topdown=False):
+        for name in [*names, *dirs]:
+            os.utime(os.path.join(folder, name), ns=(stamp, stamp), follow_symlinks=False)
+    os.utime(dest, ns=(stamp, stamp))
+
+
+def tree_mtime(path: Path) -> int | None:
+    """The one modification time (ns) every file of scratch tree `path` was given when built."""
+    try:
+        return (path / ".git" / "info" / "attributes").stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def restamp(path: Path, rels: list[str], stamp: int | None = None) -> None:
+    """Give `rels` (and the directories above them) and the scratch's `.git` the tree's one mtime
+    again after an edit, so an edited tree looks like an unedited one to a test."""
+    stamp = tree_mtime(path) if stamp is None else stamp
+    if stamp is None:
+        return
+    touched: set[Path] = {path}
+    for rel in rels:
+        p = path / rel
+        while p != path and path in p.parents:
+            touched.add(p)
+            p = p.parent
+    for folder, _dirs, names in os.walk(path / ".git"):
+        touched.add(Path(folder))
+        touched.update(Path(folder) / n for n in names)
+    for p in touched:
+        with contextlib.suppress(OSError):
+            os.utime(p, ns=(stamp, stamp), follow_symlinks=False)
 
 
 def prune_pristines(root: Path) -> None:
@@ -157,11 +193,13 @@ def staged_commit(path: Path, files: dict[str, bytes | None], index: Path) -> st
                 target.unlink(missing_ok=True)
             else:
                 target.write_bytes(old)
+        restamp(path, list(files))
 
 
 def commit_scratch(path: Path, *rels: str) -> None:
     """Make the scratch's HEAD the tree as it is now, `rels` re-added (before any test ran in this copy)."""
     scratch_git(path, str(path / ".git"), "update-ref", "HEAD", _commit(path, list(rels)))
+    restamp(path, list(rels))
 
 
 def _commit(path: Path, rels: list[str], index: Path | None = None) -> str:

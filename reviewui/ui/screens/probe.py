@@ -28,7 +28,7 @@ from textual.widgets import Static, TextArea
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.probe.run import (
-    ProbeReport, ProbeRun, check_probe_edited, check_probe_syntax, export_to_review, load_draft, probe_name,
+    ProbeReport, ProbeRun, check_probe_edited, check_probe_syntax, compare_own, export_to_review, load_draft, probe_name,
     probe_template, save_draft,
 )
 from reviewui.core.session import ReviewSession
@@ -38,7 +38,7 @@ from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.core.safe_text import visible
 
 STATUS_STYLE = {"passed": "bold $success", "failed": "bold $error", "error": "bold $warning",
-                "timeout": "bold $warning"}
+                "timeout": "bold $warning", "broken": "bold $error"}
 OUTPUT_TAIL = 8
 """Lines of pytest output shown when a run errs without a test outcome."""
 
@@ -130,6 +130,9 @@ class ProbeScreen(Screen[None]):
                          classes="outcome")
             yield Static(Content.styled("base: not run yet", "$text-muted"), id="outcome-base", classes="outcome")
             yield Static("", id="outcome-reverted", classes="outcome -hidden")
+            # Shown when the branch changes its conftest or pytest settings: the branch box then
+            # ran with the base's (trusted), this one with the branch's own.
+            yield Static("", id="outcome-branch_own", classes="outcome -hidden")
         yield Static("", id="probe-summary")
         yield KeyFooter()
 
@@ -214,9 +217,15 @@ class ProbeScreen(Screen[None]):
         self._box("base", render_run(report.base))
         if report.reverted is not None:
             self.query_one("#outcome-reverted", Static).update(render_run(report.reverted))
+        own = self.query_one("#outcome-branch_own", Static)
+        own.set_class(report.branch_own is None, "-hidden")
+        if report.branch_own is not None:
+            own.update(render_run(report.branch_own))
         lines = [Content(visible(report.summary(), multiline=True))]
         if (rs := report.reverted_summary()) is not None:
             lines.append(Content(rs))
+        if report.branch_own is not None:
+            lines.append(Content(visible(compare_own(report.branch, report.branch_own), multiline=True)))
         self._summary(Content("\n").join(lines))
         self._update_kept(message.code, report)
 
@@ -315,7 +324,8 @@ class ProbeScreen(Screen[None]):
 
 def render_run(run: ProbeRun) -> Content:
     """One outcome box: where it ran, the status, each test with its message (plain text, never markup)."""
-    where = {"branch": "branch", "base": "base", "reverted": "hunk reverted"}[run.place]
+    where = {"branch": "branch", "base": "base", "reverted": "hunk reverted",
+             "branch_own": "branch, its own conftest"}[run.place]
     parts: list[Content] = [
         Content.assemble((f"{where} {run.rev[:7]}  ", "bold"), (run.status.upper(), STATUS_STYLE[run.status]))
     ]
@@ -329,7 +339,7 @@ def render_run(run: ProbeRun) -> Content:
         if run.reason:
             parts.append(Content(visible(run.reason)))
         tail = [ln for ln in run.output.splitlines() if ln.strip()][-OUTPUT_TAIL:]
-        if run.status == "error" and tail:
+        if run.status in ("error", "broken") and tail:
             parts.append(Content.styled(visible("\n".join(tail), multiline=True), "$text-muted"))
     return Content("\n").join(parts)
 
