@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import glob
 import os
-import tempfile
 import threading
 from pathlib import Path
 
@@ -57,8 +56,10 @@ def inside_ids() -> tuple[int, int]:
 @functools.lru_cache(maxsize=1)
 def _generated_etc() -> Path:
     """A private directory (this process's) holding the passwd, group and hosts files runs see."""
+    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
+
     with _lock:
-        d = Path(tempfile.mkdtemp(prefix=f"reviewui-etc-{os.getpid()}-"))
+        d = private_tempdir("etc")
         uid, gid = inside_ids()
         users = ["root:x:0:0:root:/root:/bin/sh", f"nobody:x:{NOBODY}:{NOBODY}:nobody:/nonexistent:/bin/false"]
         groups = ["root:x:0:", f"nogroup:x:{NOBODY}:"]

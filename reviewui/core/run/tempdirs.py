@@ -2,11 +2,13 @@
 
 `private_tempdir("run")` makes `<tmp>/reviewui-run-<pid>-XXXX`. The first call
 in a process removes every `reviewui-<kind>-<pid>-*` dir whose pid is no longer
-alive (a reviewui killed with SIGKILL never ran its `finally`).
+alive (a reviewui killed with SIGKILL never ran its `finally`), and a process
+that exits normally removes the ones it still has (a daemon thread's, say).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -17,9 +19,12 @@ from pathlib import Path
 
 from reviewui.core.run.sandbox import INSIDE_VAR
 
-_NAME = re.compile(r"^reviewui-[a-z]+-(\d+)-")
+_NAME = re.compile(r"^reviewui-[a-z][a-z-]*?-(\d+)-")
 _swept = False
 _lock = threading.Lock()
+_live: set[Path] = set()
+"""This process's temp dirs not removed yet (removed at exit)."""
+_live_lock = threading.Lock()  # not _lock: the first private_tempdir removes stale dirs holding that one
 
 
 def _alive(pid: int) -> bool:
@@ -48,6 +53,8 @@ def remove_tree(path: str | Path) -> None:
             pass
 
     shutil.rmtree(path, onerror=onerror)
+    with _live_lock:
+        _live.discard(Path(path))
 
 
 def sweep_stale(root: str | Path | None = None) -> int:
@@ -82,4 +89,16 @@ def private_tempdir(kind: str) -> Path:
         if not _swept:
             _swept = True
             sweep_stale()
-    return Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-"))
+    made = Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-"))
+    with _live_lock:
+        _live.add(made)
+    return made
+
+
+@atexit.register
+def _remove_live() -> None:
+    """At a normal exit, this process's temp dirs go (what a daemon thread still held included)."""
+    with _live_lock:
+        left = list(_live)
+    for path in left:
+        shutil.rmtree(path, ignore_errors=True)
