@@ -132,7 +132,7 @@ def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: 
     text.append(f"#{t.index:<5}", style("muted"))
     role = {"command-output": "output", "answer": "answer"}.get(t.kind or "", t.role)  # Aider's /run output, y/n replies
     text.append(f"{visible(role):<9}", style("role"))
-    if t.time:  # when it was typed or written: the pace of the run
+    if t.time and not narrow:  # when it was typed or written: the pace of the run (narrow: the text first)
         text.append(f"{visible(_clock(t.time)):<9}", style("muted"))
     if narrow:
         pass  # no token bar: at 80 columns it would leave the text a few characters
