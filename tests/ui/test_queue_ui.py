@@ -81,18 +81,9 @@ async def test_sort_survives_a_refresh_and_a_snooze_moves_the_row(repo: RepoBuil
 
 async def test_the_background_sweep_fills_a_row_in_and_a_verdict_from_the_row(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.core.bite.helpers import use_venv_python
+    from tests.core.queue.helpers import fix_add_repo
 
-    use_venv_python(monkeypatch)
-    for var, name in (("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")):
-        monkeypatch.setenv(var, str(tmp_path / name))
-    rb = RepoBuilder(tmp_path / "r")
-    rb.commit({"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"}, "base")
-    rb.branch("agent/fix-add")
-    rb.commit({"pkg/calc.py": "def add(a, b):\n    return a + b\n",
-               "tests/test_calc.py": "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"},
-              "fix add")
-    rb.checkout("main")
+    rb = fix_add_repo(tmp_path, monkeypatch)
     app = QueueApp(QueueSource(rb.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()))
     async with app.run_test(size=(160, 40)) as pilot:
         queue = app.screen

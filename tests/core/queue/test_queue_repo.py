@@ -102,18 +102,9 @@ def test_the_queue_app_without_a_terminal_refuses_and_names_the_headless_twin(re
 
 @pytest.mark.slow
 def test_a_sweep_fills_the_evidence_in_and_the_row_moves_to_ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.core.bite.helpers import use_venv_python
+    from tests.core.queue.helpers import fix_add_repo
 
-    use_venv_python(monkeypatch)
-    for var, name in (("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")):
-        monkeypatch.setenv(var, str(tmp_path / name))
-    rb = RepoBuilder(tmp_path / "r")
-    rb.commit({"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"}, "base")
-    rb.branch("agent/fix-add")
-    rb.commit({"pkg/calc.py": "def add(a, b):\n    return a + b\n",
-               "tests/test_calc.py": "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"},
-              "fix add")
-    rb.checkout("main")
+    rb = fix_add_repo(tmp_path, monkeypatch)
     before = json.loads(run_cli("queue", "--format", "json", cwd=rb.root).stdout)["rows"]
     assert [(r["tier"], r["bite"]) for r in before] == [(3, None)]
     proc = run_cli("queue", "--sweep", "--format", "json", cwd=rb.root, timeout=600)
