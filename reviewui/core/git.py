@@ -116,6 +116,11 @@ def run_git_async(cwd: str | Path, *args: str, what: str = "git", config: Sequen
     return future
 
 
+def config_value(repo_dir: str | Path, name: str) -> str:
+    """The value `git config --get NAME` prints in `repo_dir` ("" when unset)."""
+    return run_git(repo_dir, "config", "--get", name, check=False).decode("utf-8", "replace").strip()
+
+
 def git_text(cwd: str | Path, *args: str, check: bool = True) -> str:
     """Run git and return stdout decoded as UTF-8 (with replacement), stripped."""
     return run_git(cwd, *args, check=check).decode("utf-8", "replace").strip()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import run_git
+from reviewui.core.git import config_value, run_git
 from reviewui.core.notes.signing import signing_setup
 
 
@@ -26,10 +26,6 @@ class SetupProblem:
     """What is wrong, in words."""
     fix: str
     """The exact command that fixes it (a `git config` line)."""
-
-
-def _config(repo_dir: str | Path, name: str) -> str:
-    return run_git(repo_dir, "config", "--get", name, check=False).decode("utf-8", "replace").strip()
 
 
 def _has_identity(repo_dir: str | Path) -> bool:
@@ -49,10 +45,10 @@ def verdict_setup_problems(repo_dir: str | Path) -> list[SetupProblem]:
     """
     problems: list[SetupProblem] = []
     if not _has_identity(repo_dir):
-        if not _config(repo_dir, "user.name") and not os.environ.get("GIT_AUTHOR_NAME"):
+        if not config_value(repo_dir, "user.name") and not os.environ.get("GIT_AUTHOR_NAME"):
             problems.append(SetupProblem("git has no user name for you",
                                          'git config --global user.name "Your Name"'))
-        if not _config(repo_dir, "user.email") and not os.environ.get("GIT_AUTHOR_EMAIL"):
+        if not config_value(repo_dir, "user.email") and not os.environ.get("GIT_AUTHOR_EMAIL"):
             problems.append(SetupProblem("git has no email for you",
                                          'git config --global user.email "you@example.com"'))
         if not problems:  # git refused for another reason (an empty or invalid name, say)

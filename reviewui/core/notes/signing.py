@@ -36,7 +36,7 @@ from pathlib import Path
 import tomli_w
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import run_git
+from reviewui.core.git import config_value
 from reviewui.core.notes.layout import split_piece
 
 NAMESPACE = "reviewui"
@@ -85,8 +85,7 @@ class SignatureCheck:
 UNSIGNED = SignatureCheck("unsigned")
 
 
-def _config(repo_dir: str | Path, name: str) -> str:
-    return run_git(repo_dir, "config", "--get", name, check=False).decode("utf-8", "replace").strip()
+_config = config_value  # the one reading of a git config value, shared with the verdict's preflight
 
 
 def signing_setup(repo_dir: str | Path) -> SigningSetup | None:
