@@ -89,8 +89,18 @@ class TestLayout:
         return not folders or any(path == d or path.startswith(d + "/") for d in folders)
 
     def suite_paths(self, tree: Iterable[str]) -> tuple[str, ...]:
-        """Test modules to name in a whole-suite pytest run, or () when a bare run finds them all."""
-        modules = [p for p in tree if p.endswith(".py") and self.is_module(p)]
+        """Test modules to name in a whole-suite pytest run, or () when a bare run finds them all.
+
+        With `testpaths` configured, modules outside them are not the project's suite (sample
+        projects, vendored trees): only modules inside them that pytest's names miss are added.
+        """
+        folders = [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
+
+        def in_suite(path: str) -> bool:
+            return not folders or any(path == d or path.startswith(d + "/") for d in folders)
+
+        modules = [p for p in tree if p.endswith(".py") and self.is_module(p)
+                   and (in_suite(p) or p in self.unittest_modules)]
         if all(self.pytest_finds(p) for p in modules):
             return ()
         return tuple(modules)

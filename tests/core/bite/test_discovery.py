@@ -180,3 +180,14 @@ def test_the_cli_grades_a_root_test_py_project_with_no_flag(tmp_path: Path, monk
     assert res.returncode == 0, res.stderr
     assert doc["baseline"]["status"] == "green"
     assert [(h["file"], h["verdict"]) for h in doc["hunks"]] == [("calc.py", "bites")]
+
+
+def test_a_whole_suite_run_names_nothing_outside_the_configured_testpaths() -> None:
+    """Sample projects and vendored trees outside `testpaths` are not the suite (reviewui's own
+    sample_repos made its self-review's baseline collect a sample's missing dependency)."""
+    from reviewui.core.test_layout import TestLayout
+
+    layout = TestLayout(python_files=("test_*.py",), testpaths=("tests",))
+    tree = ["tests/test_ok.py", "tests/tests.py", "sample_repos/story/base/tests/test_backoff.py", "pkg/core.py"]
+    assert layout.suite_paths(tree) == ("tests/test_ok.py", "tests/tests.py")  # tests.py: a name pytest misses
+    assert TestLayout(python_files=("test_*.py",), testpaths=("tests",)).suite_paths(tree[:1] + tree[2:]) == ()
