@@ -68,3 +68,11 @@ def test_a_sweep_past_three_medians_is_stalled() -> None:
     assert stalled(running, 100, 30).status == "stalled"
     assert stalled(running, 80, 30).status == "running"
     assert place(replace(rec("s"), evidence=stalled(running, 100, 30))).reason.startswith("evidence stalled")
+
+
+def test_stalled_is_only_for_a_running_sweep_past_exactly_three_medians() -> None:
+    # found toothless by `reviewui bite --guards` on this module
+    assert stalled(Evidence("ready"), 100, 30).status == "ready"
+    assert stalled(Evidence("running"), 100, None).status == "running"  # no sweep finished yet: no median
+    assert stalled(Evidence("running"), 90, 30).status == "running"  # at three medians, not past them
+    assert place(rec("p")).reason == "evidence pending"  # no why: nothing after the status
