@@ -299,7 +299,13 @@ def _say_clamped_limits() -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    """Open the review app on the branch."""
+    """Open the review app on the branch (with no branch named, on the base with agent branches
+    about: the review queue)."""
+    if args.branch is None and _offers_queue(args):
+        from reviewui import headless
+
+        return headless.cmd_queue(argparse.Namespace(repo=args.repo, base=args.base, remotes=False, all=False,
+                                                     format=None, theme=args.theme, sweep=False, jobs=None))
     with _collector_paused():
         # Opening the session mostly waits on git (a dozen short commands, then git computing
         # every patch for the line counts) while importing Textual and the screens is all CPU:
@@ -316,6 +322,19 @@ def cmd_open(args: argparse.Namespace) -> int:
 
         run_app(session, initial_file=args.file, theme=args.theme)
     return 0
+
+
+def _offers_queue(args: argparse.Namespace) -> bool:
+    """True when `reviewui` alone is run on the base branch itself and agent branches exist:
+    nothing to review here, so the queue of what there is to review opens instead."""
+    from reviewui.core.git import git_text
+
+    repo = args.repo or "."
+    current = git_text(repo, "symbolic-ref", "--short", "-q", "HEAD", check=False)
+    if not current or current not in ("main", "master", "trunk") and current != (args.base or ""):
+        return False
+    return bool(git_text(repo, "for-each-ref", "--count=1", "--format=%(refname)", "refs/heads/agent/",
+                         check=False))
 
 
 @contextmanager

@@ -124,3 +124,11 @@ def test_which_branches_are_queued_comes_from_the_base_config(repo: RepoBuilder)
     repo.commit({".reviewui.toml": 'queue-branches = ["agent/*"]\n'}, "not a ref pattern")
     proc = run_cli("queue", "--format", "json", cwd=repo.root)
     assert proc.returncode == 2 and "queue-branches" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_reviewui_alone_on_the_base_with_agent_branches_offers_the_queue(repo: RepoBuilder) -> None:
+    proc = run_cli(cwd=repo.root)  # no terminal here: the queue app says so, and names its headless twin
+    assert proc.returncode == 2 and "queue" in proc.stderr and "--format text|json" in proc.stderr, proc.stderr
+    repo.checkout("agent/plain")
+    proc = run_cli(cwd=repo.root)  # on a branch of its own: that branch's review, as ever
+    assert proc.returncode == 2 and "queue" not in proc.stderr, proc.stderr
