@@ -330,6 +330,8 @@ def _offers_queue(args: argparse.Namespace) -> bool:
     from reviewui.core.git import git_text
 
     repo = args.repo or "."
+    if not git_text(repo, "rev-parse", "--show-toplevel", check=False):
+        return False  # not a work tree (a bare repository): the review's own checks say why
     current = git_text(repo, "symbolic-ref", "--short", "-q", "HEAD", check=False)
     if not current or current not in ("main", "master", "trunk") and current != (args.base or ""):
         return False
