@@ -138,3 +138,20 @@ def test_kill_9_mid_sweep_leaves_nothing_after_the_next_start(tmp_path: Path) ->
     slot_home = f"reviewui-scratch-u{os.getuid()}"
     assert [p.name for p in tmp.iterdir() if p.name.startswith("reviewui-") and p.name != slot_home] == []
     assert not [p for slot in slots.iterdir() for p in slot.iterdir()]  # every scratch tree emptied
+
+
+def test_removing_a_tree_never_touches_what_holds_it(tmp_path: Path) -> None:
+    """A second close removing a dir already gone chmod-ed its parent, /tmp itself, to 0700 (then no
+    other user could use /tmp); a read-only subtree a run left still goes."""
+    from reviewui.core.run.tempdirs import remove_tree
+
+    holder = tmp_path / "holder"
+    holder.mkdir()
+    holder.chmod(0o1777)
+    remove_tree(holder / "gone")
+    assert holder.stat().st_mode & 0o7777 == 0o1777
+    tree = holder / "tree"
+    (tree / "ro" / "x").mkdir(parents=True)
+    (tree / "ro").chmod(0o500)
+    remove_tree(tree)
+    assert not tree.exists() and holder.stat().st_mode & 0o7777 == 0o1777

@@ -40,9 +40,15 @@ def _alive(pid: int) -> bool:
 def remove_tree(path: str | Path) -> None:
     """Remove a directory a hostile run wrote into (read-only dirs included); never follows symlinks."""
 
+    top = os.path.abspath(path)
+
     def onerror(func: object, p: str, exc: object) -> None:
+        if isinstance(exc, tuple) and len(exc) > 1 and isinstance(exc[1], FileNotFoundError):
+            return  # already gone (a second close): nothing to force
         try:
-            parent = os.path.dirname(p)
+            parent = os.path.dirname(os.path.abspath(p))
+            if parent != top and not parent.startswith(top + os.sep):
+                return  # never touch what holds the tree (its parent is /tmp itself)
             os.chmod(parent, stat.S_IRWXU)
             if os.path.isdir(p) and not os.path.islink(p):
                 os.chmod(p, stat.S_IRWXU)
