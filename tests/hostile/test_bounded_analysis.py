@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from bench.bench_bounded import make_branch, peak
-from reviewui.core.run import sandbox
 from tests.clirun import run_cli
 from tests.gitrepo import make_repo
 
@@ -89,7 +88,6 @@ def test_fixtures_on_a_200000_term_expression(deep_repo: Path) -> None:
     assert "calc.add" in proc.stdout  # the rest of the branch is still analysed
 
 
-@pytest.mark.skipif(bool(sandbox.bwrap_problem()), reason="needs bubblewrap (the sweep runs the tests)")
 def test_bite_guards_on_a_200000_term_expression(deep_repo: Path) -> None:
     # guards.py parses every changed file: this crashed with an uncaught RecursionError
     proc = run_cli("bite", "agent/work", "--base", "main", "--guards", cwd=deep_repo, timeout=300)

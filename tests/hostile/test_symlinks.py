@@ -12,7 +12,6 @@ import pytest
 
 from reviewui.core.bounded import check_input, link_escape
 from reviewui.core.errors import ReviewError
-from reviewui.core.run import sandbox
 from reviewui.core.run.worktree import WorktreePool
 from tests.clirun import run_cli
 from tests.core.bite.helpers import load
@@ -56,7 +55,6 @@ def test_check_reports_each_link_out_of_the_tree(tmp_path: Path, outside: Path) 
     assert "secret" not in proc.stdout.replace(str(outside), "")  # the link's target was never read
 
 
-@pytest.mark.skipif(bool(sandbox.bwrap_problem()), reason="needs bubblewrap (the sweep runs the tests)")
 def test_bite_reviews_a_branch_with_a_link_out_of_the_tree(tmp_path: Path, outside: Path) -> None:
     rb = _branch_with_links(tmp_path / "repo", outside)
     proc = run_cli("bite", "agent/work", "--base", "main", cwd=rb.root, timeout=300)
