@@ -38,3 +38,14 @@ def test_a_symlink_in_place_of_a_reply_is_not_followed(tmp_path: Path) -> None:
     secret.write_text("the reviewer's")
     (tmp_path / "reply.json").symlink_to(secret)
     assert read_run_file(tmp_path / "reply.json") is None
+
+
+def test_a_reply_line_past_its_cap_ends_the_channel() -> None:
+    """The warm server's reply channel: whole lines come through; a line without end stops at the cap."""
+    from reviewui.core.run.process import capped_lines
+
+    r, w = os.pipe()
+    os.write(w, b'{"ready": true}\n' + b"x" * 5000)
+    os.close(w)
+    assert list(capped_lines(r, 1000)) == [b'{"ready": true}', None]
+    os.close(r)

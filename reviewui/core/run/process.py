@@ -10,7 +10,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Iterator
 
 from reviewui.core.run.watch import DiskWatch
 
@@ -26,6 +26,34 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def chunks(fd: int) -> Iterator[bytes]:
+    """What `fd` yields until its end (or an error), in reads of up to 64 KiB."""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        yield chunk
+
+
+def capped_lines(fd: int, cap: int) -> Iterator[bytes | None]:
+    """The lines read from `fd` until its end; a None (and the end) when one passes `cap` bytes."""
+    pending = bytearray()
+    for chunk in chunks(fd):
+        pending += chunk
+        while True:
+            nl = pending.find(b"\n")
+            if nl < 0:
+                break
+            yield bytes(pending[:nl])
+            del pending[: nl + 1]
+        if len(pending) > cap:
+            yield None
+            return
+
+
 class CappedBuffer:
     """Keeps the first and last `cap` bytes of a stream, counting the rest (`drain` it, then `text()`)."""
 
@@ -37,14 +65,7 @@ class CappedBuffer:
 
     def drain(self, stream: BinaryIO) -> None:
         """Read `stream` to its end, keeping the head and the tail."""
-        fd = stream.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
+        for chunk in chunks(stream.fileno()):
             self.total += len(chunk)
             room = self.cap - len(self.head)
             if room > 0:

@@ -33,12 +33,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.run import sandbox
 from reviewui.core.run.cgroup import RunGroup
-from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
+from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.run.watch import DiskWatch
@@ -284,7 +284,7 @@ class _Server:
 
     def _read(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
-        for line in _capped_lines(self._proc.stdout.fileno(), REPLY_CAP):
+        for line in capped_lines(self._proc.stdout.fileno(), REPLY_CAP):
             if line is None:
                 self.problem = "output limit: a run wrote past the cap into the warm server's reply channel"
                 kill_group(self._proc.pid)
@@ -481,28 +481,6 @@ def _copy_pyc(src: Path, dest: Path) -> None:
 def _identity(path: Path) -> tuple[int, int]:
     st = path.stat()
     return st.st_dev, st.st_ino
-
-
-def _capped_lines(fd: int, cap: int) -> Iterator[bytes | None]:
-    """The lines read from `fd` until its end; a None (and the end) when one passes `cap` bytes."""
-    pending = bytearray()
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return
-        if not chunk:
-            return
-        pending += chunk
-        while True:
-            nl = pending.find(b"\n")
-            if nl < 0:
-                break
-            yield bytes(pending[:nl])
-            del pending[: nl + 1]
-        if len(pending) > cap:
-            yield None
-            return
 
 
 def _drain_fd(fd: int, buf: CappedBuffer) -> None:
