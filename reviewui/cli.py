@@ -272,7 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         handler = headless.HANDLERS[args.command]
     try:
-        return handler(args)
+        code = handler(args)
+        _say_clamped_limits()  # after a command that ran; a refusal stays one line
+        return code
     except ReviewError as e:
         sys.stderr.write(f"reviewui: {visible(str(e))}\n")
         return e.exit_code
@@ -283,8 +285,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Output piped into `head` and closed: nothing more to say.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    finally:
-        _say_clamped_limits()
 
 
 def _say_clamped_limits() -> None:
