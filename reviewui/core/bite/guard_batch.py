@@ -25,12 +25,11 @@ from typing import Callable
 from reviewui.core.bounded import parse_python
 from reviewui.core.bite import guard_batch_child
 from reviewui.core.bite.grade import grade_pytest
-from reviewui.core.bite.guard_check import GuardJob, result, run_job
+from reviewui.core.bite.guard_check import GuardJob, result
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guard_tail import SOCKET_NAME, Tail, TailServer
 from reviewui.core.bite.origin import ChangedModule, merge_env
-from reviewui.core.bite.report import HunkResult
-from reviewui.core.bite.revert_batch import Pending, RevertSession
+from reviewui.core.bite.revert_batch import RevertSession
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.junit import Outcome, TestOutcome
@@ -268,21 +267,3 @@ def _grade(g: BatchGuard, reply: dict[str, object], root: str, session: RunResul
     return result(job, grade.verdict, failing_tests=grade.failing_tests,
                   messages={k: rel(v) for k, v in grade.messages.items()}, reason=rel(grade.reason),
                   seconds=seconds, output=rel(run.output)[-4000:], tests_run=ran)
-
-
-def batch_task(pool: WorktreePool, target: Target, guards: list[BatchGuard], ctx: RunContext, limit: float,
-               reverts: RevertSession | None = None, run_revert: Callable[[Pending], HunkResult] | None = None,
-               tail: Tail | None = None) -> list[tuple[GuardJob, GuardResult] | HunkResult]:
-    """A batch of guards (and hunk reverts) in one pytest session, taking from `tail` when its own
-    are done; what it cannot run exactly runs the ordinary way after it (`run_revert` for a
-    revert), and so does what no session took from the tail once the last one is done."""
-    try:
-        graded, again = run_batch(pool, target, ctx, guards, limit, ctx.cancel, reverts, tail)
-    finally:
-        left = tail.finish() if tail is not None else []
-    again += [g.job for g in left]
-    out: list[tuple[GuardJob, GuardResult] | HunkResult] = [*graded]
-    out += [(job, run_job(pool, target, job, ctx, limit)) for job in again]
-    if reverts is not None and run_revert is not None:
-        out += [*reverts.graded, *(run_revert(item) for item in reverts.again)]
-    return out

@@ -127,12 +127,6 @@ def run_job(pool: WorktreePool, target: Target, job: GuardJob, ctx: RunContext, 
                   reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=job.tests)
 
 
-def task(pool: WorktreePool, target: Target, job: GuardJob, ctx: RunContext,
-         limit: float) -> list[tuple[GuardJob, GuardResult]]:
-    """run_job, paired with its job for GuardJoin.take."""
-    return [(job, run_job(pool, target, job, ctx, limit))]
-
-
 class GuardJoin:
     """Holds each hunk's result until its guards are graded, then emits it with them attached."""
 

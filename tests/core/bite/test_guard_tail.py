@@ -12,7 +12,7 @@ import pytest
 import reviewui.core.bite.runctx as runctx
 from bench.bench_guards import function as bench_function
 from bench.bench_guards import tests as bench_tests
-from reviewui.core.bite import guard_batch, guard_check, guard_tail
+from reviewui.core.bite import fallback, guard_batch, guard_check, guard_tail
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.bite.guard_batch import BatchGuard
 from reviewui.core.bite.guard_check import GuardJob
@@ -110,7 +110,7 @@ def test_a_tail_no_session_could_serve_runs_the_ordinary_way(tmp_path: Path, mon
         return real_job(*a, **k)
 
     monkeypatch.setattr(guard_tail.TailServer, "__init__", no_socket)
-    monkeypatch.setattr(guard_batch, "run_job", counted_job)
+    monkeypatch.setattr(fallback, "run_job", counted_job)
     rep = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
     guards = [g for r in rep.results for g in r.guards]
     assert len(guards) == 54 and all(g.verdict in ("bites", "toothless") for g in guards)

@@ -1,0 +1,90 @@
+"""The local executor: a plan carried out on this machine's scratch slots (the default engine).
+
+One thread per slot. The control runs first (control.null_guard_control);
+each session is one configured pytest session in a slot (guard_batch.run_batch
+with its RevertSession), taking tail guards when its own are done; every
+item alone, and everything a session gives back, runs through
+fallback.run_alone in the thread that had it. Results stream as they come.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from typing import Iterator
+
+from reviewui.core.bite import control, guard_batch
+from reviewui.core.bite.executor import Result, SweepJob
+from reviewui.core.bite.fallback import run_alone
+from reviewui.core.bite.guard_tail import Tail
+from reviewui.core.bite.plan import GuardItem, Item, SessionItem, SweepPlan
+from reviewui.core.bite.revert_batch import RevertSession
+from reviewui.core.run.worktree import WorktreePool
+
+
+class LocalExecutor:
+    """Carries out plans on the slots of one WorktreePool."""
+
+    name = "local"
+
+    def __init__(self, pool: WorktreePool) -> None:
+        self.pool = pool
+
+    def start(self, plan: SweepPlan, job: SweepJob) -> LocalExecution:
+        """Begin `plan` on this executor's slots."""
+        return LocalExecution(self.pool, plan, job)
+
+
+class LocalExecution:
+    """One plan running in a thread pool over the slots (see the module docstring)."""
+
+    def __init__(self, pool: WorktreePool, plan: SweepPlan, job: SweepJob) -> None:
+        self._pool = pool
+        self._job = job
+        self._threads = cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite")
+        tail = Tail(list(plan.tail), len(plan.sessions)) if plan.tail and plan.sessions else None
+        # Submitted first, so it takes a slot before the sessions do.
+        self._control = (self._threads.submit(control.null_guard_control, pool, job.target, plan.control,
+                                              job.head_text, job.ctx, job.per_run)
+                         if plan.control is not None else None)
+        alone = [*plan.alone, *(GuardItem(g.job) for g in plan.tail if tail is None)]
+        self._futures: list[cf.Future[list[Result]]] = [self._threads.submit(self._alone, item) for item in alone]
+        self._futures += [self._threads.submit(self._session, s, tail) for s in plan.sessions]
+
+    def settle(self) -> None:
+        """Return once the control passed (re-raising its UntrustedCommand)."""
+        if self._control is not None:
+            self._control.result()
+
+    def results(self) -> Iterator[Result]:
+        """Each result as its thread finishes; the pool is shut down at the end."""
+        try:
+            for fut in cf.as_completed(self._futures):
+                yield from fut.result()
+        finally:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+
+    def cancel(self) -> None:
+        """Start nothing more; running items stop through the sweep's cancel event (ctx.cancel)."""
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+    def _alone(self, item: Item) -> list[Result]:
+        return [run_alone(self._pool, self._job, item)]
+
+    def _session(self, session: SessionItem, tail: Tail | None) -> list[Result]:
+        """One batch session, then whatever it gave back, each alone."""
+        job = self._job
+        pending = {id(r.hunk): r for r in session.reverts}
+        reverts = RevertSession([r.pending() for r in session.reverts], job.diff, job.per_run) \
+            if session.reverts else None
+        try:
+            graded, again = guard_batch.run_batch(self._pool, job.target, job.ctx, list(session.guards),
+                                                  job.per_run, job.ctx.cancel, reverts, tail)
+        finally:
+            left = tail.finish() if tail is not None else []
+        out: list[Result] = [*graded]
+        back: list[Item] = [*(GuardItem(j) for j in again), *(GuardItem(g.job) for g in left)]
+        if reverts is not None:
+            out += reverts.graded
+            back += [pending[id(p[1])] for p in reverts.again]
+        return out + [run_alone(self._pool, job, item) for item in back]
+

@@ -1,0 +1,47 @@
+"""The one way an item runs on its own: alone, in a fresh scratch at the head.
+
+Items the plan did not batch run here, and so does everything a batch
+session gave back (a fork that could not apply its edit, a session that did
+not run, tail guards no session took): every path of every executor ends in
+`run_alone` when it cannot grade an item exactly. A cancelled sweep grades
+what had not started `skipped` ("cancelled").
+"""
+
+from __future__ import annotations
+
+from reviewui.core.bite import origin
+from reviewui.core.bite.executor import Result, SweepJob
+from reviewui.core.bite.guard_check import run_job
+from reviewui.core.bite.plan import GuardItem, Item, RevertItem
+from reviewui.core.bite.report import HunkResult
+from reviewui.core.bite.revert import RevertError
+from reviewui.core.bite.revert_grade import grade_revert, hunk_result
+from reviewui.core.errors import ReviewError
+from reviewui.core.run.worktree import WorktreePool
+
+
+def run_alone(pool: WorktreePool, job: SweepJob, item: Item) -> Result:
+    """Grade `item` on its own in a scratch from `pool`, checked out afresh at the head."""
+    if isinstance(item, GuardItem):
+        return (item.job, run_job(pool, job.target, item.job, job.ctx, job.per_run))
+    return revert_alone(pool, job, item)
+
+
+def revert_alone(pool: WorktreePool, job: SweepJob, item: RevertItem) -> HunkResult:
+    """Revert one hunk in a fresh scratch, run its tests, grade the run."""
+    h, f = item.hunk, item.file
+    if job.ctx.cancel is not None and job.ctx.cancel.is_set():
+        return hunk_result(h, "skipped", reason="cancelled")
+    with pool.acquire() as scratch:
+        try:
+            scratch.checkout(job.target.head)
+            path = scratch.path / f.path
+            before = path.read_bytes() if path.is_file() else b""
+            scratch.revert_hunk(f, h)
+            after = path.read_bytes() if path.is_file() else b""
+            seen = job.ctx.run(scratch.path, item.tests, job.per_run, extra=origin.QUIET_STOP)
+        except RevertError as e:
+            return hunk_result(h, "error", reason=f"revert could not be applied: {e}")
+        except ReviewError as e:
+            return hunk_result(h, "error", reason=f"runner failed: {e}")
+        return grade_revert(job.diff, f, h, seen, item.tests, scratch.path, before, after, job.ctx.pytest_mode)

@@ -1,0 +1,114 @@
+"""plan_sweep, pure: every hunk and guard planned once, batched only where a session runs it exactly."""
+
+from __future__ import annotations
+
+from reviewui.core.bite import guard_tail
+from reviewui.core.bite.coverage_map import Selection
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guards import Guard
+from reviewui.core.bite.origin import ChangedModule
+from reviewui.core.bite.plan import Batching, GuardItem, RevertItem, plan_sweep
+from reviewui.core.bite.prepare import HunkPlan
+from reviewui.core.diff import FileDiff, parse_hunks
+
+FUNC = "def f(x):\n" + "".join(f"    y{n} = x + {n}\n" for n in range(12)) + "    return x\n\n\nTOP = 1\n"
+
+
+def hunks_of(path: str, count: int = 1, status: str = "modified"):
+    patch = f"--- a/{path}\n+++ b/{path}\n" + "".join(f"@@ -{10 * n + 1},0 +{10 * n + 1},1 @@\n+x{n} = {n}\n"
+                                                      for n in range(count))
+    f = FileDiff(path, None, status, "source", False, count, 0, None, None, None, None, None)
+    return [(f, h) for h in parse_hunks(path, patch)]
+
+
+def guard(path: str, line: int, choice: str = "tests") -> GuardJob:
+    g = Guard(file=path, hunk=0, line=line, kind="statement", description="", source=FUNC, start=(line, 4),
+              end=(line, 9), replacement="pass", cover_lines=(line,))
+    tests = ("tests/test_m.py::test_f",) if choice == "tests" else ()
+    return GuardJob(g, Selection(choice, tests), tests)  # type: ignore[arg-type]
+
+
+def covered(targets, tests=("tests/test_m.py::test_f",)):
+    return {h.key: HunkPlan(False, tests) for _, h in targets}
+
+
+BATCHING = Batching([ChangedModule("pkg/m.py", "pkg.m", "")], lambda path: FUNC if path == "pkg/m.py" else None)
+
+
+def test_a_red_baseline_plans_every_hunk_skipped_and_runs_nothing() -> None:
+    targets = hunks_of("pkg/m.py", 3)
+    plan = plan_sweep(targets, "baseline is red: nothing can be learned", [guard("pkg/m.py", 2)], slots=2,
+                      batching=BATCHING)
+    assert [(r.key, r.verdict, r.reason) for r in plan.known] == [
+        (h.key, "skipped", "baseline is red: nothing can be learned") for _, h in targets]
+    assert not plan.alone and not plan.sessions and not plan.tail and plan.control is None
+    assert plan.guard_jobs() == []
+
+
+def test_uncovered_hunks_are_known_without_a_run_with_their_scope() -> None:
+    targets = hunks_of("pkg/m.py", 2)
+    plans = {targets[0][1].key: HunkPlan(True, reason="no test runs it", scope="suite"),
+             targets[1][1].key: HunkPlan(False, ("tests/test_m.py",), scope="selected")}
+    plan = plan_sweep(targets, plans, [], slots=1, batching=None)
+    [known] = plan.known
+    assert (known.key, known.verdict, known.reason, known.scope) == (targets[0][1].key, "uncovered",
+                                                                      "no test runs it", "suite")
+    assert plan.alone == (RevertItem(*targets[1], ("tests/test_m.py",)),)
+    assert dict(plan.scopes) == {targets[0][1].key: "suite", targets[1][1].key: "selected"}
+
+
+def test_without_pytest_or_with_batching_off_every_item_runs_alone() -> None:
+    targets = hunks_of("pkg/m.py", 2)
+    jobs = [guard("pkg/m.py", n) for n in range(2, 12)]
+    for batching in (None, "batching off: pytest 9.9 moved `_pytest.main.Session.perform_collect`"):
+        plan = plan_sweep(targets, covered(targets), jobs, slots=2, batching=batching)
+        assert not plan.sessions and not plan.tail and plan.control is None
+        assert [i.key for i in plan.alone if isinstance(i, RevertItem)] == [h.key for _, h in targets]
+        assert [i.job for i in plan.alone if isinstance(i, GuardItem)] == jobs
+        assert plan.batching_off == batching
+
+
+def test_batchable_reverts_and_guards_share_sessions_and_the_rest_runs_alone() -> None:
+    py = hunks_of("pkg/m.py", 2)
+    conf = hunks_of("tests/conftest.py")  # read as pytest configures: never in a fork
+    whole = hunks_of("pkg/n.py")  # names no test: pytest picks its paths as it configures
+    plans = {**covered(py), **covered(conf), whole[0][1].key: HunkPlan(False, ())}
+    jobs = [guard("pkg/m.py", n) for n in range(2, 14)]
+    at_import = guard("pkg/m.py", 17)  # `TOP = 1`: no function encloses it
+    outside = guard("pkg/m.py", 3, choice="all")  # executed outside a test body
+    plan = plan_sweep([*py, *conf, *whole], plans, [*jobs, at_import, outside], slots=2, batching=BATCHING)
+    alone = {i.key if isinstance(i, RevertItem) else i.job for i in plan.alone}
+    assert conf[0][1].key in alone and whole[0][1].key in alone
+    assert at_import in alone and outside in alone
+    in_sessions = [r.key for s in plan.sessions for r in s.reverts]
+    assert sorted(in_sessions + [k for k in alone if isinstance(k, tuple) and k[0] == "pkg/m.py"]) == \
+        sorted(h.key for _, h in py)
+    assert [s.slot for s in plan.sessions] == [0, 1]
+    batched = [g.job for s in plan.sessions for g in s.guards] + [g.job for g in plan.tail]
+    assert sorted(map(id, batched)) == sorted(map(id, jobs))  # every batchable guard once, and only those
+    assert len(plan.tail) == int(len(jobs) * guard_tail.TAIL_SHARE)  # for whichever session is free first
+    assert plan.control is not None and plan.control.job is jobs[0]
+    assert plan.control.module == "pkg.m" and plan.control.path[0][0] == "f"
+
+
+def test_every_hunk_and_guard_is_planned_exactly_once() -> None:
+    targets = [*hunks_of("pkg/m.py", 3), *hunks_of("README.py"), *hunks_of("pkg/new.py", status="added")]
+    plans = covered(targets)
+    plans[targets[1][1].key] = HunkPlan(True, reason="nothing runs it")
+    jobs = [guard("pkg/m.py", n) for n in range(2, 14)] + [guard("pkg/other.py", 2)]
+    for slots in (1, 2, 3):
+        plan = plan_sweep(targets, plans, jobs, slots=slots, batching=BATCHING)
+        assert sorted(plan.hunk_keys()) == sorted(h.key for _, h in targets)
+        assert sorted(map(id, plan.guard_jobs())) == sorted(map(id, jobs))
+        assert len(plan.sessions) <= slots
+        assert plan.tail == () or slots >= 2  # one session has nobody to balance with
+
+
+def test_with_fewer_sessions_than_slots_the_other_slots_share_of_reverts_runs_alone() -> None:
+    targets = hunks_of("pkg/m.py", 3)
+    jobs = [guard("pkg/m.py", 2), guard("pkg/m.py", 3)]  # two batchable guards: two sessions of three slots
+    plan = plan_sweep(targets, covered(targets), jobs, slots=3, batching=BATCHING)
+    assert len(plan.sessions) == 2 and plan.tail == ()
+    assert sum(len(s.reverts) for s in plan.sessions) == 2  # ceil(3 * 2 / 3) ride along
+    [alone] = [i for i in plan.alone if isinstance(i, RevertItem)]  # the third slot's share
+    assert alone.key == targets[2][1].key and alone.tests == ("tests/test_m.py::test_f",)
