@@ -150,7 +150,23 @@ def test_the_bite_engine_does_not_import_pytest() -> None:
 
 
 def test_the_revert_plugin_reads_the_variable_the_engine_sets() -> None:
-    from reviewui.core.bite import revert_batch, revert_batch_child
+    from reviewui.core.bite import revert_batch
+    from reviewui.core.inside import revert_batch_child
 
     assert revert_batch.REQUEST_VAR == revert_batch_child.REQUEST_VAR
     assert revert_batch.CHILD.read_text(encoding="utf-8") == Path(revert_batch_child.__file__).read_text(encoding="utf-8")
+
+
+def test_the_runner_never_imports_the_bite_engine_or_the_inside_code() -> None:
+    # run/ is below bite/: the sandboxed runner knows nothing of reverts or guards. inside/ runs in
+    # the project's Python: reviewui's modules place its files, they never import its plugins.
+    import ast
+
+    core = Path(reviewui.core.__path__[0])
+    wrong: list[str] = []
+    for path in sorted((core / "run").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            wrong += [f"{path.name}: {n}" for n in names if n.startswith(("reviewui.core.bite", "reviewui.core.inside."))]
+    assert (core / "run" / "worktree.py").is_file() and not wrong, wrong

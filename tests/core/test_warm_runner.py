@@ -164,7 +164,7 @@ def test_installed_plugins_stay_imported_in_the_server() -> None:
     # server could not build pytest's import hook: about 0.3 s a run with this test extras set.
     import subprocess
 
-    from reviewui.core.run import warm_server
+    from reviewui.core.inside import warm_server
 
     probe = (
         "import sys\n"
@@ -254,7 +254,7 @@ def test_an_editable_coverage_is_not_preloaded(tmp_path: Path) -> None:
     # path (the project under review could be coverage.py) is left for the runs to import.
     import subprocess
 
-    from reviewui.core.run import warm_server
+    from reviewui.core.inside import warm_server
 
     fake = tmp_path / "src" / "coverage"
     fake.mkdir(parents=True)

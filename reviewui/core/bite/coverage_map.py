@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
+from reviewui.core import inside
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
@@ -46,48 +47,8 @@ from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_covctx"
 
-PLUGIN_SOURCE = '''"""reviewui: label coverage data with the pytest node id and phase of each test."""
-import os
-import pytest
-
-_seen = []
-
-
-def _switch(label):
-    import coverage
-    cov = coverage.Coverage.current()
-    if cov is not None:
-        cov.switch_context(label)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_setup(item):
-    _seen.append(item.nodeid)
-    _switch(item.nodeid + "|setup")
-    yield
-    _switch("")
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    _switch(item.nodeid + "|call")
-    yield
-    _switch("")
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item, nextitem):
-    _switch(item.nodeid + "|teardown")
-    yield
-    _switch("")
-
-
-def pytest_sessionfinish(session):
-    path = os.environ.get("REVIEWUI_COV_SEEN")
-    if path:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\\n".join(_seen))
-'''
+PLUGIN_SOURCE = inside.source("coverage_plugin.py").read_text(encoding="utf-8")
+"""The plugin each run loads (inside/coverage_plugin.py: it runs in the project's Python)."""
 
 
 @dataclass(frozen=True)

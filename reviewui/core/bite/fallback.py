@@ -14,7 +14,7 @@ from reviewui.core.bite.executor import Result, SweepJob
 from reviewui.core.bite.guard_check import run_job
 from reviewui.core.bite.plan import GuardItem, Item, RevertItem
 from reviewui.core.bite.report import HunkResult
-from reviewui.core.bite.revert import RevertError
+from reviewui.core.revert import RevertError
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.worktree import WorktreePool

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bounded import parse_python
-from reviewui.core.bite import guard_batch_child
+from reviewui.core import inside
+from reviewui.core.inside import guard_batch_child
 from reviewui.core.bite.grade import grade_pytest
 from reviewui.core.bite.guard_check import GuardJob, result
 from reviewui.core.bite.guard_report import GuardResult
@@ -186,7 +186,7 @@ def run_batch(
                 # sandboxed run and to a fork of the warm server alike.
                 (run_dir / "batch-out").mkdir()
                 (run_dir / "batch-plugin").mkdir()
-                shutil.copyfile(guard_batch_child.__file__, run_dir / "batch-plugin" / f"{PLUGIN_MODULE}.py")
+                inside.place(run_dir / "batch-plugin", "guard_batch_child.py", PLUGIN_MODULE)
                 request: dict[str, object] = {"timeout": per_guard, "out": str(run_dir / "batch-out"),
                                               "guards": [encode(g, n) for n, g in enumerate(guards)]}
                 if tail is not None:

@@ -18,14 +18,14 @@ before any fork, and so are the paths of a run that names no test.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, TypeVar
 
+from reviewui.core import inside
 from reviewui.core.bite import canary, origin
 from reviewui.core.bite.report import HunkResult
-from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff, FileDiff, Hunk
@@ -37,7 +37,7 @@ from reviewui.core.run.worktree import Scratch
 from reviewui.core.run.process import read_run_file, read_run_text
 
 PLUGIN_MODULE = "reviewui_revert_batch"
-CHILD = Path(__file__).with_name("revert_batch_child.py")
+CHILD = inside.source("revert_batch_child.py")
 """The plugin each session loads (copied, never imported here: it imports pytest, ~0.15 s)."""
 REQUEST_VAR = "REVIEWUI_REVERT_BATCH"
 """Names the request file for the plugin (its own REQUEST_VAR)."""
@@ -124,7 +124,7 @@ class ForkSession:
     def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
         """Stage every edit (files, commit and index in `run_dir`); return the run's extra environment."""
         (run_dir / "revert-plugin").mkdir()
-        shutil.copyfile(CHILD, run_dir / "revert-plugin" / f"{PLUGIN_MODULE}.py")
+        inside.place(run_dir / "revert-plugin", CHILD.name, PLUGIN_MODULE)
         git = scratch.path / ".git"
         entries: list[dict[str, object]] = []
         for n, edit in enumerate(self.edits):

@@ -27,7 +27,7 @@ from reviewui.core.bite.origin import changed_modules, checkout_roots, import_ro
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
-from reviewui.core.bite.revert import RevertError
+from reviewui.core.revert import RevertError
 from reviewui.core.probe.trusted import changed_test_config, use_base_config
 from reviewui.core.run import sandbox
 from reviewui.core.run.runner import RunResult, is_pytest_command, split_command

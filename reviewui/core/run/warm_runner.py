@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
 from reviewui.core.run import sandbox
 from reviewui.core.run.cgroup import RunGroup
@@ -43,7 +44,7 @@ from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_p
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.run.watch import DiskWatch
 
-SERVER_SOURCE = (Path(__file__).parent / "warm_server.py").read_text(encoding="utf-8")
+SERVER_SOURCE = inside.source("warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0
 """Seconds a run waits for the server to finish importing before it runs cold instead."""
 REPLY_WAIT = 30.0

@@ -51,7 +51,7 @@ from reviewui.core.config import user_cache_dir
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import git_text
-from reviewui.core.bite.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.run import sandbox
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
 from reviewui.core.run.scratch_build import (

@@ -170,7 +170,7 @@ def test_batchable_parses_each_file_once_and_finds_what_the_edited_file_says(mon
 
 
 def test_a_batched_failure_is_named_by_its_exception_line() -> None:
-    from reviewui.core.bite.guard_batch_child import _first_line
+    from reviewui.core.inside.guard_batch_child import _first_line
 
     native = ('Traceback (most recent call last):\n  File "/s/tests/test_x.py", line 3, in test_x\n'
               '    assert f() == 2\n           ^^^^^^^^\nAssertionError: assert 1 == 2\n +  where 1 = f()\n')

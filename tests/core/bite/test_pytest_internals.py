@@ -13,7 +13,7 @@ from reviewui.core.config import Settings
 from reviewui.core.run.warm_runner import WarmPytest
 from tests.core.bite.helpers import feature_repo, load, use_venv_python
 
-SERVER = Path(__file__).resolve().parents[3] / "reviewui" / "core" / "run" / "warm_server.py"
+SERVER = Path(__file__).resolve().parents[3] / "reviewui" / "core" / "inside" / "warm_server.py"
 
 
 def _server_module():

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.bite.revert import RawHunk, RevertError, revert_bytes
+from reviewui.core.revert import RawHunk, RevertError, revert_bytes
 from reviewui.core.run.worktree import WorktreePool, scratch_root
 from tests.core.bite.helpers import load
 from tests.gitrepo import make_repo

@@ -190,7 +190,7 @@ def test_a_revert_goes_to_the_session_whose_guards_share_its_file() -> None:
 def test_a_test_file_is_rewritten_once_for_every_fork_while_its_bytes_are_the_same(tmp_path, monkeypatch) -> None:
     import _pytest.assertion.rewrite as rewrite
 
-    from reviewui.core.bite import revert_batch_child
+    from reviewui.core.inside import revert_batch_child
 
     calls: list[str] = []
 

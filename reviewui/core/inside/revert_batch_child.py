@@ -35,13 +35,16 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import signal
 import sys
 import time
 from typing import Any
 
 import pytest
+
+try:
+    import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside this plugin in a run
+except ImportError:  # imported by reviewui itself, for its names
+    from reviewui.core.inside import forks
 
 REQUEST_VAR = "REVIEWUI_REVERT_BATCH"
 _fork: dict[str, Any] = {"revert": None}
@@ -133,7 +136,7 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
             except BaseException:
                 os._exit(3)  # no reports: reviewui runs this revert the ordinary way
             return True
-        status = _wait(pid, float(request["timeout"]))
+        status = forks.wait(pid, float(request["timeout"]))
         seconds = time.monotonic() - start
         if status is None:
             _reply(revert, {"timeout": True, "seconds": seconds})
@@ -325,33 +328,3 @@ def _reply(revert: dict[str, Any], reply: dict[str, Any]) -> None:
     with open(path + ".part", "w", encoding="utf-8") as f:
         json.dump(reply, f)
     os.replace(path + ".part", path)
-
-
-def _wait(pid: int, timeout: float) -> int | None:
-    """The fork's wait status, or None when it outlived `timeout` (its group is then killed)."""
-    deadline = time.monotonic() + timeout
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        fd = -1
-    try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return status
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            if fd >= 0:
-                select.select([fd], [], [], left)
-            else:
-                time.sleep(min(0.005, left))
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    os.waitpid(pid, 0)
-    return None

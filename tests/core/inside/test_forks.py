@@ -1,4 +1,4 @@
-"""How a guard batch waits for each guard's fork: at once when it ends, killed with its group when it hangs."""
+"""How a batch child waits for each fork (inside/forks.py): at once when it ends, killed with its group when it hangs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from reviewui.core.bite import guard_batch_child as child
+from reviewui.core.inside import forks
 
 
 def _fork(seconds: float) -> int:
@@ -39,18 +39,19 @@ def test_a_fork_that_ends_is_seen_at_once_and_one_that_hangs_is_killed(how: str,
     elif how == "pidfd-refused":  # the call exists but the kernel says no: polled instead
         monkeypatch.setattr(os, "pidfd_open", lambda pid: (_ for _ in ()).throw(OSError("ENOSYS")))
     else:  # with a pidfd the wait never falls back to polling
-        monkeypatch.setattr(child, "_wait_polling", lambda pid, timeout: pytest.fail("polled"))
+        monkeypatch.setattr(forks, "_until_polled", lambda pid, deadline: pytest.fail("polled"))
     fds = _open_pidfds()
     pid = _fork(0.05)
     start = time.monotonic()
-    assert child._wait(pid, 10.0) is True
+    status = forks.wait(pid, 10.0)
+    assert status is not None and os.waitstatus_to_exitcode(status) == 0
     assert time.monotonic() - start < 2.0  # seen when it ended, not at the time limit
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left behind
 
     pid = _fork(60)
     start = time.monotonic()
-    assert child._wait(pid, 0.3) is False
+    assert forks.wait(pid, 0.3) is None
     assert time.monotonic() - start < 5.0
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # killed and reaped

@@ -33,11 +33,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import sys
 import time
 import types
 from typing import Any
+
+try:
+    import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside this plugin in a run
+except ImportError:  # imported by reviewui itself, for its names
+    from reviewui.core.inside import forks
 
 REQUEST_VAR = "REVIEWUI_GUARD_BATCH"
 
@@ -204,48 +208,6 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
         os._exit(0)
 
 
-def _wait(pid: int, timeout: float) -> bool:
-    """True when the child ended in time; else its group is killed."""
-    if _wait_pidfd(pid, timeout) if hasattr(os, "pidfd_open") else _wait_polling(pid, timeout):
-        return True
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    os.waitpid(pid, 0)
-    return False
-
-
-def _wait_pidfd(pid: int, timeout: float) -> bool:
-    # Woken the moment the child exits: most guards end in a few milliseconds, and a
-    # polling interval would add its own wait to every one of them.
-    import select
-
-    try:
-        fd = os.pidfd_open(pid)
-    except OSError:  # an old kernel: poll instead
-        return _wait_polling(pid, timeout)
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout)
-    finally:
-        os.close(fd)
-    if ready:
-        os.waitpid(pid, 0)
-    return bool(ready)
-
-
-def _wait_polling(pid: int, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    pause = 0.0005
-    while time.monotonic() < deadline:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return True
-        time.sleep(pause)
-        pause = min(pause * 2, 0.02)  # hangs are polled gently
-    return False
-
-
 def pytest_runtestloop(session: Any) -> bool | None:
     """Run each guard of the request in its own fork of this collected session, then the tail's."""
     path = os.environ.get(REQUEST_VAR)
@@ -258,7 +220,7 @@ def pytest_runtestloop(session: Any) -> bool | None:
 
     # pytest's failure report looks each traceback entry's module up, and inspect's first
     # lookup walks every loaded module: done once here, every fork inherits the cache.
-    inspect.getmodule(_wait.__code__)
+    inspect.getmodule(pytest_runtestloop.__code__)
     # The collected session lives as long as the batch: out of the collector's way, the
     # forks neither walk it nor copy its pages.
     gc.collect()
@@ -311,6 +273,6 @@ def _grade_in_fork(session: Any, request: dict[str, Any], guard: dict[str, Any],
         if channel is not None:
             os.close(channel.fileno())  # the raw descriptor: its stream keeps the socket object open
         _child(guard, items, out)
-    if not _wait(pid, float(request["timeout"])):
+    if forks.wait(pid, float(request["timeout"])) is None:
         with open(out, "w", encoding="utf-8") as f:
             json.dump({"timeout": True, "seconds": time.monotonic() - start}, f)
