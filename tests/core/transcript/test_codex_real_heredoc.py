@@ -40,7 +40,7 @@ def test_real_apply_patch_heredocs_are_patch_edits_of_the_named_file() -> None:
     t = load_transcript(ROLLOUT)
     edits = [e for x in t.turns for e in x.edits]
     assert [(e.call_id, e.path, e.operation) for e in edits] == [(c, f, "patch") for c, f, _ in calls]
-    for e, (_, _, body) in zip(edits, calls):
+    for e, (_, _, body) in zip(edits, calls, strict=True):
         assert (e.patch or "").rstrip("\n") == body
     writers = [x for x in t.turns if x.files_written]
     assert [x.files_written for x in writers] == [(f,) for _, f, _ in calls]

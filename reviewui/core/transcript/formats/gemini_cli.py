@@ -2,9 +2,11 @@
 
 The JSON is one object `{sessionId, projectHash, startTime, lastUpdated,
 messages}`; the JSONL starts with a line of those header fields and then
-appends message records, `{"$set": {...}}` updates and, when a message is
-written again (its tool calls finished), the same `id` once more: the last
-copy wins. A message is `{id, timestamp, type: user|gemini|info|error|
+appends message records, `{"$set": {...}}` updates (a `messages` list there
+is a checkpoint of the whole conversation) and, when a message is written
+again (its tool calls finished), the same `id` once more: the last copy wins,
+in the first one's place; `{"$rewindTo": id}` drops that message and all
+after it, as upstream's `loadConversationRecord` reads them. A message is `{id, timestamp, type: user|gemini|info|error|
 warning, content (a string or Part[]), thoughts[{subject, description}],
 tokens{input, output, cached, thoughts, tool, total}, model, toolCalls[{id,
 name, args, result[{functionResponse{response{output|error}}}], status}]}`.
@@ -77,17 +79,27 @@ def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     order: dict[Any, dict[str, Any]] = {}
     for lineno, o in iter_jsonl(path, counter):
         if "$rewindTo" in o:
-            keep: dict[Any, dict[str, Any]] = {}
-            for k, v in order.items():
-                if k == o["$rewindTo"]:
-                    break
-                keep[k] = v
-            order = keep
+            order = _rewound(order, o["$rewindTo"])
+        elif isinstance(o.get("$set"), dict) and isinstance(o["$set"].get("messages"), list):
+            # a checkpoint of the whole list (the injected session context, a resumed history)
+            order = {}
+            for k, m in enumerate(o["$set"]["messages"]):
+                if _message(m):
+                    order[m.get("id", (lineno, k))] = dict(m, _line=lineno)
         elif _message(o):
-            key = o.get("id", lineno)
-            order.pop(key, None)  # a re-written message takes the place of its last copy
-            order[key] = dict(o, _line=lineno)
+            # a re-written message (its tool calls finished) replaces its last copy where it stood
+            order[o.get("id", lineno)] = dict(o, _line=lineno)
     return _load(list(order.values()), counter)
+
+
+def _rewound(order: dict[Any, dict[str, Any]], target: Any) -> dict[Any, dict[str, Any]]:
+    """The messages before `target`: a rewind drops it and everything after (all of them when it is unknown)."""
+    keep: dict[Any, dict[str, Any]] = {}
+    for k, v in order.items():
+        if k == target:
+            return keep
+        keep[k] = v
+    return {}
 
 
 def _load(msgs: list[Any], counter: LineCounter) -> Run:
