@@ -7,7 +7,10 @@ a header `{sessionId, projectHash, startTime, lastUpdated, kind}`; message
 records keyed by `id`, a re-written id replacing its earlier copy in place;
 `{"$set": {...}}` metadata updates, whose `messages` (the injected
 `<session_context>` turn, a resumed history) is a checkpoint of the whole list;
-`{"$rewindTo": id}` dropping that message and everything after it.
+`{"$rewindTo": id}` dropping that message and everything after it; and, in
+the newest versions, `{"$patch": {id, content, toolCalls: [{id, result}]}}`
+updating a message in place (`updates` several, `removeIds` dropping some,
+`orderIds` moving some to the end in that order).
 """
 
 from __future__ import annotations
@@ -95,3 +98,34 @@ def test_a_later_messages_checkpoint_replaces_the_list_and_a_rewind_drops_from_i
     assert [x.text for x in t.turns] == [
         CONTEXT["content"][0]["text"], "first question", "the right answer", "the prompt I meant",
     ]
+
+
+def test_patches_update_a_message_in_place_remove_and_reorder(tmp_path: Path) -> None:
+    out = "ok\nExit Code: 0"
+    path = _write(tmp_path, [
+        HEADER,
+        _user("u1", "run the tests", "2026-09-01T11:00:01.000Z"),
+        _gemini("g1", "2026-09-01T11:00:02.000Z", "", [_shell("run_shell_command-1", "executing", None)]),
+        {"$patch": {"id": "g1", "content": "Ran them.", "toolCalls": [
+            {"id": "run_shell_command-1", "result": _shell("run_shell_command-1", "success", out)["result"]}]}},
+        _user("u2", "a note", "2026-09-01T11:00:05.000Z"),
+        _user("u3", "another", "2026-09-01T11:00:06.000Z"),
+        {"$patch": {"updates": [{"id": "u3", "content": [{"text": "another, edited"}]}], "removeIds": ["u2"]}},
+        _user("u4", "last", "2026-09-01T11:00:07.000Z"),
+        {"$patch": {"orderIds": ["u3"]}},  # u3 moved to the end
+    ])
+    t = load_transcript(path)
+    assert [x.text for x in t.turns] == ["run the tests", "Ran them.", out, "last", "another, edited"]
+    assert [(c.command, c.exit) for c in t.turns[1].commands] == [("pytest -q", 0)]
+
+
+def test_hostile_ids_and_patches_are_passed_over_not_a_crash(tmp_path: Path) -> None:
+    path = _write(tmp_path, [
+        HEADER,
+        {"id": ["not", "a", "key"], "timestamp": "2026-09-01T12:00:00.000Z", "type": "user", "content": "odd id"},
+        {"$set": {"messages": [{"id": {"x": 1}, "timestamp": "t", "type": "user", "content": "odder"}]}},
+        {"$patch": {"id": ["x"], "removeIds": [["y"]], "orderIds": [{"z": 1}], "updates": "nope"}},
+        {"$patch": {"updates": [{"id": "u9", "toolCalls": "nope"}]}},
+        _user("u9", "still read", "2026-09-01T12:00:01.000Z"),
+    ])
+    assert [x.text for x in load_transcript(path).turns] == ["odder", "still read"]
