@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -421,6 +422,9 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         from reviewui.core.transcript import load_transcript
 
         t = load_transcript(args.file, args.transcript_format, instance=instance)
+        # A one-shot command: what it loaded lives until it exits and holds no cycle, so the
+        # cyclic collector is told to leave it be (walking it, a big log's turns, is all it would do).
+        gc.freeze()
     if args.format == "json":
         write_json(t, sys.stdout.write, extra)
     else:

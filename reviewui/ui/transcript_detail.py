@@ -26,7 +26,11 @@ FLAG_TONE = {
     "edits-existing-test": "bad", "edits-test-after-failure": "bad", "claims-done": "warn",
     "cache-miss": "warn", "prompt-changed": "warn", "tool-error": "info", "compaction": "info",
     "touch-declared": "info",
+    # what a claim about the tests came to once reviewui checked it (the findings of the same names)
+    "claim-contradicted": "bad", "claim-without-run": "warn", "claim-unverifiable": "info", "claim-confirmed": "good",
 }
+CLAIM_FLAGS: tuple[str, ...] = ("claim-contradicted", "claim-without-run", "claim-unverifiable", "claim-confirmed")
+"""The claim flags, worst first: a turn's claims are drawn after its own flags, in this order."""
 MAX_DETAIL_LINES = 400
 """Lines of a turn's text shown before "… N more lines"."""
 EDIT_LINES = 40
@@ -126,8 +130,10 @@ def turn_detail(t: Turn, show_reasoning: bool, links: Any) -> list[tuple[str, st
     return lines
 
 
-def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: bool) -> Text:
-    """A turn's own line: index, role, token bar, flags, subagent mark and the first line of its text."""
+def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: bool,
+                claims: tuple[str, ...] = ()) -> Text:
+    """A turn's own line: index, role, token bar, flags (its own, then its `claims`), subagent mark and
+    the first line of its text."""
     text = Text()
     text.append(f"#{t.index:<5}", style("muted"))
     role = {"command-output": "output", "answer": "answer"}.get(t.kind or "", t.role)  # Aider's /run output, y/n replies
@@ -142,7 +148,7 @@ def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: 
         text.append(f" {_k(t.usage.input):>6} in {_k(t.usage.output):>5} out ", style("muted"))
     else:
         text.append(" " * (BAR + 19))
-    for flag in t.flags:
+    for flag in (*t.flags, *claims):
         text.append(f" {flag} ", style(f"flag-{FLAG_TONE.get(flag, 'info')}"))
         text.append(" ")
     first = display_text(t.text.strip().split("\n", 1)[0][:300]) if t.text.strip() else ""

@@ -10,6 +10,7 @@ transcript's own size. The output is the same JSON value as
 
 from __future__ import annotations
 
+import gc
 import json
 from json.encoder import encode_basestring_ascii
 from typing import Any, Callable
@@ -112,6 +113,19 @@ def _commands(cmds: tuple[Command, ...]) -> str:
 
 def write_json(t: Transcript, write: Callable[[str], Any], extra: dict[str, Any] | None = None) -> None:
     """Write `t` as the contract's JSON object through `write`, one turn per line, then `extra`'s keys."""
+    # Loading paused the cyclic collector (see loading.py), so the first collections after it
+    # would walk every object the load made, and again as they age: writing allocates enough
+    # to set them off (a sixth of the writing of a 100 MB session) and makes no cycle itself.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _write(t, write, extra)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _write(t: Transcript, write: Callable[[str], Any], extra: dict[str, Any] | None) -> None:
     write('{"format": ' + _ENCODE(t.format) + ',\n"turns": [\n')
     turns = t.turns
     for start in range(0, len(turns), _BATCH):  # a few turns per write: fewer calls, no copy of each turn

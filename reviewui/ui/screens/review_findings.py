@@ -48,6 +48,7 @@ class FindingsPart(ReviewPart):
         """Findings arrived: into the ledger and onto the files they name."""
         before = [f.file for f in self.ledger.findings if f.file]
         self.ledger.set_findings(message.findings)
+        self.screen.transcript_part.set_claims(message.findings)  # claims flag their turns in the pane
         for path in dict.fromkeys([*before, *(f.file for f in message.findings if f.file)]):
             self.screen.evidence_changed(path)
         errors = sum(1 for f in message.findings if f.severity == "error")

@@ -2,12 +2,16 @@
 
 The transcript is loaded and linked to the hunks in a worker; until then
 the pane says it is loading. The links go into the ledger (the hunks'
-"turn N" badges come from there).
+"turn N" badges come from there). The claim findings (`claim-*`, checked by
+`ReviewSession.claims()` in the sweep's worker, `claim-without-run` with
+the static findings) flag the turns that make them.
 """
 
 from __future__ import annotations
 
 import asyncio
+
+from typing import TYPE_CHECKING, Sequence
 
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -18,10 +22,25 @@ from reviewui.ui.diff_rows import display_text
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import TranscriptReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.transcript_detail import CLAIM_FLAGS
 from reviewui.ui.widgets.transcript_view import TranscriptView
 from reviewui.core.safe_text import visible
 
+if TYPE_CHECKING:
+    from reviewui.core.findings.model import Finding
+    from reviewui.core.transcript import Transcript
+
 SPARK_POINTS = 120
+
+
+def claim_flags(findings: Sequence[Finding]) -> dict[int, tuple[str, ...]]:
+    """{turn index: claim flags, worst first} of the claim findings, each naming its turn as `turn N`."""
+    kinds: dict[int, set[str]] = {}
+    for f in findings:
+        turn = (f.symbol or "").removeprefix("turn ")
+        if f.kind in CLAIM_FLAGS and turn.isdigit():
+            kinds.setdefault(int(turn), set()).add(f.kind)
+    return {turn: tuple(k for k in CLAIM_FLAGS if k in got) for turn, got in sorted(kinds.items())}
 
 
 class TranscriptPart(ReviewPart):
@@ -35,6 +54,8 @@ class TranscriptPart(ReviewPart):
     ]
 
     _mounted: asyncio.Event | None = None
+    _transcript: Transcript | None = None
+    _claims: dict[int, tuple[str, ...]] = {}
 
     @property
     def switcher(self) -> ContentSwitcher:
@@ -114,10 +135,33 @@ class TranscriptPart(ReviewPart):
             return
         t = message.transcript
         self.screen.start_background()
-        self.screen.query_one(TranscriptView).set_transcript(t)
+        self._transcript = t
+        view = self.screen.query_one(TranscriptView)
+        view.set_transcript(t)
+        view.set_claims(self._claims)  # claim findings that arrived before the turns
+        self._show_summary()
+        from textual.widgets import Sparkline
+
+        cumulative = t.cumulative_input()
+        step = max(1, len(cumulative) // SPARK_POINTS)
+        self.screen.query_one("#transcript-spark", Sparkline).data = [float(x) for x in cumulative[::step]] or [0.0]
+
+    def set_claims(self, findings: Sequence[Finding]) -> None:
+        """The findings arrived: flag the turns whose claims they judge."""
+        self._claims = claim_flags(findings)
+        if self._mounted is None or not self._mounted.is_set():
+            return  # no pane (no transcript), or not mounted yet: the turns take them when they arrive
+        self.screen.query_one(TranscriptView).set_claims(self._claims)
+        if self._transcript is not None:
+            self._show_summary()
+
+    def _show_summary(self) -> None:
+        """The pane's first line: format, turns, tokens, and how many turns carry each flag."""
+        t = self._transcript
+        assert t is not None
         counts: dict[str, int] = {}
         for turn in t.turns:
-            for flag in turn.flags:
+            for flag in (*turn.flags, *self._claims.get(turn.index, ())):
                 counts[flag] = counts.get(flag, 0) + 1
         cumulative = t.cumulative_input()
         self.screen.query_one("#transcript-summary", Static).update(Content.assemble(
@@ -128,10 +172,6 @@ class TranscriptPart(ReviewPart):
             # what the loader has to say about the file itself (where it broke off, what it lacks)
             *(("\n" + visible(note), "$text-muted") for note in t.notes),
         ))
-        from textual.widgets import Sparkline
-
-        step = max(1, len(cumulative) // SPARK_POINTS)
-        self.screen.query_one("#transcript-spark", Sparkline).data = [float(x) for x in cumulative[::step]] or [0.0]
 
     async def toggle(self) -> None:
         """Switch between the diff and the transcript."""

@@ -8,6 +8,11 @@ off for a horizontal scroll instead. Filters: flagged turns only (`!`), one
 flag at a time (`l` cycles), and a search (`/`) through text, reasoning and
 tool input. `g` asks the screen to show the hunks a turn wrote.
 
+A turn that makes a claim about the tests carries a claim flag once the
+claim is checked (`claim-contradicted`, `-without-run`, `-unverifiable`,
+`-confirmed`, the findings of the same names): drawn, filtered and cycled
+like the turn's own flags.
+
 A subagent's turns (Claude Code's Task calls) are folded into one line under
 the Task call that started them until `o` opens them: the main agent's story
 stays readable, and the folded line names what is inside. A filter hit or a
@@ -27,7 +32,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from reviewui.ui.diff_rows import display_text
-from reviewui.ui.transcript_detail import BAR, search_text, turn_detail, turn_header, wrap
+from reviewui.ui.transcript_detail import BAR, CLAIM_FLAGS, search_text, turn_detail, turn_header, wrap
 from reviewui.ui.transcript_groups import fold_summary, folded_runs, started_groups
 from reviewui.ui.widgets.line_cursor import LineCursorView
 
@@ -59,7 +64,8 @@ class TranscriptView(LineCursorView):
 
     COMPONENT_CLASSES = {
         "turn--header", "turn--detail", "turn--muted", "turn--cursor", "turn--bar",
-        "turn--flag-bad", "turn--flag-warn", "turn--flag-info", "turn--role", "turn--added", "turn--removed",
+        "turn--flag-bad", "turn--flag-warn", "turn--flag-info", "turn--flag-good", "turn--role", "turn--added",
+        "turn--removed",
     }
 
     DEFAULT_CSS = """
@@ -73,6 +79,7 @@ class TranscriptView(LineCursorView):
     TranscriptView > .turn--flag-bad { background: $error; color: $text; }
     TranscriptView > .turn--flag-warn { background: $warning; color: $background; }
     TranscriptView > .turn--flag-info { background: $boost; color: $text-muted; }
+    TranscriptView > .turn--flag-good { background: $success; color: $background; }
     TranscriptView > .turn--added { color: $success; }
     TranscriptView > .turn--removed { color: $error; }
     """
@@ -123,6 +130,8 @@ class TranscriptView(LineCursorView):
         """Wrap long lines (True) or scroll sideways (False)."""
         self.links: Any = None
         """HunkLinks (turn -> hunks it wrote), once the transcript is linked to the diff."""
+        self.claim_flags: dict[int, tuple[str, ...]] = {}
+        """Turn index (1-based) -> the claim flags of the claims it makes, worst first."""
         self._max_input = 1
         self._styles: dict[str, Style] = {}
 
@@ -148,10 +157,22 @@ class TranscriptView(LineCursorView):
         self._visual.clear()
         self._rebuild_rows()
 
+    def set_claims(self, flags: dict[int, tuple[str, ...]]) -> None:
+        """Flag the turns that make claims: {turn index: claim flags} (replaces the ones shown)."""
+        self.claim_flags = dict(flags)
+        if self.flag_filter in CLAIM_FLAGS and not any(self.flag_filter in f for f in flags.values()):
+            self.flag_filter = None  # that flag is gone: the filter would show nothing
+        self._refilter()
+
+    def flags_of(self, t: Turn) -> tuple[str, ...]:
+        """Every flag turn `t` shows: its own, then its claims'."""
+        claims = self.claim_flags.get(t.index)
+        return (*t.flags, *claims) if claims else t.flags
+
     def _passes(self, t: Turn) -> bool:
-        if self.flagged_only and not t.flags:
+        if self.flagged_only and not self.flags_of(t):
             return False
-        if self.flag_filter and self.flag_filter not in t.flags:
+        if self.flag_filter and self.flag_filter not in self.flags_of(t):
             return False
         if self.search:
             hay = self._haystacks.get(t.index)
@@ -226,7 +247,8 @@ class TranscriptView(LineCursorView):
     def _header_width(self, t: Turn) -> int:
         # An estimate that is never short: the fixed columns, the flags, the first line.
         first = t.text.strip().split("\n", 1)[0][:300] if t.text.strip() else ""
-        return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in t.flags) + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
+        flags = sum(len(f) + 3 for f in self.flags_of(t))
+        return 6 + 9 + BAR + 19 + flags + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
 
     def on_resize(self) -> None:
         self._visual.clear()  # wrapped to the old width
@@ -333,7 +355,9 @@ class TranscriptView(LineCursorView):
     def action_cycle_flag(self) -> None:
         from reviewui.core.transcript import FLAGS
 
-        present = [f for f in FLAGS if self.transcript and any(f in t.flags for t in self.transcript.turns)]
+        turns = self.transcript.turns if self.transcript else ()
+        present = [f for f in FLAGS if any(f in t.flags for t in turns)]
+        present += [f for f in CLAIM_FLAGS if any(f in c for c in self.claim_flags.values())]
         order: Sequence[str | None] = [None, *present]
         i = order.index(self.flag_filter) if self.flag_filter in order else 0
         self.flag_filter = order[(i + 1) % len(order)]
@@ -422,4 +446,4 @@ class TranscriptView(LineCursorView):
 
     def _header(self, t: Turn) -> Text:
         narrow = (self.scrollable_content_region.width or self.size.width) < self.NARROW
-        return turn_header(t, self._style, self._max_input, narrow)
+        return turn_header(t, self._style, self._max_input, narrow, self.claim_flags.get(t.index, ()))

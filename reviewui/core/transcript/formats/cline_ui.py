@@ -6,7 +6,8 @@ records. `api_req_started` opens a model call (its text is JSON with
 `reasoning`, `tool`, `command` and `completion_result` records after it are
 that call's reply; `command_output` chunks are the command's result;
 `user_feedback` and the first `text` are the user. `tool` records are JSON
-(`{tool: readFile|newFileCreated|editedExistingFile|…, path, content|diff}`).
+(`{tool: readFile|newFileCreated|editedExistingFile|…, path, content|diff}`);
+a `use_mcp_server` ask is an MCP call whose `mcp_server_response` is its result.
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ def _record(st: _State, m: dict[str, Any], line: int) -> None:
         st.output.add_text(text)
     elif kind == "tool":
         _tool(st, text, line)
+    elif kind == "use_mcp_server":
+        _mcp(st, text, line)
     elif kind in _ERRORS:
         st.run.new("system", line).add_text(f"{kind}: {text}".strip())
     st.first = st.first and kind not in ("text", "user_feedback")
@@ -148,6 +151,19 @@ def _tool(st: _State, text: str, line: int) -> None:
     elif path and name == "fileDeleted":
         edits = [FileEdit(path, "delete", None, None, None, True, cid)]
     _call(st, line, ToolCall(name, t, kind, (path,) if path else (), cid), edits)
+
+
+def _mcp(st: _State, text: str, line: int) -> None:
+    """An MCP tool call (`{type: use_mcp_tool, serverName, toolName, arguments}`): named `server.tool`, so
+    the `mcp_server_response` after it is its result, not the result of the call before it."""
+    try:
+        t = json.loads(text)
+    except ValueError:
+        t = None
+    if not isinstance(t, dict):
+        return
+    name = ".".join(str(t[k]) for k in ("serverName", "toolName", "uri") if isinstance(t.get(k), str)) or "mcp"
+    _call(st, line, ToolCall(name, t, "other", (), _id(st)), [])
 
 
 def replace_edits(path: str, diff: str, call_id: str | None) -> list[FileEdit]:

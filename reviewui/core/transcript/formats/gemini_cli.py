@@ -2,9 +2,13 @@
 
 The JSON is one object `{sessionId, projectHash, startTime, lastUpdated,
 messages}`; the JSONL starts with a line of those header fields and then
-appends message records, `{"$set": {...}}` updates and, when a message is
-written again (its tool calls finished), the same `id` once more: the last
-copy wins. A message is `{id, timestamp, type: user|gemini|info|error|
+appends message records, `{"$set": {...}}` updates (a `messages` list there
+is a checkpoint of the whole conversation) and, when a message is written
+again (its tool calls finished), the same `id` once more: the last copy wins,
+in the first one's place; `{"$rewindTo": id}` drops that message and all
+after it, and (newest versions) `{"$patch": {...}}` updates a message in
+place, removes or reorders some, as upstream's `loadConversationRecord`
+reads them. A message is `{id, timestamp, type: user|gemini|info|error|
 warning, content (a string or Part[]), thoughts[{subject, description}],
 tokens{input, output, cached, thoughts, tool, total}, model, toolCalls[{id,
 name, args, result[{functionResponse{response{output|error}}}], status}]}`.
@@ -61,7 +65,7 @@ def detect(s: Sniff) -> bool:
         return False
     return is_session(s.objects[0]) or (
         any(o.get("type") == "gemini" and _message(o) for o in s.objects)
-        and all(_message(o) or "$set" in o or "$rewindTo" in o or "sessionId" in o for o in s.objects)
+        and all(_message(o) or "$set" in o or "$patch" in o or "$rewindTo" in o or "sessionId" in o for o in s.objects)
     )
 
 
@@ -77,17 +81,55 @@ def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     order: dict[Any, dict[str, Any]] = {}
     for lineno, o in iter_jsonl(path, counter):
         if "$rewindTo" in o:
-            keep: dict[Any, dict[str, Any]] = {}
-            for k, v in order.items():
-                if k == o["$rewindTo"]:
-                    break
-                keep[k] = v
-            order = keep
+            order = _rewound(order, o["$rewindTo"])
+        elif isinstance(o.get("$set"), dict) and isinstance(o["$set"].get("messages"), list):
+            # a checkpoint of the whole list (the injected session context, a resumed history)
+            order = {}
+            for k, m in enumerate(o["$set"]["messages"]):
+                if _message(m):
+                    order[_key(m, (lineno, k))] = dict(m, _line=lineno)
+        elif isinstance(o.get("$patch"), dict):
+            _patch(order, o["$patch"])
         elif _message(o):
-            key = o.get("id", lineno)
-            order.pop(key, None)  # a re-written message takes the place of its last copy
-            order[key] = dict(o, _line=lineno)
+            # a re-written message (its tool calls finished) replaces its last copy where it stood
+            order[_key(o, lineno)] = dict(o, _line=lineno)
     return _load(list(order.values()), counter)
+
+
+def _key(m: dict[str, Any], default: Any) -> Any:
+    """A message's id as its key (`default` when it has none, or one a hostile file made unhashable)."""
+    mid = m.get("id")
+    return mid if isinstance(mid, str) else default
+
+
+def _patch(order: dict[Any, dict[str, Any]], p: dict[str, Any]) -> None:
+    """Apply a `$patch` record: `{id, content, toolCalls: [{id, result}]}` (or several in `updates`) in place,
+    `removeIds` dropped, `orderIds` moved to the end in that order."""
+    for one in [p, *(u for u in p.get("updates") or [] if isinstance(u, dict))]:
+        m = order.get(one["id"]) if isinstance(one.get("id"), str) else None
+        if m is None:
+            continue
+        if "content" in one:
+            m["content"] = one["content"]
+        calls = {c["id"]: c for c in m.get("toolCalls") or [] if isinstance(c, dict) and isinstance(c.get("id"), str)}
+        for tc in one.get("toolCalls") or []:
+            if isinstance(tc, dict) and isinstance(tc.get("id"), str) and tc["id"] in calls and "result" in tc:
+                calls[tc["id"]]["result"] = tc["result"]
+    for gone in p.get("removeIds") or []:
+        if isinstance(gone, str):
+            order.pop(gone, None)
+    for moved in [k for k in p.get("orderIds") or [] if isinstance(k, str) and k in order]:
+        order[moved] = order.pop(moved)
+
+
+def _rewound(order: dict[Any, dict[str, Any]], target: Any) -> dict[Any, dict[str, Any]]:
+    """The messages before `target`: a rewind drops it and everything after (all of them when it is unknown)."""
+    keep: dict[Any, dict[str, Any]] = {}
+    for k, v in order.items():
+        if k == target:
+            return keep
+        keep[k] = v
+    return {}
 
 
 def _load(msgs: list[Any], counter: LineCounter) -> Run:

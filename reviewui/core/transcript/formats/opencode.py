@@ -7,13 +7,17 @@ reasoning, cache{read, write}}`, `finish` and `error`; its `parts` are
 metadata, error}`), `patch`, `step-start`/`step-finish` and `file`. A tool
 part is a call and, once it has an output or an error, its own tool turn.
 An export made without tool input/output still lists the calls (no args,
-no result). Tool arguments are camelCase (`filePath`, `oldString`,
+no result). `opencode export --sanitize` writes `[redacted:<kind>:<part id>]`
+for every text, reasoning, tool input and output: those placeholders are
+read as absent (the calls, roles, times and tokens stay), each redacted
+output's turn says so in its note, and the transcript notes the export. Tool arguments are camelCase (`filePath`, `oldString`,
 `newString`) and are mapped onto the shared tool vocabulary. The detector
 keys on `messages` whose items hold `info.role` and a `parts` list.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,8 @@ from reviewui.core.transcript.tools import interpret_call
 NAME = "opencode"
 _ARG_NAMES = {"filePath": "file_path", "oldString": "old_string", "newString": "new_string",
               "replaceAll": "replace_all", "patchText": "input"}
+_REDACTED = re.compile(r"\[redacted:[a-z-]+:[^\]\s]*\]")
+_SANITIZED = "a sanitized export (opencode export --sanitize): text, reasoning, tool input and output are redacted"
 _STOPS = {"tool-calls": "tool_use", "stop": "end", "length": "max_tokens", "error": "error", "unknown": "unknown"}
 
 
@@ -68,7 +74,23 @@ def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     return run
 
 
+def _redacted(v: Any) -> bool:
+    """True for a `--sanitize` placeholder (`[redacted:tool-input:prt_…]`): nothing the agent wrote."""
+    return isinstance(v, str) and _REDACTED.fullmatch(v) is not None
+
+
+def _text(run: Run, v: Any) -> str:
+    """A part's text, "" for a placeholder (the first one noted on the transcript)."""
+    if _redacted(v):
+        if _SANITIZED not in run.notes:
+            run.notes.append(_SANITIZED)
+        return ""
+    return str(v or "")
+
+
 def _args(v: Any) -> Any:
+    if _redacted(v):
+        return None  # the input was redacted: the call's arguments are unknown
     if not isinstance(v, dict):
         return v
     return {_ARG_NAMES.get(k, k): x for k, x in v.items()}
@@ -82,7 +104,7 @@ def _message(run: Run, info: dict[str, Any], parts: list[Any], line: int) -> Non
         dr = run.new("user" if role == "user" else "system", line)
         for p in parts:
             if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic"):
-                dr.add_text(str(p.get("text") or ""))
+                dr.add_text(_text(run, p.get("text")))
         return
     dr = run.new("assistant", line)
     results: list[tuple[str | None, dict[str, Any]]] = []
@@ -91,9 +113,9 @@ def _message(run: Run, info: dict[str, Any], parts: list[Any], line: int) -> Non
             continue
         kind = p.get("type")
         if kind == "text":
-            dr.add_text(str(p.get("text") or ""))
+            dr.add_text(_text(run, p.get("text")))
         elif kind == "reasoning":
-            dr.add_reasoning(str(p.get("text") or ""), present=True)
+            dr.add_reasoning(_text(run, p.get("text")), present=True)
         elif kind == "tool":
             raw = p.get("state")
             state: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -116,7 +138,9 @@ def _message(run: Run, info: dict[str, Any], parts: list[Any], line: int) -> Non
         if out is None and error is None:
             continue  # an export without tool output, or a call still running: no result to show
         res = run.new("tool", line)
-        res.add_text(out if isinstance(out, str) else str(error))
+        if _redacted(out):
+            res.note = "output redacted (a sanitized export)"
+        res.add_text(_text(run, out) if isinstance(out, str) else str(error))
         found = run.result(res, cid)
         if state.get("status") == "error" or error is not None:
             res.is_error = True
