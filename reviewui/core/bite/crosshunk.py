@@ -142,6 +142,11 @@ def type_error_name(message: str) -> str | None:
     return None
 
 
+# A one-line string literal that is not an f-string: a name inside it (`_m = "assertNotRegex"`, a message)
+# is text, not a use; an f-string's braces are code, so those stay.
+_STRING = re.compile(r"""(?<![\w'"])(?![fF])(?:[rRbBuU]{0,2})('|")(?:\\.|(?!\1).)*\1""")
+
+
 def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
     """`file:line` of the first added line of another code hunk of the branch that mentions `name`.
 
@@ -160,7 +165,7 @@ def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
             if h.key == skip.key:
                 continue
             for ln in h.lines:
-                code = ln.text.split("#", 1)[0]
+                code = _STRING.sub('""', ln.text).split("#", 1)[0]
                 if ln.kind == "added" and ln.new_no is not None and word.search(code) and not own.search(code):
                     return f"{f.path}:{ln.new_no}"
     return None

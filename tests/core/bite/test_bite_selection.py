@@ -192,6 +192,22 @@ def test_user_of_skips_tests_docs_and_other_definitions(tmp_path: Path) -> None:
     assert user_of("cache", d, d.file("pkg/a.py").hunks[0]) == "pkg/c.py:2"
 
 
+
+def test_user_of_a_name_only_in_a_string_literal_is_no_use(tmp_path: Path) -> None:
+    # six 10a2b75: `_assertNotRegex = "assertNotRegex"` names unittest's method in a string; the hunk that adds
+    # six.assertNotRegex is not used by it, so its revert's AttributeError is a bite, not a cross-hunk break.
+    from reviewui.core.bite.crosshunk import user_of
+
+    base = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n", "pkg/b.py": "def g():\n    pass\n"}
+    branch = {"pkg/a.py": "X = 1\n_name = 'cache'  # cache\n", "pkg/b.py": "def g():\n    pass\n\n\ndef cache():\n    pass\n"}
+    rb = make_repo(tmp_path / "r", base, {**base, **branch})
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) is None
+    rb.checkout("agent/work")
+    rb.commit({"pkg/a.py": "X = 1\n_name = 'cache'  # cache\nf'{cache()}'\ny = \"s\" + cache()\n"}, "use")
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) == "pkg/a.py:3"  # an f-string's braces are code
+
 RENAME_BASE = {
     "pkg/__init__.py": "",
     "pkg/env.py": ("_PLUGINS = ('cov',)\n\n\n\n\n\n\n\n"
