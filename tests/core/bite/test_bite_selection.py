@@ -242,3 +242,17 @@ def test_needed_by_revert() -> None:
     assert needed_by_revert(head, head.replace("+ X", "+ a")) == frozenset()  # a parameter is bound
     assert needed_by_revert(head, head.replace("len([])", "sum([])")) == frozenset()  # builtins never count
     assert needed_by_revert(head, "def (:\n") == frozenset()
+
+
+def test_needed_by_revert_sees_scopes() -> None:
+    # jaraco.functools cf501aa renamed retry's *args/**kwargs to *r_args/**r_kwargs: reverting the use in the
+    # nested wrapper brings back `args`, which other functions of the module bind as their own parameters.
+    from reviewui.core.bite.crosshunk import needed_by_revert
+
+    head = ("def compose(*args, **kwargs):\n    return args, kwargs\n\n\n"
+            "def retry(*r_args, **r_kwargs):\n    def deco(func):\n        def wrapper():\n"
+            "            return func(*r_args, **r_kwargs)\n        return wrapper\n    return deco\n")
+    reverted = head.replace("func(*r_args, **r_kwargs)", "func(*args, **kwargs)")
+    assert needed_by_revert(head, reverted) == {"args", "kwargs"}
+    assert needed_by_revert(head, head.replace("return args, kwargs", "return kwargs, args")) == frozenset()
+    assert needed_by_revert(head, "from os import *\n" + reverted) == frozenset()  # a star import binds anything
