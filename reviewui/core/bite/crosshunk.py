@@ -172,8 +172,8 @@ def type_error_name(message: str) -> str | None:
 
 
 # A one-line string literal that is not an f-string: a name inside it (`_m = "assertNotRegex"`, a message)
-# is text, not a use; an f-string's braces are code, so those stay.
-_STRING = re.compile(r"""(?<![\w'"])(?![fF])(?:[rRbBuU]{0,2})('|")(?:\\.|(?!\1).)*\1""")
+# is text, not a use; an f-string's braces are code, and a subscript's key (`config["KEY"]`) reads a key.
+_STRING = re.compile(r"""(?<![\w'"\[])(?![fF])(?:[rRbBuU]{0,2})('|")(?:\\.|(?!\1).)*\1""")
 
 
 def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:

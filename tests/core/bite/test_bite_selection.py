@@ -207,6 +207,9 @@ def test_user_of_a_name_only_in_a_string_literal_is_no_use(tmp_path: Path) -> No
     rb.commit({"pkg/a.py": "X = 1\n_name = 'cache'  # cache\nf'{cache()}'\ny = \"s\" + cache()\n"}, "use")
     t, d = load(rb.root)
     assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) == "pkg/a.py:3"  # an f-string's braces are code
+    rb.commit({"pkg/a.py": "X = 1\n_name = 'cache'  # cache\ny = cfg['cache']\n"}, "read a key")
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) == "pkg/a.py:3"  # a subscript's key is a use
 
 RENAME_BASE = {
     "pkg/__init__.py": "",
