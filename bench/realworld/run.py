@@ -10,11 +10,16 @@ throw-away venv that also sees the dev environment's packages: the reviewer's
 copy is importable from anywhere, through a path entry or setuptools' finder hook;
 `--pythonpath` points PYTHONPATH at the checkout instead) and runs
 
-    reviewui bite <commit> --base <commit>^ --format json
+    reviewui bite <commit> --base <commit>^ --format json --fresh
 
-with no --test-cmd and no --all-tests. Hunks of files that are not code must come
-back `not-code`; every other hunk is compared with the hand verdict. CI cannot
-reach the repositories: this is a bench you run and report, not a test.
+(`--fresh`: evidence stored by an earlier run of the same commit is not reused) with no --test-cmd and no --all-tests. Hunks of files that are not code must come
+back `not-code`; every other hunk is compared with the hand verdict. A case with
+`pythonpath = true` is run as `--pythonpath` runs every case. A case with
+`ulimit_as = BYTES` runs `reviewui bite` under that inherited hard address-space
+limit (soft = hard, set before exec, as `ulimit -v` in a login shell or
+`prlimit --as` would): reviewui must clamp its own limits to it and say so once
+(the note is printed). CI cannot reach the repositories: this is a bench you run
+and report, not a test.
 
     python bench/realworld/run.py [--python PY] [--only PROJECT]
 """
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -59,13 +65,25 @@ def run_case(case: dict, python: str, tmp: Path, pythonpath: bool = False) -> li
     subprocess.run(["git", "clone", "-q", str(mirror), str(repo)], check=True)
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", case["commit"]], check=True)
     env = dict(os.environ)
-    if pythonpath:  # the reviewer's checkout wins imports through PYTHONPATH
+    # `pythonpath = true` in a case: its build backend cannot run here (jaraco's fetches a licence text
+    # from the network at build time), so the checkout is importable through PYTHONPATH, as a reviewer would.
+    if pythonpath or case.get("pythonpath"):  # the reviewer's checkout wins imports through PYTHONPATH
         env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), str(repo)])
     else:
         python = editable_python(python, repo, tmp / f"venv-{name}-{case['commit'][:8]}")
     env["PATH"] = str(Path(python).parent) + os.pathsep + os.environ.get("PATH", "")
+    limit = case.get("ulimit_as")
+
+    def inherited_limit() -> None:  # in the child, before exec: what a shell's `ulimit -v` leaves behind
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
     proc = subprocess.run([python, "-m", "reviewui", "bite", case["commit"], "--base", case["commit"] + "^",
-                           "--format", "json"], cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+                           "--format", "json", "--fresh"], cwd=repo, env=env, capture_output=True, text=True, timeout=1800,
+                          preexec_fn=inherited_limit if limit else None)
+    for note in (ln for ln in proc.stderr.splitlines() if "note:" in ln):
+        print(f"      {note[:200]}")
+    if limit:
+        print(f"      (run under an inherited hard address-space limit of {limit} bytes)")
     try:
         doc = json.loads(proc.stdout)
     except ValueError:

@@ -126,7 +126,36 @@ def needed_by_revert(head: str, reverted: str) -> frozenset[str]:
                 out.add(n.name)
         return out
 
-    return frozenset(loads(after) - loads(before) - bound(after) - set(dir(builtins)))
+    # By scope (another function's own `args` is no help); what head's module bound is the revert's own doing.
+    (unbound_after, _), (unbound_head, bound_head) = _unbound(reverted, after), _unbound(head, before)
+    unbound = unbound_after - unbound_head - bound_head
+    return frozenset(loads(after) - loads(before) - bound(after) - set(dir(builtins))) | unbound
+
+
+def _unbound(source: str, tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
+    """Names some scope of `source` (`tree`, parsed within the caps) reads that no scope that encloses
+    it, the module or the builtins binds (a NameError when that code runs; none with a star import),
+    and the names the module binds."""
+    import builtins
+    import symtable
+
+    if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
+        return frozenset(), frozenset()
+    try:
+        top = symtable.symtable(source, "<module>", "exec")
+    except (SyntaxError, ValueError):
+        return frozenset(), frozenset()
+    tables = [top]
+    for t in tables:
+        tables.extend(t.get_children())
+    module = {sym.get_name() for t in tables for sym in t.get_symbols()
+              if (t is top and (sym.is_assigned() or sym.is_imported() or sym.is_namespace()))
+              or (sym.is_declared_global() and sym.is_assigned())}
+    # A read the module resolves: any at module level, and a function's read bound in no enclosing function.
+    wanted = {sym.get_name() for t in tables for sym in t.get_symbols()
+              if sym.is_referenced() and (t is top or sym.is_global())}
+    unbound = frozenset(n for n in wanted - module - set(dir(builtins)) if not n.startswith("__"))  # __file__ &c.
+    return unbound, frozenset(module)
 
 
 _UNEXPECTED_KW = re.compile(r"unexpected keyword argument '(\w+)'")
@@ -140,6 +169,11 @@ def type_error_name(message: str) -> str | None:
     if m := _POSITIONAL.search(message):
         return m.group(1)
     return None
+
+
+# A one-line string literal that is not an f-string: a name inside it (`_m = "assertNotRegex"`, a message)
+# is text, not a use; an f-string's braces are code, and a subscript's key (`config["KEY"]`) reads a key.
+_STRING = re.compile(r"""(?<![\w'"\[])(?![fF])(?:[rRbBuU]{0,2})('|")(?:\\.|(?!\1).)*\1""")
 
 
 def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
@@ -160,7 +194,7 @@ def user_of(name: str, diff: Diff, skip: Hunk) -> str | None:
             if h.key == skip.key:
                 continue
             for ln in h.lines:
-                code = ln.text.split("#", 1)[0]
+                code = _STRING.sub('""', ln.text).split("#", 1)[0]
                 if ln.kind == "added" and ln.new_no is not None and word.search(code) and not own.search(code):
                     return f"{f.path}:{ln.new_no}"
     return None

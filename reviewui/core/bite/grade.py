@@ -40,6 +40,9 @@ _DEF = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 _ASSIGN = re.compile(r"^\s*((?:[A-Za-z_][\w.]*\s*,\s*)*[A-Za-z_][\w.]*)\s*(?::[^=]*)?=(?!=)")
 _IMPORT = re.compile(r"^\s*import\s+(.+)")
 _FROM = re.compile(r"^\s*from\s+(\S+)\s+import\s+(.*)")
+# A dict literal's string key on a line of its own (`"TRUSTED_HOSTS": None,` in a default config).
+_KEY = re.compile(r"""^\s*(['"])([A-Za-z_][\w.-]*)\1\s*:""")
+_KEY_ERROR = re.compile(r"""KeyError: (['"])([A-Za-z_][\w.-]*)\1""")
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class Grade:
 
 
 def defined_names(filediff: FileDiff, hunk: Hunk) -> frozenset[str]:
-    """Names the hunk's added lines define or import (and the module name of an added file)."""
+    """Names the hunk's added lines define or import, dict keys they add (and an added file's module name)."""
     names: set[str] = set()
     in_from_parens = False
     for ln in hunk.lines:
@@ -81,6 +84,8 @@ def defined_names(filediff: FileDiff, hunk: Hunk) -> frozenset[str]:
                 names |= set(bits[0].split("."))
                 if len(bits) == 3 and bits[1] == "as":
                     names.add(bits[2])
+        elif m := _KEY.match(text):
+            names.add(m.group(2))
         elif (m := _ASSIGN.match(text)) and not text.rstrip().endswith(","):  # not a keyword argument line
             for target in m.group(1).split(","):
                 names.add(target.strip().rsplit(".", 1)[-1])
@@ -107,10 +112,13 @@ def _import_list(text: str) -> set[str]:
 
 
 def referenced_name(t: TestOutcome) -> str | None:
-    """The name a NameError/ImportError/AttributeError-style failure is about, else None."""
+    """The name a NameError/ImportError/AttributeError-style failure (or a KeyError's key) is about, else None."""
     exc = t.exception
     if exc == "TypeError":
         return type_error_name(t.message)
+    if exc == "KeyError":  # a key the hunk adds to a dict literal that another hunk reads
+        m = _KEY_ERROR.search(t.message)
+        return m.group(2) if m else None
     if exc not in NAME_ERRORS:
         return None
     for rx in _NAME_IN_MESSAGE:

@@ -73,7 +73,9 @@ def changed_modules(paths: Iterable[str], tree: Iterable[str]) -> list[ChangedMo
 
     A file's root is the parent of its topmost package (directories with an
     `__init__.py`); a top-level module outside packages under `src/`, `lib/`
-    or `python/` is rooted there; anything else is rooted in its own directory.
+    or `python/` is rooted there; a package in a top-level directory that holds
+    nothing but packages is a namespace portion rooted at the repo root;
+    anything else is rooted in its own directory.
     """
     files = set(tree)
     out: list[ChangedModule] = []
@@ -88,12 +90,21 @@ def changed_modules(paths: Iterable[str], tree: Iterable[str]) -> list[ChangedMo
         if not pkg and len(parts) >= 2 and parts[-2] in _SOURCE_DIRS:
             # a namespace package under src/ (no __init__.py): src is the root
             pkg.insert(0, parts.pop())
+        elif pkg and len(parts) == 1 and parts[0] not in _SOURCE_DIRS and not _has_files(files, parts[0]):
+            # a namespace package at the repo root (jaraco/functools/): a directory holding only packages
+            pkg.insert(0, parts.pop())
         stem = [] if p.stem == "__init__" else [p.stem]
         dotted = ".".join([*pkg, *stem])
         if not dotted or not all(x.isidentifier() for x in dotted.split(".")):
             continue
         out.append(ChangedModule(path, dotted, "/".join(parts)))
     return out
+
+
+def _has_files(files: set[str], directory: str) -> bool:
+    """Whether `directory` holds a file of its own (not only subdirectories)."""
+    prefix = directory + "/"
+    return any(f.startswith(prefix) and "/" not in f[len(prefix):] for f in files)
 
 
 def import_roots(scratch: Path, modules: Sequence[ChangedModule]) -> list[str]:

@@ -135,6 +135,18 @@ def test_changed_modules_and_roots() -> None:
     assert why == "tests imported pkg.sub.m from /home/me/pkg/src/pkg/sub/m.py, not the scratch (editable install?)"
 
 
+
+def test_changed_modules_in_a_namespace_package_at_the_root() -> None:
+    # jaraco.functools: jaraco/ has no __init__.py and holds nothing but packages, so it is a PEP 420
+    # portion imported from the repo root (`jaraco.functools`), not a root of its own (`functools`, the
+    # standard library's). A directory with modules of its own beside its package stays a root (backend/).
+    tree = ["jaraco/functools/__init__.py", "jaraco/functools/py.typed", "test_functools.py",
+            "backend/manage.py", "backend/app/__init__.py", "backend/app/views.py"]
+    mods = origin.changed_modules(["jaraco/functools/__init__.py", "backend/app/views.py"], tree)
+    assert [(m.path, m.name, m.root) for m in mods] == [
+        ("backend/app/views.py", "app.views", "backend"), ("jaraco/functools/__init__.py", "jaraco.functools", ""),
+    ]
+
 def test_env_words_split_like_a_shell() -> None:
     assert origin.split_env_words(["A=1", "B=x=y", "python", "-m", "pytest", "C=3"]) == (
         {"A": "1", "B": "x=y"}, ["python", "-m", "pytest", "C=3"])

@@ -192,6 +192,25 @@ def test_user_of_skips_tests_docs_and_other_definitions(tmp_path: Path) -> None:
     assert user_of("cache", d, d.file("pkg/a.py").hunks[0]) == "pkg/c.py:2"
 
 
+
+def test_user_of_a_name_only_in_a_string_literal_is_no_use(tmp_path: Path) -> None:
+    # six 10a2b75: `_assertNotRegex = "assertNotRegex"` names unittest's method in a string; the hunk that adds
+    # six.assertNotRegex is not used by it, so its revert's AttributeError is a bite, not a cross-hunk break.
+    from reviewui.core.bite.crosshunk import user_of
+
+    base = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n", "pkg/b.py": "def g():\n    pass\n"}
+    branch = {"pkg/a.py": "X = 1\n_name = 'cache'  # cache\n", "pkg/b.py": "def g():\n    pass\n\n\ndef cache():\n    pass\n"}
+    rb = make_repo(tmp_path / "r", base, {**base, **branch})
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) is None
+    rb.checkout("agent/work")
+    rb.commit({"pkg/a.py": "X = 1\n_name = 'cache'  # cache\nf'{cache()}'\ny = \"s\" + cache()\n"}, "use")
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) == "pkg/a.py:3"  # an f-string's braces are code
+    rb.commit({"pkg/a.py": "X = 1\n_name = 'cache'  # cache\ny = cfg['cache']\n"}, "read a key")
+    t, d = load(rb.root)
+    assert user_of("cache", d, d.file("pkg/b.py").hunks[0]) == "pkg/a.py:3"  # a subscript's key is a use
+
 RENAME_BASE = {
     "pkg/__init__.py": "",
     "pkg/env.py": ("_PLUGINS = ('cov',)\n\n\n\n\n\n\n\n"
@@ -226,3 +245,17 @@ def test_needed_by_revert() -> None:
     assert needed_by_revert(head, head.replace("+ X", "+ a")) == frozenset()  # a parameter is bound
     assert needed_by_revert(head, head.replace("len([])", "sum([])")) == frozenset()  # builtins never count
     assert needed_by_revert(head, "def (:\n") == frozenset()
+
+
+def test_needed_by_revert_sees_scopes() -> None:
+    # jaraco.functools cf501aa renamed retry's *args/**kwargs to *r_args/**r_kwargs: reverting the use in the
+    # nested wrapper brings back `args`, which other functions of the module bind as their own parameters.
+    from reviewui.core.bite.crosshunk import needed_by_revert
+
+    head = ("def compose(*args, **kwargs):\n    return args, kwargs\n\n\n"
+            "def retry(*r_args, **r_kwargs):\n    def deco(func):\n        def wrapper():\n"
+            "            return func(*r_args, **r_kwargs)\n        return wrapper\n    return deco\n")
+    reverted = head.replace("func(*r_args, **r_kwargs)", "func(*args, **kwargs)")
+    assert needed_by_revert(head, reverted) == {"args", "kwargs"}
+    assert needed_by_revert(head, head.replace("return args, kwargs", "return kwargs, args")) == frozenset()
+    assert needed_by_revert(head, "from os import *\n" + reverted) == frozenset()  # a star import binds anything

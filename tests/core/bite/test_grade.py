@@ -142,3 +142,19 @@ def test_a_removed_name_only_a_test_uses_is_a_bite_with_a_user_lookup() -> None:
     assert g.verdict == "bites" and g.failing_tests == ("t.py::test_attr",)
     g = grade_pytest(run(failed("t.py::test_attr", msg)), names, lambda n: "pkg/use.py:7")
     assert g.verdict == "broken" and g.reason.startswith("cross-hunk: cache is defined by this hunk and used by pkg/use.py:7")
+
+
+def test_a_config_key_the_hunk_adds_and_another_hunk_reads_is_cross_hunk() -> None:
+    # flask 4f7156f: hunk 1 adds `"TRUSTED_HOSTS": None,` to the default config, hunk 2 reads
+    # self.config["TRUSTED_HOSTS"]; reverting hunk 1 alone fails every request with a KeyError.
+    f, h = hunk_of(['            "TRUSTED_HOSTS": None,'], path="pkg/app.py")
+    names = defined_names(f, h)
+    assert "TRUSTED_HOSTS" in names
+    msg = "KeyError: 'TRUSTED_HOSTS'"
+    assert referenced_name(failed("t.py::test_host", msg)) == "TRUSTED_HOSTS"
+    g = grade_pytest(run(failed("t.py::test_host", msg)), names, lambda n: "pkg/app.py:447")
+    assert g.verdict == "broken" and g.reason.startswith("cross-hunk: TRUSTED_HOSTS is defined by this hunk")
+    g = grade_pytest(run(failed("t.py::test_host", msg)), names, lambda n: None)  # only a test reads it
+    assert g.verdict == "bites"
+    g = grade_pytest(run(failed("t.py::test_host", "KeyError: 'OTHER'")), names, lambda n: "pkg/app.py:447")
+    assert g.verdict == "bites"  # a key the hunk does not add
