@@ -42,20 +42,27 @@ from typing import Literal, Sequence
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
+from reviewui.core.run import room
 from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_covctx"
 
 PLUGIN_SOURCE = '''"""reviewui: label coverage data with the pytest node id and phase of each test."""
 import os
+import sys
 import pytest
 
+try:  # taken now: the origin plugin keeps coverage's modules out of sys.modules while tests run
+    import coverage as _coverage
+except ImportError:
+    _coverage = None
 _seen = []
+# Read as the plugin is imported, from where the origin plugin keeps it (out of the test's sight).
+_out = getattr(sys.modules.get("reviewui_origin"), "HELD", os.environ).get("REVIEWUI_COV_SEEN")
 
 
 def _switch(label):
-    import coverage
-    cov = coverage.Coverage.current()
+    cov = _coverage.Coverage.current() if _coverage is not None else None
     if cov is not None:
         cov.switch_context(label)
 
@@ -83,7 +90,7 @@ def pytest_runtest_teardown(item, nextitem):
 
 
 def pytest_sessionfinish(session):
-    path = os.environ.get("REVIEWUI_COV_SEEN")
+    path = _out
     if path:
         with open(path, "w", encoding="utf-8") as f:
             f.write("\\n".join(_seen))
@@ -157,15 +164,21 @@ def coverage_args(argv: Sequence[str], support: CoverageSupport | None = None) -
     return ["--no-cov"] if support is not None and support.pytest_cov else []
 
 
-def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport) -> dict[str, str]:
-    """Write the rcfile and plugin into `work`; return the extra environment for the run
-    (COVERAGE_RCFILE names the rcfile: `coverage run` and a warm fork both read it)."""
+def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport,
+            plugin_dir: Path | None = None) -> dict[str, str]:
+    """Write the rcfile into `work` and the plugin into `plugin_dir` (default `work`); return the
+    extra environment for the run (COVERAGE_RCFILE names the rcfile: `coverage run` and a warm
+    fork both read it). Paths in the rcfile are written as a sandboxed run sees them (run/room.py),
+    `work` being under the run's own directory."""
     work.mkdir(parents=True, exist_ok=True)
-    (work / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
-    include = "\n".join(f"    {_glob_literal(str(scratch / f))}" for f in files)
+    plugins = plugin_dir or work
+    plugins.mkdir(parents=True, exist_ok=True)
+    (plugins / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
+    place = room.for_run(scratch, plugins.parent if plugin_dir is not None else work.parent)
+    include = "\n".join(f"    {_glob_literal(place.inside(scratch / f))}" for f in files)
     lines = [
         "[run]",
-        f"data_file = {str(work / '.coverage').replace('$', '$$')}",
+        f"data_file = {place.inside(work / '.coverage').replace('$', '$$')}",
         "parallel = true",
         f"core = {support.core}",
         "disable_warnings = no-data-collected, module-not-imported, couldnt-parse, no-ctracer",
@@ -178,7 +191,7 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
     # Joined with the run's own PYTHONPATH / PYTEST_PLUGINS by the caller (origin.merge_env).
     return {
         "PYTEST_PLUGINS": PLUGIN_MODULE,
-        "PYTHONPATH": str(work),
+        "PYTHONPATH": str(plugins),
         "REVIEWUI_COV_SEEN": str(work / "seen.txt"),
         "COVERAGE_CORE": support.core,
         "COVERAGE_RCFILE": str(work / "rcfile"),
@@ -284,13 +297,15 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
     except ImportError:  # pragma: no cover - coverage is a dependency of reviewui
         return None
     by_abs = {str((scratch / f).resolve()): f for f in files}
+    inside = room.for_run(scratch, "/").tree_inside  # where a sandboxed run measured them
+    by_abs.update({f"{inside}/{f}": f for f in files})
     lines: dict[str, dict[int, frozenset[str]]] = {}
     try:
         for data_file in sorted(work.glob(".coverage*")):
             data = CoverageData(basename=str(data_file))
             data.read()
             for measured in data.measured_files():
-                rel = by_abs.get(str(Path(measured).resolve()))
+                rel = by_abs.get(measured) or by_abs.get(str(Path(measured).resolve()))
                 if rel is None:
                     continue
                 dest = lines.setdefault(rel, {})

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
+from reviewui.core.run import room
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
 
@@ -55,8 +56,79 @@ import sys
 
 import pytest
 
-_data = set(p for p in os.environ.get("REVIEWUI_DATA_FILES", "").split(os.pathsep) if p)
+# What this run was given for reviewui's plugins is taken out of the test's sight before any
+# test module is imported (pytest imports PYTEST_PLUGINS first): every run, baseline, revert or
+# guard, measured or not, then shows the same environment. The other reviewui plugins, imported
+# after this one, find their values in HELD. COVERAGE_PROCESS_CONFIG (coverage's subprocess
+# patch) leaves os.environ only: it stays in the process environment, so subprocesses are measured.
+_OURS = ("COVERAGE_RCFILE", "COVERAGE_CORE", "COVERAGE_RUN")
+_KEEP = ("REVIEWUI_IN_SANDBOX",)
+_PLUGINS = ("reviewui_origin", "reviewui_covctx", "reviewui_guard_batch", "reviewui_revert_batch")
+HELD = {}
+for _k in list(os.environ):
+    if (_k.startswith("REVIEWUI_") and _k not in _KEEP) or _k in _OURS:
+        HELD[_k] = os.environ.pop(_k)
+if "COVERAGE_PROCESS_CONFIG" in os.environ:
+    HELD["COVERAGE_PROCESS_CONFIG"] = os.environ._data.pop(os.environ.encodekey("COVERAGE_PROCESS_CONFIG"))
+_left = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p.strip() and p.strip() not in _PLUGINS]
+if _left:
+    os.environ["PYTEST_PLUGINS"] = ",".join(_left)
+else:
+    os.environ.pop("PYTEST_PLUGINS", None)
+
+
+def _var(name):
+    return HELD.get(name, "")
+
+
+def _is_coverage(tracer):
+    owner = getattr(tracer, "__self__", tracer)
+    return type(owner).__module__.split(".")[0] == "coverage"
+
+
+def _hiding(real):
+    def gettrace():
+        tracer = real()
+        return None if tracer is not None and _is_coverage(tracer) else tracer
+    gettrace.__name__, gettrace.__qualname__, gettrace.__doc__ = real.__name__, real.__qualname__, real.__doc__
+    return gettrace
+
+
+# The same in every run: measured by coverage.py or not, a test sees no tracer of coverage's.
+sys.gettrace = _hiding(sys.gettrace)
+import threading as _threading
+if hasattr(_threading, "gettrace"):
+    _threading.gettrace = _hiding(_threading.gettrace)
+_monitoring = getattr(sys, "monitoring", None)
+if _monitoring is not None:
+    _get_tool = _monitoring.get_tool
+
+    def _tool(tool_id):
+        name = _get_tool(tool_id)
+        return None if name == "coverage.py" else name
+    _tool.__name__, _tool.__qualname__ = "get_tool", "get_tool"
+    _monitoring.get_tool = _tool
+
+_data = set(p for p in _var("REVIEWUI_DATA_FILES").split(os.pathsep) if p)
 _opens = {}
+_stashed = {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    # coverage.py's modules (a measured run's, a warm server's preload) are out of sys.modules
+    # while tests run, in every run alike, and back before coverage saves its data.
+    for name in list(sys.modules):
+        if name == "coverage" or name.startswith("coverage."):
+            _stashed[name] = sys.modules.pop(name)
+    if _canary["name"]:
+        config.pluginmanager.register(_Canary(), "reviewui_canary")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config):
+    for name, module in _stashed.items():
+        sys.modules.setdefault(name, module)
 
 
 def _audit(event, args):
@@ -87,7 +159,7 @@ def pytest_collectreport(report):
     # A run of reverted code is graded by its first collection error alone: the modules
     # after it need not be imported. pytest's own check before the next collector then
     # ends the session as --maxfail does (quietly, exit code 1).
-    if (report.failed and os.environ.get("REVIEWUI_QUIET_STOP") and _session
+    if (report.failed and _var("REVIEWUI_QUIET_STOP") and _session
             and not _session[0].config.option.continue_on_collection_errors):
         _session[0].shouldfail = "reviewui: stopped at the first collection error"
 
@@ -96,7 +168,7 @@ def pytest_collectreport(report):
 def pytest_runtestloop(session):
     # A run of reverted code whose collection failed: nothing more is learned by running
     # tests (the revert is graded by the collection error), so end here quietly.
-    if (session.testsfailed and os.environ.get("REVIEWUI_QUIET_STOP")
+    if (session.testsfailed and _var("REVIEWUI_QUIET_STOP")
             and not session.config.option.continue_on_collection_errors):
         return True
     return None
@@ -170,17 +242,12 @@ class _Canary:
                     del reporter.stats[key]
 
 
-def pytest_configure(config):
-    if _canary["name"]:
-        config.pluginmanager.register(_Canary(), "reviewui_canary")
-
-
 def pytest_sessionfinish(session):
-    out = os.environ.get("REVIEWUI_ORIGIN_OUT")
+    out = _var("REVIEWUI_ORIGIN_OUT")
     if not out:
         return
     found = {}
-    for name in os.environ.get("REVIEWUI_ORIGIN_MODULES", "").split(","):
+    for name in _var("REVIEWUI_ORIGIN_MODULES").split(","):
         module = sys.modules.get(name) if name else None
         path = getattr(module, "__file__", None) if module is not None else None
         if path:
@@ -373,9 +440,11 @@ def read_observed(out_file: Path) -> Observed:
 def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule]) -> str | None:
     """The reason a run cannot count when a changed module came from outside the scratch, else None."""
     root = os.path.realpath(scratch).rstrip(os.sep) + os.sep
+    # A sandboxed run saw the scratch at its fixed path (run/room.py).
+    inside = room.for_run(os.path.realpath(scratch), "/").tree_inside.rstrip(os.sep) + os.sep
     by_name = {m.name: m for m in modules}
     for name, path in sorted(origins.items()):
-        if name not in by_name or path.startswith(root):
+        if name not in by_name or path.startswith((root, inside)):
             continue
         return f"tests imported {name} from {path}, not the scratch (editable install?)"
     return None
