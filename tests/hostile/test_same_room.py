@@ -134,6 +134,8 @@ def test_a_test_looking_for_any_tell_passes_everywhere_and_the_bite_bites(tmp_pa
     assert rep.baseline.status == "green", rep.baseline.reason
     assert rep.baseline.coverage_guided  # the baseline was measured, and the test could not tell
     assert [r.verdict for r in rep.results] == ["bites"], [(r.verdict, r.reason) for r in rep.results]
+    data = rep.to_json(t)
+    assert data["disk"] == storage.level() and data["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")
     if guards:
         assert any(g.verdict == "bites" for g in rep.results[0].guards), \
             [(g.description, g.verdict, g.reason) for g in rep.results[0].guards]

@@ -9,7 +9,8 @@ offered to it in the REVIEWUI_TEST_PATHS environment variable, one per line).
 
 Safety, because agent-written tests may hang, flood, leak, fork or attack:
 - the command runs under bubblewrap (`sandbox.py`): read-only filesystem with
-  only `cwd`, the run's work dir and a private tmp writable, the reviewer's
+  only the tree (at `room.TREE`, a sized tmpfs copy where `storage.level()` is
+  "tmpfs"), the run's own dir (`room.RUN`) and a private tmp writable, the reviewer's
   home, repository and caches hidden, own PID/network namespaces, memory and
   file-size limits. Without bwrap, `sandbox.require()` refuses unless the
   reviewer opted in (then `RunResult.sandbox` is "none");

@@ -11,7 +11,9 @@
   directories, a minimal `/etc`, the interpreter and its `sys.path`, paths the
   reviewer names, read-only; nothing else of the host exists (no `/run`, no
   home, no other checkout, no sockets);
-- writable: only the run's scratch and the run's own work dir;
+- writable: only the run's scratch and the run's own io dir, each at a fixed
+  neutral path (`room.py`: `/reviewui/slot`, `/reviewui/io`), the scratch a
+  sized tmpfs the tree is unpacked into where bwrap can size one (`storage.py`);
 - own PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
   process the run starts dies with it and only loopback is reachable (unless
   the trusted config says `network = true`: then `--share-net`), `--new-session`,

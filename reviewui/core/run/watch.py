@@ -1,8 +1,10 @@
 """What a running test adds to the directories it may write: bytes and files, watched against the limits.
 
-A run's scratch tree and work dir are host directories bound into its
-sandbox (reviewui checks files out into them and reads reports back), so no
-tmpfs size bounds them. `DiskWatch` measures them when the run starts and
+A run's io dir (and, where no sized tmpfs can be had, its scratch tree:
+`storage.py`) are host directories bound into its sandbox (reviewui writes
+requests there and reads reports back), so no tmpfs size bounds them. In a
+sized tmpfs the bytes are bounded by its size; its files are counted here
+from its statfs (`tmpfs_entries`). `DiskWatch` measures them when the run starts and
 again every `interval` seconds while it runs; the caller kills the run once
 it has added more than `disk` bytes or `files` files, and grades it
 `broken` ("disk limit" / "file limit"). RLIMIT_FSIZE bounds each single
