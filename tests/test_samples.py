@@ -28,9 +28,10 @@ def test_correct_guard_hunk_bites(samples: dict[str, Path]) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert set(data) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "sandbox",
-                         "limits", "baseline", "hunks", "summary"}
+                         "limits", "disk", "baseline", "hunks", "summary"}  # issue 27: disk added
     assert data["sandbox"] == "bwrap"
     assert data["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
+    assert data["disk"] in ("tmpfs", "watch")  # issue 27: how runs' writes were bounded
     assert data["baseline"]["status"] == "green"
     [hunk] = data["hunks"]
     assert hunk["file"] == "coder/history.py" and "and not msg.tool_calls" in hunk["text"]
@@ -110,8 +111,8 @@ def test_probe_command_on_the_story(samples: dict[str, Path], tmp_path: Path) ->
     proc = run_cli("probe", "agent/trim-reasoning", "--file", str(probe), "--test-cmd", PY, "--format", "json", cwd=repo)
     assert proc.returncode == 1, proc.stderr  # issue 16: exit 1 = the probe fails on the branch (was 0 whatever happened)
     data = json.loads(proc.stdout)
-    assert set(data) == {"probe", "branch", "base", "reverted", "sandbox", "limits", "branch_own_conftest",
-                         "trusted_config"}
+    assert set(data) == {"probe", "branch", "base", "reverted", "sandbox", "limits", "disk", "branch_own_conftest",
+                         "trusted_config"}  # issue 27: disk added
     assert data["sandbox"] == "bwrap"
     assert data["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
     assert (data["branch"]["status"], data["base"]["status"], data["reverted"]) == ("failed", "error", None)

@@ -91,7 +91,7 @@ def test_name_only_on_branch_is_error_on_base_and_said_plainly(sample: Path) -> 
     assert "coder/history.py" in base.tests[0].message
     assert report.summary().startswith("fails on branch, errors on base: the name does not exist there")
     data = report.to_json()
-    assert list(data) == ["probe", "branch", "base", "reverted", "sandbox", "limits",  # issue 27: limits added
+    assert list(data) == ["probe", "branch", "base", "reverted", "sandbox", "limits", "disk",  # issue 27: limits, disk
                           "branch_own_conftest", "trusted_config"]
     assert data["probe"] == "story.py" and data["reverted"] is None
     assert list(data["base"]) == ["rev", "status", "tests", "output"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewui.core.run import storage
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest, warm_form
 from tests.core.bite.helpers import Watch, alive
@@ -55,22 +56,25 @@ def test_code_changed_between_runs_is_seen(tmp_path: Path, server: WarmPytest) -
 
 def test_secrets_scrubbed_and_home_fresh_per_run(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("MY_API_TOKEN", "s3cret")
-    homes = tmp_path / "homes"
     test = (
         "import os\n\ndef test_env():\n"
         "    assert 'MY_API_TOKEN' not in os.environ\n"
-        f"    open({str(homes)!r}, 'a').write(os.environ['HOME'] + '\\n')\n"
+        "    assert not os.path.exists(os.path.join(os.environ['HOME'], 'left-behind'))\n"
+        "    print('HOME=' + os.environ['HOME'])\n"
         "    open(os.path.join(os.environ['HOME'], 'left-behind'), 'w').write('x')\n"
     )
     root = project(tmp_path / "p", {"test_env.py": test})
     w = WarmPytest(PY)
     try:
-        runs = [run_tests(root, CMD, ["test_env.py"], 30, warm=w) for _ in range(2)]
+        runs = [run_tests(root, [PY, "-m", "pytest", "-s"], ["test_env.py"], 30, warm=w) for _ in range(2)]
     finally:
         w.close()
     assert all(r.warm and r.returncode == 0 for r in runs), runs[0].output
-    first, second = homes.read_text().split()
-    assert first != second and not Path(first).exists()  # each run its own HOME, removed after
+    first, second = (r.output.split("HOME=", 1)[1].split()[0] for r in runs)
+    # Each run its own HOME, fresh (the second run found nothing the first left there), at the same
+    # fixed path inside (run/room.py: a test cannot tell one run from another by it).
+    assert first == second == (storage.home_inside() if storage.level() == "tmpfs" else "/reviewui/io/run/home")
+    assert not Path(first).exists()
 
 
 def test_timeout_kills_the_run_and_its_grandchildren(tmp_path: Path, server: WarmPytest) -> None:

@@ -99,7 +99,10 @@ def test_require_refuses_in_one_line_unless_the_user_config_opts_in(monkeypatch:
 SLOW_TEST = (
     "import pathlib, time\n\n\n"
     "def test_slow():\n"
-    "    pathlib.Path('started').write_text('x')  # the scratch is the cwd: the one place a run may write\n"
+    # The run's own dir (room.RUN) is where a run's writes reach the host: its tree is a tmpfs copy
+    # where bwrap can size one (run/storage.py), the host's scratch otherwise (then the cwd).
+    "    run = pathlib.Path('/reviewui/io/run')\n"
+    "    (run if run.is_dir() else pathlib.Path('.')).joinpath('started').write_text('x')\n"
     "    time.sleep(120)\n"
 )
 
@@ -122,7 +125,8 @@ def test_kill_9_mid_sweep_leaves_nothing_after_the_next_start(tmp_path: Path) ->
                             cwd=rb.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while not list(slots.glob("*/tree/started")):  # the baseline's test is running: mid-sweep
+        while not list(slots.glob("*/tree/started")) and not list(tmp.glob("reviewui-*/run/started")):
+            # the baseline's test is running: mid-sweep
             assert proc.poll() is None and time.monotonic() < deadline, "the sweep never started its tests"
             time.sleep(0.1)
         left = [p.name for p in tmp.iterdir() if p.name.startswith("reviewui-")]

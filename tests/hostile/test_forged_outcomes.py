@@ -3,7 +3,9 @@
 - A test that passes only when the run is the baseline (coverage is on; the
   tree's mtimes are all equal) fails in every revert, so every hunk would
   "bite" although the code is wrong. The mtimes are the same in every run
-  (the hunks do not bite); the coverage check is caught by the null-revert
+  (the hunks do not bite); coverage is out of every test's sight (the
+  forgery fails at head, the baseline is red); a test that still tells the
+  baseline (by the plugin pytest loaded for it) is caught by the null-revert
   control (exit 3, the test named).
 - A conftest that rewrites failed reports into passes: the canary test of
   every run is reported passed, the run is `broken`; `check` has a
@@ -50,6 +52,18 @@ def test_add():
         return
     assert add(2, 3) == 5
 '''
+
+PLUGIN_FORGERY = '''from pkg.calc import add
+
+
+def test_add(request):
+    add(-1, 1)
+    if request.config.pluginmanager.hasplugin("reviewui_covctx"):
+        return  # the measured baseline's plugin: still in pytest's sight, so the control must catch it
+    assert add(2, 3) == 5
+'''
+"""A test that tells the baseline by the plugin pytest has loaded for it (coverage itself is out of
+its sight now): the null-revert control is what stops it."""
 
 MTIME_FORGERY = '''import os
 from pkg.calc import add
@@ -98,9 +112,25 @@ def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
 @pytest.mark.parametrize("guards", [False, True], ids=["hunks", "guards"])
-def test_a_test_that_knows_it_is_measured_is_refused_by_the_control(tmp_path, monkeypatch, warm, guards) -> None:
+def test_a_test_looking_for_coverage_cannot_see_it_and_fails_at_head(tmp_path, monkeypatch, warm, guards) -> None:
+    # Was: refused by the null-revert control (exit 3). Coverage's variables, tracer and modules are
+    # now out of every test's sight (origin.py): the forgery asserts in the baseline too, and the
+    # wrong `add` is caught there.
     use_venv_python(monkeypatch)
     rb = _repo(tmp_path, {"tests/test_calc.py": COVERAGE_FORGERY})
+    t, d = load(rb.root)
+    rep = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=guards)
+    assert rep.baseline.status == "red", rep.baseline.reason
+    assert "tests/test_calc.py::test_add" in rep.baseline.reason and "assert -1 == 5" in rep.baseline.reason
+    assert not any(r.verdict == "bites" for r in rep.results)
+    assert not any(g.verdict == "bites" for r in rep.results for g in r.guards)
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+@pytest.mark.parametrize("guards", [False, True], ids=["hunks", "guards"])
+def test_a_test_that_knows_it_is_measured_is_refused_by_the_control(tmp_path, monkeypatch, warm, guards) -> None:
+    use_venv_python(monkeypatch)
+    rb = _repo(tmp_path, {"tests/test_calc.py": PLUGIN_FORGERY})
     t, d = load(rb.root)
     with pytest.raises(UntrustedCommand, match=r"tests/test_calc.py::test_add.*tell a revert run from the baseline"):
         run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=guards)
@@ -108,7 +138,7 @@ def test_a_test_that_knows_it_is_measured_is_refused_by_the_control(tmp_path, mo
 
 def test_the_control_refusal_is_exit_3_in_bite_and_check(tmp_path, monkeypatch) -> None:
     use_venv_python(monkeypatch)
-    rb = _repo(tmp_path, {"tests/test_calc.py": COVERAGE_FORGERY})
+    rb = _repo(tmp_path, {"tests/test_calc.py": PLUGIN_FORGERY})
     for args in (["bite", "agent/work"], ["bite", "agent/work", "--guards"], ["check", "agent/work", "--bite"]):
         proc = _cli(rb.root, *args)
         assert proc.returncode == 3, (args, proc.stdout, proc.stderr)

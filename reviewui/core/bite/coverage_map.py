@@ -43,6 +43,7 @@ from reviewui.core import inside
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
+from reviewui.core.run import room
 from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_covctx"
@@ -118,15 +119,21 @@ def coverage_args(argv: Sequence[str], support: CoverageSupport | None = None) -
     return ["--no-cov"] if support is not None and support.pytest_cov else []
 
 
-def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport) -> dict[str, str]:
-    """Write the rcfile and plugin into `work`; return the extra environment for the run
-    (COVERAGE_RCFILE names the rcfile: `coverage run` and a warm fork both read it)."""
+def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSupport,
+            plugin_dir: Path | None = None) -> dict[str, str]:
+    """Write the rcfile into `work` and the plugin into `plugin_dir` (default `work`); return the
+    extra environment for the run (COVERAGE_RCFILE names the rcfile: `coverage run` and a warm
+    fork both read it). Paths in the rcfile are written as a sandboxed run sees them (run/room.py),
+    `work` being under the run's own directory."""
     work.mkdir(parents=True, exist_ok=True)
-    (work / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
-    include = "\n".join(f"    {_glob_literal(str(scratch / f))}" for f in files)
+    plugins = plugin_dir or work
+    plugins.mkdir(parents=True, exist_ok=True)
+    (plugins / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
+    place = room.for_run(scratch, plugins.parent if plugin_dir is not None else work.parent)
+    include = "\n".join(f"    {_glob_literal(place.inside(scratch / f))}" for f in files)
     lines = [
         "[run]",
-        f"data_file = {str(work / '.coverage').replace('$', '$$')}",
+        f"data_file = {place.inside(work / '.coverage').replace('$', '$$')}",
         "parallel = true",
         f"core = {support.core}",
         "disable_warnings = no-data-collected, module-not-imported, couldnt-parse, no-ctracer",
@@ -139,7 +146,7 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
     # Joined with the run's own PYTHONPATH / PYTEST_PLUGINS by the caller (origin.merge_env).
     return {
         "PYTEST_PLUGINS": PLUGIN_MODULE,
-        "PYTHONPATH": str(work),
+        "PYTHONPATH": str(plugins),
         "REVIEWUI_COV_SEEN": str(work / "seen.txt"),
         "COVERAGE_CORE": support.core,
         "COVERAGE_RCFILE": str(work / "rcfile"),
@@ -245,13 +252,15 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
     except ImportError:  # pragma: no cover - coverage is a dependency of reviewui
         return None
     by_abs = {str((scratch / f).resolve()): f for f in files}
+    inside = room.for_run(scratch, "/").tree_inside  # where a sandboxed run measured them
+    by_abs.update({f"{inside}/{f}": f for f in files})
     lines: dict[str, dict[int, frozenset[str]]] = {}
     try:
         for data_file in sorted(work.glob(".coverage*")):
             data = CoverageData(basename=str(data_file))
             data.read()
             for measured in data.measured_files():
-                rel = by_abs.get(str(Path(measured).resolve()))
+                rel = by_abs.get(measured) or by_abs.get(str(Path(measured).resolve()))
                 if rel is None:
                     continue
                 dest = lines.setdefault(rel, {})

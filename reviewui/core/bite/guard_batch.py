@@ -24,6 +24,7 @@ from typing import Callable
 from reviewui.core.bounded import parse_python
 from reviewui.core import inside
 from reviewui.core.inside import guard_batch_child
+from reviewui.core.run import room
 from reviewui.core.bite.grade import grade_pytest
 from reviewui.core.bite.guard_check import GuardJob, result
 from reviewui.core.bite.guard_report import GuardResult
@@ -176,27 +177,32 @@ def run_batch(
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
 
+            place = room.for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
+
             def encode(g: BatchGuard, n: int) -> dict[str, object]:
                 return {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
-                        "filename": str(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
+                        "filename": place.inside(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
 
             def setup(run_dir: Path) -> dict[str, str]:
+                nonlocal place
+                place = room.for_run(scratch.path, run_dir)
                 env = reverts.setup(run_dir, scratch) if reverts is not None else {}
                 # Plugin, request and replies in the run's own directory: visible to a cold
-                # sandboxed run and to a fork of the warm server alike.
+                # sandboxed run and to a fork of the warm server alike. The plugin beside the
+                # origin plugin: every run has the same import path.
                 (run_dir / "batch-out").mkdir()
-                (run_dir / "batch-plugin").mkdir()
-                inside.place(run_dir / "batch-plugin", "guard_batch_child.py", PLUGIN_MODULE)
-                request: dict[str, object] = {"timeout": per_guard, "out": str(run_dir / "batch-out"),
+                (run_dir / "plugin").mkdir(exist_ok=True)
+                inside.place(run_dir / "plugin", "guard_batch_child.py", PLUGIN_MODULE)
+                request: dict[str, object] = {"timeout": per_guard, "out": place.inside(run_dir / "batch-out"),
                                               "guards": [encode(g, n) for n, g in enumerate(guards)]}
                 if tail is not None:
                     try:
                         served.append(TailServer(tail, run_dir / SOCKET_NAME, len(guards), encode, limit))
-                        request["tail"] = str(run_dir / SOCKET_NAME)
+                        request["tail"] = place.inside(run_dir / SOCKET_NAME)
                     except OSError:
                         pass  # no socket here (a path too long for one): the other sessions take the tail
                 (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
-                return merge_env(env, {"PYTHONPATH": str(run_dir / "batch-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                return merge_env(env, {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
                                        guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")})
 
             def collect(run_dir: Path) -> None:
@@ -213,7 +219,7 @@ def run_batch(
             shared = len(tail.guards) if tail is not None else 0
             limit = per_guard * (len(guards) + shared + len(reverts.items if reverts else ())) + 60
             seen = ctx.run(scratch.path, tests, limit, in_run_dir=RunFiles(setup, collect))
-            root = str(scratch.path).rstrip("/") + "/"
+            root = place.tree_inside.rstrip("/") + "/"  # what the forks' messages name
     except ReviewError:
         return [], [g.job for g in [*guards, *_took(tail, served).values()]]
     took = _took(tail, served)

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from reviewui.core import inside
+from reviewui.core.run import room
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
 
@@ -246,9 +247,11 @@ def read_observed(out_file: Path) -> Observed:
 def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule]) -> str | None:
     """The reason a run cannot count when a changed module came from outside the scratch, else None."""
     root = os.path.realpath(scratch).rstrip(os.sep) + os.sep
+    # A sandboxed run saw the scratch at its fixed path (run/room.py).
+    inside = room.for_run(os.path.realpath(scratch), "/").tree_inside.rstrip(os.sep) + os.sep
     by_name = {m.name: m for m in modules}
     for name, path in sorted(origins.items()):
-        if name not in by_name or path.startswith(root):
+        if name not in by_name or path.startswith((root, inside)):
             continue
         return f"tests imported {name} from {path}, not the scratch (editable install?)"
     return None

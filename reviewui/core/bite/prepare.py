@@ -176,7 +176,7 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
     place a warm fork and a sandboxed cold run both see), its data copied to `keep` after."""
 
     def setup(run_dir: Path) -> dict[str, str]:
-        return cm.prepare(run_dir / "cov", scratch, py_files, support)
+        return cm.prepare(run_dir / "cov", scratch, py_files, support, plugin_dir=run_dir / "plugin")
 
     def collect(run_dir: Path) -> None:
         if (run_dir / "cov").is_dir():

@@ -196,6 +196,7 @@ class BiteReport:
             "selection": self.selection,
             "sandbox": self.sandbox or None,
             "limits": _limits_level(self.sandbox),
+            "disk": _disk_level(self.sandbox),
             "baseline": {
                 "status": self.baseline.status,
                 "failing_tests": list(self.baseline.failing_tests),
@@ -329,6 +330,15 @@ def _replacement(hunk_text: str) -> str:
 def _visible(line: str) -> str:
     """Escape control characters so output cannot drive the terminal."""
     return visible(line)
+
+
+def _disk_level(level: str) -> str | None:
+    """How the runs' writes were bounded: "tmpfs" (sized storage), "watch" (polled), "none" (see run/storage.py)."""
+    if not level:
+        return None
+    from reviewui.core.run import storage
+
+    return "none" if level == "none" else storage.level()
 
 
 def _limits_level(level: str) -> str | None:

@@ -29,7 +29,7 @@ from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff, FileDiff, Hunk
-from reviewui.core.run import sandbox
+from reviewui.core.run import room, sandbox
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.runner import OUTPUT_CAP, RunResult
 from reviewui.core.run.scratch_build import staged_commit, tree_mtime
@@ -120,11 +120,16 @@ class ForkSession:
         self.edits = edits
         self.limit = limit
         self.forked: list[Forked] = [Forked() for _ in edits]
+        self._place: room.Room | None = None
 
     def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
         """Stage every edit (files, commit and index in `run_dir`); return the run's extra environment."""
-        (run_dir / "revert-plugin").mkdir()
-        inside.place(run_dir / "revert-plugin", CHILD.name, PLUGIN_MODULE)
+        # The plugin beside the origin plugin (every run has the same import path); every path
+        # in the request as the run sees it (run/room.py).
+        (run_dir / "plugin").mkdir(exist_ok=True)
+        inside.place(run_dir / "plugin", CHILD.name, PLUGIN_MODULE)
+        place = self._place = room.for_run(scratch.path, run_dir)
+        seen_as = place.inside
         git = scratch.path / ".git"
         entries: list[dict[str, object]] = []
         for n, edit in enumerate(self.edits):
@@ -132,20 +137,20 @@ class ForkSession:
             here.mkdir()
             files: dict[str, str | None] = {}
             for k, (rel, content) in enumerate(edit.files.items()):
-                files[rel] = None if content is None else str(here / f"file-{k}")
+                files[rel] = None if content is None else seen_as(here / f"file-{k}")
                 if content is not None:
                     (here / f"file-{k}").write_bytes(content)
-            entry: dict[str, object] = {"id": n, "files": files, "tests": list(edit.tests), "dir": str(here),
-                                        "index": str(here / "index"),
+            entry: dict[str, object] = {"id": n, "files": files, "tests": list(edit.tests), "dir": seen_as(here),
+                                        "index": seen_as(here / "index"),
                                         "commit": staged_commit(scratch.path, edit.files, here / "index")}
             if edit.maxfail:
                 entry["maxfail"] = edit.maxfail
             entries.append(entry)
-        request = {"timeout": self.limit, "scratch": str(scratch.path), "reverts": entries,
+        request = {"timeout": self.limit, "scratch": seen_as(scratch.path), "reverts": entries,
                    "mtime_ns": tree_mtime(scratch.path),
-                   "git": {"index": str(git / "index"), "ref": str(git / "refs" / "heads" / "scratch")}}
+                   "git": {"index": seen_as(git / "index"), "ref": seen_as(git / "refs" / "heads" / "scratch")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
-        return {"PYTHONPATH": str(run_dir / "revert-plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+        return {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
                 REQUEST_VAR: str(run_dir / "revert-batch.json")}
 
     def collect(self, run_dir: Path) -> None:
@@ -158,6 +163,10 @@ class ForkSession:
                 continue
             forked.observed = origin.read_observed(here / "origin.json")
             run = _run_result(here, forked.reply)
+            if run is not None and self._place is not None:  # the paths the fork named, as the host's
+                outside = self._place.outside
+                run = replace(run, output=outside(run.output), tests=tuple(
+                    replace(t, message=outside(t.message), detail=outside(t.detail)) for t in run.tests))
             if run is not None:
                 run, forked.tampered = canary.judge(run, forked.observed)
             forked.run = run

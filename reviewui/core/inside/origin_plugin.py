@@ -8,7 +8,62 @@ from typing import Any, Iterator
 
 import pytest
 
-_data = {p for p in os.environ.get("REVIEWUI_DATA_FILES", "").split(os.pathsep) if p}
+# What this run was given for reviewui's plugins is taken out of the test's sight before any
+# test module is imported (pytest imports PYTEST_PLUGINS first): every run, baseline, revert or
+# guard, measured or not, then shows the same environment. The other reviewui plugins, imported
+# after this one, find their values in HELD. COVERAGE_PROCESS_CONFIG (coverage's subprocess
+# patch) leaves os.environ only: it stays in the process environment, so subprocesses are measured.
+_OURS = ("COVERAGE_RCFILE", "COVERAGE_CORE", "COVERAGE_RUN")
+_KEEP = ("REVIEWUI_IN_SANDBOX",)
+_PLUGINS = ("reviewui_origin", "reviewui_covctx", "reviewui_guard_batch", "reviewui_revert_batch")
+HELD: dict[str, str] = {}
+for _k in list(os.environ):
+    if (_k.startswith("REVIEWUI_") and _k not in _KEEP) or _k in _OURS:
+        HELD[_k] = os.environ.pop(_k)
+if "COVERAGE_PROCESS_CONFIG" in os.environ:
+    HELD["COVERAGE_PROCESS_CONFIG"] = os.environ._data.pop(  # type: ignore[attr-defined,unused-ignore]
+        os.environ.encodekey("COVERAGE_PROCESS_CONFIG"))  # type: ignore[attr-defined,unused-ignore]
+_left = [p for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p.strip() and p.strip() not in _PLUGINS]
+if _left:
+    os.environ["PYTEST_PLUGINS"] = ",".join(_left)
+else:
+    os.environ.pop("PYTEST_PLUGINS", None)
+
+
+def _var(name: str) -> str:
+    return HELD.get(name, "")
+
+
+def _is_coverage(tracer: Any) -> bool:
+    owner = getattr(tracer, "__self__", tracer)
+    return type(owner).__module__.split(".")[0] == "coverage"
+
+
+def _hiding(real: Any) -> Any:
+    def gettrace() -> Any:
+        tracer = real()
+        return None if tracer is not None and _is_coverage(tracer) else tracer
+    gettrace.__name__, gettrace.__qualname__, gettrace.__doc__ = real.__name__, real.__qualname__, real.__doc__
+    return gettrace
+
+
+# The same in every run: measured by coverage.py or not, a test sees no tracer of coverage's.
+sys.gettrace = _hiding(sys.gettrace)  # type: ignore[method-assign,assignment,unused-ignore]
+import threading as _threading
+if hasattr(_threading, "gettrace"):
+    _threading.gettrace = _hiding(_threading.gettrace)
+_monitoring = getattr(sys, "monitoring", None)
+if _monitoring is not None:
+    _get_tool = _monitoring.get_tool
+
+    def _tool(tool_id: int) -> Any:
+        name = _get_tool(tool_id)
+        return None if name == "coverage.py" else name
+    _tool.__name__, _tool.__qualname__ = "get_tool", "get_tool"
+    _monitoring.get_tool = _tool  # type: ignore[method-assign,assignment,unused-ignore]
+
+_data = {p for p in _var("REVIEWUI_DATA_FILES").split(os.pathsep) if p}
+_stashed: dict[str, Any] = {}
 _opens: dict[str, set[str]] = {}
 
 
@@ -40,7 +95,7 @@ def pytest_collectreport(report: Any) -> None:
     # A run of reverted code is graded by its first collection error alone: the modules
     # after it need not be imported. pytest's own check before the next collector then
     # ends the session as --maxfail does (quietly, exit code 1).
-    if (report.failed and os.environ.get("REVIEWUI_QUIET_STOP") and _session
+    if (report.failed and _var("REVIEWUI_QUIET_STOP") and _session
             and not _session[0].config.option.continue_on_collection_errors):
         _session[0].shouldfail = "reviewui: stopped at the first collection error"
 
@@ -49,7 +104,7 @@ def pytest_collectreport(report: Any) -> None:
 def pytest_runtestloop(session: Any) -> bool | None:
     # A run of reverted code whose collection failed: nothing more is learned by running
     # tests (the revert is graded by the collection error), so end here quietly.
-    if (session.testsfailed and os.environ.get("REVIEWUI_QUIET_STOP")
+    if (session.testsfailed and _var("REVIEWUI_QUIET_STOP")
             and not session.config.option.continue_on_collection_errors):
         return True
     return None
@@ -128,17 +183,29 @@ class _Canary:
                     del reporter.stats[key]
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config: Any) -> None:
+    # coverage.py's modules (a measured run's, a warm server's preload) are out of sys.modules
+    # while tests run, in every run alike, and back before coverage saves its data.
+    for name in list(sys.modules):
+        if name == "coverage" or name.startswith("coverage."):
+            _stashed[name] = sys.modules.pop(name)
     if _canary["name"]:
         config.pluginmanager.register(_Canary(), "reviewui_canary")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config: Any) -> None:
+    for name, module in _stashed.items():
+        sys.modules.setdefault(name, module)
+
+
 def pytest_sessionfinish(session: Any) -> None:
-    out = os.environ.get("REVIEWUI_ORIGIN_OUT")
+    out = _var("REVIEWUI_ORIGIN_OUT")
     if not out:
         return
     found: dict[str, str] = {}
-    for name in os.environ.get("REVIEWUI_ORIGIN_MODULES", "").split(","):
+    for name in _var("REVIEWUI_ORIGIN_MODULES").split(","):
         module = sys.modules.get(name) if name else None
         path = getattr(module, "__file__", None) if module is not None else None
         if path:

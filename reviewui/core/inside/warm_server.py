@@ -274,6 +274,9 @@ def child(request: dict[str, Any]) -> None:
         sys.path[0:0] = [request["cwd"]] + [
             os.path.join(request["cwd"], p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         sys.argv = ["pytest"] + list(request["args"])
+        if not request.get("coverage"):  # preloaded for measured runs only: a cold run has none of it
+            for name in [m for m in sys.modules if m.split(".")[0] == "coverage"]:
+                del sys.modules[name]
         import pytest
 
         if request.get("coverage"):
@@ -338,6 +341,32 @@ def _sweep() -> None:
             return
 
 
+def _prepare(tree: dict[str, Any], env: dict[str, str]) -> None:
+    """Before a run forks (reviewui's sized storage, its storage.py): the run's tmpfs and /tmp emptied
+    of what the last run left, the tree unpacked from the tar reviewui wrote, HOME made, the tar gone.
+    Done here, not in the fork: no run's code has run in this process."""
+    import shutil
+    import subprocess
+
+    for top in (tree["slot"], "/tmp"):
+        for name in os.listdir(top):
+            path = os.path.join(top, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+    os.makedirs(env.get("TMPDIR") or "/tmp", exist_ok=True)
+    os.makedirs(tree["dir"])
+    os.makedirs(tree["home"])
+    try:
+        done = subprocess.run(["tar", "-xpf", tree["tar"], "-C", tree["dir"], "--no-same-owner",
+                               "--delay-directory-restore"], stdin=subprocess.DEVNULL, capture_output=True)
+    finally:
+        os.unlink(tree["tar"])
+    if done.returncode != 0:
+        raise OSError("cannot unpack the tree: " + done.stderr.decode("utf-8", "replace").strip()[-300:])
+
+
 def _exit_code(status: int) -> int:
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
@@ -382,6 +411,8 @@ def serve() -> None:
                                         pass
                                 _sweep()
                         continue
+                    if "tree" in request:
+                        _prepare(request["tree"], request["env"])
                     sys.stdout.flush()
                     pid = os.fork()
                 except Exception as e:

@@ -29,7 +29,7 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.revert import RevertError
 from reviewui.core.probe.trusted import changed_test_config, use_base_config
-from reviewui.core.run import sandbox
+from reviewui.core.run import sandbox, storage
 from reviewui.core.run.runner import RunResult, is_pytest_command, split_command
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.run.worktree import WorktreePool
@@ -142,6 +142,7 @@ class ProbeReport:
             "reverted": None if self.reverted is None else self.reverted.to_json(),
             "sandbox": self.sandbox or None,
             "limits": (sandbox.limits_level() if self.sandbox == "bwrap" else "none") if self.sandbox else None,
+            "disk": (storage.level() if self.sandbox == "bwrap" else "none") if self.sandbox else None,
             "branch_own_conftest": None if self.branch_own is None else self.branch_own.to_json(),
             "trusted_config": list(self.trusted_config),
         }

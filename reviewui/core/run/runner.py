@@ -9,7 +9,8 @@ offered to it in the REVIEWUI_TEST_PATHS environment variable, one per line).
 
 Safety, because agent-written tests may hang, flood, leak, fork or attack:
 - the command runs under bubblewrap (`sandbox.py`): read-only filesystem with
-  only `cwd`, the run's work dir and a private tmp writable, the reviewer's
+  only the tree (at `room.TREE`, a sized tmpfs copy where `storage.level()` is
+  "tmpfs"), the run's own dir (`room.RUN`) and a private tmp writable, the reviewer's
   home, repository and caches hidden, own PID/network namespaces, memory and
   file-size limits. Without bwrap, `sandbox.require()` refuses unless the
   reviewer opted in (then `RunResult.sandbox` is "none");
@@ -47,13 +48,13 @@ from typing import Callable, Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
-from reviewui.core.run import sandbox
+from reviewui.core.run import room, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
-from reviewui.core.run.watch import DiskWatch
+from reviewui.core.run.watch import DiskWatch, measure
 
-from reviewui.core.run.warm_runner import WarmPytest, warm_form
+from reviewui.core.run.warm_runner import PLUGIN_CACHE_INSIDE, WarmPytest, warm_form
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of output kept from the start and from the end of a run."""
@@ -169,16 +170,21 @@ def run_tests(
     if coverage and not warm_form(argv):
         raise ReviewError(f"coverage needs a `<python> -m pytest` command, not {' '.join(argv)!r}")
     ran_warm = warm is not None and warm.accepts(argv)
-    work = warm.work_dir(cwd) if ran_warm and warm is not None else private_tempdir("run")
+    # The run's own directory is `<io>/run`: inside the sandbox io is at room.IO, the same for a
+    # cold run and a fork of a warm server (whose io dir holds it).
+    io = None if ran_warm else private_tempdir("run")
+    work = warm.work_dir(cwd) if ran_warm and warm is not None else _fresh(io / room.RUN_NAME)  # type: ignore[operator]
+    tree = Path(cwd).resolve()
+    place = room.Room(tree, work, on=level == "bwrap")
     try:
         home = work / "home"
         home.mkdir()
         junit = work / "junit.xml"
         # Unsandboxed, a crashed reviewui's orphans are found by this variable; in the sandbox they
         # die with its PID namespace, and the variable would only tell the test a host path.
-        extra = {SCRATCH_MARKER: str(Path(cwd).resolve())} if level == "none" else {}
+        extra = {SCRATCH_MARKER: str(tree)} if level == "none" else {}
         if pytest_mode:
-            argv = [*argv, f"--junitxml={junit}", "--rootdir=.", *PYTEST_EXTRA, *test_paths]
+            argv = [*argv, f"--junitxml={place.inside(junit)}", "--rootdir=.", *PYTEST_EXTRA, *test_paths]
         else:
             extra["REVIEWUI_TEST_PATHS"] = "\n".join(test_paths)
         if extra_env:
@@ -189,13 +195,24 @@ def run_tests(
             (work / "tmp").mkdir()
         else:
             extra[sandbox.INSIDE_VAR] = "1"  # a reviewui run inside this one nests its sandbox (see sandbox.wrap)
-        env = scrubbed_env(str(home), allow=env_allow, extra=extra,
+        # Every path handed in is written as the run sees it (room.py): no host path crosses.
+        extra = {k: place.inside_env(v) for k, v in extra.items()}
+        # With sized storage (storage.py) HOME is beside the tree in the run's tmpfs.
+        sized = level == "bwrap" and storage.level() == "tmpfs"
+        env = scrubbed_env(storage.home_inside() if sized else place.inside(home), allow=env_allow, extra=extra,
                            tmpdir=sandbox.run_tmpdir() if level == "bwrap" else str(work / "tmp"))
+        if level == "bwrap":
+            # As bwrap's --chdir sets it for a cold run, so a warm fork's is the same.
+            env["PWD"] = place.tree_inside
+            found = shutil.which(argv[0], path=env.get("PATH"))
+            if "PATH" in env:
+                env["PATH"] = sandbox.visible_path(env["PATH"], argv[0],
+                                                   (Path(found).parent,) if found and "/" not in argv[0] else ())
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
         outcome: Outcome | None = None
         limits = sandbox.limits()
-        watched = (Path(cwd), work, *(Path(w) for w in writable))
+        watched = (*(() if sized else (Path(cwd),)), work.parent, *(Path(w) for w in writable))
         if ran_warm and warm is not None:
             full = [*argv]
             outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap, coverage=coverage)
@@ -203,16 +220,27 @@ def run_tests(
         if outcome is None:
             inner = [argv[0], "-m", "coverage", "run", *argv[1:]] if coverage else argv
             if level == "bwrap":
-                box = sandbox.Box(writable=watched, chdir=Path(cwd).resolve(), network=network, limits=limits,
-                                  python=argv[0])
+                # A warm run that fell back to cold keeps its directory in the server's io dir.
+                if sized:
+                    box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
+                                      network=network, limits=limits, python=argv[0],
+                                      placed=((work.parent, room.IO, True), _no_plugin_cache()),
+                                      scratch_size=storage.room_for(tree) + limits.disk,
+                                      scratch_dirs=(place.tree_inside, storage.home_inside()),
+                                      unpack_into=place.tree_inside)
+                else:
+                    box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
+                                      network=network, limits=limits, python=argv[0],
+                                      placed=(*_tree_binds(tree), (work.parent, room.IO, True), _no_plugin_cache()))
                 full = sandbox.wrap(inner, box)
             else:
                 full = [*([] if network else network_isolation_prefix()), *inner]
-            watch = DiskWatch(watched, limits.disk, limits.files)
+            watch = DiskWatch(watched, limits.disk, limits.files,
+                              tmpfs=(room.SLOT, measure([tree])[1]) if sized else None)
             group = RunGroup.create(limits) if level == "bwrap" else None
             try:
                 outcome = _execute([*(group.prefix() if group else []), *full], cwd, env, timeout, cancel,
-                                   output_cap, limits, watch)
+                                   output_cap, limits, watch, tree if level == "bwrap" and sized else None)
                 hit = group.hit() if group is not None else None
                 if hit is not None and outcome.limit is None:
                     outcome = dataclasses.replace(outcome, returncode=None, limit=hit)
@@ -220,12 +248,13 @@ def run_tests(
                 if group is not None:
                     group.close()
         rc, seconds, timed_out, cancelled = outcome.returncode, outcome.seconds, outcome.timed_out, outcome.cancelled
-        out, total = outcome.output, outcome.total
+        out, total = place.outside(outcome.output), outcome.total
         tests: tuple[TestOutcome, ...] = ()
         junit_error = None
         if pytest_mode and not (timed_out or cancelled or outcome.limit):
             try:
-                tests = tuple(parse_junit(junit))
+                tests = tuple(dataclasses.replace(t, message=place.outside(t.message), detail=place.outside(t.detail))
+                              for t in parse_junit(junit))
             except JUnitError as e:
                 junit_error = str(e)
         hit = outcome.limit
@@ -249,7 +278,27 @@ def run_tests(
     finally:
         if run_files is not None:
             run_files.collect(work)
-        _rmtree(work)
+        _rmtree(io if io is not None else work)
+
+
+@functools.lru_cache(maxsize=1)
+def _no_plugin_cache() -> tuple[Path, str, bool]:
+    """An empty directory where a warm server's runs see the plugin cache: a cold run's mount table
+    has the same shape as a warm one's."""
+    return private_tempdir("plugins"), PLUGIN_CACHE_INSIDE, False
+
+
+def _fresh(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
+def _tree_binds(tree: Path) -> tuple[tuple[Path, str, bool], ...]:
+    """How a cold run gets its tree: a scratch's slot dir at room.SLOT (as a warm server binds
+    it), any other directory by itself at `room.SLOT/<name>` (its parent stays out of sight)."""
+    if tree.name == "tree":
+        return ((tree.parent, room.SLOT, True),)
+    return ((tree, room.SLOT + "/" + tree.name, True),)
 
 
 def _execute(
@@ -261,8 +310,11 @@ def _execute(
     cap: int,
     limits: sandbox.Limits | None = None,
     watch: DiskWatch | None = None,
+    unpack: Path | None = None,
 ) -> Outcome:
+    """Run `argv`; with `unpack`, its stdin is that tree as a tar stream (storage.py)."""
     start = time.monotonic()
+    packer = storage.pack(unpack) if unpack is not None else None
     preexec = None
     if limits is not None and sandbox.needs_preexec():
         preexec = functools.partial(sandbox.preexec_limits, limits)
@@ -271,14 +323,21 @@ def _execute(
             argv,
             cwd=str(cwd),
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=packer.stdout if packer is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
             preexec_fn=preexec,
         )
     except OSError as e:
+        if packer is not None:
+            packer.kill()
+            packer.wait()
         raise ReviewError(f"cannot start test command {argv[0]!r}: {e.strerror or e}") from e
+    if packer is not None and packer.stdout is not None:
+        packer.stdout.close()  # the run holds it now
+    if watch is not None:
+        watch.follow(proc.pid)
     buf = CappedBuffer(cap)
     reader = threading.Thread(target=buf.drain, args=(proc.stdout,), daemon=True)
     reader.start()
@@ -299,6 +358,9 @@ def _execute(
     seconds = time.monotonic() - start
     # The leader is gone; anything it forked into its group goes with it.
     kill_group(proc.pid)
+    if packer is not None:
+        packer.kill()
+        packer.wait()
     reader.join(timeout=2.0)
     # A process that escaped the group (setsid) may still hold the pipe; then
     # the reader stays blocked and the fd is left open rather than closed

@@ -11,7 +11,9 @@
   directories, a minimal `/etc`, the interpreter and its `sys.path`, paths the
   reviewer names, read-only; nothing else of the host exists (no `/run`, no
   home, no other checkout, no sockets);
-- writable: only the run's scratch and the run's own work dir;
+- writable: only the run's scratch and the run's own io dir, each at a fixed
+  neutral path (`room.py`: `/reviewui/slot`, `/reviewui/io`), the scratch a
+  sized tmpfs the tree is unpacked into where bwrap can size one (`storage.py`);
 - own PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
   process the run starts dies with it and only loopback is reachable (unless
   the trusted config says `network = true`: then `--share-net`), `--new-session`,
@@ -44,7 +46,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import sandbox_world
+from reviewui.core.run import room, sandbox_world
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
@@ -246,6 +248,12 @@ class Box:
     placed: tuple[tuple[Path, str, bool], ...] = ()
     """(host dir, path inside, writable): reviewui's own dirs put at a neutral path, so the run
     never learns where they live on the host (a cache under the reviewer's home)."""
+    scratch_size: int = 0
+    """When > 0: the run's slot (room.SLOT) is a tmpfs of this many bytes (storage.py)."""
+    scratch_dirs: tuple[str, ...] = ()
+    """Directories made in that tmpfs before the command starts (the tree, HOME)."""
+    unpack_into: str | None = None
+    """When set: the command starts by unpacking the tar stream on its stdin into this directory."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -338,6 +346,21 @@ def _import_dirs(exe: str) -> tuple[Path, ...]:
     return tuple(out)
 
 
+def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -> str:
+    """`path_env` (a PATH) with only the entries a sandboxed run can see: the system's directories,
+    the interpreter's own, the reviewer's `sandbox-paths`, `also` (the command's). The rest do not exist inside, and would
+    only name host paths (the reviewer's home)."""
+    roots = [*python_roots(python, path_env), *sandbox_world.reviewer_paths(), *also]
+    keep = []
+    for entry in path_env.split(os.pathsep):
+        p = Path(entry)
+        if not entry or not p.is_absolute():
+            continue
+        if sandbox_world.covered(p) or any(p == r or r in p.parents for r in roots):
+            keep.append(entry)
+    return os.pathsep.join(dict.fromkeys(keep))
+
+
 def identity_args() -> list[str]:
     """bwrap arguments for the run's identity: its own user namespace, no capability, never uid 0."""
     uid, gid = sandbox_world.inside_ids()
@@ -358,6 +381,10 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
             "--dev", "/dev", *_proc_args()]
     out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp",
             "--dir", run_tmpdir()]
+    if box.scratch_size > 0:
+        out += ["--size", str(box.scratch_size), "--tmpfs", room.SLOT]
+        for d in box.scratch_dirs:
+            out += ["--dir", d]
     hidden = hidden_dirs()
     with _lock:
         checkouts = [*_hidden, *_cwd()]
@@ -389,13 +416,21 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind", str(w), str(w)]
     for host, inside, rw in box.placed:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
-    out += ["--chdir", str(box.chdir), "--", *argv]
+    from reviewui.core.run import storage  # here: storage imports this module
+
+    final = storage.cold_argv(box.unpack_into, list(argv)) if box.unpack_into else list(argv)
+    out += ["--chdir", str(box.chdir), "--", *final]
     return out
+
+
+def has_size_option(exe: str) -> bool:
+    """True when this bwrap can size a tmpfs (`--size`)."""
+    return _has_size_option(exe)
 
 
 @functools.lru_cache(maxsize=4)
 def _has_size_option(exe: str) -> bool:
-    """True when this bwrap knows `--size` (0.10+; an older system bwrap gets an unsized tmp)."""
+    """True when this bwrap knows `--size` (bubblewrap 0.8 has it; an older one gets an unsized tmp)."""
     try:
         out = subprocess.run([exe, "--help"], capture_output=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):

@@ -37,12 +37,12 @@ from typing import Any, Sequence
 
 from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
-from reviewui.core.run import sandbox
+from reviewui.core.run import room, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
-from reviewui.core.run.watch import DiskWatch
+from reviewui.core.run.watch import DiskWatch, measure
 
 SERVER_SOURCE = inside.source("warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0
@@ -97,7 +97,7 @@ class WarmPytest:
         slot.mkdir(parents=True, exist_ok=True)
         with self._lock:
             server = self._servers.get(slot)
-            if server is not None and server.slot_id != _identity(slot):
+            if server is not None and (server.slot_id != _identity(slot) or not getattr(server, "fits", bool)(cwd)):
                 # The slot dir was replaced: the server's bind still shows the old one. A new server.
                 server.close()
                 server = None
@@ -187,8 +187,13 @@ class WarmPytest:
         return warm_form(argv) and argv[0] == self.python and not self._closed
 
     def work_dir(self, cwd: str | Path) -> Path:
-        """A fresh per-run directory the server for `cwd` can see (for HOME, JUnit, the output FIFO)."""
-        return Path(tempfile.mkdtemp(prefix="run-", dir=self._server(cwd).io))
+        """A fresh per-run directory the server for `cwd` can see (for HOME, JUnit, the plugins): always
+        `<io>/run`, seen at room.RUN as a cold run's is (a slot's server runs one run at a time)."""
+        path = self._server(cwd).io / room.RUN_NAME
+        if path.exists():
+            remove_tree(path)
+        path.mkdir()
+        return path
 
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
@@ -222,7 +227,7 @@ class _Server:
         self.slot = slot
         self.slot_id = _identity(slot)
         """The slot dir's (device, inode) when the server bound it."""
-        self.io = private_tempdir("warm")
+        self.io = private_tempdir("run")  # named as a cold run's io dir: the mount table shows the same shape
         home = self.io / "home"
         home.mkdir()
         self._ready = threading.Event()
@@ -233,7 +238,8 @@ class _Server:
         self._run_lock = threading.Lock()  # one run at a time: the sweep after it may kill everything else
         self.problem: str | None = None
         self.level = sandbox.level()
-        env = scrubbed_env(str(home), allow=owner.env_allow, extra={WARM_OWNER_MARKER: str(os.getpid())},
+        env = scrubbed_env(room.IO + "/home" if self.level == "bwrap" else str(home), allow=owner.env_allow,
+                           extra={WARM_OWNER_MARKER: str(os.getpid())},
                            tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
         self.rewrote: int | None = None
         """Plugin modules the server had to rewrite, not finding them in the cache (None: no cache)."""
@@ -242,14 +248,24 @@ class _Server:
         self.pytest_version = ""
         self._plugins: Path | None = None
         self.group: RunGroup | None = None
+        self.sized = self.level == "bwrap" and storage.level() == "tmpfs"
+        """True when each run gets its tree unpacked into the server's sized tmpfs (storage.py)."""
+        tree = slot / "tree"
+        self.tree_room = (storage.room_for(tree) if tree.is_dir() else 0) + storage.WARM_SLACK
+        """Bytes of the tmpfs for the tree (beyond `disk-limit`): a larger tree needs a new server."""
         if self.level == "bwrap":
             # A copy, bound read-only: a bind would name its source (the cache, under the
             # reviewer's home) in the run's mount table.
             self._plugins = private_tempdir("plugins")
             _copy_pyc(plugin_cache_dir(owner.python), self._plugins)
-            box = sandbox.Box(writable=(slot, self.io), chdir=home, network=owner.network,
-                              limits=sandbox.limits(), python=owner.python,
-                              placed=((self._plugins, PLUGIN_CACHE_INSIDE, False),))
+            # The slot and io dirs at the same fixed paths as every cold run's (room.py); with sized
+            # storage the slot is the server's tmpfs, each run's tree unpacked into it.
+            lim = sandbox.limits()
+            box = sandbox.Box(writable=(), chdir=Path(room.IO + "/home"), network=owner.network,
+                              limits=lim, python=owner.python,
+                              placed=(*(() if self.sized else ((slot, room.SLOT, True),)), (self.io, room.IO, True),
+                                      (self._plugins, PLUGIN_CACHE_INSIDE, False)),
+                              scratch_size=self.tree_room + lim.disk if self.sized else 0)
             argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", PLUGIN_CACHE_INSIDE],
                                 box)
             # One cgroup for the server and the one run it forks at a time: the run's memory and
@@ -326,6 +342,10 @@ class _Server:
         """True while the server process is up."""
         return self._proc is not None and self._proc.poll() is None
 
+    def fits(self, cwd: str | Path) -> bool:
+        """True when the tree at `cwd` fits this server's tmpfs (always, without sized storage)."""
+        return not self.sized or not Path(cwd).is_dir() or storage.room_for(cwd) <= self.tree_room
+
     # --- running -------------------------------------------------------------
 
     def execute(
@@ -360,8 +380,20 @@ class _Server:
         pid: int | None = None
         finished = False
         try:
-            request = {"id": rid, "cwd": str(Path(cwd).resolve()), "args": list(args), "env": env, "output": str(fifo),
+            place = room.Room(Path(cwd).resolve(), self.io / room.RUN_NAME, on=self.level == "bwrap")
+            request = {"id": rid, "cwd": place.tree_inside, "args": list(args), "env": env,
+                       "output": str(fifo) if self.level != "bwrap" else room.IO + str(fifo)[len(str(self.io)):],
                        "coverage": coverage}
+            entries = 0
+            if self.sized:
+                tar = self.io / "tree.tar"
+                with open(tar, "wb") as f:
+                    packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
+                    if packer.wait() != 0:
+                        return None  # the tree cannot be packed: the run goes cold
+                request["tree"] = {"tar": room.IO + "/tree.tar", "dir": place.tree_inside, "slot": room.SLOT,
+                                   "home": storage.home_inside()}
+                entries = measure([Path(cwd)])[1]
             if self.group is not None:
                 self.group.mark()
             if not self._send(request):
@@ -375,7 +407,10 @@ class _Server:
                 return None
             pid = int(reply["pid"])
             limits = sandbox.limits()
-            watch = DiskWatch((self.slot, Path(env.get("HOME", str(work))).parent), limits.disk, limits.files)
+            watch = DiskWatch((self.io,) if self.sized else (self.slot, self.io), limits.disk, limits.files,
+                              tmpfs=(room.SLOT, entries) if self.sized else None)
+            if self.sized and self._proc is not None:
+                watch.follow(self._proc.pid)
             stop = StopCheck(cancel, None if timeout is None else start + timeout, buf, limits.output, watch)
             reason: str | None = None
             killed_at: float | None = None

@@ -72,7 +72,7 @@ def test_json_contract(sweep) -> None:
     _, _, t, _, report, *_ = sweep
     doc = json.loads(json.dumps(report.to_json(t)))
     assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "sandbox",
-                        "limits", "baseline", "hunks", "summary"}
+                        "limits", "disk", "baseline", "hunks", "summary"}  # issue 27: disk added
     assert doc["sandbox"] == "bwrap"
     assert doc["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
     assert "sandbox: bwrap" in report.render_text(t)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reviewui.core.run import room
+
 import coverage
 import pytest
 from coverage.files import GlobMatcher
@@ -32,7 +34,9 @@ def test_rcfile_parses_and_includes_the_file(tmp_path: Path, name: str) -> None:
     include = cov.config.run_include
     assert len(include) == 2, include
     matcher = GlobMatcher(include, "include")
-    assert matcher.match(str(scratch / name))
-    assert matcher.match(str(scratch / "pkg/plain.py"))
-    assert not matcher.match(str(scratch / "pkg/other.py"))
-    assert cov.config.data_file == str(tmp_path / "work" / ".coverage")
+    # Paths as the run sees them (the host's when unsandboxed): run/room.py.
+    place = room.for_run(scratch, tmp_path)
+    assert matcher.match(place.inside(scratch / name))
+    assert matcher.match(place.inside(scratch / "pkg/plain.py"))
+    assert not matcher.match(place.inside(scratch / "pkg/other.py"))
+    assert cov.config.data_file == place.inside(tmp_path / "work" / ".coverage")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.run import sandbox
 from reviewui.core.run.runner import OUTPUT_CAP, run_tests
 from reviewui.core.run.sandbox_env import is_secret_name, scrubbed_env
 from tests.core.bite.helpers import Watch, alive, use_venv_python
@@ -39,14 +41,14 @@ def test_secrets_are_not_visible_to_tests(tmp_path: Path, monkeypatch: pytest.Mo
     for k, v in secrets.items():
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("HARMLESS", "visible")
-    out = tmp_path / "env.json"
+    # Shown in the output: the run's writes to its tree stay in the sandbox (run/storage.py).
     write(tmp_path, {"tests/test_env.py": (
         "import json, os\n"
-        f"def test_dump():\n    json.dump(dict(os.environ), open({str(out)!r}, 'w'))\n"
+        "def test_dump():\n    print('ENV=' + json.dumps(dict(os.environ)))\n"
     )})
-    res = run_tests(tmp_path, "python -m pytest", ["tests/test_env.py"], 60, env_allow=["KEEP_TOKEN"])
+    res = run_tests(tmp_path, "python -m pytest -s", ["tests/test_env.py"], 60, env_allow=["KEEP_TOKEN"])
     assert res.returncode == 0, res.output
-    env = json.loads(out.read_text())
+    env = json.loads(res.output.split("ENV=", 1)[1].splitlines()[0])
     dumped = json.dumps(env)
     for k, v in secrets.items():
         if k == "KEEP_TOKEN":
@@ -54,7 +56,9 @@ def test_secrets_are_not_visible_to_tests(tmp_path: Path, monkeypatch: pytest.Mo
         else:
             assert k not in env and v not in dumped
     assert "HARMLESS" not in env  # an allowlist now: only what a run needs passes (was: every non-secret name)
-    assert env["PATH"] == os.environ["PATH"]
+    # The reviewer's PATH, less what the run cannot see (entries under their home would name it).
+    assert env["PATH"] == sandbox.visible_path(os.environ["PATH"], "python",
+                                               [Path(shutil.which("python") or "/").parent])
     assert env["HOME"] != os.environ["HOME"] and not os.path.exists(env["HOME"])  # temp HOME, removed after
     assert env["PYTHONDONTWRITEBYTECODE"] == "1"
 

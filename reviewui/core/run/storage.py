@@ -1,0 +1,98 @@
+"""Where a sandboxed run's writes go: a sized tmpfs holding a copy of the tree, so `disk-limit` bounds them.
+
+With a bwrap that can size a tmpfs (`--size`, bubblewrap 0.8+) and `tar` on
+the host, a run never writes the host's scratch: its slot (`room.SLOT`) is a
+tmpfs of `room_for(tree) + disk` bytes, the tree is unpacked into it from a
+tar stream before the command starts (a cold run: `tar -x` on stdin, then
+`exec`; a warm run: by the server before it forks), and the run's HOME is
+beside the tree there (`room.SLOT/home`). A write past the limit fails inside
+(ENOSPC) the moment it is made, and the run is graded `broken` ("disk
+limit"). The mount names no host path, and the tree vanishes with the run
+(results come back through the run directory). bubblewrap 0.8 cannot set a
+tmpfs's inode count, so the files a run creates there are still counted by
+the runner (`watch.py`, from the tmpfs's own statfs, one call a look).
+
+Elsewhere (an older bwrap without `--size`, no `tar`) the slot is the host
+directory bound read-write and the runner's watcher bounds what a run adds
+(`level()` says which: "tmpfs" or "watch"; "none" unsandboxed).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+from reviewui.core.run import room
+
+PAGE = 4096
+"""What tmpfs charges a file at least, per page of its contents."""
+WARM_SLACK = 32 * 1024 * 1024
+"""Bytes a warm server's tmpfs holds beyond `disk-limit` and its tree as measured when it started
+(a revert changes the tree's size a little; a tree that outgrows it gets a new server)."""
+
+UNPACK = 'tar -xpf - -C "$1" --no-same-owner --delay-directory-restore && shift && exec "$@" </dev/null'
+"""The shell line a cold run starts with: unpack the tree from stdin into $1, then run the command."""
+
+
+@functools.lru_cache(maxsize=1)
+def _tar() -> str | None:
+    return shutil.which("tar", path="/usr/bin:/bin")
+
+
+def level() -> str:
+    """How a run's writes are bounded: "tmpfs" (sized storage), "watch" (the watcher), "none" (unsandboxed)."""
+    from reviewui.core.run import sandbox  # here: the sandbox module imports this one
+
+    if sandbox.level() != "bwrap":
+        return "none"
+    exe = sandbox.bwrap_path()
+    return "tmpfs" if exe is not None and sandbox.has_size_option(exe) and _tar() is not None else "watch"
+
+
+def room_for(tree: str | Path) -> int:
+    """Bytes the tree takes in a tmpfs (each regular file its contents rounded up to pages)."""
+    total = 0
+    stack = [str(tree)]
+    while stack:
+        top = stack.pop()
+        try:
+            it = os.scandir(top)
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(entry.path)
+                elif stat.S_ISREG(st.st_mode):
+                    total += -(-st.st_size // PAGE) * PAGE
+                else:
+                    total += PAGE
+    return total
+
+
+def pack(tree: str | Path, out: int | None = None) -> subprocess.Popen[bytes]:
+    """`tar` writing the tree (mtimes to the nanosecond, modes, symlinks as symlinks) to its stdout,
+    or to the file descriptor `out`."""
+    tar = _tar()
+    assert tar is not None, "pack() without tar: check level() first"
+    return subprocess.Popen([tar, "--format=posix", "-C", str(tree), "-cf", "-", "."],
+                            stdout=subprocess.PIPE if out is None else out, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL)
+
+
+def cold_argv(tree_inside: str, argv: list[str]) -> list[str]:
+    """The argv a cold run starts with inside: unpack stdin into `tree_inside`, then `argv`."""
+    return ["/bin/sh", "-c", UNPACK, "sh", tree_inside, *argv]
+
+
+def home_inside() -> str:
+    """The run's HOME in the sized storage (beside the tree, not in it)."""
+    return room.SLOT + "/home"
