@@ -275,8 +275,7 @@ def child(request: dict[str, Any]) -> None:
             os.path.join(request["cwd"], p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         sys.argv = ["pytest"] + list(request["args"])
         if not request.get("coverage"):  # preloaded for measured runs only: a cold run has none of it
-            for name in [m for m in sys.modules if m.split(".")[0] == "coverage"]:
-                del sys.modules[name]
+            _hide([m for m in sys.modules if m.split(".")[0] == "coverage"])
         import pytest
 
         if request.get("coverage"):
@@ -293,6 +292,48 @@ def child(request: dict[str, Any]) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+class _Preloaded:
+    """Gives back a hidden module's own object when the run imports it (an import finder).
+
+    A module the server preloaded is out of sys.modules, as in a cold run, until the run
+    imports it; it then gets the same object, never a fresh copy: coverage's C tracer
+    imported a second time in one process has no CTracer, and the project's pytest-cov
+    would fail to start.
+    """
+
+    def __init__(self, modules: dict[str, Any]) -> None:
+        self.modules = modules
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        import importlib.util
+
+        module = self.modules.pop(name, None)
+        if module is None:
+            return None
+        return importlib.util.spec_from_loader(name, _Same(module))  # type: ignore[arg-type]  # a loader by its two methods
+
+
+class _Same:
+    """The loader of a preloaded module: its own object, its own spec kept."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec: Any) -> Any:
+        return self.module
+
+    def exec_module(self, module: Any) -> None:
+        module.__spec__ = self.spec  # importlib set ours: the module's own, as before
+
+
+def _hide(names: list[str]) -> None:
+    """Take `names` out of sys.modules, to be given back as they were on import (_Preloaded)."""
+    hidden = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    if hidden:
+        sys.meta_path.insert(0, _Preloaded(hidden))
 
 
 def _measured(run: Any) -> int:
@@ -359,7 +400,7 @@ def _prepare(tree: dict[str, Any], env: dict[str, str]) -> None:
     os.makedirs(tree["dir"])
     os.makedirs(tree["home"])
     try:
-        done = subprocess.run(["tar", "-xpf", tree["tar"], "-C", tree["dir"], "--no-same-owner",
+        done = subprocess.run([tree.get("exe", "tar"), "-xpf", tree["tar"], "-C", tree["dir"], "--no-same-owner",
                                "--delay-directory-restore"], stdin=subprocess.DEVNULL, capture_output=True)
     finally:
         os.unlink(tree["tar"])

@@ -34,7 +34,7 @@ WARM_SLACK = 32 * 1024 * 1024
 """Bytes a warm server's tmpfs holds beyond `disk-limit` and its tree as measured when it started
 (a revert changes the tree's size a little; a tree that outgrows it gets a new server)."""
 
-UNPACK = 'tar -xpf - -C "$1" --no-same-owner --delay-directory-restore && shift && exec "$@" </dev/null'
+UNPACK = '"$1" -xpf - -C "$2" --no-same-owner --delay-directory-restore && shift 2 && exec "$@" </dev/null'
 """The shell line a cold run starts with: unpack the tree from stdin into $1, then run the command."""
 
 
@@ -90,7 +90,15 @@ def pack(tree: str | Path, out: int | None = None) -> subprocess.Popen[bytes]:
 
 def cold_argv(tree_inside: str, argv: list[str]) -> list[str]:
     """The argv a cold run starts with inside: unpack stdin into `tree_inside`, then `argv`."""
-    return ["/bin/sh", "-c", UNPACK, "sh", tree_inside, *argv]
+    # tar by its system path: the run's PATH is the reviewer's, which need not name it.
+    return ["/bin/sh", "-c", UNPACK, "sh", tar_path(), tree_inside, *argv]
+
+
+def tar_path() -> str:
+    """The system tar (a run's PATH need not reach it); only asked where level() is "tmpfs"."""
+    tar = _tar()
+    assert tar is not None, "no tar: check level() first"
+    return tar
 
 
 def home_inside() -> str:

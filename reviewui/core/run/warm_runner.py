@@ -391,7 +391,8 @@ class _Server:
                     packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
                     if packer.wait() != 0:
                         return None  # the tree cannot be packed: the run goes cold
-                request["tree"] = {"tar": room.IO + "/tree.tar", "dir": place.tree_inside, "slot": room.SLOT,
+                request["tree"] = {"tar": room.IO + "/tree.tar", "exe": storage.tar_path(),
+                                   "dir": place.tree_inside, "slot": room.SLOT,
                                    "home": storage.home_inside()}
                 entries = measure([Path(cwd)])[1]
             if self.group is not None:
