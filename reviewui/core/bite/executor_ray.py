@@ -18,7 +18,7 @@ import itertools
 import threading
 import uuid
 from collections import deque
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from reviewui.core.bite.executor import Result, SweepJob
 from reviewui.core.bite.plan import GuardItem, Item, SweepPlan
@@ -176,7 +176,7 @@ def _spec(job: SweepJob) -> NodeSpec:
 
 
 def ray_engine(address: str | None, *, jobs: int | None = None, extras: tuple[str, ...] = (),
-               ship_limit: int = DEFAULT_SHIP_LIMIT) -> Any:
+               ship_limit: int = DEFAULT_SHIP_LIMIT) -> Callable[[WorktreePool], RayExecutor]:
     """The engine factory run_bite takes (`engine=`): connects now (start-up is paid here, once per
     process), and makes a RayExecutor for each sweep's pool."""
     from reviewui.core.ray.cluster import connect

@@ -132,6 +132,8 @@ def unpack_repo(data: bytes, dest: Path) -> str:
     """Unpack a shipped tree into `dest/tree` and make it a repository of one commit; return its sha."""
     tree = dest / "tree"
     tree.mkdir(parents=True)
+    if not hasattr(tarfile, "tar_filter"):
+        raise ReviewError("a Ray node needs Python 3.11.4 or later (tarfile extraction filters)")
     with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
         tar.extractall(tree, filter="tar")  # nothing written outside `tree`, never through a link
     gd = str(tree / ".git")
