@@ -45,10 +45,9 @@ from reviewui.core.target import Target
 class NodeSweep:
     """One sweep's state on a node: its pool, warm server, run context and share of the plan."""
 
-    def __init__(self, repo: Path, head: str, spec: NodeSpec, share: NodeShare, slots: int) -> None:
-        self.pool = WorktreePool(repo, slots)
-        self.pool.open()
-        self.cache = BiteCache()
+    def __init__(self, repo: Path, head: str, spec: NodeSpec, share: NodeShare, kept: Kept) -> None:
+        self.kept = kept
+        self.pool, self.cache = kept.pool, kept.cache
         self.cancel = threading.Event()
         self.work = private_tempdir("node")
         target = Target(repo, repo / ".git", "head", head, head, "head", 0)
@@ -65,13 +64,33 @@ class NodeSweep:
         held = [self.decoder.batch(w) for w in share.tail]
         self.tail = Tail(held, len(self.sessions)) if held and self.sessions else None
         self.control = self.decoder.batch(share.control) if share.control is not None else None
+        self.key = ""
+        """The tree this sweep runs on."""
 
     def close(self) -> None:
-        """Stop the warm server (its sandbox and every fork in it), empty the slots."""
+        """End the sweep: its runs stopped, its work dir removed (the slots and warm server are kept)."""
         self.cancel.set()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+class Kept:
+    """A tree's slots and warm servers, kept between sweeps of that tree (as a review session's
+    BiteCache keeps them on one machine): the next `b` on the same head starts warm."""
+
+    def __init__(self, repo: Path, slots: int) -> None:
+        self.slots = slots
+        self.pool = WorktreePool(repo, slots)
+        self.pool.open()
+        self.cache = BiteCache()
+
+    def close(self) -> None:
+        """Stop the warm servers (their sandboxes and every fork in them), empty the slots."""
         self.cache.close()
         self.pool.close()
-        shutil.rmtree(self.work, ignore_errors=True)
+
+
+KEEP_TREES = 4
+"""Trees whose slots a node keeps open between sweeps (the oldest idle one goes beyond this)."""
 
 
 class Node:
@@ -83,6 +102,7 @@ class Node:
         self._lock = threading.Lock()
         self._trees: dict[str, tuple[Path, str]] = {}
         self._sweeps: dict[str, NodeSweep] = {}
+        self._idle: dict[str, list[Kept]] = {}
         self._root = Path(tempfile.mkdtemp(prefix=f"reviewui-node-{os.getpid()}-"))
 
     @staticmethod
@@ -124,9 +144,19 @@ class Node:
             raise SandboxError(f"node {socket.gethostname()}: {refusal}")
         with self._lock:
             repo, head = self._trees[key]
-        state = NodeSweep(repo, head, spec, share, slots)
+            idle = self._idle.get(key, [])
+            kept = next((k for k in idle if k.slots == slots), None)
+            if kept is not None:
+                idle.remove(kept)
+        try:
+            state = NodeSweep(repo, head, spec, share, kept or Kept(repo, slots))
+        except BaseException:
+            if kept is not None:
+                kept.close()
+            raise
         with self._lock:
             self._sweeps[sweep] = state
+        state.key = key
 
     def control(self, sweep: str) -> UntrustedCommand | None:
         """Run the plan's control here; the UntrustedCommand it raised, else None."""
@@ -159,17 +189,35 @@ class Node:
             s.cache.close()
 
     def end(self, sweep: str) -> None:
-        """Close sweep `sweep` (its slots emptied, its warm server stopped)."""
+        """Close sweep `sweep`; its tree's slots and warm server are kept for the next sweep of it."""
         with self._lock:
             s = self._sweeps.pop(sweep, None)
-        if s is not None:
-            s.close()
+        if s is None:
+            return
+        s.close()
+        with self._lock:
+            self._idle.setdefault(s.key, []).append(s.kept)
+            gone = self._evict()
+        for k in gone:
+            k.close()
+
+    def _evict(self) -> list[Kept]:
+        """The kept slots beyond KEEP_TREES trees (oldest first), taken out (call with the lock)."""
+        gone: list[Kept] = []
+        while len([t for t, ks in self._idle.items() if ks]) > KEEP_TREES:
+            oldest = next(t for t, ks in self._idle.items() if ks)
+            gone += self._idle.pop(oldest)
+        return gone
 
     def forget(self) -> None:
         """Remove every unpacked tree (the actor is about to go)."""
         with self._lock:
-            for s in self._sweeps.values():
-                s.close()
-            self._sweeps.clear()
+            sweeps, self._sweeps = list(self._sweeps.values()), {}
+            kept = [k for ks in self._idle.values() for k in ks] + [s.kept for s in sweeps]
+            self._idle.clear()
             self._trees.clear()
+        for s in sweeps:
+            s.close()
+        for k in kept:
+            k.close()
         shutil.rmtree(self._root, ignore_errors=True)
