@@ -15,6 +15,7 @@ line (`need_ray`) and exits 2.
 from __future__ import annotations
 
 import os
+import socket
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,8 @@ from typing import Any
 from reviewui.core.errors import ReviewError, SandboxError
 from reviewui.core.ray.tree import Shipped
 
+CONNECT_WAIT = 10.0
+"""Seconds a cluster address has to accept a connection."""
 INSTALL_HINT = "the ray engine needs `pip install 'reviewui[ray]'`"
 LOOPBACK = "127.0.0.1"
 _LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -109,10 +112,24 @@ def disconnect() -> None:
         c.close()
 
 
+def _reachable(address: str) -> None:
+    """ReviewError when `host:port` does not accept a connection within seconds (Ray itself retries
+    for minutes); other forms (`auto`, `ray://…`) are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_WAIT).close()
+    except OSError as e:
+        raise ReviewError(f"cannot connect to Ray at {address}: {e.strerror or e}") from None
+
+
 def _connect(address: str | None, jobs: int | None) -> RayCluster:
     ray = need_ray(local=address is None)
     started = False
     if not ray.is_initialized():
+        if address is not None:
+            _reachable(address)
         try:
             if address is None:
                 ray.init(include_dashboard=False, _node_ip_address=LOOPBACK, log_to_driver=False,

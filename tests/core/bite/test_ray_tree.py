@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,14 @@ def test_without_ray_the_engine_says_how_to_install_it(monkeypatch: pytest.Monke
     code = main(["bite", "--engine", "ray", "--repo", str(Path(__file__).parent)])
     err = capsys.readouterr().err
     assert code == 2 and err == "reviewui: the ray engine needs `pip install 'reviewui[ray]'`\n", err
+
+
+def test_an_address_nobody_answers_is_one_line_before_anything_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys) -> None:
+    rb = make_repo(tmp_path / "r", {"a.py": "A = 1\n"}, {"a.py": "A = 2\n"})
+    monkeypatch.setattr(cluster, "_current", {})
+    started = time.monotonic()
+    code = main(["bite", "agent/work", "--engine", "ray", "--ray-address", "127.0.0.1:1", "--repo", str(rb.root)])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "reviewui: cannot connect to Ray at 127.0.0.1:1: Connection refused\n", err
+    assert time.monotonic() - started < cluster.CONNECT_WAIT + 5  # Ray's own retries would take minutes
