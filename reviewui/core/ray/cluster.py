@@ -14,6 +14,7 @@ line (`need_ray`) and exits 2.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -39,7 +40,20 @@ def need_ray(local: bool = False) -> Any:
         import ray
     except ImportError:
         raise ReviewError(INSTALL_HINT) from None
+    if local:  # imported earlier in this process, before the variable: the same switch, set now
+        with contextlib.suppress(AttributeError, ImportError):
+            import ray._private.ray_constants as constants
+
+            constants.ENABLE_RAY_CLUSTER = False
     return ray
+
+
+def _loopback(address: str | None) -> bool:
+    """True for no address (a local Ray) or one on this machine's loopback."""
+    if address is None:
+        return True
+    host = address.split("://", 1)[-1].rpartition(":")[0].strip("[]")
+    return host in ("127.0.0.1", "localhost", "::1")
 
 
 @dataclass(frozen=True)
@@ -125,7 +139,7 @@ def _reachable(address: str) -> None:
 
 
 def _connect(address: str | None, jobs: int | None) -> RayCluster:
-    ray = need_ray(local=address is None)
+    ray = need_ray(local=_loopback(address))
     started = False
     if not ray.is_initialized():
         if address is not None:
