@@ -122,11 +122,6 @@ class Node:
             return socket.gethostname(), str(e)
         return socket.gethostname(), None
 
-    def has(self, key: str) -> bool:
-        """True when the tree `key` is unpacked here already."""
-        with self._lock:
-            return key in self._trees
-
     def load(self, key: str, data: bytes) -> str:
         """Unpack the shipped tree `key` (once) and return its commit."""
         with self._lock:
