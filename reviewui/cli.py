@@ -54,6 +54,14 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                    help="rerun everything: do not show or reuse the evidence stored for this head")
 
 
+def _engine_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", choices=("local", "ray"), default=None,
+                   help="what runs the sweep: this machine's slots (local, the default) or a Ray cluster's nodes "
+                        "(needs pip install 'reviewui[ray]'); default: the `engine` setting")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="the Ray cluster to join (default: the `ray-address` setting, else a local Ray on loopback)")
+
+
 def _transcript_format_arg(p: argparse.ArgumentParser) -> None:
     from reviewui.core.transcript.names import FORMATS  # the registry is checked against this list
 
@@ -133,6 +141,7 @@ def _bite_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-config", action="store_true",
                    help="also bite-check hunks of files that are not code (toml, yaml, cfg, md, json, ...)")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
+    _engine_args(p)
 
 
 def _tests_args(p: argparse.ArgumentParser) -> None:
@@ -195,6 +204,7 @@ def _check_args(p: argparse.ArgumentParser) -> None:
     task.add_argument("--task-file", metavar="FILE")
     p.add_argument("--bite", action="store_true", help="run the bite sweep and add its findings")
     _run_args(p)
+    _engine_args(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
 
 
@@ -216,6 +226,7 @@ def _queue_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sweep", action="store_true",
                    help="first fill in the evidence of every branch still waiting for it (into the evidence store)")
     p.add_argument("--jobs", type=_positive_int, default=None, metavar="N", help="parallel runs per sweep")
+    _engine_args(p)
 
 
 def _open_args(p: argparse.ArgumentParser) -> None:

@@ -26,6 +26,8 @@ def run_options_from_args(args: argparse.Namespace) -> RunOptions:
         jobs=getattr(args, "jobs", None),
         timeout=getattr(args, "timeout", None),
         fresh=getattr(args, "fresh", False),
+        engine=getattr(args, "engine", None),
+        ray_address=getattr(args, "ray_address", None),
     )
 
 

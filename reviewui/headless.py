@@ -282,22 +282,36 @@ def cmd_queue(args: argparse.Namespace) -> int:
 def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
     """Fill in the evidence of every row still waiting for it, in queue order, into the evidence store.
 
-    Each branch gets what `check --bite` makes (core/queue/sweep.py), one after another, each on
-    `--jobs` slots. A branch whose sweep cannot run is said in one line and the rest go on.
+    Each branch gets what `check --bite` makes (core/queue/sweep.py), each on `--jobs` slots: one
+    after another on the local engine, several at once on Ray (`--engine`, else the `engine` setting). A branch whose sweep cannot run is said in one line and the rest go on.
     Returns how many were swept.
     """
-    from reviewui.core.queue.sweep import sweep_branch
+    import threading
 
-    todo = [r for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
+    from reviewui.core.config import resolve_settings
+    from reviewui.core.queue.sweep import sweep_branches
+
+    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
+    engine = args.engine or resolve_settings(source.repo, source.base, source.base).engine
     swept = 0
-    for n, row in enumerate(todo, 1):
-        branch = row.record.branch
-        sys.stderr.write(f"reviewui: sweeping {n}/{len(todo)}: {visible(branch)}\n")
-        why = sweep_branch(source.repo, branch, source.base, jobs=args.jobs)
+    started = 0
+    lock = threading.Lock()  # several branches may start and end at once
+
+    def start(branch: str) -> None:
+        nonlocal started
+        with lock:
+            started += 1
+            sys.stderr.write(f"reviewui: sweeping {started}/{len(todo)}: {visible(branch)}\n")
+
+    def done(branch: str, why: str | None) -> None:
+        nonlocal swept
         if why is None:
             swept += 1
         else:
             sys.stderr.write(f"reviewui: {visible(branch)}: {visible(why)}\n")
+
+    sweep_branches(source.repo, todo, source.base, engine=engine, on_done=done, on_start=start, jobs=args.jobs,
+                   ray_address=args.ray_address)
     return swept
 
 

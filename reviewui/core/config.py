@@ -67,6 +67,15 @@ class Settings:
     executing a hunk no selected test runs (`full-suite-budget`; 0 never runs it)."""
     test_layout: TestLayout = field(default_factory=TestLayout)
     """The base commit's test layout (pytest's python_files/testpaths, unittest-only suites)."""
+    engine: str = "local"
+    """What carries out a bite sweep: `local` (this machine's slots) or `ray` (a Ray cluster's nodes)."""
+    ray_address: str | None = None
+    """The Ray cluster to join (`ray-address`; None: a local Ray on loopback). Never from the branch."""
+    ray_extras: tuple[str, ...] = ()
+    """Untracked paths of the checkout shipped to the nodes beside the head's files (`ray-extras`,
+    relative to the repository; never `.git`). Never from the branch."""
+    ray_ship_limit: int = 512
+    """MiB a tree shipped to the Ray nodes may hold (`ray-ship-limit`)."""
 
     @classmethod
     def from_commit(cls, repo_dir: str | Path, rev: str) -> "Settings":
@@ -123,6 +132,7 @@ class Settings:
             if isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0:
                 raise ReviewError("config: full-suite-budget must be a number of seconds (0 turns it off)")
             s = replace(s, full_suite_budget=float(b))
+        s = _engine_settings(s, data)
         if "timeout" in data:
             t = data["timeout"]
             if not isinstance(t, (int, float)) or t <= 0:
@@ -130,6 +140,32 @@ class Settings:
             s = replace(s, timeout=float(t))
         return s
 
+
+ENGINES: tuple[str, ...] = ("local", "ray")
+"""The engines a sweep can run on (`engine`, `--engine`)."""
+
+
+def _engine_settings(s: Settings, data: dict[str, Any]) -> Settings:
+    """`s` with the engine keys of `data` (`engine`, `ray-address`, `ray-extras`, `ray-ship-limit`)."""
+    if "engine" in data:
+        if data["engine"] not in ENGINES:
+            raise ReviewError(f"config: engine must be one of {', '.join(ENGINES)}")
+        s = replace(s, engine=data["engine"])
+    if "ray-address" in data:
+        s = replace(s, ray_address=_str(data["ray-address"], "ray-address") or None)
+    if "ray-extras" in data:
+        s = replace(s, ray_extras=tuple(_str_list(data["ray-extras"], "ray-extras")))
+    if "ray-ship-limit" in data:
+        n = data["ray-ship-limit"]
+        if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+            raise ReviewError("config: ray-ship-limit must be a positive number of MiB")
+        s = replace(s, ray_ship_limit=n)
+    return s
+
+
+BRANCH_NEVER: tuple[str, ...] = ("ray-address", "ray-extras")
+"""Keys a branch's own config never sets, even when the reviewer trusts it: where its evidence is
+made, and which of the reviewer's untracked files leave the machine."""
 
 CONFIG_FILES: tuple[str, ...] = ("pyproject.toml", ".reviewui.toml")
 """The files (at the repository root) reviewui's config is read from, later ones winning."""
@@ -189,6 +225,7 @@ def user_settings_mapping() -> dict[str, Any]:
 SETTING_KEYS: tuple[str, ...] = (
     "test-globs", "test-command", "notes-ref", "transcript", "severity",
     "env-allow", "network", "warm-runner", "exclude", "timeout", "full-suite-budget", "queue-branches",
+    "engine", "ray-address", "ray-extras", "ray-ship-limit",
 )
 """Every key Settings.from_mapping reads."""
 
@@ -278,7 +315,7 @@ def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch
     """
     layers = [user_settings_mapping(), repo_config_at(repo_dir, base), local_config(repo_dir)]
     if trust_branch and base != head:
-        branch = dict(repo_config_at(repo_dir, head))
+        branch = {k: v for k, v in repo_config_at(repo_dir, head).items() if k not in BRANCH_NEVER}
         if isinstance(branch.get("severity"), dict):
             branch["severity"] = {k: v for k, v in branch["severity"].items() if k != "config-changed"}
         layers.append(branch)

@@ -58,6 +58,10 @@ class RunOptions:
     """Per-run time limit in seconds; None means derived from the baseline."""
     fresh: bool = False
     """Rerun everything: stored evidence is neither shown as current nor reused (`--fresh`)."""
+    engine: str | None = None
+    """What carries out bite sweeps (`--engine local|ray`); None: the `engine` setting."""
+    ray_address: str | None = None
+    """The Ray cluster of the ray engine (`--ray-address`); None: the `ray-address` setting."""
 
 
 @dataclass
@@ -312,14 +316,16 @@ class ReviewSession:
         the report with `evidence.add_report`. Raises ReviewError as run_bite does.
         """
         from reviewui.core.bite.engine import run_bite
+        from reviewui.core.bite.engines import engine_for
 
         r = self.run
+        engine = engine_for(self.settings, r.engine, r.ray_address, r.jobs)
         self.diff.preload()
         return run_bite(
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
-            include_config=include_config,
+            include_config=include_config, engine=engine,
         )
 
     def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":

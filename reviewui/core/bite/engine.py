@@ -120,9 +120,10 @@ def run_bite(
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)
-            plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, pool.size)
+            executor = (engine or LocalExecutor)(pool)
+            plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots)
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
-            execution = (engine or LocalExecutor)(pool).start(plan, job)
+            execution = executor.start(plan, job)
             join = guard_check.GuardJoin(plan.guard_jobs(), sweep.emit)
             # Nothing is reported until the instrument check and the control passed; a failure
             # stops what runs.

@@ -70,6 +70,8 @@ class Executor(Protocol):
 
     name: str
     """`local` or `ray` (said in the report)."""
+    slots: int
+    """How many sessions can run at once (the plan is made for that many)."""
 
     def start(self, plan: SweepPlan, job: SweepJob) -> Execution:
         """Begin carrying out `plan`; the returned execution yields its results."""

@@ -28,6 +28,7 @@ class LocalExecutor:
 
     def __init__(self, pool: WorktreePool) -> None:
         self.pool = pool
+        self.slots = pool.size
 
     def start(self, plan: SweepPlan, job: SweepJob) -> LocalExecution:
         """Begin `plan` on this executor's slots."""
@@ -71,20 +72,22 @@ class LocalExecution:
         return [run_alone(self._pool, self._job, item)]
 
     def _session(self, session: SessionItem, tail: Tail | None) -> list[Result]:
-        """One batch session, then whatever it gave back, each alone."""
-        job = self._job
-        pending = {id(r.hunk): r for r in session.reverts}
-        reverts = RevertSession([r.pending() for r in session.reverts], job.diff, job.per_run) \
-            if session.reverts else None
-        try:
-            graded, again = guard_batch.run_batch(self._pool, job.target, job.ctx, list(session.guards),
-                                                  job.per_run, job.ctx.cancel, reverts, tail)
-        finally:
-            left = tail.finish() if tail is not None else []
-        out: list[Result] = [*graded]
-        back: list[Item] = [*(GuardItem(j) for j in again), *(GuardItem(g.job) for g in left)]
-        if reverts is not None:
-            out += reverts.graded
-            back += [pending[id(p[1])] for p in reverts.again]
-        return out + [run_alone(self._pool, job, item) for item in back]
+        return run_session(self._pool, self._job, session, tail)
 
+
+def run_session(pool: WorktreePool, job: SweepJob, session: SessionItem, tail: Tail | None) -> list[Result]:
+    """One batch session in a slot of `pool`, then whatever it gave back, each alone (also a Ray node's)."""
+    pending = {id(r.hunk): r for r in session.reverts}
+    reverts = RevertSession([r.pending() for r in session.reverts], job.diff, job.per_run) \
+        if session.reverts else None
+    try:
+        graded, again = guard_batch.run_batch(pool, job.target, job.ctx, list(session.guards),
+                                              job.per_run, job.ctx.cancel, reverts, tail)
+    finally:
+        left = tail.finish() if tail is not None else []
+    out: list[Result] = [*graded]
+    back: list[Item] = [*(GuardItem(j) for j in again), *(GuardItem(g.job) for g in left)]
+    if reverts is not None:
+        out += reverts.graded
+        back += [pending[id(p[1])] for p in reverts.again]
+    return out + [run_alone(pool, job, item) for item in back]

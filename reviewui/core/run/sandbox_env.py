@@ -36,6 +36,9 @@ HARNESS_PLUGINS: tuple[str, ...] = ("reviewui_covctx", "reviewui_origin", "revie
 """pytest plugins a hosting reviewui's coverage baseline names in PYTEST_PLUGINS: a
 reviewui run inside those tests (reviewui's own suite) must not inherit them."""
 _HARNESS_PREFIXES: tuple[str, ...] = ("COV_CORE_",)
+NEVER_PREFIXES: tuple[str, ...] = ("RAY_",)
+"""Variables no run gets, whatever `env-allow` says: a Ray cluster's own (its address, its auth
+token, its node's ids), set in every process of a node that runs a sweep (core/ray)."""
 
 SCRATCH_MARKER = "REVIEWUI_SCRATCH"
 """Every test process carries this variable (the scratch path), so a crashed
@@ -81,7 +84,7 @@ def scrubbed_env(
     src = os.environ if base is None else base
     env: dict[str, str] = {}
     for name, value in src.items():
-        if name in _HARNESS_VARS or name.startswith(_HARNESS_PREFIXES):
+        if name in _HARNESS_VARS or name.startswith(_HARNESS_PREFIXES) or name.upper().startswith(NEVER_PREFIXES):
             continue
         if not (name in ALLOWED_NAMES or name.startswith("LC_") or name in keep):
             continue

@@ -1,0 +1,200 @@
+"""The Ray executor: the same plan carried out by the nodes of a Ray cluster (`--engine ray`).
+
+The head's tree (core/ray/tree.py: tracked files plus declared extras, never
+`.git`, size-checked) is shipped once through the object store; each node's
+actor (core/ray/node.py) unpacks it once and runs what it is dealt with the
+local executor's own paths, in its own sandbox, with its own warm server.
+Dealing: the plan's sessions go to the nodes up front, at most a node's slots
+each, the tail guards with the sessions that may take them; the control runs
+on the first node, and `settle` waits for it; items alone go to whichever
+node has a slot free, as the results come back (`ray.wait`). Results are
+mapped back to the plan's own objects (wire.Encoder). `cancel` tells every
+node to kill its running process trees and sends nothing more.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import uuid
+from collections import deque
+from typing import Any, Callable, Iterator
+
+from reviewui.core.bite.executor import Result, SweepJob
+from reviewui.core.bite.plan import GuardItem, Item, SweepPlan
+from reviewui.core.errors import ReviewError
+from reviewui.core.ray.cluster import NodeRef, RayCluster
+from reviewui.core.ray.tree import DEFAULT_SHIP_LIMIT, build_tree
+from reviewui.core.ray.wire import DiffWire, Encoder, NodeShare, NodeSpec, SessionWire
+from reviewui.core.run.worktree import WorktreePool
+
+_END_WAIT = 60.0
+"""Seconds a node is given to stop or close a sweep before the driver stops waiting for it."""
+_POLL = 0.2
+"""Seconds between looks at the reviewer's cancel event while waiting for results."""
+
+
+class RayExecutor:
+    """Carries out plans on a connected Ray cluster (the driver's own pool only prepared them)."""
+
+    name = "ray"
+
+    def __init__(self, pool: WorktreePool, cluster: RayCluster, extras: tuple[str, ...] = (),
+                 ship_limit: int = DEFAULT_SHIP_LIMIT) -> None:
+        self.pool = pool
+        self.cluster = cluster
+        self.slots = cluster.slots
+        self.extras = extras
+        self.ship_limit = ship_limit
+
+    def start(self, plan: SweepPlan, job: SweepJob) -> RayExecution:
+        """Ship the head's tree, deal the plan, start it on the nodes."""
+        shipped = build_tree(job.target.repo_dir, job.target.head, self.extras, self.ship_limit)
+        self.cluster.ship(shipped)
+        return RayExecution(self.cluster, plan, job, shipped.key)
+
+
+class RayExecution:
+    """One plan running on the cluster's nodes (see the module docstring)."""
+
+    def __init__(self, cluster: RayCluster, plan: SweepPlan, job: SweepJob, key: str) -> None:
+        self._ray = cluster.ray
+        self._nodes = cluster.nodes
+        self._sweep = uuid.uuid4().hex
+        jobs = plan.guard_jobs() + ([plan.control.job] if plan.control is not None else [])
+        self._enc = Encoder(job.diff, jobs)
+        self._cancelled = False
+        self._halt: threading.Event | None = job.ctx.cancel
+        self._open: list[NodeRef] = []
+        self._busy = {id(n): 0 for n in self._nodes}
+        self._running: dict[Any, NodeRef] = {}
+        alone = [*plan.alone, *(GuardItem(g.job) for g in plan.tail if not plan.sessions)]
+        self._queue: deque[Item] = deque(alone)
+        shares, placed = self._deal(plan)
+        spec = _spec(job)
+        self._open = list(self._nodes)
+        try:
+            _get(self._ray, [n.actor.begin.remote(self._sweep, key, spec, share, n.slots)
+                             for n, share in zip(self._nodes, shares, strict=True)])
+        except BaseException:
+            self._end()
+            raise
+        self._control = None
+        if plan.control is not None:
+            first = self._nodes[0]
+            self._control = first.actor.control.remote(self._sweep)
+            self._busy[id(first)] += 1
+        for node, n in placed:
+            self._submit(node, node.actor.session.remote(self._sweep, n))
+        self._fill()
+
+    def _deal(self, plan: SweepPlan) -> tuple[list[NodeShare], list[tuple[NodeRef, int]]]:
+        """Each node's sessions (at most its slots, the least loaded first) and a share of the tail."""
+        sessions: list[list[SessionWire]] = [[] for _ in self._nodes]
+        for s in plan.sessions:
+            i = min(range(len(self._nodes)), key=lambda k: len(sessions[k]) / self._nodes[k].slots)
+            sessions[i].append(self._enc.session(s))
+        with_sessions = [i for i, ss in enumerate(sessions) if ss]
+        tails: list[list[Any]] = [[] for _ in self._nodes]
+        if with_sessions:
+            for g, i in zip(plan.tail, itertools.cycle(with_sessions)):
+                tails[i].append(self._enc.batch(g))
+        control = self._enc.batch(plan.control) if plan.control is not None else None
+        shares = [NodeShare(tuple(sessions[i]), tuple(tails[i]), control if i == 0 else None)
+                  for i in range(len(self._nodes))]
+        placed = [(self._nodes[i], n) for i, ss in enumerate(sessions) for n in range(len(ss))]
+        return shares, placed
+
+    def _submit(self, node: NodeRef, ref: Any) -> None:
+        self._running[ref] = node
+        self._busy[id(node)] += 1
+
+    def _fill(self) -> None:
+        """Send items alone to the nodes with a slot free (none once cancelled)."""
+        while self._queue and not self._cancelled:
+            free = [n for n in self._nodes if self._busy[id(n)] < n.slots]
+            if not free:
+                return
+            node = min(free, key=lambda n: self._busy[id(n)] / n.slots)
+            item = self._queue.popleft()
+            self._submit(node, node.actor.alone.remote(self._sweep, self._enc.item(item)))
+
+    def settle(self) -> None:
+        """Return once the control passed on its node; raise its UntrustedCommand when it bit."""
+        if self._control is None:
+            return
+        failed = _get(self._ray, self._control)
+        self._busy[id(self._nodes[0])] -= 1
+        self._control = None
+        self._fill()
+        if failed is not None:
+            raise failed
+
+    def results(self) -> Iterator[Result]:
+        """Each node's results as they come back; every node's sweep is closed at the end. An item
+        whose node failed is not yielded (run_bite grades it "lost by the executor")."""
+        try:
+            while self._running:
+                if self._halt is not None and self._halt.is_set() and not self._cancelled:
+                    self.cancel()
+                ready, _ = self._ray.wait(list(self._running), num_returns=1, timeout=_POLL)
+                for ref in ready:
+                    node = self._running.pop(ref)
+                    self._busy[id(node)] -= 1
+                    try:
+                        backs = _get(self._ray, ref)
+                    except self._ray.exceptions.RayError:
+                        continue
+                    for back in backs:
+                        yield self._enc.back(back)
+                self._fill()
+        finally:
+            self._end()
+
+    def cancel(self) -> None:
+        """Send nothing more; every node kills its running process trees (waited for, a while)."""
+        self._cancelled = True
+        self._queue.clear()
+        refs = [n.actor.cancel.remote(self._sweep) for n in self._open]
+        self._ray.wait(refs, num_returns=len(refs), timeout=_END_WAIT)
+        running = list(self._running) + ([self._control] if self._control is not None else [])
+        if running:
+            self._ray.wait(running, num_returns=len(running), timeout=_END_WAIT)
+        self._end()  # what finished is still read by results(); the nodes' slots go now
+
+    def _end(self) -> None:
+        nodes, self._open = self._open, []
+        if nodes:
+            refs = [n.actor.end.remote(self._sweep) for n in nodes]
+            self._ray.wait(refs, num_returns=len(refs), timeout=_END_WAIT)
+
+
+def _spec(job: SweepJob) -> NodeSpec:
+    ctx = job.ctx
+    return NodeSpec(list(ctx.argv), dict(ctx.user_env), list(ctx.modules), ctx.settings, ctx.data_files,
+                    ctx.checkout_dirs, ctx.suite, ctx.quarantined, job.per_run, DiffWire.of(job.diff))
+
+
+def ray_engine(address: str | None, *, jobs: int | None = None, extras: tuple[str, ...] = (),
+               ship_limit: int = DEFAULT_SHIP_LIMIT) -> Callable[[WorktreePool], RayExecutor]:
+    """The engine factory run_bite takes (`engine=`): connects now (start-up is paid here, once per
+    process), and makes a RayExecutor for each sweep's pool."""
+    from reviewui.core.ray.cluster import connect
+
+    cluster = connect(address, jobs)
+
+    def make(pool: WorktreePool) -> RayExecutor:
+        return RayExecutor(pool, cluster, extras, ship_limit)
+
+    return make
+
+
+def _get(ray: Any, refs: Any) -> Any:
+    """`ray.get`, a node's ReviewError (its sandbox refusing) raised as itself, not wrapped."""
+    try:
+        return ray.get(refs)
+    except ray.exceptions.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, ReviewError):
+            raise cause from None
+        raise
