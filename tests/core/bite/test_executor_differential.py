@@ -33,6 +33,7 @@ class OneByOne:
 
     def __init__(self, pool: WorktreePool) -> None:
         self.pool = pool
+        self.slots = pool.size  # planned as the local executor's plan is: the same items
         self.items: list[Item] = []
 
     def start(self, plan: SweepPlan, job: SweepJob) -> OneByOne:
