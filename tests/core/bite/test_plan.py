@@ -112,3 +112,27 @@ def test_with_fewer_sessions_than_slots_the_other_slots_share_of_reverts_runs_al
     assert sum(len(s.reverts) for s in plan.sessions) == 2  # ceil(3 * 2 / 3) ride along
     [alone] = [i for i in plan.alone if isinstance(i, RevertItem)]  # the third slot's share
     assert alone.key == targets[2][1].key and alone.tests == ("tests/test_m.py::test_f",)
+
+
+def test_a_plan_lists_the_reverts_and_guards_it_runs_alone_too() -> None:
+    py = hunks_of("pkg/m.py", 2)
+    conf = hunks_of("tests/conftest.py")  # never batched: its revert runs alone
+    jobs = [guard("pkg/m.py", 2), guard("pkg/m.py", 3, choice="all")]  # the second runs alone
+    plan = plan_sweep([*py, *conf], covered([*py, *conf]), jobs, slots=2, batching=BATCHING)
+    assert conf[0][1].key in [i.key for i in plan.alone if isinstance(i, RevertItem)]
+    assert sorted(plan.hunk_keys()) == sorted(h.key for _, h in [*py, *conf])
+    assert sorted(map(id, plan.guard_jobs())) == sorted(map(id, jobs))
+
+
+def test_a_hunk_without_a_coverage_scope_records_none() -> None:
+    targets = hunks_of("pkg/m.py", 2)
+    plans = {targets[0][1].key: HunkPlan(False, ()), targets[1][1].key: HunkPlan(False, ("t.py",), scope="suite")}
+    plan = plan_sweep(targets, plans, [], slots=1, batching=None)
+    assert dict(plan.scopes) == {targets[1][1].key: "suite"}  # no coverage map, no scope
+
+
+def test_with_no_batchable_guard_there_is_no_control_and_no_session() -> None:
+    targets = hunks_of("pkg/m.py", 2)
+    plan = plan_sweep(targets, covered(targets), [guard("pkg/m.py", 17)], slots=2, batching=BATCHING)
+    assert plan.control is None and plan.sessions == () and plan.tail == ()
+    assert [type(i).__name__ for i in plan.alone] == ["RevertItem", "RevertItem", "GuardItem"]
