@@ -20,13 +20,12 @@ directory bound read-write and the runner's watcher bounds what a run adds
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import stat
 import subprocess
 from pathlib import Path
 
-from reviewui.core.run import room
+from reviewui.core.run import room, watch
 
 PAGE = 4096
 """What tmpfs charges a file at least, per page of its contents."""
@@ -56,25 +55,11 @@ def level() -> str:
 def room_for(tree: str | Path) -> int:
     """Bytes the tree takes in a tmpfs (each regular file its contents rounded up to pages)."""
     total = 0
-    stack = [str(tree)]
-    while stack:
-        top = stack.pop()
-        try:
-            it = os.scandir(top)
-        except OSError:
-            continue
-        with it:
-            for entry in it:
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISDIR(st.st_mode):
-                    stack.append(entry.path)
-                elif stat.S_ISREG(st.st_mode):
-                    total += -(-st.st_size // PAGE) * PAGE
-                else:
-                    total += PAGE
+    for st in watch.entries([tree]):
+        if stat.S_ISREG(st.st_mode):
+            total += -(-st.st_size // PAGE) * PAGE
+        elif not stat.S_ISDIR(st.st_mode):
+            total += PAGE
     return total
 
 

@@ -21,18 +21,16 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 INTERVAL = 0.2
 """Seconds between two looks at a running test's directories."""
 
 
-def measure(dirs: Sequence[str | Path], stop_bytes: int | None = None,
-            stop_files: int | None = None) -> tuple[int, int]:
-    """(allocated bytes, entries) under `dirs`, not following symlinks; stops early past a stop value."""
-    total = count = 0
+def entries(dirs: Sequence[str | Path]) -> Iterator[os.stat_result]:
+    """The stat of every entry under `dirs`, depth first, never following a symlink; a part
+    that cannot be read is passed over."""
     stack = [str(d) for d in dirs]
-    seen: set[tuple[int, int]] = set()
     while stack:
         top = stack.pop()
         try:
@@ -45,16 +43,25 @@ def measure(dirs: Sequence[str | Path], stop_bytes: int | None = None,
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                key = (st.st_dev, st.st_ino)
-                if key in seen:
-                    continue  # a hard link counts once
-                seen.add(key)
-                count += 1
-                total += st.st_blocks * 512
                 if stat.S_ISDIR(st.st_mode):
                     stack.append(entry.path)
-                if (stop_bytes is not None and total > stop_bytes) or (stop_files is not None and count > stop_files):
-                    return total, count
+                yield st
+
+
+def measure(dirs: Sequence[str | Path], stop_bytes: int | None = None,
+            stop_files: int | None = None) -> tuple[int, int]:
+    """(allocated bytes, entries) under `dirs`, not following symlinks; stops early past a stop value."""
+    total = count = 0
+    seen: set[tuple[int, int]] = set()
+    for st in entries(dirs):
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            continue  # a hard link counts once
+        seen.add(key)
+        count += 1
+        total += st.st_blocks * 512
+        if (stop_bytes is not None and total > stop_bytes) or (stop_files is not None and count > stop_files):
+            return total, count
     return total, count
 
 
