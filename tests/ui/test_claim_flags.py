@@ -8,7 +8,6 @@ line, in `!` and `l`, in the summary's counts, and `g` on it jumps as from any t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rich.style import Style
@@ -17,6 +16,7 @@ from textual.widgets import ContentSwitcher, Static
 from reviewui.core.session import ReviewSession
 from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
+from tests.ui.claim_sessions import claim_without_run
 from reviewui.ui.transcript_detail import CLAIM_FLAGS
 from reviewui.ui.widgets.transcript_view import TranscriptView
 from tests.ui.ready import review_ready
@@ -39,14 +39,7 @@ def _tone(view: TranscriptView, y: int, tone: str) -> Style:
 
 
 async def test_a_claim_without_a_run_is_flagged_on_its_turn_in_the_warning_colour(tmp_path: Path) -> None:
-    built = build_sample("03-null-guard", tmp_path)
-    transcript = tmp_path / "no-run.json"
-    transcript.write_text(json.dumps({"messages": [
-        {"role": "user", "content": "Add a null guard to write_ledger."},
-        {"role": "assistant", "content": "Looking at the writer."},
-        {"role": "user", "content": "go on"},
-        {"role": "assistant", "content": "I added the guard. All tests pass."}]}))
-    session = ReviewSession.open(built.repo_dir, "agent/null-guard", transcript=transcript)
+    session = claim_without_run(tmp_path)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await review_ready(app, pilot)

@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from textual.widgets import ContentSwitcher
 
-from reviewui.core.session import ReviewSession
-from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
+from tests.ui.claim_sessions import claim_without_run
 from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.widgets.transcript_view import TranscriptView
 from tests.ui.ready import review_ready
 
 
 async def test_enter_on_a_claim_finding_shows_its_turn(tmp_path: Path) -> None:
-    built = build_sample("03-null-guard", tmp_path)
-    transcript = tmp_path / "no-run.json"
-    transcript.write_text(json.dumps({"messages": [
-        {"role": "user", "content": "Add a null guard to write_ledger."},
-        {"role": "assistant", "content": "Looking at the writer."},
-        {"role": "user", "content": "go on"},
-        {"role": "assistant", "content": "I added the guard. All tests pass."}]}))
-    session = ReviewSession.open(built.repo_dir, "agent/null-guard", transcript=transcript)
+    session = claim_without_run(tmp_path)
     app = make_app(session)
     async with app.run_test(size=(180, 45)) as pilot:
         await review_ready(app, pilot)
