@@ -5,8 +5,9 @@ The head's tree (core/ray/tree.py: tracked files plus declared extras, never
 actor (core/ray/node.py) unpacks it once and runs what it is dealt with the
 local executor's own paths, in its own sandbox, with its own warm server.
 Dealing: the plan's sessions go to the nodes up front, at most a node's slots
-each, the tail guards with the sessions that may take them; the control runs
-on the first node, and `settle` waits for it; items alone go to whichever
+each, the tail guards with the sessions that may take them; every node first
+checks its own environment (the plan's tests green at its head, and on the
+first node the plan's control), and `settle` waits for all of them; items alone go to whichever
 node has a slot free, as the results come back (`ray.wait`). Results are
 mapped back to the plan's own objects (wire.Encoder). `cancel` tells every
 node to kill its running process trees and sends nothing more.
@@ -21,7 +22,7 @@ from collections import deque
 from typing import Any, Callable, Iterator
 
 from reviewui.core.bite.executor import Result, SweepJob
-from reviewui.core.bite.plan import GuardItem, Item, SweepPlan
+from reviewui.core.bite.plan import GuardItem, Item, RevertItem, SweepPlan
 from reviewui.core.errors import ReviewError
 from reviewui.core.ray.cluster import NodeRef, RayCluster
 from reviewui.core.ray.tree import DEFAULT_SHIP_LIMIT, build_tree
@@ -71,7 +72,7 @@ class RayExecution:
         alone = [*plan.alone, *(GuardItem(g.job) for g in plan.tail if not plan.sessions)]
         self._queue: deque[Item] = deque(alone)
         shares, placed = self._deal(plan)
-        spec = _spec(job)
+        spec = _spec(job, plan)
         self._open = list(self._nodes)
         try:
             _get(self._ray, [n.actor.begin.remote(self._sweep, key, spec, share, n.slots)
@@ -79,11 +80,11 @@ class RayExecution:
         except BaseException:
             self._end()
             raise
-        self._control = None
-        if plan.control is not None:
-            first = self._nodes[0]
-            self._control = first.actor.control.remote(self._sweep)
-            self._busy[id(first)] += 1
+        # Every node checks its own environment first (its head green, then the plan's control
+        # where it has it): a node whose tests fail at the head would make every revert "bite".
+        self._controls = {node.actor.control.remote(self._sweep): node for node in self._nodes}
+        for node in self._nodes:
+            self._busy[id(node)] += 1
         for node, n in placed:
             self._submit(node, node.actor.session.remote(self._sweep, n))
         self._fill()
@@ -120,15 +121,17 @@ class RayExecution:
             self._submit(node, node.actor.alone.remote(self._sweep, self._enc.item(item)))
 
     def settle(self) -> None:
-        """Return once the control passed on its node; raise its UntrustedCommand when it bit."""
-        if self._control is None:
+        """Return once every node's checks passed; raise the first UntrustedCommand one gave."""
+        if not self._controls:
             return
-        failed = _get(self._ray, self._control)
-        self._busy[id(self._nodes[0])] -= 1
-        self._control = None
+        refs = list(self._controls)
+        failed = _get(self._ray, refs)
+        for ref in refs:
+            self._busy[id(self._controls.pop(ref))] -= 1
         self._fill()
-        if failed is not None:
-            raise failed
+        for f in failed:
+            if f is not None:
+                raise f
 
     def results(self) -> Iterator[Result]:
         """Each node's results as they come back; every node's sweep is closed at the end. An item
@@ -157,7 +160,7 @@ class RayExecution:
         self._queue.clear()
         refs = [n.actor.cancel.remote(self._sweep) for n in self._open]
         self._ray.wait(refs, num_returns=len(refs), timeout=_END_WAIT)
-        running = list(self._running) + ([self._control] if self._control is not None else [])
+        running = list(self._running) + list(self._controls)
         if running:
             self._ray.wait(running, num_returns=len(running), timeout=_END_WAIT)
         self._end()  # what finished is still read by results(); the nodes' slots go now
@@ -169,10 +172,21 @@ class RayExecution:
             self._ray.wait(refs, num_returns=len(refs), timeout=_END_WAIT)
 
 
-def _spec(job: SweepJob) -> NodeSpec:
+def _spec(job: SweepJob, plan: SweepPlan) -> NodeSpec:
     ctx = job.ctx
     return NodeSpec(list(ctx.argv), dict(ctx.user_env), list(ctx.modules), ctx.settings, ctx.data_files,
-                    ctx.checkout_dirs, ctx.suite, ctx.quarantined, job.per_run, DiffWire.of(job.diff))
+                    ctx.checkout_dirs, ctx.suite, ctx.quarantined, job.per_run, DiffWire.of(job.diff),
+                    head_tests(plan))
+
+
+def head_tests(plan: SweepPlan) -> tuple[str, ...]:
+    """Every test the plan's items run, in plan order; () when one of them runs the whole suite."""
+    lists = [i.tests if isinstance(i, RevertItem) else i.job.tests for i in plan.alone]
+    lists += [r.tests for s in plan.sessions for r in s.reverts]
+    lists += [g.job.tests for s in plan.sessions for g in s.guards] + [g.job.tests for g in plan.tail]
+    if any(not t for t in lists):
+        return ()
+    return tuple(dict.fromkeys(t for tests in lists for t in tests))
 
 
 def ray_engine(address: str | None, *, jobs: int | None = None, extras: tuple[str, ...] = (),

@@ -60,6 +60,7 @@ class NodeSweep:
         ctx = RunContext(spec.argv, spec.user_env, spec.modules, s, self.work, self.cancel, warm, spec.data_files,
                          spec.checkout_dirs, spec.suite, spec.quarantined)
         self.job = SweepJob(target, diff, ctx, spec.per_run, HeadFiles(target).text)
+        self.head_tests = spec.head_tests
         self.sessions = [self.decoder.session(w) for w in share.sessions]
         held = [self.decoder.batch(w) for w in share.tail]
         self.tail = Tail(held, len(self.sessions)) if held and self.sessions else None
@@ -154,8 +155,14 @@ class Node:
         state.key = key
 
     def control(self, sweep: str) -> UntrustedCommand | None:
-        """Run the plan's control here; the UntrustedCommand it raised, else None."""
+        """Check this node before its grades count: the plan's tests green at the head here (a
+        node whose environment fails them would make every revert bite), then the plan's control
+        where this node has it. The UntrustedCommand either gave, else None."""
         s = self._sweeps[sweep]
+        red = _head_red(s)
+        if red is not None:
+            return UntrustedCommand(f"node {socket.gethostname()}: the tests are not green at the head there "
+                                    f"({red}); no grade from that node could be believed")
         if s.control is None:
             return None
         try:
@@ -216,3 +223,22 @@ class Node:
         for k in kept:
             k.close()
         shutil.rmtree(self._root, ignore_errors=True)
+
+
+def _head_red(s: NodeSweep) -> str | None:
+    """Why the plan's tests are not green at the head on this node, or None when they are."""
+    if s.cancel.is_set():
+        return None
+    with s.pool.acquire() as scratch:
+        scratch.checkout(s.job.target.head)
+        seen = s.job.ctx.run(scratch.path, s.head_tests, s.job.per_run)
+    run = seen.run
+    if run.cancelled:
+        return None
+    if seen.foreign:
+        return seen.foreign
+    if run.returncode == 0:
+        return None
+    failed = [t.id for t in run.tests if t.outcome in ("failed", "error")]
+    return ", ".join(failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "") if failed \
+        else f"exit code {run.returncode}"

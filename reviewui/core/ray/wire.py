@@ -107,6 +107,9 @@ class NodeSpec:
     quarantined: tuple[str, ...]
     per_run: float
     diff: DiffWire
+    head_tests: tuple[str, ...] = ()
+    """Every test the plan's items run (() is the whole suite): green at the head on each node
+    before its grades count (Node.control)."""
 
 
 @dataclass(frozen=True)

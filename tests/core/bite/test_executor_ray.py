@@ -16,6 +16,7 @@ import pytest
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.bite.executor_ray import ray_engine
 from reviewui.core.config import Settings
+from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.errors import SandboxError
 from reviewui.core.ray import cluster as ray_cluster
 from tests.core.bite.helpers import VENV_BIN, load
@@ -195,3 +196,30 @@ def test_a_node_without_the_sandbox_refuses(nodes: Nodes, monkeypatch: pytest.Mo
     finally:
         ray_cluster.disconnect()
         nodes.cluster.remove_node(extra)
+
+
+def test_a_node_whose_tests_fail_at_the_head_is_refused_not_graded(nodes: Nodes, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # On that node (an environment variable every process of it has, let through by env-allow) the
+    # tests fail with nothing reverted: every revert there would "bite". The node says so first.
+    monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+    rb = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
+                   {"pkg/calc.py": "def add(a, b):\n    return a + b\n",
+                    "tests/test_calc.py": "import os\n\nfrom pkg.calc import add\n\n\ndef test_add():\n"
+                                          "    assert not os.environ.get('NODE_UNDER_TEST_BROKEN')\n"
+                                          "    assert add(2, 3) == 5\n"})
+    t, d = load(rb.root)
+    settings = Settings(env_allow=("NODE_UNDER_TEST_BROKEN",))
+    ray_cluster.disconnect()  # the next connect places actors on every node, the new one too
+    with monkeypatch.context() as m:
+        m.setenv("NODE_UNDER_TEST_BROKEN", "1")
+        extra = nodes.cluster.add_node(num_cpus=1)
+    try:
+        nodes.cluster.wait_for_nodes()
+        with pytest.raises(UntrustedCommand, match="not green at the head there .*test_add"):
+            run_bite(t, d, settings, jobs=1, timeout=60, engine=ray_engine(nodes.address))
+    finally:
+        ray_cluster.disconnect()
+        nodes.cluster.remove_node(extra)
+    report = run_bite(t, d, settings, jobs=1, timeout=60, engine=ray_engine(nodes.address))
+    assert [r.verdict for r in report.results if r.verdict != "not-code"] == ["bites"]  # the healthy nodes grade
