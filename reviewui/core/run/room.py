@@ -64,11 +64,6 @@ class Room:
         """Where the run sees the tree: `TREE` for a scratch (a slot's `tree`), else `SLOT/<name>`."""
         return SLOT + "/" + self.tree.name if self.on else str(self.tree)
 
-    @property
-    def run_inside(self) -> str:
-        """Where the run sees its own directory (`RUN` when sandboxed)."""
-        return RUN if self.on else str(self.run)
-
     def _pairs(self) -> list[tuple[str, str]]:
         pairs = [(h, self.tree_inside) for h in _forms(self.tree)] + [(h, RUN) for h in _forms(self.run)]
         return sorted(pairs, key=lambda p: len(p[0]), reverse=True)
