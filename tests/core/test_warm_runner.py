@@ -365,3 +365,22 @@ def test_rewritten_plugins_are_cached_and_no_run_can_write_them(tmp_path: Path, 
         assert second._server(root).rewrote == 0  # every plugin module read from the cache
     finally:
         second.close()
+
+
+def test_a_second_run_in_a_slot_waits_for_the_first_runs_directory(tmp_path: Path, server: WarmPytest) -> None:
+    # Every run of a slot's server has its files at the one path `<io>/run` (seen at a fixed path
+    # inside): a second run at once must not empty the first one's directory under it.
+    a, b = tmp_path / "a", tmp_path / "b"  # one parent: one slot, one server
+    a.mkdir()
+    b.mkdir()
+    first = server.work_dir(a)
+    (first / "junit.xml").write_text("the first run's report")
+    got: list[Path] = []
+    second = threading.Thread(target=lambda: got.append(server.work_dir(b)))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive() and (first / "junit.xml").read_text() == "the first run's report"
+    server.release(first)
+    second.join(10)
+    assert got == [first] and not (first / "junit.xml").exists()  # then it has the directory, fresh
+    server.release(got[0])

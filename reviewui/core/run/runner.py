@@ -279,6 +279,8 @@ def run_tests(
         if run_files is not None:
             run_files.collect(work)
         _rmtree(io if io is not None else work)
+        if io is None and warm is not None:
+            warm.release(work)
 
 
 @functools.lru_cache(maxsize=1)

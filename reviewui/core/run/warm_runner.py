@@ -188,12 +188,26 @@ class WarmPytest:
 
     def work_dir(self, cwd: str | Path) -> Path:
         """A fresh per-run directory the server for `cwd` can see (for HOME, JUnit, the plugins): always
-        `<io>/run`, seen at room.RUN as a cold run's is (a slot's server runs one run at a time)."""
-        path = self._server(cwd).io / room.RUN_NAME
-        if path.exists():
-            remove_tree(path)
-        path.mkdir()
+        `<io>/run`, seen at room.RUN as a cold run's is. Held until `release(path)`: two runs in
+        one slot at once would share the one path, so the second waits for the first."""
+        server = self._server(cwd)
+        server.dir_lock.acquire()
+        path = server.io / room.RUN_NAME
+        try:
+            if path.exists():
+                remove_tree(path)
+            path.mkdir()
+        except BaseException:
+            server.dir_lock.release()
+            raise
         return path
+
+    def release(self, work: Path) -> None:
+        """The run in `work` (from work_dir) is done with it: the next run of its slot may take it."""
+        with self._lock:
+            server = next((s for s in self._servers.values() if s.io == work.parent), None)
+        if server is not None and server.dir_lock.locked():
+            server.dir_lock.release()
 
     def execute(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], timeout: float | None,
@@ -236,6 +250,8 @@ class _Server:
         self._ids = itertools.count(1)
         self._send_lock = threading.Lock()
         self._run_lock = threading.Lock()  # one run at a time: the sweep after it may kill everything else
+        self.dir_lock = threading.Lock()
+        """Held by the run whose directory `<io>/run` is (WarmPytest.work_dir / release)."""
         self.problem: str | None = None
         self.level = sandbox.level()
         env = scrubbed_env(room.IO + "/home" if self.level == "bwrap" else str(home), allow=owner.env_allow,
