@@ -61,6 +61,9 @@ class NodeSweep:
                          spec.checkout_dirs, spec.suite, spec.quarantined)
         self.job = SweepJob(target, diff, ctx, spec.per_run, HeadFiles(target).text)
         self.head_tests = spec.head_tests
+        self.green_key: tuple[object, ...] = (tuple(spec.argv), tuple(sorted(spec.user_env.items())),
+                                              spec.head_tests, tuple(s.env_allow), s.network, spec.quarantined)
+        """What makes this node's head check the same as an earlier one of the same tree (Node._green)."""
         self.sessions = [self.decoder.session(w) for w in share.sessions]
         held = [self.decoder.batch(w) for w in share.tail]
         self.tail = Tail(held, len(self.sessions)) if held and self.sessions else None
@@ -104,6 +107,9 @@ class Node:
         self._trees: dict[str, tuple[Path, str]] = {}
         self._sweeps: dict[str, NodeSweep] = {}
         self._idle: dict[str, list[Kept]] = {}
+        self._green: set[tuple[object, ...]] = set()
+        """(tree, NodeSweep.green_key) of every head check that passed here: this node's baselines,
+        cached per head as a review session caches the local one."""
         self._root = Path(tempfile.mkdtemp(prefix=f"reviewui-node-{os.getpid()}-"))
 
     @staticmethod
@@ -159,10 +165,16 @@ class Node:
         node whose environment fails them would make every revert bite), then the plan's control
         where this node has it. The UntrustedCommand either gave, else None."""
         s = self._sweeps[sweep]
-        red = _head_red(s)
+        key = (s.key, s.green_key)
+        with self._lock:
+            known = key in self._green
+        red = None if known else _head_red(s)
         if red is not None:
             return UntrustedCommand(f"node {socket.gethostname()}: the tests are not green at the head there "
                                     f"({red}); no grade from that node could be believed")
+        if not known and not s.cancel.is_set():
+            with self._lock:
+                self._green.add(key)
         if s.control is None:
             return None
         try:
