@@ -33,10 +33,11 @@ pytestmark = pytest.mark.slow
 PROJECT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
-ESCAPE = '''import os, socket, subprocess
+ESCAPE = '''import os, socket, subprocess, sys
 from pkg.calc import add
 
 HOST_PATHS = {host_paths!r}
+PYTHON_PATHS = {python_paths!r}
 SOCKET = {sock!r}
 
 
@@ -76,6 +77,16 @@ def test_no_way_out():
         if path in mounts:
             found.append("mountinfo names " + path)
         found += ["$" + k + " names " + path for k, v in os.environ.items() if path in v]
+    # the interpreter's trees: at neutral paths; only the kernel's root field of their read-only
+    # bind mounts names where they come from (docs/REFERENCE.md)
+    points = [line.split()[4] for line in open("/proc/self/mountinfo")]
+    for path in PYTHON_PATHS:
+        if os.path.exists(path):
+            found.append("sees " + path)
+        found += ["mount point names " + path for p in points if path in p]
+        found += ["$" + k + " names " + path for k, v in os.environ.items() if path in v]
+        found += ["sys names " + path for v in (sys.executable, sys.prefix, sys.base_prefix, *sys.path)
+                  if path in v]
     for path in ("/run", "/var/run", "/etc/shadow", "/etc/sudoers", "/home", "/sys"):
         if os.path.exists(path):
             found.append("sees " + path)
@@ -107,7 +118,10 @@ def escape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     host.bind(str(sock_path))
     host.listen(4)
     root = tmp_path / "repo"
-    test = ESCAPE.format(host_paths=[str(root), str(home), str(other), str(tmp_path)], sock=str(sock_path))
+    # the interpreter's trees too (its venv, a prefix under a home): a run sees them at neutral paths
+    python = [p for p in {sys.prefix, sys.base_prefix} if not p.startswith("/usr")]
+    test = ESCAPE.format(host_paths=[str(root), str(home), str(other), str(tmp_path)], python_paths=python,
+                         sock=str(sock_path))
     rb = make_repo(root, {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n"},
                    {"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_escape.py": test})
     yield rb, home

@@ -210,6 +210,8 @@ def run_tests(
                                                    (Path(found).parent,) if found and "/" not in argv[0] else ())
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
+        # The interpreter's paths as the run sees them (interp.py); after the check, which reads the host.
+        env = sandbox.run_env(env, argv[0])
         outcome: Outcome | None = None
         limits = sandbox.limits()
         watched = (*(() if sized else (Path(cwd),)), work.parent, *(Path(w) for w in writable))

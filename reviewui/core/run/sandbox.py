@@ -33,7 +33,6 @@ refuses when any remain.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import subprocess
@@ -46,7 +45,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import room, sandbox_world
+from reviewui.core.run import interp, room, sandbox_world
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
@@ -155,8 +154,9 @@ def _bwrap_problem() -> str | None:
     try:
         argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
                     Box(writable=(work,), chdir=work, python=sys.executable))
-        proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL,
-                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
+        env = python_layout(sys.executable).run_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                                     "LANG": "C.UTF-8"})
+        proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL, env=env)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"bwrap does not start: {e}"
     finally:
@@ -243,8 +243,6 @@ class Box:
     """Memory and disk limits."""
     python: str | None = None
     """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
-    readable: tuple[Path, ...] = ()
-    """Directories bound read-only even where they sit in a hidden one (reviewui's own caches)."""
     placed: tuple[tuple[Path, str, bool], ...] = ()
     """(host dir, path inside, writable): reviewui's own dirs put at a neutral path, so the run
     never learns where they live on the host (a cache under the reviewer's home)."""
@@ -282,36 +280,6 @@ def hidden_dirs() -> list[Path]:
     return sorted(out, key=lambda p: len(p.parts))
 
 
-def python_roots(python: str | None, path_env: str | None = None) -> list[Path]:
-    """Directories an interpreter needs: its venv, the venv's base, its real prefix, VIRTUAL_ENV."""
-    roots: list[Path] = []
-    venv = os.environ.get("VIRTUAL_ENV")
-    if venv:
-        roots.append(Path(venv))
-    exe = shutil.which(python, path=path_env) if python else None
-    if exe:
-        p = Path(exe).absolute()
-        for base in (p.parent.parent, p.resolve().parent.parent):
-            roots.append(base)
-            cfg = base / "pyvenv.cfg"
-            if cfg.is_file():
-                for line in cfg.read_text(encoding="utf-8", errors="replace").splitlines():
-                    key, _, value = line.partition("=")
-                    if key.strip() == "home" and value.strip():
-                        roots.append(Path(value.strip()).parent)
-                        roots.append(Path(value.strip()).resolve().parent)
-    roots.append(Path(sys.base_prefix))
-    out: list[Path] = []
-    for r in roots:
-        try:
-            r = r.resolve()
-        except OSError:
-            continue
-        if r.is_dir() and r != Path("/") and r not in out:
-            out.append(r)
-    return out
-
-
 def _cwd() -> list[Path]:
     try:
         return [Path(os.getcwd()).resolve()]
@@ -319,44 +287,36 @@ def _cwd() -> list[Path]:
         return []
 
 
-def import_dirs(python: str | None, path_env: str | None = None) -> list[Path]:
-    """The directories on the interpreter's own sys.path (site dirs and their .pth lines), none from cwd.
+def python_layout(python: str | None, path_env: str | None = None) -> interp.Layout:
+    """Where a run of `python` sees its interpreter (interp.py); nothing of a hidden directory or
+    of the reviewer's checkout comes in through its sys.path (an editable install there is the
+    scratch's job)."""
+    with _lock:
+        checkouts = [*_hidden, *_cwd()]
+    return interp.layout(python, path_env if path_env is not None else os.environ.get("PATH"),
+                         hidden=hidden_dirs(), checkouts=checkouts)
 
-    Read once per interpreter, with no PYTHONPATH, outside any working tree.
-    """
-    exe = shutil.which(python, path=path_env) if python else None
-    return list(_import_dirs(exe)) if exe else []
 
-
-@functools.lru_cache(maxsize=8)
-def _import_dirs(exe: str) -> tuple[Path, ...]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    try:
-        done = subprocess.run([exe, "-c", "import sys, json; print(json.dumps(sys.path[1:]))"], env=env,
-                              capture_output=True, text=True, timeout=30, cwd="/")
-        entries = json.loads(done.stdout) if done.returncode == 0 else []
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return ()
-    out: list[Path] = []
-    for e in entries:
-        if isinstance(e, str) and e:
-            p = Path(e).resolve()
-            if p.is_dir() and p != Path("/") and p not in out:
-                out.append(p)
-    return tuple(out)
+def run_env(env: dict[str, str], python: str | None) -> dict[str, str]:
+    """`env` as a sandboxed run of `python` gets it: its paths written as the run sees them
+    (interp.py). Unchanged when runs are not sandboxed."""
+    if level() != "bwrap":
+        return env
+    return python_layout(python, env.get("PATH")).run_env(env)
 
 
 def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -> str:
     """`path_env` (a PATH) with only the entries a sandboxed run can see: the system's directories,
     the interpreter's own, the reviewer's `sandbox-paths`, `also` (the command's). The rest do not exist inside, and would
     only name host paths (the reviewer's home)."""
-    roots = [*python_roots(python, path_env), *sandbox_world.reviewer_paths(), *also]
+    lay = python_layout(python, path_env)
+    roots = [*sandbox_world.reviewer_paths(), *also]
     keep = []
     for entry in path_env.split(os.pathsep):
         p = Path(entry)
         if not entry or not p.is_absolute():
             continue
-        if sandbox_world.covered(p) or any(p == r or r in p.parents for r in roots):
+        if sandbox_world.covered(p) or lay.maps(entry) or any(p == r or r in p.parents for r in roots):
             keep.append(entry)
     return os.pathsep.join(dict.fromkeys(keep))
 
@@ -385,40 +345,27 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--size", str(box.scratch_size), "--tmpfs", room.SLOT]
         for d in box.scratch_dirs:
             out += ["--dir", d]
-    hidden = hidden_dirs()
-    with _lock:
-        checkouts = [*_hidden, *_cwd()]
-    binds: list[Path] = []
-    roots = python_roots(box.python, os.environ.get("PATH"))
-    for entry in import_dirs(box.python, os.environ.get("PATH")):
-        # Packages the interpreter imports (its site dirs, .pth lines into another venv): bound,
-        # but never a hidden dir itself or one holding it (a .pth naming the home would show it
-        # whole), and nothing inside the reviewer's repository (an editable install there is the
-        # scratch's job).
-        if any(entry == h or entry in h.parents for h in hidden):
-            continue
-        if any(entry == c or c in entry.parents for c in checkouts):
-            continue
-        roots.append(entry)
+    lay = python_layout(box.python)
     command = shutil.which(argv[0], path=os.environ.get("PATH")) if argv and "/" not in argv[0] else None
-    extra = [Path(command).resolve()] if command else []
-    for path in [*roots, *extra, *sandbox_world.reviewer_paths()]:
-        if sandbox_world.covered(path) or any(path == w or w in path.parents for w in box.writable):
+    extra = [Path(command).resolve()] if command and not lay.maps(command) else []
+    binds: list[Path] = []
+    for path in [*extra, *sandbox_world.reviewer_paths()]:
+        if sandbox_world.covered(path) or lay.maps(str(path)) \
+                or any(path == w or w in path.parents for w in box.writable):
             continue
         if any(path == b or b in path.parents for b in binds):
             continue
         binds.append(path)
+    out += lay.bind_args()
     for path in sorted(binds, key=lambda p: len(p.parts)):
         out += ["--ro-bind", str(path), str(path)]
-    for r in box.readable:
-        out += ["--ro-bind", str(Path(r).resolve()), str(Path(r).resolve())]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
         out += ["--bind", str(w), str(w)]
     for host, inside, rw in box.placed:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     from reviewui.core.run import storage  # here: storage imports this module
 
-    final = storage.cold_argv(box.unpack_into, list(argv)) if box.unpack_into else list(argv)
+    final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
     return out
 

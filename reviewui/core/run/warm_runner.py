@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
-from reviewui.core.run import room, sandbox, storage
+from reviewui.core.run import interp, room, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
@@ -64,7 +64,8 @@ def plugin_cache_dir(python: str) -> Path:
     """Where the warm servers of `python` keep pytest's rewritten plugin modules (one directory
     per interpreter path: a venv's servers never read what another venv's wrote)."""
     exe = os.path.abspath(shutil.which(python) or python)
-    return user_cache_dir() / "plugin-pyc" / hashlib.sha256(exe.encode()).hexdigest()[:16]
+    # With the layout's root in the key: modules compiled where a run sees the venv (interp.py).
+    return user_cache_dir() / "plugin-pyc" / hashlib.sha256(f"{exe}\0{interp.PYTHON}".encode()).hexdigest()[:16]
 
 
 def warm_form(argv: Sequence[str]) -> bool:
@@ -145,7 +146,8 @@ class WarmPytest:
             home.mkdir()
             written = io / "cache"
             written.mkdir()
-            env = scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir())
+            env = sandbox.run_env(scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir()),
+                                  self.python)
             box = sandbox.Box(writable=(io,), chdir=home, limits=sandbox.limits(), python=self.python,
                               placed=((written, PLUGIN_CACHE_INSIDE, True),))
             argv = sandbox.wrap([self.python, "-c", SERVER_SOURCE, "fill-plugin-cache", "--plugin-cache",
@@ -257,6 +259,7 @@ class _Server:
         env = scrubbed_env(room.IO + "/home" if self.level == "bwrap" else str(home), allow=owner.env_allow,
                            extra={WARM_OWNER_MARKER: str(os.getpid())},
                            tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
+        env = sandbox.run_env(env, self.python)
         self.rewrote: int | None = None
         """Plugin modules the server had to rewrite, not finding them in the cache (None: no cache)."""
         self.moved: tuple[str, ...] = ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -56,9 +57,11 @@ def test_secrets_are_not_visible_to_tests(tmp_path: Path, monkeypatch: pytest.Mo
         else:
             assert k not in env and v not in dumped
     assert "HARMLESS" not in env  # an allowlist now: only what a run needs passes (was: every non-secret name)
-    # The reviewer's PATH, less what the run cannot see (entries under their home would name it).
-    assert env["PATH"] == sandbox.visible_path(os.environ["PATH"], "python",
-                                               [Path(shutil.which("python") or "/").parent])
+    # The reviewer's PATH, less what the run cannot see (entries under their home would name it),
+    # the interpreter's entries written where the run sees them (run/interp.py).
+    assert env["PATH"] == sandbox.run_env({"PATH": sandbox.visible_path(
+        os.environ["PATH"], "python", [Path(shutil.which("python") or "/").parent])}, "python")["PATH"]
+    assert sys.prefix not in env["PATH"] and sys.prefix not in env.get("VIRTUAL_ENV", "")
     assert env["HOME"] != os.environ["HOME"] and not os.path.exists(env["HOME"])  # temp HOME, removed after
     assert env["PYTHONDONTWRITEBYTECODE"] == "1"
 
