@@ -81,24 +81,25 @@ class Layout:
     """The interpreter a run starts in place of the command's own when that lies outside every
     bound tree (a pyenv shim: a script under the home that finds the real one)."""
 
+    @functools.cached_property
     def _forms(self) -> list[tuple[str, str]]:
         out = {(form, there) for host, there in self.pairs for form in (host, _resolved(host))}
         return sorted(out, key=lambda p: len(p[0]), reverse=True)
 
     def inside(self, path: str) -> str:
         """Where the run sees host `path` (a path under a bound tree; any other path unchanged)."""
-        for host, there in self._forms():
+        for host, there in self._forms:
             if path == host or path.startswith(host + "/"):
                 return there + path[len(host):]
         return path
 
     def maps(self, path: str) -> bool:
         """True when host `path` lies in a tree this layout binds."""
-        return any(path == host or path.startswith(host + "/") for host, _ in self._forms())
+        return any(path == host or path.startswith(host + "/") for host, _ in self._forms)
 
     def text_inside(self, text: str) -> str:
         """`text` (a file's contents) with every host path of a bound tree written as the run sees it."""
-        for host, there in self._forms():
+        for host, there in self._forms:
             # the host path itself or followed by a separator, never a longer name (`/venv2`)
             text = re.sub(re.escape(host) + r"(?![\w.+-])", there.replace("\\", "\\\\"), text)
         return text
@@ -224,6 +225,18 @@ def layout(python: str | None, path_env: str | None = None, hidden: Sequence[Pat
     info = facts(exe) if exe else None
     if exe is None or info is None:
         return Layout()
+    named = shutil.which(python, path=path_env) if python else None
+    shim = bool(named) and Path(named or "").name.startswith("python")
+    pairs, base, command = _pairs(exe, info, tuple(hidden), tuple(checkouts), shim)
+    overlays, env = _overlays(Layout(pairs=pairs), info.path, base)
+    return Layout(pairs=pairs, overlays=overlays, env=env, command=command)
+
+
+@functools.lru_cache(maxsize=16)
+def _pairs(exe: str, info: Facts, hidden: tuple[Path, ...], checkouts: tuple[Path, ...], shim: bool,
+           ) -> tuple[tuple[tuple[str, str], ...], Path | None, str | None]:
+    """The trees a run of `exe` needs and where it sees them; the base prefix when it is one of
+    them; the interpreter to start in place of `exe` when `exe` lies outside them (a shim)."""
     roots: list[tuple[Path, str]] = []
     venv = _venv_of(exe) or (Path(info.prefix) if info.prefix and info.prefix != info.base_prefix else None)
     if venv is not None:
@@ -239,20 +252,14 @@ def layout(python: str | None, path_env: str | None = None, hidden: Sequence[Pat
             continue
         if _under(p, checkouts) and not _in_venv(p, checkouts):
             continue
-        if any(r in p.parents for r, _ in roots):
-            continue
         roots.append((p, f"{OTHER}{n}"))
         n += 1
     pairs = tuple((str(h), t) for h, t in roots)
-    partial = Layout(pairs=pairs)
-    mapped_base = base if (base, BASE) in roots else None
-    overlays, env = _overlays(partial, info.path, mapped_base)
+    lay = Layout(pairs=pairs)
     command = None
-    named = shutil.which(python, path=path_env) if python else None
-    if named and Path(named).name.startswith("python") and not partial.maps(exe) and info.executable \
-            and partial.maps(info.executable):
-        command = partial.inside(info.executable)
-    return Layout(pairs=pairs, overlays=overlays, env=env, command=command)
+    if shim and not lay.maps(exe) and info.executable and lay.maps(info.executable):
+        command = lay.inside(info.executable)
+    return pairs, (base if base is not None and (base, BASE) in roots else None), command
 
 
 def _overlays(lay: Layout, path: tuple[str, ...], base: Path | None,

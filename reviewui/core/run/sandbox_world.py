@@ -123,12 +123,17 @@ def covered(path: Path) -> bool:
         real = path.resolve()
     except OSError:
         return False
+    text = str(real)
+    return any(text == base or text.startswith(base + "/") for base in _system_roots())
+
+
+@functools.lru_cache(maxsize=1)
+def _system_roots() -> tuple[str, ...]:
+    """The system directories as resolved (merged-usr: /bin is /usr/bin): they do not move while we run."""
+    out: list[str] = []
     for name in SYSTEM_DIRS:
-        top = Path("/") / name
         try:
-            base = top.resolve()
+            out.append(str((Path("/") / name).resolve()))
         except OSError:
             continue
-        if real == base or base in real.parents:
-            return True
-    return False
+    return tuple(out)
