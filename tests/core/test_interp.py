@@ -130,7 +130,15 @@ def test_a_shim_on_path_runs_the_interpreter_it_finds(tmp_path: Path, monkeypatc
     monkeypatch.setenv("PATH", f"{shims}" + os.pathsep + os.environ["PATH"])
     work = tmp_path / "work"
     work.mkdir()
-    (work / "test_s.py").write_text("import sys\n\ndef test_s():\n    print('EXE=' + sys.executable)\n")
+    (work / "test_s.py").write_text(
+        "import sys\n\ndef test_s():\n    print('EXE=' + sys.executable.encode().hex())\n")  # hex: not translated back
     res = run_tests(work, "python -m pytest -s -p no:randomly", ["test_s.py"], 120)
     assert res.returncode == 0, res.output[-2000:]
-    assert "EXE=/reviewui/python/" in res.output
+    assert bytes.fromhex(res.output.split("EXE=", 1)[1].split()[0]).decode().startswith("/reviewui/python/")
+
+
+def test_what_a_run_prints_names_its_interpreter_where_the_reviewer_has_it(tmp_path: Path) -> None:
+    (tmp_path / "test_p.py").write_text("import sys\n\ndef test_p():\n    print('PREFIX=' + sys.prefix)\n")
+    res = run_tests(tmp_path, [sys.executable, "-m", "pytest", "-s", "-p", "no:randomly"], ["test_p.py"], 120)
+    assert res.returncode == 0, res.output[-2000:]
+    assert "PREFIX=" + str(Path(sys.prefix).resolve()) + "\n" in res.output

@@ -86,7 +86,8 @@ def null_revert_control(scratch: Scratch, target: Target, ctx: RunContext, selec
     forked = forks.forked[0] if forks.edits else None
     if not bad and forked is not None and forked.run is not None and forked.observed is not None:
         bad = _failed(Observation(forked.run, forked.observed, forked.tampered
-                                  or origin.foreign(forked.observed.modules, scratch.path, ctx.modules)), baseline)
+                                  or origin.foreign(forked.observed.modules, scratch.path, ctx.modules,
+                                                                 ctx.argv[0])), baseline)
     if bad:
         shown = ", ".join(bad[:SHOWN]) + (f" and {len(bad) - SHOWN} more" if len(bad) > SHOWN else "")
         raise UntrustedCommand(

@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from reviewui.core import inside
-from reviewui.core.run import room
+from reviewui.core.run import room, sandbox
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
 
@@ -244,8 +244,10 @@ def read_observed(out_file: Path) -> Observed:
                     canary if isinstance(canary, str) else "")
 
 
-def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule]) -> str | None:
-    """The reason a run cannot count when a changed module came from outside the scratch, else None."""
+def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule],
+            python: str | None = None) -> str | None:
+    """The reason a run cannot count when a changed module came from outside the scratch, else None
+    (a path in `python`'s own trees named where it is on the host, not where the run saw it)."""
     root = os.path.realpath(scratch).rstrip(os.sep) + os.sep
     # A sandboxed run saw the scratch at its fixed path (run/room.py).
     inside = room.for_run(os.path.realpath(scratch), "/").tree_inside.rstrip(os.sep) + os.sep
@@ -253,7 +255,8 @@ def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[Changed
     for name, path in sorted(origins.items()):
         if name not in by_name or path.startswith((root, inside)):
             continue
-        return f"tests imported {name} from {path}, not the scratch (editable install?)"
+        where = sandbox.python_layout(python).outside(path) if python else path
+        return f"tests imported {name} from {where}, not the scratch (editable install?)"
     return None
 
 

@@ -222,7 +222,8 @@ class RevertSession:
                 continue
             run = replace(run, command=session.command, warm=session.warm, sandbox=session.sandbox)
             seen = Observation(run, forked.observed,
-                               forked.tampered or origin.foreign(forked.observed.modules, scratch, ctx.modules))
+                               forked.tampered or origin.foreign(forked.observed.modules, scratch, ctx.modules,
+                                                                           ctx.argv[0]))
             f, h, tests = item
             self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, before, after or b"",
                                             pytest_mode=True))

@@ -114,11 +114,12 @@ class RunContext:
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
-        return observe(run, box["seen"], scratch, self.modules)
+        return observe(run, box["seen"], scratch, self.modules, command[0])
 
 
 def observe(run: RunResult, seen: origin.Observed, scratch: Path,
-            modules: Sequence[origin.ChangedModule]) -> Observation:
-    """The Observation of `run`: its canary taken out and judged (canary.py), module origins checked."""
+            modules: Sequence[origin.ChangedModule], python: str | None = None) -> Observation:
+    """The Observation of `run` (of `python`): its canary taken out and judged (canary.py), module
+    origins checked."""
     run, tampered = canary.judge(run, seen)
-    return Observation(run, seen, tampered or origin.foreign(seen.modules, scratch, modules))
+    return Observation(run, seen, tampered or origin.foreign(seen.modules, scratch, modules, python))

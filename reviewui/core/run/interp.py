@@ -104,6 +104,12 @@ class Layout:
             text = re.sub(re.escape(host) + r"(?![\w.+-])", there.replace("\\", "\\\\"), text)
         return text
 
+    def outside(self, text: str) -> str:
+        """`text` (a path or a message a run wrote) with the trees' inside paths written as the host's."""
+        for host, there in sorted(self.pairs, key=lambda p: len(p[1]), reverse=True):
+            text = re.sub(re.escape(there) + r"(?![\w.+-])", host.replace("\\", "\\\\"), text)
+        return text
+
     def bind_args(self) -> list[str]:
         """bwrap arguments that mount the trees and then their overlays."""
         out: list[str] = []
@@ -220,8 +226,9 @@ def layout(python: str | None, path_env: str | None = None, hidden: Sequence[Pat
            checkouts: Sequence[Path] = ()) -> Layout:
     """How a run of `python` (a command name or path) sees it. A sys.path entry that is a `hidden`
     directory or holds one (a `.pth` line `/tmp`) is left out, and so is one inside a reviewer's
-    checkout (an editable install: the scratch stands in for it) unless it is in a venv there."""
-    exe = python_of(python, path_env)
+    checkout (an editable install: the scratch stands in for it) unless it is in a venv there.
+    A command that is not a Python (`sh -c ...`, `make`) gets the `python` its PATH finds."""
+    exe = python_of(python, path_env) or python_of("python", path_env) or python_of("python3", path_env)
     info = facts(exe) if exe else None
     if exe is None or info is None:
         return Layout()

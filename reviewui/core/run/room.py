@@ -26,6 +26,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from reviewui.core.run import interp
+
 SLOT = "/reviewui/slot"
 """The slot directory inside every sandboxed run."""
 TREE = SLOT + "/tree"
@@ -58,6 +60,9 @@ class Room:
     """The run's own directory on the host (`<io>/run`)."""
     on: bool = True
     """False when the run is not sandboxed (then the run sees the host paths)."""
+    python: interp.Layout = interp.Layout()
+    """Where the run sees its interpreter's trees (interp.py): their paths in what a run writes
+    are written back as the host's too."""
 
     @property
     def tree_inside(self) -> str:
@@ -92,7 +97,7 @@ class Room:
             return text
         for there, host in ((RUN, str(self.run)), (self.tree_inside, str(self.tree))):
             text = text.replace(there, host)
-        return text
+        return self.python.outside(text)
 
 
 def for_run(tree: str | Path, run_dir: str | Path) -> Room:

@@ -48,7 +48,7 @@ from typing import Callable, Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
-from reviewui.core.run import room, sandbox, storage
+from reviewui.core.run import interp, room, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
@@ -175,7 +175,8 @@ def run_tests(
     io = None if ran_warm else private_tempdir("run")
     work = warm.work_dir(cwd) if ran_warm and warm is not None else _fresh(io / room.RUN_NAME)  # type: ignore[operator]
     tree = Path(cwd).resolve()
-    place = room.Room(tree, work, on=level == "bwrap")
+    place = room.Room(tree, work, on=level == "bwrap",
+                      python=sandbox.python_layout(argv[0]) if level == "bwrap" else interp.Layout())
     try:
         home = work / "home"
         home.mkdir()

@@ -73,13 +73,15 @@ def test_a_module_from_outside_the_scratch_is_broken_not_toothless(tmp_path: Pat
     shadow = Path(python).parents[1] / "shadow"
     shutil.copytree(rb.root / "src" / "pkg", shadow / "pkg")
     shutil.copytree(rb.root / "testing", shadow / "testing")
+    # The copy is found beside the hook (the sandbox shows the prefix at a neutral path: run/interp.py).
     hook = (
-        "import sys, importlib.util, importlib.abc\n"
+        "import os, sys, importlib.util, importlib.abc\n"
+        "HERE = os.path.dirname(os.path.abspath(__file__))\n"
         "class F(importlib.abc.MetaPathFinder):\n"
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'pkg':\n"
-        f"            return importlib.util.spec_from_file_location('pkg', {str(shadow / 'pkg/__init__.py')!r},"
-        f" submodule_search_locations=[{str(shadow / 'pkg')!r}])\n"
+        "            return importlib.util.spec_from_file_location('pkg', os.path.join(HERE, 'pkg', '__init__.py'),"
+        " submodule_search_locations=[os.path.join(HERE, 'pkg')])\n"
         "sys.meta_path.insert(0, F())\n"
     )
     (shadow / "reviewui_test_hook.py").write_text(hook, encoding="utf-8")

@@ -45,11 +45,12 @@ def test_secrets_are_not_visible_to_tests(tmp_path: Path, monkeypatch: pytest.Mo
     # Shown in the output: the run's writes to its tree stay in the sandbox (run/storage.py).
     write(tmp_path, {"tests/test_env.py": (
         "import json, os\n"
-        "def test_dump():\n    print('ENV=' + json.dumps(dict(os.environ)))\n"
+        # hex: the runner writes the run's own paths in its output as the host's
+        "def test_dump():\n    print('ENV=' + json.dumps(dict(os.environ)).encode().hex())\n"
     )})
     res = run_tests(tmp_path, "python -m pytest -s", ["tests/test_env.py"], 60, env_allow=["KEEP_TOKEN"])
     assert res.returncode == 0, res.output
-    env = json.loads(res.output.split("ENV=", 1)[1].splitlines()[0])
+    env = json.loads(bytes.fromhex(res.output.split("ENV=", 1)[1].splitlines()[0]))
     dumped = json.dumps(env)
     for k, v in secrets.items():
         if k == "KEEP_TOKEN":
