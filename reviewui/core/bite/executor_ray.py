@@ -11,6 +11,14 @@ first node the plan's control), and `settle` waits for all of them; items alone 
 node has a slot free, as the results come back (`ray.wait`). Results are
 mapped back to the plan's own objects (wire.Encoder). `cancel` tells every
 node to kill its running process trees and sends nothing more.
+
+A node that dies (its actor gone: the machine lost, the process killed) is
+dropped for the rest of the sweep, and what it had not given back runs again
+alone on the nodes left: the items of its sessions and of its share of the
+tail (less what another of its sessions already answered) and its items
+alone. Invariant: an item's result is yielded once, by the node that answered
+it; nothing is given twice. With no node left, what remains is not yielded and
+run_bite grades it "lost by the executor".
 """
 
 from __future__ import annotations
@@ -22,11 +30,11 @@ from collections import deque
 from typing import Any, Callable, Iterator
 
 from reviewui.core.bite.executor import Result, SweepJob
-from reviewui.core.bite.plan import GuardItem, Item, RevertItem, SweepPlan
+from reviewui.core.bite.plan import GuardItem, Item, RevertItem, SessionItem, SweepPlan
 from reviewui.core.errors import ReviewError
 from reviewui.core.ray.cluster import NodeRef, RayCluster
 from reviewui.core.ray.tree import DEFAULT_SHIP_LIMIT, build_tree
-from reviewui.core.ray.wire import DiffWire, Encoder, NodeShare, NodeSpec, SessionWire
+from reviewui.core.ray.wire import DiffWire, Encoder, NodeShare, NodeSpec
 from reviewui.core.run.worktree import WorktreePool
 
 _END_WAIT = 60.0
@@ -68,66 +76,103 @@ class RayExecution:
         self._halt: threading.Event | None = job.ctx.cancel
         self._open: list[NodeRef] = []
         self._busy = {id(n): 0 for n in self._nodes}
-        self._running: dict[Any, NodeRef] = {}
+        self._running: dict[Any, tuple[NodeRef, list[Item]]] = {}
+        """Each outstanding ref: its node, and what runs again alone if that node dies."""
+        self._dead: set[int] = set()
+        self._answered: set[tuple[str, object]] = set()
+        """Each item whose result was yielded: ("hunk", its key) or ("guard", id() of its job)."""
+        self._tails: dict[int, list[GuardItem]] = {}
         alone = [*plan.alone, *(GuardItem(g.job) for g in plan.tail if not plan.sessions)]
         self._queue: deque[Item] = deque(alone)
         shares, placed = self._deal(plan)
         spec = _spec(job, plan)
         self._open = list(self._nodes)
         try:
-            _get(self._ray, [n.actor.begin.remote(self._sweep, key, spec, share, n.slots)
-                             for n, share in zip(self._nodes, shares, strict=True)])
+            begun = {n.actor.begin.remote(self._sweep, key, spec, share, n.slots): n
+                     for n, share in zip(self._nodes, shares, strict=True)}
+            for ref, node in begun.items():
+                try:
+                    _get(self._ray, ref)
+                except self._ray.exceptions.RayActorError:
+                    self._lost(node, [])
         except BaseException:
             self._end()
             raise
+        live = [n for n in self._nodes if id(n) not in self._dead]
         # Every node checks its own environment first (its head green, then the plan's control
         # where it has it): a node whose tests fail at the head would make every revert "bite".
-        self._controls = {node.actor.control.remote(self._sweep): node for node in self._nodes}
-        for node in self._nodes:
+        self._controls = {node.actor.control.remote(self._sweep): node for node in live}
+        for node in live:
             self._busy[id(node)] += 1
-        for node, n in placed:
-            self._submit(node, node.actor.session.remote(self._sweep, n))
+        for node, n, session in placed:
+            again: list[Item] = [*session.reverts, *(GuardItem(g.job) for g in session.guards)]
+            if id(node) in self._dead:
+                self._queue.extend(again)
+            else:
+                self._submit(node, node.actor.session.remote(self._sweep, n), again)
         self._fill()
 
-    def _deal(self, plan: SweepPlan) -> tuple[list[NodeShare], list[tuple[NodeRef, int]]]:
+    def _deal(self, plan: SweepPlan) -> tuple[list[NodeShare], list[tuple[NodeRef, int, SessionItem]]]:
         """Each node's sessions (at most its slots, the least loaded first) and a share of the tail."""
-        sessions: list[list[SessionWire]] = [[] for _ in self._nodes]
+        sessions: list[list[SessionItem]] = [[] for _ in self._nodes]
         for s in plan.sessions:
             i = min(range(len(self._nodes)), key=lambda k: len(sessions[k]) / self._nodes[k].slots)
-            sessions[i].append(self._enc.session(s))
+            sessions[i].append(s)
         with_sessions = [i for i, ss in enumerate(sessions) if ss]
         tails: list[list[Any]] = [[] for _ in self._nodes]
         if with_sessions:
             for g, i in zip(plan.tail, itertools.cycle(with_sessions)):
-                tails[i].append(self._enc.batch(g))
+                tails[i].append(g)
+        self._tails = {id(self._nodes[i]): [GuardItem(g.job) for g in tails[i]] for i in range(len(self._nodes))}
         control = self._enc.batch(plan.control) if plan.control is not None else None
-        shares = [NodeShare(tuple(sessions[i]), tuple(tails[i]), control if i == 0 else None)
+        shares = [NodeShare(tuple(self._enc.session(s) for s in sessions[i]),
+                            tuple(self._enc.batch(g) for g in tails[i]), control if i == 0 else None)
                   for i in range(len(self._nodes))]
-        placed = [(self._nodes[i], n) for i, ss in enumerate(sessions) for n in range(len(ss))]
+        placed = [(self._nodes[i], n, s) for i, ss in enumerate(sessions) for n, s in enumerate(ss)]
         return shares, placed
 
-    def _submit(self, node: NodeRef, ref: Any) -> None:
-        self._running[ref] = node
+    def _submit(self, node: NodeRef, ref: Any, again: list[Item]) -> None:
+        self._running[ref] = (node, again)
         self._busy[id(node)] += 1
 
     def _fill(self) -> None:
-        """Send items alone to the nodes with a slot free (none once cancelled)."""
+        """Send items alone to the live nodes with a slot free (none once cancelled)."""
         while self._queue and not self._cancelled:
-            free = [n for n in self._nodes if self._busy[id(n)] < n.slots]
+            free = [n for n in self._nodes if self._busy[id(n)] < n.slots and id(n) not in self._dead]
             if not free:
                 return
             node = min(free, key=lambda n: self._busy[id(n)] / n.slots)
             item = self._queue.popleft()
-            self._submit(node, node.actor.alone.remote(self._sweep, self._enc.item(item)))
+            self._submit(node, node.actor.alone.remote(self._sweep, self._enc.item(item)), [item])
+
+    def _lost(self, node: NodeRef, again: list[Item]) -> None:
+        """`node` died: drop it, and run again alone what it had not answered (its tail share once)."""
+        if id(node) not in self._dead:
+            self._dead.add(id(node))
+            self._open = [n for n in self._open if n is not node]
+            again = [*again, *self._tails.get(id(node), [])]
+        self._queue.extend(i for i in again if self._key(i) not in self._answered)
+
+    @staticmethod
+    def _key(item: Item) -> tuple[str, object]:
+        return ("hunk", item.key) if isinstance(item, RevertItem) else ("guard", id(item.job))
 
     def settle(self) -> None:
         """Return once every node's checks passed; raise the first UntrustedCommand one gave."""
         if not self._controls:
             return
         refs = list(self._controls)
-        failed = _get(self._ray, refs)
+        failed = []
         for ref in refs:
-            self._busy[id(self._controls.pop(ref))] -= 1
+            node = self._controls.pop(ref)
+            self._busy[id(node)] -= 1
+            try:
+                failed.append(_get(self._ray, ref))
+            except self._ray.exceptions.RayActorError:
+                self._lost(node, [])  # its sessions come back as lost too, and run again elsewhere
+        if len(self._dead) == len(self._nodes):
+            self._end()
+            raise ReviewError("every Ray node of the sweep died before it checked its head")
         self._fill()
         for f in failed:
             if f is not None:
@@ -142,14 +187,20 @@ class RayExecution:
                     self.cancel()
                 ready, _ = self._ray.wait(list(self._running), num_returns=1, timeout=_POLL)
                 for ref in ready:
-                    node = self._running.pop(ref)
+                    node, again = self._running.pop(ref)
                     self._busy[id(node)] -= 1
                     try:
                         backs = _get(self._ray, ref)
+                    except self._ray.exceptions.RayActorError:
+                        self._lost(node, again)
+                        continue
                     except self._ray.exceptions.RayError:
                         continue
                     for back in backs:
-                        yield self._enc.back(back)
+                        result = self._enc.back(back)
+                        self._answered.add(("guard", id(result[0])) if isinstance(result, tuple)
+                                           else ("hunk", result.key))
+                        yield result
                 self._fill()
         finally:
             self._end()

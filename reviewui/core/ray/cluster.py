@@ -89,7 +89,15 @@ class RayCluster:
             ref = self._shipped.get(shipped.key)
             if ref is None:
                 ref = self._shipped[shipped.key] = self.ray.put(shipped.data)
-        self.ray.get([n.actor.load.remote(shipped.key, ref) for n in self.nodes])
+        loads = [(n, n.actor.load.remote(shipped.key, ref)) for n in self.nodes]
+        for node, load in loads:
+            try:
+                self.ray.get(load)
+            except self.ray.exceptions.RayActorError:  # a node gone since: the sweeps go on without it
+                with self._lock:
+                    self.nodes = [n for n in self.nodes if n is not node]
+        if not self.nodes:
+            raise ReviewError("no node of the Ray cluster is left (each one died)")
         return ref
 
     def close(self) -> None:

@@ -94,12 +94,12 @@ def _spy(engine, seen: list[str]):
             execution = real(plan, job)
             submit = execution._submit
 
-            def noting(node, ref):
+            def noting(node, ref, again):
                 seen.append(node.node_id)
-                submit(node, ref)
+                submit(node, ref, again)
 
             execution._submit = noting
-            for node in execution._running.values():
+            for node, _ in execution._running.values():
                 seen.append(node.node_id)
             return execution
 
@@ -223,3 +223,36 @@ def test_a_node_whose_tests_fail_at_the_head_is_refused_not_graded(nodes: Nodes,
         nodes.cluster.remove_node(extra)
     report = run_bite(t, d, settings, jobs=1, timeout=60, engine=ray_engine(nodes.address))
     assert [r.verdict for r in report.results if r.verdict != "not-code"] == ["bites"]  # the healthy nodes grade
+
+
+def test_a_node_that_dies_mid_sweep_leaves_its_items_to_the_others(nodes: Nodes, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second node's actor is killed once its sessions and its check are under way: what it had
+    # not answered runs again alone on the first, so nothing is "lost by the executor" and every
+    # verdict is the local engine's (none given twice).
+    from reviewui.core.bite import executor_ray
+
+    monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+    t, d = _repo(tmp_path / "r", files=2)
+    local = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=30)
+    real_init = executor_ray.RayExecution.__init__
+    killed: list[str] = []
+
+    def init_then_kill(self, cluster, plan, job, key):
+        real_init(self, cluster, plan, job, key)
+        victim = cluster.nodes[1]
+        assert any(node is victim for node, _ in self._running.values())  # it had work when it died
+        cluster.ray.kill(victim.actor, no_restart=True)
+        killed.append(victim.node_id)
+
+    monkeypatch.setattr(executor_ray.RayExecution, "__init__", init_then_kill)
+    try:
+        on_ray = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=30, engine=ray_engine(nodes.address))
+    finally:
+        ray_cluster.disconnect()  # the next test connects again, with a node actor on each node
+    assert killed
+    assert local.baseline.status == "green", local.baseline.output
+    assert not any(g.reason == "lost by the executor" for r in on_ray.results for g in r.guards)
+    assert [(r.key, r.verdict) for r in on_ray.results] == [(r.key, r.verdict) for r in local.results]
+    assert _verdicts(on_ray) == _verdicts(local)
+    assert sum(len(r.guards) for r in on_ray.results) == sum(len(r.guards) for r in local.results)
