@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import codex, codex_exec
+from reviewui.core.transcript import codex_exec
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff, is_codex_line
 from reviewui.core.transcript.registry import Format, LoadOptions
@@ -24,6 +24,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the rollout (or the exec event stream) line by line."""
+    from reviewui.core.transcript import codex  # on load, not import: see formats/__init__.py
+
     if _exec_stream(s):
         return codex_exec.load(path, counter)
     return codex.load(path, counter)
