@@ -236,7 +236,7 @@ def finalize(
     test_globs: Iterable[str] = DEFAULT_TEST_GLOBS,
     base_file: BaseFile | None = None,
 ) -> Transcript:
-    """Freeze the run's drafts into a Transcript, computing every turn's flags.
+    """Freeze the run's drafts into a Transcript, computing every turn's flags (the run is left empty).
 
     `base_file` reads a file at the base commit; with it, `edits-existing-test`
     counts only lines the base has (without it, lines the run itself wrote earlier
@@ -268,7 +268,14 @@ def finalize(
     commands = link_commands(drafts)
     turns: list[Turn] = []
     append = turns.append
-    for i, d in enumerate(drafts):
+    # Each draft is let go as soon as it is frozen, so the turns reuse the memory the drafts
+    # held instead of fresh pages: a 100 MB session's drafts are ~10 MB, and faulting in
+    # new pages is a tenth of the headless command's time.
+    queue = run.take_drafts()
+    queue.reverse()
+    del drafts
+    for i in range(n):
+        d = queue.pop()
         texts = d.texts
         text = (texts[0] if len(texts) == 1 else "\n".join(texts)) if texts else ""
         role = d.role
