@@ -31,6 +31,7 @@ from reviewui.core.transcript.model import (
     TRUNCATED,
     WRITES_TESTS,
     FileEdit,
+    ToolCall,
     Transcript,
     Turn,
     Usage,
@@ -71,6 +72,9 @@ def _flag_names(bits: int) -> tuple[str, ...]:
     return names
 
 
+_NO_LINES: tuple[list[str], list[str]] = ([], [])
+
+
 class _Files:
     """What the run has shown about files: which it created, which existed before it."""
 
@@ -94,12 +98,15 @@ class _Files:
             self._base[key] = frozenset(s for s in (ln.strip() for ln in text.splitlines()) if s) if text is not None else frozenset()
         return self._base[key]
 
-    def _modifies_existing(self, k: str, e: FileEdit) -> bool | None:
-        """Whether edit `e` of test `k` changes lines that were there before the run (None: cannot tell)."""
-        m = modifies_existing_lines(e)
+    def _modifies_existing(self, k: str, e: FileEdit, lines: tuple[list[str], list[str]]) -> bool | None:
+        """Whether edit `e` of test `k` changes lines that were there before the run (None: cannot tell).
+
+        `lines` is `changed_lines(e)`.
+        """
+        m = modifies_existing_lines(e, lines[1])
         if not m or e.operation in ("delete", "shell"):
             return m
-        removed = {s for s in (ln.strip() for ln in changed_lines(e)[1]) if s}
+        removed = {s for s in (ln.strip() for ln in lines[1]) if s}
         base = self.base_lines(k)
         if base is not None:
             return any(r in base for r in removed)  # only lines the base commit has are "existing"
@@ -148,13 +155,15 @@ class _Files:
                 self.created.add(k)  # a whole-file write to a file never seen before: a new file
                 continue
             before = k not in self.created
+            # A test's changed lines are read up to three times below: worked out once.
+            lines = changed_lines(e) if test else _NO_LINES
             if test and before:
-                m = self._modifies_existing(k, e)
+                m = self._modifies_existing(k, e, lines)
                 if m is None:
                     m = e.existed is True or k in self.existing
                 modifies = modifies or m
             if test:
-                self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in changed_lines(e)[0]) if s)
+                self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in lines[0]) if s)
                 if e.new:
                     self.inserted.setdefault(k, []).append(e.new)
             if e.operation == "delete":
@@ -205,6 +214,14 @@ def _volatile_head(text: str) -> tuple[str, str] | None:
     if not first or not _DIGITS.search(first):
         return None
     return first, _DIGITS.sub("#", first)
+
+
+def _touches_files(calls: list[ToolCall]) -> bool:
+    """True when a call reads or writes a file (not only shell or other calls)."""
+    for c in calls:  # a loop, not any(<generator>): called for every turn with calls
+        if c.kind != "shell" and c.kind != "other":
+            return True
+    return False
 
 
 def _never_cached(prev: Usage, cur: Usage) -> bool:
@@ -346,7 +363,7 @@ def finalize(
                 bits |= _TOOL_ERROR
             if d.result_kind in (None, "shell", "other"):
                 verdicts.outputs.append(text)
-        if edits or (calls and not all(c.kind == "shell" or c.kind == "other" for c in calls)):
+        if edits or (calls and _touches_files(calls)):
             writes, modifies = files.observe(d)
             if writes:
                 bits |= _WRITES_TESTS
