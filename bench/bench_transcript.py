@@ -35,11 +35,11 @@ code before and after the collector changes interleaved, three runs each:
 
 Later on 2 Dec 2026 (issue 28's last item), the code before and after
 interleaved, each figure one `--runs 7` run's median pair ratio: at load
-average 5-7, 2.06x, 2.06x, 2.09x, 2.12x, 2.03x, 2.13x before and 1.88x,
-1.84x, 1.86x, 1.87x, 1.82x, 1.91x after; at load average 3, 2.04-2.06x
-before and 1.84-1.94x after (all but the last change in); peak 90 MB
-before, 80 MB after. Under 2x in every run; the aim of 1.85x only in some
-under that load (not measured on a quiet machine this time). What it took, each measured
+average 5-7, 2.06x, 2.06x, 2.09x, 2.12x, 2.03x, 2.13x, 2.18x, 2.14x before
+and 1.88x, 1.84x, 1.86x, 1.87x, 1.82x, 1.91x, 1.86x, 1.95x after; at load
+average 3, 2.04-2.06x before and 1.84-1.94x after (all but the last change
+in); peak 90 MB before, 80 MB after. Under 2x in every run; the aim of 1.85x
+only in two of eight under that load (not measured on a quiet machine). What it took, each measured
 alone: the formats import their loaders only when they load (start-up
 83-87 ms to 66-72 ms on a tiny transcript); text decoded 64 KiB at a time
 (reading the lines ~60 to ~42 ms); a tool-result line's `toolUseResult`
