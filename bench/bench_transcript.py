@@ -32,6 +32,25 @@ it the tool output text itself), 0.07 s system time faulting in its memory.
 2 Dec 2026 (issue 28's loaders and JSON fields in, load average 5-6): the
 code before and after the collector changes interleaved, three runs each:
 2.12x, 2.18x, 2.17x before, 2.11x, 2.08x, 2.03x after (bench/README.md).
+
+Later on 2 Dec 2026 (issue 28's last item), the code before and after
+interleaved, each figure one `--runs 7` run's median pair ratio: at load
+average 5-7, 2.06x, 2.06x, 2.09x, 2.12x, 2.03x, 2.13x, 2.18x, 2.14x before
+and 1.88x, 1.84x, 1.86x, 1.87x, 1.82x, 1.91x, 1.86x, 1.95x after; at load
+average 3, 2.04-2.06x before and 1.84-1.94x after (all but the last change
+in); peak 90 MB before, 80 MB after. Under 2x in every run; the aim of 1.85x
+only in two of eight under that load (not measured on a quiet machine). What it took, each measured
+alone: the formats import their loaders only when they load (start-up
+83-87 ms to 66-72 ms on a tiny transcript); text decoded 64 KiB at a time
+(reading the lines ~60 to ~42 ms); a tool-result line's `toolUseResult`
+looked for after its message rather than through it, and assistant lines
+parsed without that search (~10 ms); finalize letting each draft go once
+frozen, a shared empty flag set per draft and the writer's lists instead of
+generators (page faults 20.9k to 19.1k); a test edit's changed lines worked
+out once, not three times. In process the command now spends 0.25 s
+reading and parsing lines, 0.11 s in the loader's own work, 0.09 s
+finalizing, 0.14 s writing (0.09 s of it escaping the text) and ~0.07 s
+starting up; the rest is page faults for its 80 MB (the loop: 10 MB).
 """
 
 from __future__ import annotations

@@ -405,10 +405,6 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     every changed file with the turns that produced it, and the files no turn
     accounts for (`unattributed`).
     """
-    from reviewui.core.transcript import render_text
-    from reviewui.core.transcript.render import safe
-    from reviewui.core.transcript.stream import write_json
-
     instance = getattr(args, "instance", None)
     extra: dict[str, Any] | None = None
     if args.repo or args.branch or args.base:
@@ -440,8 +436,12 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         # cyclic collector is told to leave it be (walking it, a big log's turns, is all it would do).
         gc.freeze()
     if args.format == "json":
+        from reviewui.core.transcript.stream import write_json
+
         write_json(t, sys.stdout.write, extra)
     else:
+        from reviewui.core.transcript.render import render_text, safe
+
         out(render_text(t))
         if extra is not None:
             for f in extra["files"]:

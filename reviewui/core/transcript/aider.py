@@ -19,10 +19,11 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.transcript import aider_inputs
 from reviewui.core.transcript.aider_inputs import Block
 from reviewui.core.transcript.builder import Draft, Run
+from reviewui.core.transcript.detect import AIDER_HEADER
 from reviewui.core.transcript.model import FileEdit, ToolCall, Usage
 from reviewui.core.transcript.source import LineCounter, open_text
 
-HEADER = "# aider chat started at"
+HEADER = AIDER_HEADER
 """The line that opens every session in an Aider history file."""
 
 _SEARCH = re.compile(r"^<{5,9} SEARCH\s*$")

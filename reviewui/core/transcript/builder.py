@@ -14,6 +14,8 @@ from reviewui.core.transcript.model import FileEdit, ToolCall, Usage
 from reviewui.core.transcript.normalize import text_size
 
 
+_NO_FLAGS: frozenset[str] = frozenset()
+
 SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError)
 """What a record of an unexpected shape raises; such a record is skipped and counted, not fatal."""
 
@@ -37,7 +39,7 @@ class Draft:
         self.edits: list[FileEdit] = []
         self.stop: str | None = None
         self.usage: Usage | None = None
-        self.flags: set[str] = set()
+        self.flags: frozenset[str] = _NO_FLAGS  # shared until a flag is added: few drafts get one
         self.is_error = False
         self.exit_code: int | None = None
         self.prompt_key: Hashable | None = None
@@ -52,6 +54,10 @@ class Draft:
         self.result_of: str | None = None  # the id of the tool call whose result this turn holds
         self.kind: str | None = None  # a finer kind than the role (Turn.kind)
         self.note: str | None = None  # why the turn reads as it does (Turn.note)
+
+    def add_flag(self, flag: str) -> None:
+        """Mark the turn with `flag` (a name from FLAGS) before any is computed."""
+        self.flags = self.flags | {flag}
 
     def add_text(self, text: str | None) -> None:
         """Append visible text (ignores None and empty strings)."""
@@ -85,6 +91,11 @@ class Run:
         d.time = self.stamp
         self.drafts.append(d)
         return d
+
+    def take_drafts(self) -> list[Draft]:
+        """Hand over the drafts and leave the run empty (no drafts, no calls): freezing spends it."""
+        drafts, self.drafts, self._calls = self.drafts, [], {}
+        return drafts
 
     @property
     def last(self) -> Draft | None:

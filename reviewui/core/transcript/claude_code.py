@@ -137,7 +137,7 @@ def _boundary(run: Run, d: dict[str, Any], lineno: int) -> None:
     dr.add_text(content_text(d.get("content")) or "compacted")
     if isinstance(meta, dict) and meta.get("preTokens"):
         dr.add_text(f"(context was {meta.get('preTokens')} tokens, trigger {meta.get('trigger')})")
-    dr.flags.add(COMPACTION)
+    dr.add_flag(COMPACTION)
 
 
 def _assistant(run: Run, cur: Draft | None, d: dict[str, Any], lineno: int, responses: dict[Any, Draft]) -> Draft:
@@ -220,7 +220,7 @@ def _user(run: Run, d: dict[str, Any], lineno: int) -> None:
     if d.get("isCompactSummary"):
         dr = run.new("system", lineno)
         dr.add_text(content_text(content))
-        dr.flags.add(COMPACTION)
+        dr.add_flag(COMPACTION)
         return
     if type(content) is not list:
         run.new("user", lineno).add_text(content_text(content))

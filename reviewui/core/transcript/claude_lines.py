@@ -19,6 +19,7 @@ from reviewui.core.transcript import source
 
 _RESULT_KEY = ',"toolUseResult":'
 _MESSAGE_KEY = ',"message":'
+_USER_MESSAGE = '{"role":"user"'
 
 
 def hook_progress(raw: str) -> bool:
@@ -62,7 +63,11 @@ def parse_line(raw: str) -> Any:
     """`source.parse_line(raw)`, but a top-level `toolUseResult` after `message` is left unparsed.
 
     Claude Code writes compact JSON with the envelope keys, then `message`,
-    `uuid`, `timestamp`, `toolUseResult` and a trailing id. The part before
+    `uuid`, `timestamp`, `toolUseResult` and a trailing id; the result sits
+    on user lines, whose message starts `{"role":"user"`. For such a line
+    the message is parsed first and `toolUseResult` looked for only after
+    it (searching the whole line would read through the tool's output the
+    message holds, and every assistant line to its end). The part before
     `message`, the message and the keys between it and `toolUseResult` are
     parsed; the result becomes a `DeferredResult` and keys after it are
     dropped (none is read by the loader). The search cannot be fooled by
@@ -70,26 +75,27 @@ def parse_line(raw: str) -> Any:
     nested deeper than the top level makes one of the three parses fail, as
     does a line not ending in `}`; every such line is parsed whole.
     """
-    i = raw.find(_RESULT_KEY)
-    if i > 0 and raw.endswith("}\n"):
-        k = raw.find(_MESSAGE_KEY, 0, i)
-        if k > 0:
-            try:
-                obj = source.parse_line(raw[:k] + "}")
-                message, end = source.scan_prefix(raw, k + len(_MESSAGE_KEY))
-                between = None
-                if end < i and raw[end] == ",":
-                    between = source.parse_line("{" + raw[end + 1 : i] + "}")
-                elif end != i:
-                    raise ValueError("not a key of the line's own object")
-            except ValueError:
-                pass
-            else:  # both parsed texts end in `}`, so each is an object
-                obj["message"] = message
-                if between:
-                    obj.update(between)  # after `message`: a repeated key's last value wins, as in json
-                obj["toolUseResult"] = DeferredResult(raw, i + len(_RESULT_KEY))
-                return obj
+    k = raw.find(_MESSAGE_KEY)
+    if k > 0 and raw.startswith(_USER_MESSAGE, k + len(_MESSAGE_KEY)) and raw.endswith("}\n"):
+        try:
+            message, end = source.scan_prefix(raw, k + len(_MESSAGE_KEY))
+            i = raw.find(_RESULT_KEY, end)
+            if i < 0:
+                raise ValueError("no result to defer")  # a typed prompt: parsed whole
+            obj = source.parse_line(raw[:k] + "}")
+            between = None
+            if end < i and raw[end] == ",":
+                between = source.parse_line("{" + raw[end + 1 : i] + "}")
+            elif end != i:
+                raise ValueError("not a key of the line's own object")
+        except ValueError:
+            pass
+        else:  # both parsed texts end in `}`, so each is an object
+            obj["message"] = message
+            if between:
+                obj.update(between)  # after `message`: a repeated key's last value wins, as in json
+            obj["toolUseResult"] = DeferredResult(raw, i + len(_RESULT_KEY))
+            return obj
     return source.parse_line(raw)
 
 

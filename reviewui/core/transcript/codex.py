@@ -247,7 +247,7 @@ def _last_assistant(run: Run) -> Draft | None:
 def _compaction(st: _State, lineno: int, text: str) -> None:
     dr = st.run.new("system", lineno)
     dr.add_text(text)
-    dr.flags.add(COMPACTION)
+    dr.add_flag(COMPACTION)
     st.closed = True
 
 

@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
+from reviewui.core.transcript.detect import CODEX_EXEC_EVENTS
 from reviewui.core.transcript.model import EditOp, FileEdit, ToolCall
 from reviewui.core.transcript.normalize import usage_from
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.tools import interpret_call
 from reviewui.core.transcript.jsonget import dict_at, str_at
 
-EVENT_TYPES = frozenset({"thread.started", "turn.started", "item.started", "item.updated", "item.completed",
-                         "turn.completed", "turn.failed", "error"})
+EVENT_TYPES = CODEX_EXEC_EVENTS
 """The `type`s of `codex exec --json` lines."""
 
 _WRAPPED = re.compile(r"^(?:\S*/)?(?:bash|sh|zsh)\s+-l?c\s+(.+)$", re.DOTALL)

@@ -24,6 +24,11 @@ _ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "thinking", "redacted_thinking"}
 _HEAD_LINES = 200
 _HEAD_BYTES = 4 * 1024 * 1024
 _ZIP_MAGIC = b"PK\x03\x04"
+CODEX_EXEC_EVENTS = frozenset({"thread.started", "turn.started", "item.started", "item.updated", "item.completed",
+                               "turn.completed", "turn.failed", "error"})
+"""The `type`s of `codex exec --json` lines."""
+AIDER_HEADER = "# aider chat started at"
+"""The line that opens every session in an Aider history file (what its detector looks for)."""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from reviewui.core.transcript.model import (
     TRUNCATED,
     WRITES_TESTS,
     FileEdit,
+    ToolCall,
     Transcript,
     Turn,
     Usage,
@@ -71,6 +72,9 @@ def _flag_names(bits: int) -> tuple[str, ...]:
     return names
 
 
+_NO_LINES: tuple[list[str], list[str]] = ([], [])
+
+
 class _Files:
     """What the run has shown about files: which it created, which existed before it."""
 
@@ -94,12 +98,15 @@ class _Files:
             self._base[key] = frozenset(s for s in (ln.strip() for ln in text.splitlines()) if s) if text is not None else frozenset()
         return self._base[key]
 
-    def _modifies_existing(self, k: str, e: FileEdit) -> bool | None:
-        """Whether edit `e` of test `k` changes lines that were there before the run (None: cannot tell)."""
-        m = modifies_existing_lines(e)
+    def _modifies_existing(self, k: str, e: FileEdit, lines: tuple[list[str], list[str]]) -> bool | None:
+        """Whether edit `e` of test `k` changes lines that were there before the run (None: cannot tell).
+
+        `lines` is `changed_lines(e)`.
+        """
+        m = modifies_existing_lines(e, lines[1])
         if not m or e.operation in ("delete", "shell"):
             return m
-        removed = {s for s in (ln.strip() for ln in changed_lines(e)[1]) if s}
+        removed = {s for s in (ln.strip() for ln in lines[1]) if s}
         base = self.base_lines(k)
         if base is not None:
             return any(r in base for r in removed)  # only lines the base commit has are "existing"
@@ -148,13 +155,15 @@ class _Files:
                 self.created.add(k)  # a whole-file write to a file never seen before: a new file
                 continue
             before = k not in self.created
+            # A test's changed lines are read up to three times below: worked out once.
+            lines = changed_lines(e) if test else _NO_LINES
             if test and before:
-                m = self._modifies_existing(k, e)
+                m = self._modifies_existing(k, e, lines)
                 if m is None:
                     m = e.existed is True or k in self.existing
                 modifies = modifies or m
             if test:
-                self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in changed_lines(e)[0]) if s)
+                self.added.setdefault(k, set()).update(s for s in (ln.strip() for ln in lines[0]) if s)
                 if e.new:
                     self.inserted.setdefault(k, []).append(e.new)
             if e.operation == "delete":
@@ -207,6 +216,14 @@ def _volatile_head(text: str) -> tuple[str, str] | None:
     return first, _DIGITS.sub("#", first)
 
 
+def _touches_files(calls: list[ToolCall]) -> bool:
+    """True when a call reads or writes a file (not only shell or other calls)."""
+    for c in calls:  # a loop, not any(<generator>): called for every turn with calls
+        if c.kind != "shell" and c.kind != "other":
+            return True
+    return False
+
+
 def _never_cached(prev: Usage, cur: Usage) -> bool:
     # The prefix was sent again (input grew) and none of it came from the cache.
     return cur.cached == 0 and prev.input >= 1024 and cur.input >= prev.input
@@ -236,7 +253,7 @@ def finalize(
     test_globs: Iterable[str] = DEFAULT_TEST_GLOBS,
     base_file: BaseFile | None = None,
 ) -> Transcript:
-    """Freeze the run's drafts into a Transcript, computing every turn's flags.
+    """Freeze the run's drafts into a Transcript, computing every turn's flags (the run is left empty).
 
     `base_file` reads a file at the base commit; with it, `edits-existing-test`
     counts only lines the base has (without it, lines the run itself wrote earlier
@@ -268,7 +285,14 @@ def finalize(
     commands = link_commands(drafts)
     turns: list[Turn] = []
     append = turns.append
-    for i, d in enumerate(drafts):
+    # Each draft is let go as soon as it is frozen, so the turns reuse the memory the drafts
+    # held instead of fresh pages: a 100 MB session's drafts are ~10 MB, and faulting in
+    # new pages is a tenth of the headless command's time.
+    queue = run.take_drafts()
+    queue.reverse()
+    del drafts
+    for i in range(n):
+        d = queue.pop()
         texts = d.texts
         text = (texts[0] if len(texts) == 1 else "\n".join(texts)) if texts else ""
         role = d.role
@@ -339,7 +363,7 @@ def finalize(
                 bits |= _TOOL_ERROR
             if d.result_kind in (None, "shell", "other"):
                 verdicts.outputs.append(text)
-        if edits or (calls and not all(c.kind == "shell" or c.kind == "other" for c in calls)):
+        if edits or (calls and _touches_files(calls)):
             writes, modifies = files.observe(d)
             if writes:
                 bits |= _WRITES_TESTS

@@ -9,7 +9,6 @@ spellings onto the model's single vocabulary.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any
@@ -151,5 +150,7 @@ def usage_from(u: Any) -> Usage | None:
 
 def prompt_key(*parts: Any) -> str:
     """Return a stable key for what a model call was prompted with (to spot prefix changes)."""
+    import hashlib  # here, not at the top: only the loaders that key prompts need it (not Claude Code's)
+
     blob = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha1(blob.encode("utf-8", "replace")).hexdigest()

@@ -77,7 +77,7 @@ def _v0_action(run: Run, e: dict[str, Any], pos: int, cur: Draft | None, actions
     if action in _COMPACT:
         dr = run.new("system", pos)
         dr.add_text(content_text(args.get("summary")) or "condensed")
-        dr.flags.add(COMPACTION)
+        dr.add_flag(COMPACTION)
         return None
     source = e.get("source")
     if action == "system":
@@ -172,7 +172,7 @@ def _v0_observation(run: Run, e: dict[str, Any], pos: int, actions: dict[Any, To
     if obs in _COMPACT:
         dr = run.new("system", pos)
         dr.add_text(content_text(e.get("content")) or "condensed")
-        dr.flags.add(COMPACTION)
+        dr.add_flag(COMPACTION)
         return
     dr = run.new("tool", pos)
     dr.add_text(content_text(e.get("content")))
@@ -300,7 +300,7 @@ def _v1_event(st: _V1, e: dict[str, Any], pos: int) -> None:
     elif kind in ("Condensation", "CondensationSummaryEvent", "CondensationRequest"):
         dr = run.new("system", pos)
         dr.add_text(content_text(e.get("summary")) or "condensed")
-        dr.flags.add(COMPACTION)
+        dr.add_flag(COMPACTION)
         st.cur = None
 
 

@@ -163,12 +163,13 @@ def _take(lines: list[str], wanted: Counter[str]) -> list[str]:
     return out
 
 
-def modifies_existing_lines(edit: FileEdit) -> bool | None:
+def modifies_existing_lines(edit: FileEdit, removed: list[str] | None = None) -> bool | None:
     """Whether the edit changes or removes lines already in the file.
 
     True for deletions, in-place shell edits and any edit that takes a line
     out; False for a purely additive edit; None when the transcript does
     not say what the file held (a whole-file write over unknown content).
+    `removed` is `changed_lines(edit)[1]` when the caller has it already.
     """
     if edit.operation in ("delete", "shell"):
         return True
@@ -176,5 +177,6 @@ def modifies_existing_lines(edit: FileEdit) -> bool | None:
         return False
     if edit.operation in ("write", "replace") and edit.old is None and edit.patch is None:
         return None  # the transcript does not say what the edit replaced
-    _, removed = changed_lines(edit)
+    if removed is None:
+        _, removed = changed_lines(edit)
     return any(ln.strip() for ln in removed)

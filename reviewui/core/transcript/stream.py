@@ -82,10 +82,12 @@ _EMPTY = '""'
 def _calls(t: Turn) -> str:
     """`_ENCODE([c.to_json() for c in t.tool_calls])` without the dicts."""
     enc = encode_basestring_ascii
-    return "[" + ", ".join(
-        f'{{"name": {enc(c.name)}, "kind": {enc(c.kind)}, "paths": [{", ".join(enc(p) for p in c.paths)}]}}'
+    # Lists, not generators, for join: it would build the list anyway, and a generator costs
+    # more per item (most turns have one call with one path).
+    return "[" + ", ".join([
+        f'{{"name": {enc(c.name)}, "kind": {_word(c.kind)}, "paths": [{", ".join([enc(p) for p in c.paths])}]}}'
         for c in t.tool_calls
-    ) + "]"
+    ]) + "]"
 
 
 def _str_or_null(v: str | None) -> str:
@@ -95,20 +97,20 @@ def _str_or_null(v: str | None) -> str:
 def _edits(edits: tuple[FileEdit, ...]) -> str:
     """`_ENCODE([edit_json(e) for e in edits])` without the dicts: an edit's old and new text is most of a turn."""
     enc = encode_basestring_ascii
-    return "[" + ", ".join(
+    return "[" + ", ".join([
         f'{{"file": {enc(e.path)}, "patch": {enc(e.patch)}}}' if e.patch is not None
         else f'{{"file": {enc(e.path)}, "old": {_str_or_null(e.old)}, "new": {_str_or_null(e.new)}}}'
         for e in edits
-    ) + "]"
+    ]) + "]"
 
 
 def _commands(cmds: tuple[Command, ...]) -> str:
     """`_ENCODE([c.to_json() for c in cmds])` without the dicts."""
-    return "[" + ", ".join(
+    return "[" + ", ".join([
         f'{{"command": {encode_basestring_ascii(c.command)}, "exit": {"null" if c.exit is None else int(c.exit)}, '
         f'"output_head": {_str_or_null(c.output_head)}}}'
         for c in cmds
-    ) + "]"
+    ]) + "]"
 
 
 def write_json(t: Transcript, write: Callable[[str], Any], extra: dict[str, Any] | None = None) -> None:

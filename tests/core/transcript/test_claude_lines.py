@@ -143,3 +143,19 @@ def test_progress_as_the_value_of_another_key_is_not_a_hook_line() -> None:
     turn = ('{"parentUuid":null,"type":"user","status":"progress","message":{"role":"user",'
             '"content":"go on"},"uuid":"u1"}\n')
     assert not claude_lines.hook_progress(turn)
+
+
+@pytest.mark.parametrize("path", [EDITS, TASK], ids=["edits", "task"])
+def test_every_result_line_of_a_real_session_is_deferred_and_no_other(path: Path) -> None:
+    # The message is parsed first and the result looked for after it: that must still find every
+    # result Claude Code wrote at the top level of a line (not the copies nested in a subagent's
+    # progress line), and leave the assistant lines, which have none, to one plain parse.
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    whole = [json.loads(ln) for ln in lines]
+    assert any("toolUseResult" in w for w in whole)
+    for ln, w in zip(lines, whole, strict=True):
+        d = claude_lines.parse_line(ln)
+        assert (type(d.get("toolUseResult")) is claude_lines.DeferredResult) == ("toolUseResult" in w), ln[:200]
+        assert {k: v for k, v in d.items() if k != "toolUseResult"} == {
+            k: v for k, v in w.items() if k in d and k != "toolUseResult"
+        }

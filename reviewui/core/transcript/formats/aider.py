@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import aider
 from reviewui.core.transcript.builder import Run
-from reviewui.core.transcript.detect import Sniff
+from reviewui.core.transcript.detect import AIDER_HEADER, Sniff
 from reviewui.core.transcript.registry import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
@@ -17,11 +16,13 @@ def detect(s: Sniff) -> bool:
         return False
     if s.path.name.endswith(".aider.chat.history.md"):
         return True
-    return s.document is None and aider.HEADER in s.head[:20_000]
+    return s.document is None and AIDER_HEADER in s.head[:20_000]
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the Markdown history (the last session in it, or `--instance N` for the N-th)."""
+    from reviewui.core.transcript import aider  # on load, not import: see formats/__init__.py
+
     return aider.load(path, counter, opts.instance)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import claude_code
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff, is_claude_code_line, is_codex_line
 from reviewui.core.transcript.registry import Format, LoadOptions
@@ -20,6 +19,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the session (or subagent file) line by line."""
+    from reviewui.core.transcript import claude_code  # on load, not import: see formats/__init__.py
+
     return claude_code.load(path, counter)
 
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import codex, codex_exec
 from reviewui.core.transcript.builder import Run
-from reviewui.core.transcript.detect import Sniff, is_codex_line
+from reviewui.core.transcript.detect import CODEX_EXEC_EVENTS, Sniff, is_codex_line
 from reviewui.core.transcript.registry import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
 def _exec_stream(s: Sniff) -> bool:
     return any(o.get("type") == "thread.started" or str(o.get("type", "")).startswith("item.") for o in s.objects) and all(
-        o.get("type") in codex_exec.EVENT_TYPES for o in s.objects
+        o.get("type") in CODEX_EXEC_EVENTS for o in s.objects
     )
 
 
@@ -24,6 +23,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the rollout (or the exec event stream) line by line."""
+    from reviewui.core.transcript import codex, codex_exec  # on load, not import: see formats/__init__.py
+
     if _exec_stream(s):
         return codex_exec.load(path, counter)
     return codex.load(path, counter)

@@ -20,7 +20,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from reviewui.core.transcript import messages
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
@@ -60,6 +59,8 @@ def detect(s: Sniff) -> bool:
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the events log line by line (or the older JSON's chat messages)."""
     if s.document is not None and _old_json(s.doc):
+        from reviewui.core.transcript import messages  # on load, not import: see formats/__init__.py
+
         notes: list[str] = []
         doc = document(path, s, counter, notes)
         run = messages.load_document({"messages": doc.get("chatMessages") or []}, "openai", counter)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import inspect_ai
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
@@ -22,6 +21,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read one sample of the log (`--instance ID` or `ID:EPOCH`; default the first)."""
+    from reviewui.core.transcript import inspect_ai  # on load, not import: see formats/__init__.py
+
     if s.is_zip:
         return inspect_ai.load_zip(path, counter, opts.instance)
     notes: list[str] = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import messages
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document, shape
@@ -33,6 +32,8 @@ def detect_or_empty(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the message list (a document, or JSONL one message per line)."""
+    from reviewui.core.transcript import messages  # on load, not import: see formats/__init__.py
+
     if s.document is None and not s.is_dir and s.objects:
         return messages.load_jsonl(path, counter, NAME)
     notes: list[str] = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewui.core.transcript import openhands, openhands_resolver
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff, event_folder
 from reviewui.core.transcript.formats._shape import document, shape
@@ -30,6 +29,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the folder, the event list, or the chosen run of resolver output."""
+    from reviewui.core.transcript import openhands, openhands_resolver  # on load, not import: see formats/__init__.py
+
     if s.is_dir:
         return openhands.load_folder(path, counter)
     if s.document is None and s.objects:

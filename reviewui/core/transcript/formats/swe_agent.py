@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.transcript import swe_agent
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document, shape
@@ -19,6 +18,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the trajectory document (a damaged one as far as it parses)."""
+    from reviewui.core.transcript import swe_agent  # on load, not import: see formats/__init__.py
+
     notes: list[str] = []
     run = swe_agent.load_document(document(path, s, counter, notes), counter)
     run.notes.extend(notes)
