@@ -92,7 +92,9 @@ def test_flood_is_capped(tmp_path: Path) -> None:
 
 
 def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
-    tag = "300.424242"  # the run is in its own PID namespace: its grandchild is found by this tag
+    # The run is in its own PID namespace: its grandchild is found by this tag, one of this process's
+    # own (another suite on the machine running this test at once would otherwise be seen too).
+    tag = f"300.{os.getpid() % 1000000:06d}"
     write(tmp_path, {"tests/test_hang.py": (
         "import os, subprocess, time\n"
         "def test_hang():\n"
