@@ -19,9 +19,10 @@
   the trusted config says `network = true`: then `--share-net`), `--new-session`,
   `--die-with-parent`, own `/proc`, a minimal `/dev`;
 - limits (`limits.py`, clamped to the inherited hard limits): address space,
-  file size and processes through `prlimit`, the private tmp through the tmpfs
-  size, and the bytes and files a run adds to its writable dirs watched by the
-  runner (`watch.py`).
+  file size and processes through `prlimit`, the private tmp and the slot
+  through their tmpfs size and (where `storage.mounted`'s step can run) their
+  inode count, and the bytes and files a run adds to its writable dirs
+  watched by the runner (`watch.py`).
 
 Where bwrap cannot run, `require()` refuses with one line unless the reviewer
 opted in (`--unsandboxed`, or `unsandboxed = true` in the *user* config); then
