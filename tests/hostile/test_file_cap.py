@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.run import room, sandbox, storage, watch
+from reviewui.core.run import mountns, room, sandbox, storage, watch
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest
 
@@ -91,7 +91,7 @@ def _created(output: str) -> tuple[int, int, str, int]:
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
 @pytest.mark.parametrize("where", ["many", "/tmp/many"], ids=["slot", "tmp"])
 def test_the_kernel_stops_the_file_past_the_limit(tmp_path: Path, no_looks: None, where: str, warm: bool) -> None:
-    assert storage.files_level() == "tmpfs", storage.capping_problem()
+    assert storage.files_level() == "tmpfs", mountns.capping_problem()
     run = _run(tmp_path, where, warm)
     before, made, err, free = _created(run.output)
     made += 1  # the directory they are made in
@@ -112,17 +112,17 @@ def test_the_kernel_stops_the_file_past_the_limit(tmp_path: Path, no_looks: None
 def test_where_the_kernel_cannot_cap_them_files_are_watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The mount step made useless (a `mount` that sets no inode count): the self-test finds the
     count unset, the sandbox runs without the step, and the watcher still stops the run."""
-    real = storage.MOUNT
-    monkeypatch.setattr(storage, "MOUNT", real.replace('-o "$2"', '-o size=1m').replace('-o "$4"', '-o size=1m'))
-    monkeypatch.setattr(storage, "_off", None)
+    real = mountns.MOUNT
+    monkeypatch.setattr(mountns, "MOUNT", real.replace('-o "$2"', '-o size=1m').replace('-o "$4"', '-o size=1m'))
+    monkeypatch.setattr(mountns, "_off", None)
     sandbox._probe.cache_clear()
     _limits(monkeypatch)
     try:
         assert sandbox.bwrap_problem() is None and sandbox.clean_room_problem() is None
         assert storage.files_level() == "watch"
-        assert "inode count is not set" in (storage.capping_problem() or "")
+        assert "inode count is not set" in (mountns.capping_problem() or "")
         box = sandbox.Box(writable=(), chdir=Path(room.TREE), scratch_size=1 << 20, scratch_files=10)
-        assert storage.MOUNT not in sandbox.wrap(["true"], box)
+        assert mountns.MOUNT not in sandbox.wrap(["true"], box)
         run = _run(tmp_path, "many", False)
         assert run.limit == "file limit", (run.limit, run.output[-800:])
         assert "ERRNO 28" not in run.output  # nothing made it fail: the watcher stopped it
@@ -139,13 +139,13 @@ def test_where_the_kernel_cannot_cap_them_files_are_watched(tmp_path: Path, monk
 def test_the_self_test_runs_through_the_mount_step() -> None:
     """The sandbox's one self-test (no privileges, uid never 0) is made through the same step
     every capped run starts with."""
-    size, files = storage.self_test_slot()
+    size, files = mountns.self_test_slot()
     box = sandbox.Box(writable=(), chdir=Path("/"), python=PY, scratch_size=size, scratch_files=files)
     argv = sandbox.wrap([PY, "-c", "pass"], box)
-    assert storage.MOUNT in argv
-    step = argv.index(storage.MOUNT)
-    assert argv[step - 6:step - 2] == [storage._tools()[0], "--user", "--map-root-user", "--mount"]
-    assert f"nr_inodes={1 + storage.SELF_TEST_FILES}," in argv[step + 3]
+    assert mountns.MOUNT in argv
+    step = argv.index(mountns.MOUNT)
+    assert argv[step - 6:step - 2] == [mountns._tools()[0], "--user", "--map-root-user", "--mount"]
+    assert f"nr_inodes={1 + mountns.SELF_TEST_FILES}," in argv[step + 3]
     assert "--uid" in argv and argv[argv.index("--uid") + 1] != "0"
 
 
@@ -156,4 +156,4 @@ def test_the_self_test_runs_through_the_mount_step() -> None:
     (["--uid", "1", "--dir", "/tmpfoo/x", "--file", "3", "/tmp//f"], 1),
 ])
 def test_made_under_counts_what_bwrap_makes(args: list[str], made: int) -> None:
-    assert storage.made_under(args, "/tmp") == made
+    assert mountns.made_under(args, "/tmp") == made

