@@ -109,18 +109,26 @@ def test_the_kernel_stops_the_file_past_the_limit(tmp_path: Path, no_looks: None
     assert run.limit == "file limit", (run.limit, run.output[-800:])
 
 
-def test_where_the_kernel_cannot_cap_them_files_are_watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The mount step made useless (a `mount` that sets no inode count): the self-test finds the
-    count unset, the sandbox runs without the step, and the watcher still stops the run."""
-    real = mountns.MOUNT
-    monkeypatch.setattr(mountns, "MOUNT", real.replace('-o "$2"', '-o size=1m').replace('-o "$4"', '-o size=1m'))
+UNSET = mountns.MOUNT.replace('-o "$2"', '-o size=1m').replace('-o "$4"', '-o size=1m')
+"""A step whose mounts set no inode count (a kernel that ignored the option)."""
+FAILS = 'echo "unshare: unshare failed: Operation not permitted" >&2; exit 1'
+"""A step that cannot run (user namespaces that cannot nest)."""
+
+
+@pytest.mark.parametrize(("step", "why"), [(UNSET, "inode count is not set"), (FAILS, "mount step")],
+                         ids=["count-unset", "step-fails"])
+def test_where_the_kernel_cannot_cap_them_files_are_watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            step: str, why: str) -> None:
+    """The mount step broken: the self-test finds out, the sandbox runs without the step (its
+    promises kept: the self-test passes), and the watcher still stops the run."""
+    monkeypatch.setattr(mountns, "MOUNT", step)
     monkeypatch.setattr(mountns, "_off", None)
     sandbox._probe.cache_clear()
     _limits(monkeypatch)
     try:
         assert sandbox.bwrap_problem() is None and sandbox.clean_room_problem() is None
         assert storage.files_level() == "watch"
-        assert "inode count is not set" in (mountns.capping_problem() or "")
+        assert why in (mountns.capping_problem() or "")
         box = sandbox.Box(writable=(), chdir=Path(room.TREE), scratch_size=1 << 20, scratch_files=10)
         assert mountns.MOUNT not in sandbox.wrap(["true"], box)
         run = _run(tmp_path, "many", False)

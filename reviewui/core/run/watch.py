@@ -90,19 +90,6 @@ def sandbox_child(pid: int) -> int | None:
     return None
 
 
-def tmpfs_entries(pid: int, inside: str) -> int | None:
-    """Inodes in use on the tmpfs mounted at `inside` in the sandbox of bwrap process `pid`
-    (one statfs, whatever the number of files), or None when it cannot be read."""
-    child = sandbox_child(pid)
-    if child is None:
-        return None
-    try:
-        st = os.statvfs(f"/proc/{child}/root{inside}")
-    except OSError:
-        return None
-    return st.f_files - st.f_ffree
-
-
 class Inodes:
     """The inode counts of the tmpfs a sandbox has at `inside`, read through a handle opened at the
     first look that finds it (so they can still be read once the sandbox has gone)."""
