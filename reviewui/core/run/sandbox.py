@@ -161,8 +161,8 @@ def _bwrap_problem() -> str | None:
     size, files = mountns.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
     try:
-        argv = wrap([sys.executable, "-S", "-c", _SELF_TEST], Box(writable=(work,), chdir=work, python=sys.executable,
-                                                                  scratch_size=size, scratch_files=files))
+        argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
+                    Box(writable=(work,), chdir=work, python=sys.executable, scratch_size=size, scratch_files=files))
         proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL,
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -391,8 +391,6 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out.append("--share-net")
     out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
             "--dev", "/dev", *_proc_args()]
-    from reviewui.core.run import storage  # here: storage imports this module
-
     out += [*mountns.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
     if box.scratch_size > 0:
         out += mountns.slot_args(box)
@@ -429,6 +427,8 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind", str(w), str(w)]
     for host, inside, rw in box.placed:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
+    from reviewui.core.run import storage  # here: storage imports this module
+
     final = storage.cold_argv(box.unpack_into, list(argv)) if box.unpack_into else list(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
     return mountns.mounted(out, exe, box)
