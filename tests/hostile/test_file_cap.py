@@ -165,3 +165,45 @@ def test_the_self_test_runs_through_the_mount_step() -> None:
 ])
 def test_made_under_counts_what_bwrap_makes(args: list[str], made: int) -> None:
     assert mountns.made_under(args, "/tmp") == made
+
+
+LIFT = '''import ctypes, os, subprocess
+
+libc = ctypes.CDLL(None, use_errno=True)
+MS_REMOUNT, MNT_DETACH = 32, 2
+
+
+def lift(p):
+    # the syscalls themselves (mount(8) refuses a uid other than 0 before asking the kernel)
+    libc.mount(b"none", p.encode(), None, MS_REMOUNT, b"nr_inodes=0,size=0")
+    if libc.umount2(p.encode(), MNT_DETACH) == 0:
+        libc.mount(b"tmpfs", p.encode(), b"tmpfs", 0, b"")
+    # and from a nested user namespace, where the run is uid 0 with every capability
+    for line in ("mount -o remount,nr_inodes=0,size=0 " + p,
+                 "umount -l " + p + " && mount -t tmpfs tmpfs " + p + " && touch " + p + "/x"):
+        try:
+            subprocess.run(["unshare", "-rm", "sh", "-c", line], capture_output=True, timeout=20)
+        except OSError:
+            pass
+
+
+def test_lift_the_cap():
+    before = {p: os.statvfs(p).f_files for p in ("/reviewui/slot", "/tmp")}
+    for p in before:
+        lift(p)
+    after = {p: os.statvfs(p).f_files for p in before}
+    assert after == before, (before, after)
+    assert not os.path.exists("/tmp/x") and not os.path.exists("/reviewui/slot/x")
+'''
+
+
+def test_a_run_cannot_lift_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Remounting the slot or /tmp without a count, directly or from a nested user namespace, is
+    refused: the superblocks belong to the step's namespace, where the run has no privilege."""
+    _limits(monkeypatch)
+    root = tmp_path / "a" / "tree"
+    root.mkdir(parents=True)
+    (root / "test_lift.py").write_text(LIFT)
+    run = run_tests(root, [PY, "-m", "pytest", "-p", "no:xdist"], ["test_lift.py"], 60)
+    assert storage.files_level() == "tmpfs"
+    assert run.returncode == 0 and run.limit is None, run.output[-1500:]
