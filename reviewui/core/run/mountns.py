@@ -19,7 +19,8 @@ dirs) and `box.scratch_files` (storage.cold_inodes / warm_inodes: the tree's
 entries, `file-limit`, FILE_MARGIN); /tmp holds its root, what bwrap makes
 there (`made_under`: TMPDIR, mount points) and `file-limit` + FILE_MARGIN.
 The step costs a cold run one `unshare`, one `sh` and two `mount`s (about
-5 ms); a warm server pays it once, when it starts.
+6 ms on a quiet machine: bench/bench_mount_step.py); a warm server pays it
+once, when it starts.
 
 The sandbox's first self-test runs through the step (`self_test_slot`) and
 checks the slot's count (`self_test_problem`); where it cannot (no tools,
