@@ -115,7 +115,7 @@ FAILS = 'echo "unshare: unshare failed: Operation not permitted" >&2; exit 1'
 """A step that cannot run (user namespaces that cannot nest)."""
 
 
-@pytest.mark.parametrize(("step", "why"), [(UNSET, "inode count is not set"), (FAILS, "mount step")],
+@pytest.mark.parametrize(("step", "why"), [(UNSET, "the inode count is not set"), (FAILS, "mount step")],
                          ids=["count-unset", "step-fails"])
 def test_where_the_kernel_cannot_cap_them_files_are_watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             step: str, why: str) -> None:

@@ -102,13 +102,17 @@ def self_test_problem(argv: Sequence[str], seen: dict[str, str], ok: bool) -> st
     """After the sandbox's self-test ran `argv` (`ok`: it started and answered; `seen`: the inode
     counts it read, "slot" and "tmp"): why the kernel does not cap files there, recorded with
     `stop_capping` (the caller then tests again without the step), else None."""
-    if not any(a == MOUNT for a in argv):
+    if MOUNT not in argv:
         return None
+    at = list(argv).index(MOUNT)
+    # the step's arguments: sh, mount, the slot's options, the dir, /tmp's options (mounted())
+    asked = {name: dict(o.split("=", 1) for o in argv[at + n].split(",") if "=" in o).get("nr_inodes")
+             for name, n in (("slot", 3), ("tmp", 5))}
     why = None
     if not ok:
         why = "the mount step in front of bwrap failed"
-    elif seen.get("slot") != str(1 + SELF_TEST_FILES):
-        why = f"the slot's inode count is not set (it has {seen.get('slot', '?')})"
+    elif asked["slot"] != str(1 + SELF_TEST_FILES) or any(seen.get(k) != v for k, v in asked.items()):
+        why = f"the inode count is not set (asked {asked}, the run has {({k: seen.get(k) for k in asked})})"
     if why is not None:
         stop_capping(why)
     return why
