@@ -17,7 +17,8 @@ What each limit bounds (see `sandbox.py` for how they are applied):
   private /tmp and HOME, and the bytes a run may add to its scratch tree;
 - `processes`: processes of the run at once (RLIMIT_NPROC, counted per user
   namespace, so only the sandbox's own processes count);
-- `files`: files a run may create in its scratch tree and work dir;
+- `files`: files a run may create in its scratch tree, HOME and work dir, and
+  in its private /tmp (the kernel's inode count where `storage.py` can set it);
 - `output`: bytes a run may write to its output in all.
 """
 

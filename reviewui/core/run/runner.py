@@ -225,12 +225,14 @@ def run_tests(
             if level == "bwrap":
                 # A warm run that fell back to cold keeps its directory in the server's io dir.
                 if sized:
+                    entries = measure([tree])[1]  # the kernel's bound on the slot's files (storage.py)
                     box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
                                       network=network, limits=limits, python=argv[0],
                                       placed=((work.parent, room.IO, True), _no_plugin_cache()),
                                       scratch_size=storage.room_for(tree) + limits.disk,
                                       scratch_dirs=(place.tree_inside, storage.home_inside()),
-                                      unpack_into=place.tree_inside)
+                                      unpack_into=place.tree_inside,
+                                      scratch_files=storage.cold_inodes(entries, limits.files))
                 else:
                     box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
                                       network=network, limits=limits, python=argv[0],
@@ -239,7 +241,7 @@ def run_tests(
             else:
                 full = [*([] if network else network_isolation_prefix()), *inner]
             watch = DiskWatch(watched, limits.disk, limits.files,
-                              tmpfs=(room.SLOT, measure([tree])[1]) if sized else None)
+                              tmpfs=(room.SLOT, entries) if sized else None)
             group = RunGroup.create(limits) if level == "bwrap" else None
             try:
                 outcome = _execute([*(group.prefix() if group else []), *full], cwd, env, timeout, cancel,

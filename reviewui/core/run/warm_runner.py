@@ -270,8 +270,11 @@ class _Server:
         self.sized = self.level == "bwrap" and storage.level() == "tmpfs"
         """True when each run gets its tree unpacked into the server's sized tmpfs (storage.py)."""
         tree = slot / "tree"
-        self.tree_room = (storage.room_for(tree) if tree.is_dir() else 0) + storage.WARM_SLACK
+        size, entries = storage.footprint(tree) if tree.is_dir() else (0, 0)
+        self.tree_room = size + storage.WARM_SLACK
         """Bytes of the tmpfs for the tree (beyond `disk-limit`): a larger tree needs a new server."""
+        self.tree_entries = entries + storage.WARM_FILE_SLACK
+        """Its inodes for the tree (beyond `file-limit`): a tree of more entries needs a new server."""
         if self.level == "bwrap":
             # A copy, bound read-only: a bind would name its source (the cache, under the
             # reviewer's home) in the run's mount table.
@@ -284,7 +287,8 @@ class _Server:
                               limits=lim, python=owner.python,
                               placed=(*(() if self.sized else ((slot, room.SLOT, True),)), (self.io, room.IO, True),
                                       (self._plugins, PLUGIN_CACHE_INSIDE, False)),
-                              scratch_size=self.tree_room + lim.disk if self.sized else 0)
+                              scratch_size=self.tree_room + lim.disk if self.sized else 0,
+                              scratch_files=storage.warm_inodes(self.tree_entries, lim.files) if self.sized else 0)
             argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", PLUGIN_CACHE_INSIDE],
                                 box)
             # One cgroup for the server and the one run it forks at a time: the run's memory and
@@ -363,7 +367,10 @@ class _Server:
 
     def fits(self, cwd: str | Path) -> bool:
         """True when the tree at `cwd` fits this server's tmpfs (always, without sized storage)."""
-        return not self.sized or not Path(cwd).is_dir() or storage.room_for(cwd) <= self.tree_room
+        if not self.sized or not Path(cwd).is_dir():
+            return True
+        size, entries = storage.footprint(cwd)
+        return size <= self.tree_room and entries <= self.tree_entries
 
     # --- running -------------------------------------------------------------
 

@@ -3,13 +3,18 @@
 A run's io dir (and, where no sized tmpfs can be had, its scratch tree:
 `storage.py`) are host directories bound into its sandbox (reviewui writes
 requests there and reads reports back), so no tmpfs size bounds them. In a
-sized tmpfs the bytes are bounded by its size; its files are counted here
-from its statfs (`tmpfs_entries`). `DiskWatch` measures them when the run starts and
-again every `interval` seconds while it runs; the caller kills the run once
-it has added more than `disk` bytes or `files` files, and grades it
-`broken` ("disk limit" / "file limit"). RLIMIT_FSIZE bounds each single
-file in the meantime, so what a run can add between two looks is bounded
-by what it can write in `interval`.
+sized tmpfs the bytes are bounded by its size, and (where storage.py can
+mount it with an inode count) its files by the kernel too; they are counted
+here from its statfs either way (`Inodes`), which is how a run the kernel
+stopped at its inode count is told from one that ran out of bytes.
+`DiskWatch` measures them when the run starts and again every `interval`
+seconds while it runs, and once more when it has ended (`over(force=True)`:
+it keeps the tmpfs open from its first look, so a cold run's is still read
+after its sandbox is gone); the caller kills the run once it has added more
+than `disk` bytes or `files` files, and grades it `broken` ("disk limit" /
+"file limit"). RLIMIT_FSIZE bounds each single file in the meantime, so
+what a run can add between two looks is bounded by what it can write in
+`interval`.
 
 The walk never follows a symlink and stops as soon as a limit is passed,
 so a tree of a million files costs one look, not a million stats per look.
@@ -25,6 +30,8 @@ from typing import Iterator, Sequence
 
 INTERVAL = 0.2
 """Seconds between two looks at a running test's directories."""
+FILE_MARGIN = 1
+"""storage.FILE_MARGIN (here: storage imports this module)."""
 
 
 def entries(dirs: Sequence[str | Path]) -> Iterator[os.stat_result]:
@@ -83,17 +90,63 @@ def sandbox_child(pid: int) -> int | None:
     return None
 
 
-def tmpfs_entries(pid: int, inside: str) -> int | None:
-    """Inodes in use on the tmpfs mounted at `inside` in the sandbox of bwrap process `pid`
-    (one statfs, whatever the number of files), or None when it cannot be read."""
-    child = sandbox_child(pid)
-    if child is None:
-        return None
+class Inodes:
+    """The inode counts of the tmpfs a sandbox has at `inside`, read through a handle opened at the
+    first look that finds it (so they can still be read once the sandbox has gone)."""
+
+    def __init__(self, inside: str) -> None:
+        self.inside = inside
+        self._fd: int | None = None
+
+    def hold(self, pid: int | None) -> None:
+        """Open the tmpfs of bwrap process `pid`'s sandbox, if not held yet and it is there."""
+        if self._fd is not None or pid is None:
+            return
+        child = sandbox_child(pid)
+        if child is None:
+            return
+        try:
+            fd = os.open(f"/proc/{child}/root{self.inside}", os.O_PATH | os.O_DIRECTORY)
+        except OSError:
+            return
+        if _sandbox_mount(fd, self.inside):
+            self._fd = fd
+        else:
+            os.close(fd)
+
+    def read(self, pid: int | None) -> tuple[int, int] | None:
+        """(inodes in use, inodes free) of the tmpfs of bwrap process `pid`'s sandbox, or None
+        while it cannot be found (its mounts not made yet, or gone before the first look)."""
+        self.hold(pid)
+        if self._fd is None:
+            return None
+        try:
+            st = os.statvfs(self._fd)
+        except OSError:
+            return None
+        return st.f_files - st.f_ffree, st.f_ffree
+
+    def close(self) -> None:
+        """Let the tmpfs go."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _sandbox_mount(fd: int, inside: str) -> bool:
+    """True when `fd` is the sandbox's own mount at `inside`: a mount point (its parent on another
+    device), and not the host's dir of that name (before bwrap has put the sandbox's root in
+    place, the child's root is the host's)."""
     try:
-        st = os.statvfs(f"/proc/{child}/root{inside}")
+        here = os.fstat(fd)
+        parent = os.stat("..", dir_fd=fd, follow_symlinks=False)
     except OSError:
-        return None
-    return st.f_files - st.f_ffree
+        return False
+    try:
+        host = os.stat(inside).st_dev
+    except OSError:
+        host = None
+    return parent.st_dev != here.st_dev and here.st_dev != host
 
 
 class DiskWatch:
@@ -101,18 +154,21 @@ class DiskWatch:
 
     With `tmpfs` (the path of a run's sized storage inside its sandbox, storage.py, and the
     number of entries its tree starts with) the files it creates there are counted too,
-    once `follow` names the bwrap process."""
+    once `follow` names the bwrap process, and so are the files it leaves in its private
+    /tmp where storage.py caps its inodes."""
 
-    def __init__(self, dirs: Sequence[str | Path], disk: int, files: int, interval: float = INTERVAL,
+    def __init__(self, dirs: Sequence[str | Path], disk: int, files: int, interval: float | None = None,
                  tmpfs: tuple[str, int] | None = None) -> None:
         self.dirs = tuple(dirs)
         self.disk = disk
         self.files = files
-        self.interval = interval
+        self.interval = INTERVAL if interval is None else interval
         self.start_bytes, self.start_files = measure(self.dirs)
-        self._next = time.monotonic() + interval
+        self._next = time.monotonic() + self.interval
         self.tmpfs = tmpfs
         self._pid: int | None = None
+        self._slot = Inodes(tmpfs[0]) if tmpfs is not None else None
+        self._tmp = Inodes("/tmp") if tmpfs is not None else None
 
     def follow(self, pid: int) -> None:
         """Count the files of the tmpfs in the sandbox bwrap process `pid` runs."""
@@ -122,6 +178,9 @@ class DiskWatch:
         """"disk limit" / "file limit" when the run has added more than allowed, else None; looks at
         most every `interval` seconds unless `force`."""
         now = time.monotonic()
+        if self._slot is not None and self._tmp is not None and not force:
+            self._slot.hold(self._pid)  # as early as can be: a run may end before the next look
+            self._tmp.hold(self._pid)
         if not force and now < self._next:
             return None
         self._next = now + self.interval
@@ -129,10 +188,24 @@ class DiskWatch:
         if used - self.start_bytes > self.disk:
             return "disk limit"
         added = n - self.start_files
-        if self.tmpfs is not None and self._pid is not None:
+        if self.tmpfs is not None and self._slot is not None and self._tmp is not None:
             # The tree's own entries, its root, the tree and HOME dirs are there from the start.
-            inodes = tmpfs_entries(self._pid, self.tmpfs[0])
-            added += max(0, (inodes or 0) - (self.tmpfs[1] + 3))
+            slot = self._slot.read(self._pid)
+            added += max(0, (slot[0] if slot else 0) - (self.tmpfs[1] + 3))
+            # /tmp, capped by storage.py, starts with `files` and the margin free: what the run has
+            # used of them is what it added (an uncapped /tmp has far more free: it adds nothing).
+            tmp = self._tmp.read(self._pid)
+            if tmp is not None:
+                added += max(0, self.files + FILE_MARGIN - tmp[1])
         if added > self.files:
             return "file limit"
         return None
+
+    def close(self) -> None:
+        """Let go of the tmpfs the watch holds open (the run has been graded)."""
+        for held in (getattr(self, "_slot", None), getattr(self, "_tmp", None)):
+            if held is not None:
+                held.close()
+
+    def __del__(self) -> None:
+        self.close()
