@@ -65,10 +65,10 @@ def test_a_run_knows_it_is_inside_and_a_nested_sandbox_reuses_its_proc(tmp_path:
     def binds_proc(argv: list[str]) -> bool:
         return any(argv[i:i + 3] == ["--ro-bind", "/proc", "/proc"] for i in range(len(argv)))
 
-    top = sandbox.wrap(["true"], box)
+    top = sandbox.shown(sandbox.wrap(["true"], box))
     assert "--proc" in top and not binds_proc(top)
     monkeypatch.setenv(sandbox.INSIDE_VAR, "1")
-    nested = sandbox.wrap(["true"], box)
+    nested = sandbox.shown(sandbox.wrap(["true"], box))
     assert "--proc" not in nested and binds_proc(nested)
 
 

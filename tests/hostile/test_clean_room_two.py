@@ -80,6 +80,11 @@ def test_no_way_out():
     # the interpreter's trees: at neutral paths; only the kernel's root field of their read-only
     # bind mounts names where they come from (docs/REFERENCE.md)
     points = [line.split()[4] for line in open("/proc/self/mountinfo")]
+    # every process a run can see (pid 1 is bwrap's reaper: its command line is bwrap's)
+    cmdlines = [open("/proc/" + p + "/cmdline", "rb").read().decode("utf-8", "replace")
+                for p in os.listdir("/proc") if p.isdigit()]
+    for path in [*HOST_PATHS, *PYTHON_PATHS]:
+        found += ["a command line names " + path for c in cmdlines if path in c]
     for path in PYTHON_PATHS:
         if os.path.exists(path):
             found.append("sees " + path)

@@ -149,7 +149,7 @@ def test_the_self_test_runs_through_the_mount_step() -> None:
     every capped run starts with."""
     size, files = mountns.self_test_slot()
     box = sandbox.Box(writable=(), chdir=Path("/"), python=PY, scratch_size=size, scratch_files=files)
-    argv = sandbox.wrap([PY, "-c", "pass"], box)
+    argv = sandbox.shown(sandbox.wrap([PY, "-c", "pass"], box))  # bwrap's options as it reads them
     assert mountns.MOUNT in argv
     step = argv.index(mountns.MOUNT)
     assert argv[step - 6:step - 2] == [mountns._tools()[0], "--user", "--map-root-user", "--mount"]

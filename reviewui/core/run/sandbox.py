@@ -34,6 +34,7 @@ refuses when any remain.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import shutil
 import subprocess
@@ -378,7 +379,42 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
 
     final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
-    return mountns.mounted(out, exe, box)
+    return _options_in_file(mountns.mounted(out, exe, box), exe)
+
+
+OPTIONS_LINE = 'exec 3<"$1" && rm -f "$1" && shift && exec "$0" --args 3 "$@"'
+"""How bwrap is started: its options read from a file (opened, removed, then read by bwrap from
+fd 3, which it closes), so its command line, which every run sees as /proc/1/cmdline (bwrap's
+own reaper), shows `bwrap --args 3 -- <command>` and none of the host paths it binds."""
+
+_options_seq = itertools.count()
+
+
+def _options_in_file(argv: list[str], exe: str) -> list[str]:
+    at = len(argv) - 1 - argv[::-1].index(exe)
+    cut = argv.index("--", at)
+    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports this module
+
+    with _lock:
+        global _options_dir
+        if _options_dir is None:
+            _options_dir = private_tempdir("bwrap")
+        path = _options_dir / f"{os.getpid()}-{next(_options_seq)}"
+    path.write_bytes(b"".join(a.encode() + b"\0" for a in argv[at + 1:cut]))
+    return [*argv[:at], "/bin/sh", "-c", OPTIONS_LINE, exe, str(path), *argv[cut:]]
+
+
+_options_dir: Path | None = None
+
+
+def shown(argv: Sequence[str]) -> list[str]:
+    """`argv` from `wrap` with bwrap's options written back in place (to read what a run gets;
+    only before it ran, while the options file exists)."""
+    if OPTIONS_LINE not in argv:
+        return list(argv)
+    at = list(argv).index(OPTIONS_LINE)
+    options = Path(argv[at + 2]).read_bytes().split(b"\0")[:-1]
+    return [*argv[:at - 2], argv[at + 1], *(o.decode() for o in options), *argv[at + 3:]]
 
 
 def has_size_option(exe: str) -> bool:
