@@ -43,13 +43,14 @@ from reviewui.core.run import mountns, room, watch
 
 PAGE = 4096
 """What tmpfs charges a file at least, per page of its contents."""
-WARM_SLACK = 32 * 1024 * 1024
+WARM_SLACK = 1024 * 1024
 """Bytes a warm server's tmpfs holds beyond `disk-limit` and its tree as measured when it started
-(a revert changes the tree's size a little; a tree that outgrows it gets a new server)."""
+(a revert changes the tree's size a little; a tree that outgrows it gets a new server). What a warm
+run can write past `disk-limit` at most: small, since the servers are per slot and cheap to replace."""
 
 FILE_MARGIN = mountns.FILE_MARGIN
 """Files past `file-limit` the kernel lets a run create (mountns.FILE_MARGIN)."""
-WARM_FILE_SLACK = 4096
+WARM_FILE_SLACK = 256
 """Entries a warm server's slot holds beyond `file-limit` and its tree as counted when it started
 (a revert adds or removes a file or two; a tree that outgrows it gets a new server)."""
 
