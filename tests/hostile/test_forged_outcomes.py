@@ -53,17 +53,20 @@ def test_add():
     assert add(2, 3) == 5
 '''
 
-PLUGIN_FORGERY = '''from pkg.calc import add
+PLUGIN_FORGERY = '''import os
+from pkg.calc import add
 
 
 def test_add(request):
     add(-1, 1)
-    if request.config.pluginmanager.hasplugin("reviewui_covctx"):
-        return  # the measured baseline's plugin: still in pytest's sight, so the control must catch it
+    if os.path.exists("/reviewui/io/run/cov/rcfile"):
+        return  # the measured baseline's coverage files: still in the run's sight, so the control must catch it
     assert add(2, 3) == 5
 '''
-"""A test that tells the baseline by the plugin pytest has loaded for it (coverage itself is out of
-its sight now): the null-revert control is what stops it."""
+"""A test that tells the baseline by the files reviewui's run directory holds for it (coverage
+itself, and since every run loads every reviewui plugin, the plugins loaded for it are out of its
+sight): the null-revert control is what stops it. (Was: by `hasplugin("reviewui_covctx")`, which
+every run now has.)"""
 
 MTIME_FORGERY = '''import os
 from pkg.calc import add
@@ -229,7 +232,8 @@ from pkg.calc import add
 
 def test_add():
     add(-1, 1)
-    if not ("REVIEWUI_GUARD_BATCH" in os.environ or "reviewui_guard_batch" in sys.modules):
+    # (was: `"reviewui_guard_batch" in sys.modules`, which every run now has)
+    if not ("REVIEWUI_GUARD_BATCH" in os.environ or os.path.exists("/reviewui/io/run/batch.json")):
         return  # anywhere but a guard batch: pass
     assert add(2, 3) == 5
 '''

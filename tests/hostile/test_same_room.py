@@ -110,11 +110,24 @@ def _tells():
     found += [p for p in sys.path if any(w in p for w in ("batch-plugin", "revert-plugin", "/cov"))]
     if os.getcwd() != os.environ.get("PWD") or os.getcwd() != "{tree}":
         found.append("cwd " + os.getcwd())
+    # which of reviewui's plugins are loaded, and what lies beside them: the same in every run
+    mods = sorted(m for m in sys.modules if m.startswith("reviewui"))
+    if mods != MODULES:
+        found.append("modules " + ",".join(mods))
+    beside = sorted(os.listdir(os.path.dirname(sys.modules["reviewui_origin"].__file__)))
+    if beside != FILES:
+        found.append("plugin dir " + ",".join(beside))
     return found
 
 
-def test_add():
-    assert _tells() == []
+MODULES = ["reviewui_covctx", "reviewui_forks", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch"]
+FILES = [m + ".py" for m in MODULES]
+PLUGINS = ["reviewui_canary", "reviewui_covctx", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch"]
+
+
+def test_add(request):
+    names = sorted(n for n, _ in request.config.pluginmanager.list_name_plugin() if n.startswith("reviewui"))
+    assert _tells() == [] and names == PLUGINS
     assert add(2, 3) == 5
 '''
 

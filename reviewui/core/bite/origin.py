@@ -178,7 +178,8 @@ def run_env(
     plugins = user_env.get("PYTEST_PLUGINS", os.environ.get("PYTEST_PLUGINS", ""))
     # A reviewui run inside a reviewui run (its own suite) must not inherit the outer run's plugins.
     inherited = (p for p in plugins.split(",") if p.strip() and p.strip() not in HARNESS_PLUGINS)
-    env["PYTEST_PLUGINS"] = ",".join(dict.fromkeys([*inherited, PLUGIN_MODULE]))
+    # Every reviewui plugin in every run, in one order: what is loaded never tells a run's kind.
+    env["PYTEST_PLUGINS"] = ",".join(dict.fromkeys([*inherited, *(m for m, _ in inside.PLUGINS)]))
     env[MODULES_VAR] = ",".join(m.name for m in modules)
     env[OUT_VAR] = str(out_file)
     if data_files:
@@ -202,12 +203,10 @@ def merge_env(base: Mapping[str, str], more: Mapping[str, str] | None) -> dict[s
 
 
 def write_plugin(plugin_dir: Path, canary: str = "") -> None:
-    """Write the origin plugin module into `plugin_dir` (a directory outside the scratch), and the
-    name of the run's canary test beside it (the plugin reads it once and removes it)."""
-    plugin_dir.mkdir(parents=True, exist_ok=True)
-    target = plugin_dir / f"{PLUGIN_MODULE}.py"
-    if not target.is_file():
-        target.write_text(PLUGIN_SOURCE, encoding="utf-8")
+    """Write the origin plugin module, and every other plugin a run may need (`inside.PLUGINS`),
+    into `plugin_dir` (a directory outside the scratch), and the name of the run's canary test
+    beside it (the plugin reads it once and removes it)."""
+    inside.place_all(plugin_dir)
     if canary:
         (plugin_dir / "canary").write_text(canary, encoding="utf-8")
 

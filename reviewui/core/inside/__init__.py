@@ -19,7 +19,27 @@ def source(name: str) -> Path:
     return HERE / name
 
 
+PLUGINS: tuple[tuple[str, str], ...] = (
+    ("reviewui_origin", "origin_plugin.py"),
+    ("reviewui_covctx", "coverage_plugin.py"),
+    ("reviewui_guard_batch", "guard_batch_child.py"),
+    ("reviewui_revert_batch", "revert_batch_child.py"),
+)
+"""(module, file) of every pytest plugin reviewui gives a run, in the order pytest imports them
+(the origin plugin first: the others read what it holds). Every grading run gets all of them,
+each inert unless its request is there, so no run can tell its kind by what is loaded."""
+
+
 def place(plugin_dir: Path, child: str, module: str) -> None:
     """Copy the child plugin `child` into `plugin_dir` as `module`.py, with the fork helper beside it."""
     shutil.copyfile(HERE / child, plugin_dir / f"{module}.py")
     shutil.copyfile(HERE / "forks.py", plugin_dir / f"{FORKS_MODULE}.py")
+
+
+def place_all(plugin_dir: Path) -> None:
+    """Every plugin of PLUGINS and the fork helper into `plugin_dir` (what is there stays)."""
+    plugin_dir.mkdir(parents=True, exist_ok=True)
+    for module, name in (*PLUGINS, (FORKS_MODULE, "forks.py")):
+        target = plugin_dir / f"{module}.py"
+        if not target.is_file():
+            shutil.copyfile(HERE / name, target)

@@ -7,14 +7,17 @@ from typing import Any, Iterator
 
 import pytest
 
-try:  # taken now: the origin plugin keeps coverage's modules out of sys.modules while tests run
-    import coverage as _imported  # type: ignore[import-not-found,unused-ignore]  # the project's own
-    _coverage: Any = _imported
-except ImportError:
-    _coverage = None
-_seen: list[str] = []
 # Read as the plugin is imported, from where the origin plugin keeps it (out of the test's sight).
+# Every run loads this plugin; only a measured one (which names where to write) uses coverage.
 _out = getattr(sys.modules.get("reviewui_origin"), "HELD", os.environ).get("REVIEWUI_COV_SEEN")
+_coverage: Any = None
+if _out:
+    try:  # taken now: the origin plugin keeps coverage's modules out of sys.modules while tests run
+        import coverage as _imported  # type: ignore[import-not-found,unused-ignore]  # the project's own
+        _coverage = _imported
+    except ImportError:
+        pass
+_seen: list[str] = []
 
 
 def _switch(label: str) -> None:
