@@ -113,7 +113,7 @@ def test_a_sandbox_that_keeps_privileges_is_refused(tmp_path: Path, monkeypatch:
     _fake(tmp_path / "bin", "bwrap", f'''#!{PY}
 import os, sys
 args, out, skip = sys.argv[1:], [], 0
-if args[:1] == ["--args"]:  # reviewui hands bwrap its options in a file on that fd (sandbox.OPTIONS_LINE)
+if args[:1] == ["--args"]:  # reviewui hands bwrap its options in a file on that fd (bwrap_start.OPTIONS_LINE)
     with os.fdopen(int(args[1]), "rb") as f:
         args = [o.decode() for o in f.read().split(b"\\0")[:-1]] + args[2:]
 for n, a in enumerate(args):

@@ -34,7 +34,6 @@ refuses when any remain.
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import shutil
 import subprocess
@@ -47,10 +46,11 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import interp, mountns, sandbox_world
+from reviewui.core.run import bwrap_start, interp, mountns, sandbox_world
+from reviewui.core.run.bwrap_start import shown
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
-__all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "wrap"]
+__all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "shown", "wrap"]
 
 Level = Literal["bwrap", "none"]
 
@@ -380,51 +380,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
 
     final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
     out += ["--chdir", str(box.chdir), "--", *final]
-    return _options_in_file(mountns.mounted(out, exe, box), exe)
-
-
-OPTIONS_LINE = 'exec 3<"$1" && "$2" -f "$1" && shift 2 && exec "$0" --args 3 "$@"'
-"""How bwrap is started: its options read from a file (opened, removed, then read by bwrap from
-fd 3, which it closes), so its command line, which every run sees as /proc/1/cmdline (bwrap's
-own reaper), shows `bwrap --args 3 -- <command>` and none of the host paths it binds."""
-
-OPTIONS_LINE_NAMED = OPTIONS_LINE.replace('exec "$0"', 'exec -a bwrap "$0"')
-"""The same, for a bwrap outside the system dirs (the wheel's, in a venv): bash names it `bwrap` in
-its command line, which would otherwise show where the venv is."""
-
-_options_seq = itertools.count()
-
-
-def _options_in_file(argv: list[str], exe: str) -> list[str]:
-    at = len(argv) - 1 - argv[::-1].index(exe)
-    cut = argv.index("--", at)
-    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports this module
-
-    with _lock:
-        global _options_dir
-        if _options_dir is None:
-            _options_dir = private_tempdir("bwrap")
-        path = _options_dir / f"{os.getpid()}-{next(_options_seq)}"
-    path.write_bytes(b"".join(a.encode() + b"\0" for a in argv[at + 1:cut]))
-    # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)
-    rm = shutil.which("rm", path="/usr/bin:/bin") or "/bin/rm"
-    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path="/usr/bin:/bin")
-    shell, line = (bash, OPTIONS_LINE_NAMED) if bash else ("/bin/sh", OPTIONS_LINE)
-    return [*argv[:at], shell, "-c", line, exe, str(path), rm, *argv[cut:]]
-
-
-_options_dir: Path | None = None
-
-
-def shown(argv: Sequence[str]) -> list[str]:
-    """`argv` from `wrap` with bwrap's options written back in place (to read what a run gets;
-    only before it ran, while the options file exists)."""
-    line = next((x for x in (OPTIONS_LINE, OPTIONS_LINE_NAMED) if x in argv), None)
-    if line is None:
-        return list(argv)
-    at = list(argv).index(line)
-    options = Path(argv[at + 2]).read_bytes().split(b"\0")[:-1]
-    return [*argv[:at - 2], argv[at + 1], *(o.decode() for o in options), *argv[at + 4:]]
+    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), exe)
 
 
 def has_size_option(exe: str) -> bool:

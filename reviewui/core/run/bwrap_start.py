@@ -1,0 +1,68 @@
+"""How bwrap is started: its options read from a file, never on its command line.
+
+Every run can read bwrap's command line: with its own PID namespace, bwrap's
+reaper is pid 1 inside, and its argv names every host path it binds (the io
+dir with reviewui's pid, the venv, the interpreter's prefix). So `wrap`'s
+argv is turned into `sh -c OPTIONS_LINE bwrap FILE rm -- command`: the shell
+opens the file on fd 3, removes it, and execs `bwrap --args 3 -- command`;
+bwrap reads its options from the fd and closes it. `shown` puts the options
+back for whoever wants to read what a run gets (tests), while the file exists.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import Sequence
+
+from reviewui.core.run import sandbox_world
+
+_lock = threading.Lock()
+
+OPTIONS_LINE = 'exec 3<"$1" && "$2" -f "$1" && shift 2 && exec "$0" --args 3 "$@"'
+"""How bwrap is started: its options read from a file (opened, removed, then read by bwrap from
+fd 3, which it closes), so its command line, which every run sees as /proc/1/cmdline (bwrap's
+own reaper), shows `bwrap --args 3 -- <command>` and none of the host paths it binds."""
+
+OPTIONS_LINE_NAMED = OPTIONS_LINE.replace('exec "$0"', 'exec -a bwrap "$0"')
+"""The same, for a bwrap outside the system dirs (the wheel's, in a venv): bash names it `bwrap` in
+its command line, which would otherwise show where the venv is."""
+
+_options_seq = itertools.count()
+
+
+def options_in_file(argv: list[str], exe: str) -> list[str]:
+    """`argv` (a finished `... bwrap OPTIONS -- command`) started as OPTIONS_LINE says: the options
+    in a file of this process's, read by bwrap from fd 3."""
+    at = len(argv) - 1 - argv[::-1].index(exe)
+    cut = argv.index("--", at)
+    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox, and it this
+
+    with _lock:
+        global _options_dir
+        if _options_dir is None:
+            _options_dir = private_tempdir("bwrap")
+        path = _options_dir / f"{os.getpid()}-{next(_options_seq)}"
+    path.write_bytes(b"".join(a.encode() + b"\0" for a in argv[at + 1:cut]))
+    # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)
+    rm = shutil.which("rm", path="/usr/bin:/bin") or "/bin/rm"
+    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path="/usr/bin:/bin")
+    shell, line = (bash, OPTIONS_LINE_NAMED) if bash else ("/bin/sh", OPTIONS_LINE)
+    return [*argv[:at], shell, "-c", line, exe, str(path), rm, *argv[cut:]]
+
+
+_options_dir: Path | None = None
+
+
+def shown(argv: Sequence[str]) -> list[str]:
+    """`argv` from `wrap` with bwrap's options written back in place (to read what a run gets;
+    only before it ran, while the options file exists)."""
+    line = next((x for x in (OPTIONS_LINE, OPTIONS_LINE_NAMED) if x in argv), None)
+    if line is None:
+        return list(argv)
+    at = list(argv).index(line)
+    options = Path(argv[at + 2]).read_bytes().split(b"\0")[:-1]
+    return [*argv[:at - 2], argv[at + 1], *(o.decode() for o in options), *argv[at + 4:]]
