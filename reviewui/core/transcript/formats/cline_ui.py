@@ -131,12 +131,18 @@ def _call(st: _State, line: int, call: ToolCall, edits: list[FileEdit]) -> None:
     st.run.add_call(dr, call, edits)
 
 
-def _tool(st: _State, text: str, line: int) -> None:
+def _json_object(text: str) -> dict[str, Any] | None:
+    """`text` parsed as a JSON object, else None (a say/ask's `text` is free text as often as JSON)."""
     try:
         t = json.loads(text)
     except ValueError:
-        t = None
-    if not isinstance(t, dict):
+        return None
+    return t if isinstance(t, dict) else None
+
+
+def _tool(st: _State, text: str, line: int) -> None:
+    t = _json_object(text)
+    if t is None:
         return
     name = str(t.get("tool") or "tool")
     path = t.get("path") if isinstance(t.get("path"), str) else None
@@ -156,11 +162,8 @@ def _tool(st: _State, text: str, line: int) -> None:
 def _mcp(st: _State, text: str, line: int) -> None:
     """An MCP tool call (`{type: use_mcp_tool, serverName, toolName, arguments}`): named `server.tool`, so
     the `mcp_server_response` after it is its result, not the result of the call before it."""
-    try:
-        t = json.loads(text)
-    except ValueError:
-        t = None
-    if not isinstance(t, dict):
+    t = _json_object(text)
+    if t is None:
         return
     name = ".".join(str(t[k]) for k in ("serverName", "toolName", "uri") if isinstance(t.get(k), str)) or "mcp"
     _call(st, line, ToolCall(name, t, "other", (), _id(st)), [])
