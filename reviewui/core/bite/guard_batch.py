@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bounded import parse_python
-from reviewui.core import inside
 from reviewui.core.inside import guard_batch_child
 from reviewui.core.run import room
 from reviewui.core.bite.grade import grade_pytest
@@ -187,12 +186,10 @@ def run_batch(
                 nonlocal place
                 place = room.for_run(scratch.path, run_dir)
                 env = reverts.setup(run_dir, scratch) if reverts is not None else {}
-                # Plugin, request and replies in the run's own directory: visible to a cold
-                # sandboxed run and to a fork of the warm server alike. The plugin beside the
-                # origin plugin: every run has the same import path.
+                # Request and replies in the run's own directory: visible to a cold sandboxed run
+                # and to a fork of the warm server alike. The plugin is already there, beside the
+                # origin plugin, as in every run (origin.write_plugin).
                 (run_dir / "batch-out").mkdir()
-                (run_dir / "plugin").mkdir(exist_ok=True)
-                inside.place(run_dir / "plugin", "guard_batch_child.py", PLUGIN_MODULE)
                 request: dict[str, object] = {"timeout": per_guard, "out": place.inside(run_dir / "batch-out"),
                                               "guards": [encode(g, n) for n, g in enumerate(guards)]}
                 if tail is not None:

@@ -50,7 +50,6 @@ without pytest formatting the traceback of its own `Interrupted` (about half of 
 run's time, and never shown). The exit code is then 1, not 2; the error is in the JUnit
 report either way."""
 
-PLUGIN_SOURCE = inside.source("origin_plugin.py").read_text(encoding="utf-8")
 """The plugin each run loads (inside/origin_plugin.py: it runs in the project's Python)."""
 
 _SOURCE_DIRS = ("src", "lib", "python")

@@ -124,10 +124,8 @@ class ForkSession:
 
     def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
         """Stage every edit (files, commit and index in `run_dir`); return the run's extra environment."""
-        # The plugin beside the origin plugin (every run has the same import path); every path
-        # in the request as the run sees it (run/room.py).
-        (run_dir / "plugin").mkdir(exist_ok=True)
-        inside.place(run_dir / "plugin", CHILD.name, PLUGIN_MODULE)
+        # The plugin is already beside the origin plugin, as in every run (origin.write_plugin);
+        # every path in the request as the run sees it (run/room.py).
         place = self._place = room.for_run(scratch.path, run_dir)
         seen_as = place.inside
         git = scratch.path / ".git"

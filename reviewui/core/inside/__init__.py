@@ -30,12 +30,6 @@ PLUGINS: tuple[tuple[str, str], ...] = (
 each inert unless its request is there, so no run can tell its kind by what is loaded."""
 
 
-def place(plugin_dir: Path, child: str, module: str) -> None:
-    """Copy the child plugin `child` into `plugin_dir` as `module`.py, with the fork helper beside it."""
-    shutil.copyfile(HERE / child, plugin_dir / f"{module}.py")
-    shutil.copyfile(HERE / "forks.py", plugin_dir / f"{FORKS_MODULE}.py")
-
-
 def place_all(plugin_dir: Path) -> None:
     """Every plugin of PLUGINS and the fork helper into `plugin_dir` (what is there stays)."""
     plugin_dir.mkdir(parents=True, exist_ok=True)
