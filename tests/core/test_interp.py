@@ -145,3 +145,15 @@ def test_what_a_run_prints_names_its_interpreter_where_the_reviewer_has_it(tmp_p
     res = run_tests(tmp_path, [sys.executable, "-m", "pytest", "-s", "-p", "no:randomly"], ["test_p.py"], 120)
     assert res.returncode == 0, res.output[-2000:]
     assert "PREFIX=" + str(Path(sys.prefix).resolve()) + "\n" in res.output
+
+
+def test_a_script_installed_meanwhile_is_in_the_next_runs_overlay(venv: Path) -> None:
+    # The overlays are written once per layout, and again when a tree's bin dir changed.
+    python = str(venv / "bin" / "python")
+    before = {t: Path(h) for h, t in sandbox.python_layout(python).overlays}[interp.VENV + "/bin"]
+    assert not (before / "late-tool").exists()
+    late = venv / "bin" / "late-tool"
+    late.write_text(f"#!{venv}/bin/python\n")
+    os.utime(venv / "bin", ns=(1, 10**18))  # a new mtime whatever the clock's resolution
+    after = {t: Path(h) for h, t in sandbox.python_layout(python).overlays}[interp.VENV + "/bin"]
+    assert (after / "late-tool").read_text() == f"#!{interp.VENV}/bin/python\n"
