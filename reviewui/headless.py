@@ -62,6 +62,9 @@ def cmd_verdict(args: argparse.Namespace) -> int:
         session.evidence.add_report(report)
         session.evidence.add_truth_table(table)
     session.collect_findings()
+    mine = session.self_review_warning()
+    if mine:  # said before it is recorded: a verdict on one's own work is still the reviewer's call
+        sys.stderr.write(visible(f"reviewui: warning: {mine}") + "\n")
     review = session.verdict(verdict, args.reason)
     t = session.target
     out(f"recorded {verdict} on {t.branch} @ {t.head[:7]} ({review.id})")

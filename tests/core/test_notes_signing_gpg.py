@@ -135,7 +135,7 @@ def test_forged_reviews_pulled_from_a_bare_remote_are_not_alices(team, monkeypat
     assert entries[mine.id]["shown_as"] == ALICE and entries[mine.id]["signature"]["status"] == "good"
     assert entries[unsigned.id]["signature"]["status"] == "unsigned"
     assert entries[unsigned.id]["shown_as"] == f"unverified (claims to be {ALICE})"
-    assert entries[other_key.id]["signature"] == {"status": "bad", "signer": "", "key": "",
+    assert entries[other_key.id]["signature"] == {"status": "bad", "state": "untrusted", "signer": "", "key": "",
                                                   "detail": "no public key for it"}
     assert entries[other_key.id]["shown_as"] == f"unverified (claims to be {ALICE})"
     text = render_log_text(a, "agent/work", base, head)
