@@ -274,11 +274,13 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
         QueueApp(source, theme=args.theme).run()
         return 0
-    rows = source.rows()
+    view = source.read()
+    for notice in view.notices:
+        sys.stderr.write(visible(f"reviewui: {notice}") + "\n")
     if args.format == "json":
-        out(json.dumps(render_json(rows), indent=2), is_json=True)
+        out(json.dumps(render_json(view.rows, view.omitted), indent=2), is_json=True)
     else:
-        out(render_text(rows, show_hidden=args.all))
+        out(render_text(view.rows, show_hidden=args.all, omitted=view.omitted))
     return 0
 
 
@@ -294,7 +296,7 @@ def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
     from reviewui.core.config import resolve_settings
     from reviewui.core.queue.sweep import sweep_branches
 
-    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
+    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status in ("pending", "stale")]
     engine = args.engine or resolve_settings(source.repo, source.base, source.base).engine
     swept = 0
     started = 0

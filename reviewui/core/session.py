@@ -414,12 +414,16 @@ class ReviewSession:
         """
         if report.baseline.reason == "cancelled" or any(r.reason == "cancelled" for r in report.results):
             return False
+        from reviewui.core.store.summary import KIND, summarize
+
         store, key = self.store, self.store_key()
         saved = store.save_bite(key, report)
         if saved and table is not None and table.reason != "cancelled":
             store.save_table(key, table)
         if saved and findings is not None:
             store.save_findings(key, findings)
+        if saved:  # what the queue reads of it (core/store/summary.py)
+            store.save(key, KIND, summarize(report, findings))
         return saved
 
     def probe(
