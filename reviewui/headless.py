@@ -83,6 +83,28 @@ def cmd_log(args: argparse.Namespace) -> int:
     return 0
 
 
+@handler("verify")
+def cmd_verify(args: argparse.Namespace) -> int:
+    """The merge check: exit 0 when each required reviewer's current approve is signed by a key the base
+    lists (`verify-signers`), 1 with one line per missing piece, 2 on a usage error."""
+    import json
+
+    from reviewui.core.config import Settings
+    from reviewui.core.notes.verify import verify
+    from reviewui.core.target import resolve_target
+
+    t = resolve_target(args.repo, args.branch, args.base)
+    ref = Settings.from_commit(t.repo_dir, t.base_ref).notes_ref  # the base's, never the branch's
+    report = verify(t.repo_dir, t.branch, t.base_ref, args.require, ref)
+    if args.format == "json":
+        out(json.dumps(report.to_json(), indent=2), is_json=True)
+    elif args.format == "in-toto":
+        out(json.dumps(report.to_in_toto(), indent=2), is_json=True)
+    else:
+        out(report.to_text())
+    return 0 if report.ok else 1
+
+
 @handler("notes")
 def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""
