@@ -281,10 +281,9 @@ def cmd_claims(args: argparse.Namespace) -> int:
 @handler("queue")
 def cmd_queue(args: argparse.Namespace) -> int:
     """Every agent branch, ordered by what needs the reviewer first: the app, or printed (--format)."""
-    import json
     import sys
 
-    from reviewui.core.queue.report import render_json, render_text
+    from reviewui.core.queue.report import render_json_text, render_text
 
     source = queue_source(args)
     if args.sweep:
@@ -300,7 +299,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     for notice in view.notices:
         sys.stderr.write(visible(f"reviewui: {notice}") + "\n")
     if args.format == "json":
-        out(json.dumps(render_json(view.rows, view.omitted), indent=2), is_json=True)
+        out(render_json_text(view.rows, view.omitted), is_json=True)
     else:
         out(render_text(view.rows, show_hidden=args.all, omitted=view.omitted))
     return 0

@@ -43,9 +43,24 @@ def _path(repo_dir: str | Path) -> Path | None:
     return None if private_file(path, user_state_dir()) else path
 
 
+_keys: dict["Review", str] = {}
+"""Keys computed (or read back with a kept parse, notes/index.py) in this process: each costs a TOML write."""
+
+
 def key(review: "Review") -> str:
     """The entry key of `review`: its id and a digest of everything it says."""
-    return f"{review.id}:{hashlib.sha256(review.to_toml().encode('utf-8', 'surrogateescape')).hexdigest()[:32]}"
+    known = _keys.get(review)
+    if known is None:
+        known = f"{review.id}:{hashlib.sha256(review.to_toml().encode('utf-8', 'surrogateescape')).hexdigest()[:32]}"
+        remember_key(review, known)
+    return known
+
+
+def remember_key(review: "Review", value: str) -> None:
+    """Keep `value` as `review`'s key in this process (a parse kept on disk carries the key it computed)."""
+    if len(_keys) > 100_000:
+        _keys.clear()
+    _keys[review] = value
 
 
 def load(repo_dir: str | Path) -> dict[str, str]:

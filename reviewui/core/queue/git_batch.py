@@ -45,7 +45,7 @@ class Ref:
 def list_refs(repo: Path, patterns: Sequence[str], limit: int = MAX_BRANCHES) -> tuple[list[Ref], int]:
     """The refs matching `patterns`, newest commit first, at most `limit`; and how many more there are."""
     fmt = "%(refname)%00%(objectname)%00%(committerdate:unix)%00%(trailers:only,unfold)%00%01"
-    raw = run_git(repo, "for-each-ref", "--sort=-committerdate", f"--format={fmt}", "--count", str(limit),
+    raw = run_git(repo, "for-each-ref", "--sort=-committerdate", f"--format={fmt}", "--count", str(limit + 1),
                   *patterns)
     out: list[Ref] = []
     for record in raw.decode("utf-8", "replace").split("\x01"):
@@ -60,9 +60,10 @@ def list_refs(repo: Path, patterns: Sequence[str], limit: int = MAX_BRANCHES) ->
         task = found.get("task") or found.get("task-id") or found.get("issue")
         out.append(Ref(name, short, head, stamp, found.get("agent"), task))
     omitted = 0
-    if len(out) >= limit:
+    if len(out) > limit:  # one more than the cap came back: count them all (one byte each)
+        out = out[:limit]
         every = run_git(repo, "for-each-ref", "--format=.", *patterns)
-        omitted = max(0, every.count(b"\n") - len(out))
+        omitted = max(0, every.count(b"\n") - limit)
     return out, omitted
 
 

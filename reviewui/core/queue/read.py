@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -132,8 +132,9 @@ def read_queue(
     repo = Path(repo_dir)
     base_tip = run_git(repo, "rev-parse", "--verify", f"{base_ref}^{{commit}}").decode().strip()
     refs, omitted = git_batch.list_refs(repo, [*patterns, *(REMOTE_PATTERNS if remotes else ())], limit)
-    cache = _Cache(user_cache_dir() / "queue" / f"{repo_id(repo)}.json")
-    index = _notes(repo, notes_ref)
+    rid = repo_id(repo)
+    cache = _Cache(user_cache_dir() / "queue" / f"{rid}.json")
+    index = _notes(repo, notes_ref, user_cache_dir() / "queue" / f"{rid}.notes.json")
     reviewed = {r.name: name for r in refs if (name := _reviewed_as(index, r)) is not None} if index else {}
     todo = [r.head for r in refs if "base" not in cache.get(f"{base_tip}:{r.head}")]
     graph = git_batch.branch_graph(repo, base_tip, todo + [r.head for r in refs if r.name in reviewed])
@@ -141,7 +142,7 @@ def read_queue(
     facts = {r.head: cache.get(f"{base_tip}:{r.head}") for r in refs}
     verdicts = _verdicts(repo, index, refs, reviewed, facts, graph, cache) if index and reviewed else {}
     snoozes = read_snoozes(repo)
-    transcripts = git_batch.with_transcript(repo, [r.head for r in refs], transcript_paths)
+    transcripts = _transcripts(repo, [r.head for r in refs], transcript_paths, cache)
     out: list[BranchRecord] = []
     for ref in refs:
         fact = facts[ref.head]
@@ -170,18 +171,28 @@ def read_queue(
 
 
 def _with_evidence(record: BranchRecord, evidence: Evidence) -> BranchRecord:
-    from dataclasses import replace
-
     return replace(record, evidence=evidence)
 
 
-def _notes(repo: Path, ref: str) -> NotesIndex | None:
+def _transcripts(repo: Path, heads: list[str], paths: Sequence[str], cache: _Cache) -> set[str]:
+    """The heads holding a transcript at one of `paths` (a head's answer is kept: its tree never changes)."""
+    import hashlib
+
+    where = hashlib.sha256("\0".join(paths).encode()).hexdigest()[:12]
+    unknown = [h for h in heads if "t" not in cache.get(f"transcript:{where}:{h}")]
+    found = git_batch.with_transcript(repo, unknown, paths)
+    for h in unknown:
+        cache.put(f"transcript:{where}:{h}", t=h in found)
+    return {h for h in heads if cache.get(f"transcript:{where}:{h}").get("t") is True}
+
+
+def _notes(repo: Path, ref: str, keep: Path) -> NotesIndex | None:
     """Every note under `ref`, parsed (None when there is no such ref or it cannot be read)."""
     from reviewui.core.errors import ReviewError
     from reviewui.core.notes.index import notes_index
 
     try:
-        index = notes_index(repo, ref)
+        index = notes_index(repo, ref, keep)
     except ReviewError:
         return None
     return index if index.chunks else None
@@ -273,6 +284,8 @@ class QueueSource:
     remotes: bool
     notes_ref: str
     transcript_paths: tuple[str, ...]
+    limit: int = MAX_BRANCHES
+    """Branches listed at most (the rest counted and said)."""
 
     def read(self) -> QueueView:
         """The queue, read and ordered, with what it left out (git work: call it from a worker)."""
@@ -282,7 +295,7 @@ class QueueSource:
         store = EvidenceStore.open()
         records, omitted = read_queue(
             self.repo, self.base, patterns=self.patterns, remotes=self.remotes, notes_ref=self.notes_ref,
-            transcript_paths=self.transcript_paths, store=store)
+            transcript_paths=self.transcript_paths, store=store, limit=self.limit)
         return QueueView(order(records), omitted, (store.notice,) if store.notice else ())
 
     def rows(self) -> list[Row]:

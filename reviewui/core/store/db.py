@@ -226,6 +226,10 @@ class EvidenceStore:
             left = [k for d, k in wanted.items() if d not in found]
             if not left:
                 break
+            stored_groups = self._groups(column, kind, {k.repo for k in left})
+            left = [k for k in left if of(k) in stored_groups]  # most rows have nothing stored at all
+            if not left:
+                continue
             newest = self._newest_by(column, {of(k) for k in left}, kind)
             for k in left:
                 candidates = newest.get(of(k), [])
@@ -233,6 +237,17 @@ class EvidenceStore:
                 if stored is not None:
                     found[k.digest] = stored
         return found
+
+    def _groups(self, column: str, kind: str, repos: set[str]) -> set[tuple[str, ...]]:
+        """The (repo, branch) or (head,) groups that hold any `kind` row (read from an index alone)."""
+        if column == "branch":
+            out: set[tuple[str, ...]] = set()
+            for repo in repos:
+                out |= {(str(repo), str(b)) for (b,) in self._select_rows(
+                    "SELECT DISTINCT branch FROM evidence WHERE repo = ? AND kind = ?", (repo, kind))}
+            return out
+        return {(str(h),) for (h,) in self._select_rows("SELECT DISTINCT head FROM evidence WHERE kind = ?",
+                                                         (kind,))}
 
     def _newest_by(self, column: str, groups: set[tuple[str, ...]], kind: str) -> dict[tuple[str, ...], list[Row]]:
         """Up to 5 newest rows of each (repo, branch) or (head,) group, newest first."""

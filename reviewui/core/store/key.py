@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from reviewui import __version__
+
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
@@ -62,9 +64,9 @@ class StoreKey:
     version: str
     """The reviewui version that graded it."""
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
-        """The identity (IDENTITY fields) as a hex digest: the store's primary key."""
+        """The identity (IDENTITY fields) as a hex digest: the store's primary key (computed once per key)."""
         ident = {name: getattr(self, name) for name in IDENTITY}
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
 
@@ -141,8 +143,6 @@ def expected_key(repo: str, branch: str, head: str, base: str, test_command: str
     """The key a sweep of `branch` at `head` against `base` with `test_command` and the settings whose
     digest is `config` would be stored under here, now (key_for's, and the review queue's for each row).
     `environment` is environment_digest(test_command), when the caller has it already."""
-    from reviewui import __version__
-
     return StoreKey(
         repo=repo, branch=branch, head=head, base=base,
         test_command=test_command + (" --all-tests" if all_tests else ""), config=config,

@@ -261,9 +261,10 @@ class QueueScreen(Screen[None]):
         self.shown = [r for r in sorted_rows(self.rows, self.sort) if not r.hidden and (
             not wanted or wanted in r.record.branch.lower() or wanted in r.reason.lower())]
         now = datetime.now(timezone.utc)
-        names = [r.record.branch for r in self.shown]
-        table.set_rows([self._cells(row, now) for row in self.shown],
-                       cursor=names.index(keep) if keep in names else table.cursor_row)
+        shown = self.shown
+        at = next((i for i, r in enumerate(shown) if r.record.branch == keep), None) if keep else None
+        table.set_rows(len(shown), lambda n: self._cells(shown[n], now),
+                       cursor=at if at is not None else table.cursor_row)
         hidden = sum(1 for r in self.rows if r.hidden)
         title = f"review queue: {len(self.shown)} branch{'es' * (len(self.shown) != 1)} · sort: {self.sort}"
         title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
@@ -283,7 +284,7 @@ class QueueScreen(Screen[None]):
         found = " ".join(f"{n}{k[0]}" for k, n in sorted(e.findings.items()) if n) or "—"
         who = visible(r.verdict_by or "")[:24] + (" (pulled)" if r.verdict_provenance.startswith("pulled") else "")
         verdict = f"{r.verdict} · {who}" if r.verdict else "—"
-        agent = " ".join(visible(x)[:20] for x in (r.agent, r.task) if x) or "—"
+        agent = " ".join(visible(x) for x in (r.agent, r.task) if x) or "—"
         cells = (str(row.tier), visible(row.reason), visible(r.branch), agent, bite, found,
                  str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
                  f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))

@@ -2,15 +2,16 @@
 
 Textual's DataTable measures every cell of every row before its first paint
 (10 000 branches × 12 columns took seconds); here each column has a fixed
-width, so setting the rows is a list assignment, and `render_line` draws the
-few rows on screen, each from its cells' `Text`. Cells are `Text`, never
+width, so setting the rows costs nothing per row, a row's cells are made
+when it is first drawn, and `render_line` draws the few rows on screen, each
+from its cells' `Text`. Cells are `Text`, never
 strings: nothing from the repository is read as markup. The header stays at
 the top; the table scrolls both ways.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rich.segment import Segment
 from rich.text import Text
@@ -72,7 +73,9 @@ class QueueTable(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.columns = list(columns)
         """(label, width) of each column, in order."""
-        self._rows: list[tuple[Text, ...]] = []
+        self._count = 0
+        self._cells_of: Callable[[int], tuple[Text, ...]] = lambda n: ()
+        self._made: dict[int, tuple[Text, ...]] = {}
         self._width = sum(w for _, w in self.columns) + GAP * max(0, len(self.columns) - 1)
 
     # --- data -----------------------------------------------------------------
@@ -80,28 +83,37 @@ class QueueTable(ScrollView, can_focus=True):
     @property
     def row_count(self) -> int:
         """How many rows the table holds."""
-        return len(self._rows)
+        return self._count
 
-    def set_rows(self, rows: list[tuple[Text, ...]], cursor: int | None = None) -> None:
-        """Replace every row (nothing is measured: the columns' widths are fixed); the cursor moves to `cursor`."""
-        self._rows = rows
-        self.virtual_size = Size(self._width, len(rows) + 1)
+    def set_rows(self, count: int, cells_of: Callable[[int], tuple[Text, ...]], cursor: int | None = None) -> None:
+        """Hold `count` rows whose cells `cells_of(n)` makes when row n is first drawn (nothing is measured:
+        the columns' widths are fixed); the cursor moves to `cursor`."""
+        self._count, self._cells_of, self._made = count, cells_of, {}
+        self.virtual_size = Size(self._width, count + 1)
         self.move_cursor(self.cursor_row if cursor is None else cursor)
         self.refresh()
 
     def cell(self, row: int, column: int) -> Text:
         """The cell at (`row`, `column`)."""
-        return self._rows[row][column]
+        return self._row(row)[column]
+
+    def _row(self, n: int) -> tuple[Text, ...]:
+        made = self._made.get(n)
+        if made is None:
+            if len(self._made) > 4096:
+                self._made.clear()
+            made = self._made[n] = self._cells_of(n)
+        return made
 
     def move_cursor(self, row: int) -> None:
         """Put the cursor on `row` (clamped) and scroll it into view."""
-        last = len(self._rows) - 1
+        last = self._count - 1
         self.cursor_row = max(0, min(last, row)) if last >= 0 else 0
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         self._scroll_to_cursor()
         self.refresh()
-        if self._rows:
+        if self._count:
             self.post_message(self.RowHighlighted(self, new))
 
     def _scroll_to_cursor(self) -> None:
@@ -121,15 +133,15 @@ class QueueTable(ScrollView, can_focus=True):
         self.move_cursor(self.cursor_row + pages * max(1, self.scrollable_content_region.height - 1))
 
     def action_move_to(self, row: int) -> None:
-        self.move_cursor(row if row >= 0 else len(self._rows) - 1)
+        self.move_cursor(row if row >= 0 else self._count - 1)
 
     def action_select(self) -> None:
-        if self._rows:
+        if self._count:
             self.post_message(self.RowSelected(self, self.cursor_row))
 
     def on_click(self, event: events.Click) -> None:
         row = round(self.scroll_y) + event.y - 1
-        if event.y < 1 or not 0 <= row < len(self._rows):
+        if event.y < 1 or not 0 <= row < self._count:
             return
         if row == self.cursor_row:
             self.action_select()
@@ -150,14 +162,14 @@ class QueueTable(ScrollView, can_focus=True):
             line = self._line(tuple(Text(label) for label, _ in self.columns))
         else:
             index = round(self.scroll_y) + y - 1
-            if not 0 <= index < len(self._rows):
+            if not 0 <= index < self._count:
                 return Strip.blank(width, base)
             style = base
             if index % 2:
                 style += self.get_component_rich_style("queue-table--odd")
             if index == self.cursor_row:
                 style += self.get_component_rich_style("queue-table--cursor")
-            line = self._line(self._rows[index])
+            line = self._line(self._row(index))
         segments = [Segment(s.text, style + s.style if s.style else style, s.control)
                     for s in line.render(self.app.console, end="")]
         return Strip(segments).crop(scroll_x, scroll_x + width).extend_cell_length(width, style)
