@@ -312,7 +312,9 @@ class QueueScreen(Screen[None]):
 
     def _focus_line(self) -> None:
         row = self.current_row()
-        text = f"{visible(row.record.branch)} — {visible(row.reason)}" if row else "no agent branches"
+        who = " ".join(visible(x) for x in (row.record.agent, row.record.task) if x) if row else ""
+        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {who}" if who else "") \
+            if row else "no agent branches"
         self.query_one("#queue-focus", Static).update(Content(text))
 
     # --- keys -------------------------------------------------------------------

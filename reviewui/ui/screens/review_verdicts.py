@@ -63,7 +63,7 @@ class VerdictsPart(ReviewPart):
         """Read the reviewer's marks and comments for this branch (into the ledger) and say if that failed."""
         state = self.ledger.state
         if state.problem:
-            self.screen.notify(state.problem, severity="warning")
+            self.screen.notify(visible(state.problem), severity="warning", markup=False)
 
     def all_hunks(self) -> list[Hunk]:
         """Every hunk of the branch (parses every file: call after DiffLoaded or in a worker)."""
@@ -131,7 +131,7 @@ class VerdictsPart(ReviewPart):
         try:
             self.ledger.state.save()
         except ReviewError as e:
-            self.screen.notify(str(e), severity="error")
+            self.screen.notify(visible(str(e)), severity="error", markup=False)
 
     def verdict(self, verdict: str) -> None:
         """Show what a verdict would record (and whether git can record it); record it when confirmed."""
