@@ -220,3 +220,23 @@ def test_pruning_walks_the_saved_at_index_and_the_cap_holds_the_queues_branches(
     plan = " ".join(str(r[-1]) for r in conn.execute(
         "EXPLAIN QUERY PLAN SELECT saved_at FROM evidence ORDER BY saved_at DESC LIMIT 1 OFFSET 5"))
     assert "USING COVERING INDEX evidence_saved" in plan, plan
+
+
+def test_provenance_is_neither_read_nor_written_in_a_state_dir_others_can_write(tmp_path: Path) -> None:
+    from reviewui.core.config import user_state_dir
+    from reviewui.core.notes import provenance
+    from tests.core.test_notes import new
+    from tests.gitrepo import make_repo
+
+    make_repo(tmp_path / "r", {"a.py": "x = 1\n"}, {"a.py": "x = 2\n"})
+    repo = tmp_path / "r"
+    base = subprocess.run(["git", "rev-parse", "main"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "agent/work"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    r = new(repo, base, head, "approve", "ok")
+    provenance.remember(repo, [r], provenance.RECORDED)
+    assert provenance.load(repo) == {provenance.key(r): provenance.RECORDED}  # control: private, read
+    os.chmod(user_state_dir(), 0o777)
+    assert provenance.load(repo) == {}  # another user could have written `recorded here`
+    provenance.remember(repo, [replace(r, id="other")], provenance.RECORDED)
+    os.chmod(user_state_dir(), 0o700)
+    assert provenance.key(replace(r, id="other")) not in provenance.load(repo)
