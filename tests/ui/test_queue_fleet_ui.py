@@ -10,7 +10,7 @@ import pytest
 from rich.text import Text
 from textual.content import Content
 
-from reviewui.core.queue.read import QueueSource
+from reviewui.core.queue.read import QueueSource, QueueView
 from reviewui.core.session import ReviewSession
 from reviewui.ui.queue_app import QueueApp
 from reviewui.ui.screens.queue import COLUMNS, QueueScreen
@@ -125,3 +125,38 @@ def test_queue_cells_and_lines_are_text_or_content() -> None:
     cells = QueueScreen._cells(row, datetime.now(timezone.utc))
     assert len(cells) == len(COLUMNS) and all(isinstance(c, Text) and not c.spans for c in cells)
     assert cells[column("branch")].plain == "agent/[b]x" and Content("[b]").plain == "[b]"
+
+
+async def test_a_warm_start_paints_the_last_reads_rows_and_acts_on_none_of_them(
+        repo: RepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)):
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        await app.workers.wait_for_complete()  # the rows are kept after the read
+    release = threading.Event()
+    real = QueueSource.read
+
+    def slow(self: QueueSource) -> QueueView:
+        release.wait(30)
+        return real(self)
+
+    monkeypatch.setattr(QueueSource, "read", slow)
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        for _ in range(500):
+            if queue.rows:
+                break
+            await pilot.pause(0.01)
+        assert queue.rows and not queue.loaded.is_set() and queue.kept_at is not None
+        title = str(queue.query_one("#queue-title").render())
+        assert "as of" in title and "reading…" in title
+        assert not queue.check_action("snooze", ()) and not queue.check_action("approve", ())
+        release.set()
+        await loaded(queue)
+        assert queue.kept_at is None and "reading…" not in str(queue.query_one("#queue-title").render())

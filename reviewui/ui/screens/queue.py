@@ -36,9 +36,10 @@ from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.queue_table import QueueTable
 
+from reviewui.ui.screens.queue_verdict import RowVerdictFlow
+
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
-    from reviewui.ui.screens.queue_verdict import RowVerdict
 
 SORTS = ("tier", "waiting", "size", "name")
 COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 18), ("findings", 9),
@@ -47,12 +48,14 @@ COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 
 
 
 class QueueRead(Message):
-    """The queue was read (in a worker)."""
+    """The queue was read (in a worker); or, with `kept_at`, the rows of the last read were found."""
 
-    def __init__(self, view: QueueView) -> None:
+    def __init__(self, view: QueueView, kept_at: float | None = None) -> None:
         super().__init__()
         self.view = view
         self.rows = view.rows
+        self.kept_at = kept_at
+        """When the kept rows were read (None: this is a fresh read)."""
 
 
 class QueueReady(Message):
@@ -137,6 +140,8 @@ class QueueScreen(Screen[None]):
         self.shown: list[Row] = []
         self.omitted = 0
         """Branches past the cap the last read did not list (said in the title)."""
+        self.kept_at: float | None = None
+        """While the rows shown are the last start's (snapshot.py): when they were read."""
         self.filter_text = ""
         self._keep: str | None = None
         """The branch the cursor should land on after the next read."""
@@ -168,10 +173,29 @@ class QueueScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="queue-read", exit_on_error=False)
     def _read_rows(self) -> None:
-        self.post_message(QueueRead(self.source.read()))
+        from reviewui.core.queue import snapshot
+        from reviewui.core.run.worktree import repo_id
+
+        where = snapshot.path_for(repo_id(self.source.repo), self.source.base)
+        if not self.rows:  # the first read: the last one's rows at once (snapshot.py), then the real one
+            kept = snapshot.load(where)
+            if kept is not None:
+                self.post_message(QueueRead(QueueView(kept[0], kept[1]), kept_at=kept[2]))
+        view = self.source.read()
+        self.post_message(QueueRead(view))
+        snapshot.save(where, view.rows, view.omitted)
 
     @on(QueueRead)
     def _read(self, message: QueueRead) -> None:
+        if message.kept_at is not None:
+            if self.loaded.is_set():
+                return  # the real read came first
+            self.kept_at = message.kept_at
+            self.omitted = message.view.omitted
+            self.rows = list(message.rows)
+            self.redraw()
+            return
+        self.kept_at = None
         for notice in message.view.notices:
             self.notify(visible(notice), severity="warning", markup=False)
         self.omitted = message.view.omitted
@@ -270,6 +294,8 @@ class QueueScreen(Screen[None]):
         title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
         title += f" · {hidden} approved and merged not shown" if hidden else ""
         title += f" · {omitted_words(self.omitted)}" if self.omitted else ""
+        if self.kept_at is not None:
+            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
         box = self.query_one("#queue-title", Static)
         box.update(Content(title))
         box.set_class(bool(self.omitted), "cut")
@@ -376,6 +402,8 @@ class QueueScreen(Screen[None]):
         self._sweep_next()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("approve", "reject", "snooze", "rerun") and self.kept_at is not None:
+            return False  # the last start's rows: nothing is done from them until the real read is in
         if action in ("approve", "reject"):
             row = self.current_row()
             # From the row only when its evidence is complete, for this head.
@@ -392,46 +420,10 @@ class QueueScreen(Screen[None]):
 
     def _verdict_from_row(self, verdict: str) -> None:
         row = self.current_row()
-        if row is None or row.record.evidence.status != "ready":
+        if row is None or row.record.evidence.status != "ready" or self.kept_at is not None:
             return
         self._keep = row.record.branch
-        self._prepare_verdict(row.record.branch, verdict)
-
-    @work(thread=True, exclusive=True, group="queue-verdict", exit_on_error=False)
-    def _prepare_verdict(self, branch: str, verdict: str) -> None:
-        """Open the branch and draft its verdict as the review would (queue_verdict.py), then ask."""
-        from reviewui.core.errors import ReviewError
-        from reviewui.ui.screens.queue_verdict import prepare
-
-        try:
-            ask = prepare(self.source.repo, branch, self.source.base, verdict)
-        except ReviewError as e:
-            self.app.call_from_thread(self.notify, visible(str(e)), severity="error", markup=False)
-            return
-        self.app.call_from_thread(self._ask_verdict, ask, verdict)
-
-    def _ask_verdict(self, ask: "RowVerdict", verdict: str) -> None:
-        from reviewui.ui.screens.verdict import VerdictAnswer, VerdictModal
-
-        modal = VerdictModal(ask.draft)
-        modal.setup = ask.setup
-
-        def done(answer: VerdictAnswer | None) -> None:
-            if answer is not None and answer.record:
-                self._record(ask, verdict, answer.reason)
-
-        self.app.push_screen(modal, done)
-
-    @work(thread=True, exclusive=True, group="queue-verdict", exit_on_error=False)
-    def _record(self, ask: "RowVerdict", verdict: str, reason: str) -> None:
-        """Record the verdict with the evidence the dialog showed, then read the queue again."""
-        from reviewui.core.errors import ReviewError
-
-        try:
-            ask.session.verdict(verdict, reason, ask.evidence)
-        except ReviewError as e:
-            self.app.call_from_thread(self.notify, visible(str(e)), severity="error", markup=False)
-        self.app.call_from_thread(self.read)
+        RowVerdictFlow(self, self.source, self.read).start(row.record.branch, verdict)
 
     def action_open(self) -> None:
         row = self.current_row()

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
+
+from reviewui.core.errors import ReviewError
+from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.evidence import VerdictEvidence
+    from textual.screen import Screen
+
     from reviewui.core.notes.preflight import SetupProblem
+    from reviewui.core.queue.read import QueueSource
     from reviewui.core.session import ReviewSession
     from reviewui.ui.screens.verdict import VerdictDraft
 
@@ -50,3 +56,48 @@ def prepare(repo: Path, branch: str, base: str, verdict: str) -> RowVerdict:
     draft = verdict_draft(verdict, session.evidence, view.counted,
                           warnings=(view.self_review,) if view.self_review else ())
     return RowVerdict(session, draft, session.evidence.verdict_evidence(), tuple(session.verdict_setup_problems()))
+
+
+class RowVerdictFlow:
+    """One row's verdict: drafted in a worker, asked in the review's dialog, recorded in a worker."""
+
+    def __init__(self, screen: Screen[Any], source: QueueSource, reread: Callable[[], None]) -> None:
+        self.screen = screen
+        self.source = source
+        self.reread = reread
+        """Reads the queue again (after a verdict is recorded, or not)."""
+
+    def start(self, branch: str, verdict: str) -> None:
+        """Open `branch`, draft `verdict` as the review would, and ask (the queue is read again after)."""
+        self.screen.run_worker(lambda: self._prepare(branch, verdict), thread=True, exclusive=True,
+                               group="queue-verdict", exit_on_error=False)
+
+    def _prepare(self, branch: str, verdict: str) -> None:
+        app, source = self.screen.app, self.source
+        try:
+            ask = prepare(source.repo, branch, source.base, verdict)
+        except ReviewError as e:
+            app.call_from_thread(self.screen.notify, visible(str(e)), severity="error", markup=False)
+            return
+        app.call_from_thread(self._ask, ask, verdict)
+
+    def _ask(self, ask: RowVerdict, verdict: str) -> None:
+        from reviewui.ui.screens.verdict import VerdictAnswer, VerdictModal
+
+        modal = VerdictModal(ask.draft)
+        modal.setup = ask.setup
+
+        def done(answer: VerdictAnswer | None) -> None:
+            if answer is not None and answer.record:
+                self.screen.run_worker(lambda: self._record(ask, verdict, answer.reason), thread=True,
+                                       exclusive=True, group="queue-verdict", exit_on_error=False)
+
+        self.screen.app.push_screen(modal, done)
+
+    def _record(self, ask: RowVerdict, verdict: str, reason: str) -> None:
+        """Record the verdict with the evidence the dialog showed, then read the queue again."""
+        try:
+            ask.session.verdict(verdict, reason, ask.evidence)
+        except ReviewError as e:
+            self.screen.app.call_from_thread(self.screen.notify, visible(str(e)), severity="error", markup=False)
+        self.screen.app.call_from_thread(self.reread)
