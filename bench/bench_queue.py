@@ -153,10 +153,11 @@ def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
 
 
-def on_screen(session: str, repo: Path, env_prefix: str, mark: str) -> float:
+def on_screen(session: str, repo: Path, env_prefix: str, mark: str, command: str = "") -> float:
     tmux("send-keys", "-t", session, "clear", "Enter")
     time.sleep(0.3)
-    tmux("send-keys", "-t", session, "-l", f"cd {repo} && {env_prefix} {sys.executable} -m reviewui queue")
+    command = command or f"{sys.executable} -m reviewui queue"
+    tmux("send-keys", "-t", session, "-l", f"cd {repo} && {env_prefix} {command}")
     time.sleep(0.2)
     t0 = time.perf_counter()
     tmux("send-keys", "-t", session, "Enter")
@@ -234,15 +235,18 @@ def main() -> None:
         session = f"bench-queue-{os.getpid()}"
         tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50")
         try:
-            screen_cold, screen_warm = [], []
+            screen_cold, screen_warm, bare = [], [], []
             mark = f"review queue: {args.branches} branches"
-            for _ in range(args.reps):
+            bare_cmd = f"{sys.executable} {ROOT / 'bench' / 'bare_queue_app.py'} {repo}"
+            for _ in range(args.reps):  # interleaved: the load moves while they run
                 shutil.rmtree(cache, ignore_errors=True)
                 screen_cold.append(on_screen(session, repo, env_prefix, mark))
                 screen_warm.append(on_screen(session, repo, env_prefix, mark))
-            sc, sw = statistics.median(screen_cold), statistics.median(screen_warm)
+                bare.append(on_screen(session, repo, env_prefix, mark, bare_cmd))
+            sc, sw, sb = statistics.median(screen_cold), statistics.median(screen_warm), statistics.median(bare)
             print(f"on screen from Enter (200x50): cold median {sc:.2f}s, warm median {sw:.2f}s "
-                  f"({sw / 1:.2f}x the 1 s target)")
+                  f"({sw / 1:.2f}x the 1 s target); a bare Textual app listing the branches {sb:.2f}s "
+                  f"(warm {sw / sb:.2f}x it); load average {os.getloadavg()[0]:.1f}")
         finally:
             tmux("kill-session", "-t", session)
     finally:
