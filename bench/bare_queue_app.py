@@ -10,6 +10,8 @@ from textual.widgets import Static
 
 
 class BareQueue(App[None]):
+    BINDINGS = [("q", "quit", "Quit")]  # as the queue quits: the bench sends `q`
+
     def __init__(self, repo: str) -> None:
         super().__init__()
         self.repo = repo

@@ -291,9 +291,17 @@ def cmd_queue(args: argparse.Namespace) -> int:
     if args.format is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise ReviewError("the queue app needs a terminal; use `reviewui queue --format text|json`")
+        import gc
+
         from reviewui.ui.queue_app import QueueApp
 
-        QueueApp(source, theme=args.theme).run()
+        was_on = gc.isenabled()
+        gc.disable()  # until the first real read is on screen (QueueApp.started): what it allocates lives on
+        try:
+            QueueApp(source, theme=args.theme, resume_gc=was_on).run()
+        finally:
+            if was_on:
+                gc.enable()
         return 0
     view = source.read()
     for notice in view.notices:

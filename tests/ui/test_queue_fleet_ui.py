@@ -160,3 +160,43 @@ async def test_a_warm_start_paints_the_last_reads_rows_and_acts_on_none_of_them(
         release.set()
         await loaded(queue)
         assert queue.kept_at is None and "reading…" not in str(queue.query_one("#queue-title").render())
+
+
+async def test_a_verdict_on_ones_own_work_stands_against_it_in_the_dialog(repo: RepoBuilder) -> None:
+    from tests.gitrepo import ENV
+
+    session = ReviewSession.open(repo.root, "agent/one", "main")
+    assert session.save_evidence(sweep_of(session, "bites"))
+    repo.git("config", "user.email", ENV["GIT_AUTHOR_EMAIL"])  # the reviewer wrote the head commit
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        queue.query_one(QueueTable).move_cursor([r.record.branch for r in queue.shown].index("agent/one"))
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, VerdictModal)
+        assert modal.draft.against and modal.draft.against[0].endswith("are the author of the head commit: "
+                                                                         "a verdict on your own work")
+        await pilot.press("enter")  # enter does not record it; ctrl+y would
+        await pilot.pause()
+        assert app.screen is modal and repo.git("notes", "--ref=reviewui", "list") == ""
+
+
+async def test_the_collector_paused_for_the_start_goes_back_on_with_the_first_real_read(repo: RepoBuilder) -> None:
+    import gc
+
+    gc.disable()
+    try:
+        app = QueueApp(source(repo), sweep=False, resume_gc=True)
+        async with app.run_test(size=(200, 30)) as pilot:
+            queue = app.screen
+            assert isinstance(queue, QueueScreen)
+            await loaded(queue)
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        gc.enable()

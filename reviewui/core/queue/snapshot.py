@@ -2,7 +2,8 @@
 
 Reading 10 000 branches takes about a second even warm; the app's first screen
 should not wait for it. So after each read the app keeps its rows (in the user
-cache, JSON), and on start draws them, marked as of when they were read, until
+cache, one JSON row a line, in queue order), and on start draws the first
+screenful of them and their count, marked as of when they were read, until
 the fresh read replaces them a moment later. Nothing is decided from a kept
 row: opening a review or recording a verdict opens the branch afresh. The file
 holds verdicts and evidence words, so it is read only while it and its
@@ -14,14 +15,16 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from reviewui.core.queue.order import BranchRecord, Evidence, Row
 
-VERSION = 1
+VERSION = 2
+FIRST = 300
+"""Rows the first screen needs at most (a start reads only these, and the count, of the kept read)."""
 
 
 def path_for(repo_id: str, base: str) -> Path:
@@ -39,29 +42,47 @@ def save(path: Path, rows: list[Row], omitted: int) -> None:
 
     if private_file(path, user_cache_dir()) is not None:
         return
-    data = {"version": VERSION, "saved_at": time.time(), "omitted": omitted, "rows": [_row(r) for r in rows]}
+    head = {"version": VERSION, "saved_at": time.time(), "omitted": omitted, "count": len(rows)}
     try:
         tmp = path.with_name(f".{path.name}.{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+            f.write(json.dumps(head) + "\n")  # then one row a line, in queue order: a start reads the first few
+            f.writelines(json.dumps(_row(r)) + "\n" for r in rows)
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):
         return
 
 
-def load(path: Path) -> tuple[list[Row], int, float] | None:
-    """(rows, omitted, when saved) of the last read kept at `path`, or None (absent, not private, unreadable)."""
+@dataclass(frozen=True)
+class Kept:
+    """The start of the last read: its first rows in queue order, and how many there were."""
+
+    rows: list[Row]
+    count: int
+    """Rows the read had (the title says this many)."""
+    omitted: int
+    saved_at: float
+
+
+def load(path: Path, first: int = FIRST) -> Kept | None:
+    """The first `first` rows of the last read kept at `path`, or None (absent, not private, unreadable)."""
     from reviewui.core.config import user_cache_dir
     from reviewui.core.private import private_file
 
     if private_file(path, user_cache_dir()) is not None:
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("version") != VERSION:
-            return None
-        return [_unrow(r) for r in data["rows"]], int(data["omitted"]), float(data["saved_at"])
+        with open(path, encoding="utf-8") as f:
+            head = json.loads(f.readline())
+            if head.get("version") != VERSION:
+                return None
+            rows: list[Row] = []
+            for line in f:
+                if len(rows) >= first:
+                    break
+                rows.append(_unrow(json.loads(line)))
+        return Kept(rows, int(head["count"]), int(head["omitted"]), float(head["saved_at"]))
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 

@@ -142,6 +142,8 @@ class QueueScreen(Screen[None]):
         """Branches past the cap the last read did not list (said in the title)."""
         self.kept_at: float | None = None
         """While the rows shown are the last start's (snapshot.py): when they were read."""
+        self.kept_count = 0
+        """How many rows that read had (only its first screenful is shown)."""
         self.filter_text = ""
         self._keep: str | None = None
         """The branch the cursor should land on after the next read."""
@@ -180,7 +182,8 @@ class QueueScreen(Screen[None]):
         if not self.rows:  # the first read: the last one's rows at once (snapshot.py), then the real one
             kept = snapshot.load(where)
             if kept is not None:
-                self.post_message(QueueRead(QueueView(kept[0], kept[1]), kept_at=kept[2]))
+                self.kept_count = kept.count
+                self.post_message(QueueRead(QueueView(kept.rows, kept.omitted), kept_at=kept.saved_at))
         view = self.source.read()
         self.post_message(QueueRead(view))
         snapshot.save(where, view.rows, view.omitted)
@@ -290,7 +293,8 @@ class QueueScreen(Screen[None]):
         table.set_rows(len(shown), lambda n: self._cells(shown[n], now),
                        cursor=at if at is not None else table.cursor_row)
         hidden = sum(1 for r in self.rows if r.hidden)
-        title = f"review queue: {len(self.shown)} branch{'es' * (len(self.shown) != 1)} · sort: {self.sort}"
+        count = self.kept_count if self.kept_at is not None else len(self.shown)
+        title = f"review queue: {count} branch{'es' * (count != 1)} · sort: {self.sort}"
         title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
         title += f" · {hidden} approved and merged not shown" if hidden else ""
         title += f" · {omitted_words(self.omitted)}" if self.omitted else ""
@@ -402,7 +406,7 @@ class QueueScreen(Screen[None]):
         self._sweep_next()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("approve", "reject", "snooze", "rerun") and self.kept_at is not None:
+        if action in ("approve", "reject", "snooze", "rerun", "sort", "filter") and self.kept_at is not None:
             return False  # the last start's rows: nothing is done from them until the real read is in
         if action in ("approve", "reject"):
             row = self.current_row()
