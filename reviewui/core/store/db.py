@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 from reviewui.core.findings.model import Finding
-from reviewui.core.store import connection
+import reviewui.core.store.connection as connection
 from reviewui.core.store.codec import CodecError, decode, encode
 from reviewui.core.store.connection import Shared, StoreNotNow, StoreRefused, StoreUnusable, is_corrupt
 from reviewui.core.store.key import StoreKey, Stored

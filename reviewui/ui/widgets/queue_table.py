@@ -31,13 +31,15 @@ class QueueTable(ScrollView, can_focus=True):
     """Rows of `Text` cells in fixed-width columns, drawn a visible line at a time, with a row cursor."""
 
     BINDINGS = [
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "move_to(0)", "First", show=False),
-        Binding("end", "move_to(-1)", "Last", show=False),
-        Binding("enter", "select", "Open", show=False),
+        Binding("up", "move(-1)", "Up", show=False, id="queue_list.up", tooltip="Previous row"),
+        Binding("down", "move(1)", "Down", show=False, id="queue_list.down", tooltip="Next row"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="queue_list.page_up", tooltip="A screenful up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="queue_list.page_down",
+                tooltip="A screenful down"),
+        Binding("home", "move_to(0)", "First", show=False, id="queue_list.first", tooltip="The first row"),
+        Binding("end", "move_to(-1)", "Last", show=False, id="queue_list.last", tooltip="The last row"),
+        Binding("enter", "select", "Open", show=False, id="queue_list.open",
+                tooltip="Open the review of the branch under the cursor"),
     ]
 
     COMPONENT_CLASSES = {"queue-table--header", "queue-table--cursor", "queue-table--odd"}
