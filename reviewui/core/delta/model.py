@@ -61,7 +61,7 @@ class Delta:
 
     def counts(self) -> dict[str, int]:
         """How many entries are in each state (every state present)."""
-        counts = dict.fromkeys(STATES, 0)
+        counts: dict[str, int] = dict.fromkeys(STATES, 0)
         for h in self.hunks:
             counts[h.state] += 1
         return counts
