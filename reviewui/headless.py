@@ -80,6 +80,26 @@ def cmd_log(args: argparse.Namespace) -> int:
     return 0
 
 
+@handler("delta")
+def cmd_delta(args: argparse.Namespace) -> int:
+    """What changed since the reviewer's latest verdict (or `--since REV`): each hunk new, changed or unchanged."""
+    from reviewui.core.delta.report import render_text, to_json
+
+    session = session_from_args(args)
+    found = session.delta(args.since)
+    if found is None:
+        raise ReviewError(f"no verdict of yours on {session.target.branch}: nothing to compare with "
+                          "(record one, or pass --since REV)")
+    since, delta = found
+    stored = session.stored().bite  # the grades of the head now, when a sweep of it is stored
+    report = stored.value if stored is not None and stored.current else None
+    if args.format == "json":
+        emit(to_json(delta, report))
+    else:
+        out(render_text(session.target.branch, since, delta, report))
+    return 0
+
+
 @handler("notes")
 def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""

@@ -25,6 +25,8 @@ from reviewui.core.target import Target, resolve_target
 if TYPE_CHECKING:
     # Types only: a session that only reads a transcript (`transcript FILE`) must start fast.
     from reviewui.core.claims.verify import ClaimCheck
+    from reviewui.core.delta.model import Delta
+    from reviewui.core.delta.since import Since
     from reviewui.core.diff import Diff
     from reviewui.core.evidence import EvidenceLedger, HistoryRow, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
@@ -421,6 +423,19 @@ class ReviewSession:
         if saved and findings is not None:
             store.save_findings(key, findings)
         return saved
+
+    def delta(self, since: str | None = None) -> "tuple[Since, Delta] | None":
+        """What changed on the branch since the reviewer's own latest verdict on it (or since commit `since`):
+        each hunk now new, changed or unchanged, and the judged ones gone. None with neither.
+
+        Raises ReviewError for an unknown `since`, or a verdict whose commits this clone lacks.
+        """
+        from reviewui.core.delta.compute import compute_delta
+        from reviewui.core.delta.since import resolve_since
+
+        t = self.target
+        start = resolve_since(t.repo_dir, t.branch, t.head, t.base_ref, self.settings.notes_ref, since)
+        return None if start is None else (start, compute_delta(t.repo_dir, start.base, start.head, t.base, t.head))
 
     def probe(
         self, code: str, name: str = "probe_test.py", hunk: HunkKey | None = None,
