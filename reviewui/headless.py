@@ -172,11 +172,15 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
     if guards and not b.value.guards_checked:
         return None
     sys.stderr.write(visible(f"reviewui: {stored.words()} (rerun with --fresh)") + "\n")
-    if not guards and b.value.guards_checked:
+    # Nothing ran: every grade is the stored sweep's (JSON `evidence`).
+    report = dataclasses.replace(b.value, results=tuple(
+        dataclasses.replace(r, evidence="reused", guards=tuple(dataclasses.replace(g, evidence="reused")
+                                                              for g in r.guards)) for r in b.value.results))
+    if not guards and report.guards_checked:
         # Asked without --guards: the document is the one a sweep without them prints.
-        return dataclasses.replace(b.value, guards_checked=False,
-                                   results=tuple(dataclasses.replace(r, guards=()) for r in b.value.results))
-    return b.value
+        return dataclasses.replace(report, guards_checked=False,
+                                   results=tuple(dataclasses.replace(r, guards=()) for r in report.results))
+    return report
 
 
 def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store import EvidenceStore, StoreKey
+    from reviewui.core.store.grades import GradeStore
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
@@ -327,7 +328,7 @@ class ReviewSession:
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
-            include_config=include_config, engine=engine,
+            include_config=include_config, engine=engine, grades=self.grade_book(),
         )
 
     def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":
@@ -392,6 +393,15 @@ class ReviewSession:
         from reviewui.core.store import key_for
 
         return key_for(self)
+
+    def grade_book(self) -> "GradeStore":
+        """Each hunk's and guard's grade kept in the store by what decides it (core/bite/reuse.py): a sweep
+        reuses those whose key did not change; with `--fresh` none (what it grades is still kept)."""
+        import hashlib
+
+        k = self.store_key()
+        context = hashlib.sha256("\0".join((k.test_command, k.config, k.environment, k.version)).encode()).hexdigest()
+        return self.store.grades(context, read=not self.run.fresh)
 
     def stored(self) -> "StoredEvidence":
         """What the store holds for this branch: the latest sweep and truth table, current or stale.
