@@ -120,3 +120,20 @@ async def test_marks_survive_a_rebase_onto_a_moved_base(tmp_path: Path) -> None:
         screen = await review_ready(app, pilot)
         assert screen.query_one(ReviewHeader).since.endswith(": 0 hunks changed, 0 new, 2 unchanged")
         assert screen.query_one(ReviewHeader).progress == (2, 2)  # moved three lines down, still marked
+
+
+async def test_a_mark_does_not_survive_a_change_only_bytes_tell(tmp_path: Path) -> None:
+    rb = RepoBuilder(tmp_path / "repo")
+    rb.commit({"mod.py": FUNCS, "latin.py": b"A = 1\n"}, "base")
+    rb.branch("agent/work")
+    rb.commit({"latin.py": b"A = '\xff'\n", "mod.py": _edit(FUNCS, 1, "    return 1\n")})
+    _mark_everything(rb.root, "agent/work")
+    ReviewSession.open(rb.root, "agent/work").verdict("approve", "")
+    rb.commit({"latin.py": b"A = '\xfe'\n"})  # decoded, both read as U+FFFD: the same text
+    rb.checkout("main")
+    session = ReviewSession.open(rb.root, "agent/work")
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review_ready(app, pilot)
+        assert screen.query_one(ReviewHeader).since.endswith(": 1 hunk changed, 0 new, 1 unchanged")
+        assert screen.query_one(ReviewHeader).progress == (1, 2)  # mod.py's mark kept, latin.py's not

@@ -6,18 +6,22 @@ base that is what the new commits changed in the branch's patch (a range-diff
 of the agent's commits, summed); after a rebase it is the interdiff of the
 two patches, so commits the base gained are never the agent's change. Files
 are followed across renames between the two heads (`git diff -M`), and each
-file's lines through the diff between the two heads (match.LineMap). Every
+file's lines through the diff between the two heads (match.LineMap); hunks
+are told apart by their bytes (an undecodable byte that changed is a change). Every
 diff is read as the review's diff is (diff.py: bounded by the analysis caps;
 a file over them is judged by its blob, as a binary one is).
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from reviewui.core.delta.match import LineMap, State, interdiff, match_file
 from reviewui.core.delta.model import FILE_HEADERS, Delta, HunkDelta
 from reviewui.core.diff import Diff, FileDiff, load_diff
+from reviewui.core.revert import raw_hunks
+from reviewui.core.state import hunk_digest
 
 _LAZY = 20
 """Files between the two heads parsed one git call each up to this many; past it, one call for all."""
@@ -48,12 +52,12 @@ def compute_delta(repo_dir: str | Path, since_base: str, since: str, base: str, 
             continue
         old = of.hunks if of is not None else ()
         lines = LineMap.from_hunks(between[f.path].hunks) if f.path in between else LineMap()
-        m = match_file(old, f.hunks, lines)
+        m = match_file(old, f.hunks, lines, (_bodies(of), _bodies(f)) if of is not None else None)
         for h, state, was in zip(f.hunks, m.states, m.was, strict=True):
             assert of is not None or state == "new"
             prior = tuple((of.path, old[j].header) for j in was) if of is not None else ()
             text = interdiff([old[j] for j in was], h) if state == "changed" else ""
-            entries.append(HunkDelta(f.path, h.header, state, h.index, prior, text))
+            entries.append(HunkDelta(f.path, h.header, state, h.index, prior, text, hunk_digest(h.text)))
         if of is not None:
             gone += [HunkDelta(of.path, old[j].header, "gone", None) for j in m.gone]
     for of in judged.files:
@@ -74,6 +78,15 @@ def _between(repo: str, since: str, head: str, judged: Diff, now: Diff) -> dict[
     if len(files) > _LAZY:
         between.preload()  # one git call for all, rather than one per file
     return files
+
+
+def _bodies(f: FileDiff) -> list[str]:
+    """Each hunk's identity as bytes (both sides' lines), so an undecodable byte that changed is a change:
+    the decoded text replaces every such byte alike."""
+    raw = raw_hunks(f.raw_patch)
+    if len(raw) != len(f.hunks):
+        return [hunk_digest(h.text) for h in f.hunks]
+    return [hashlib.sha256(b"".join(r.old_lines) + b"\0\0" + b"".join(r.new_lines)).hexdigest() for r in raw]
 
 
 def _file_header(f: FileDiff) -> str:

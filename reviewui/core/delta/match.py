@@ -110,17 +110,19 @@ def _new_span(h: Hunk) -> tuple[int, int]:
     return h.new_start, h.new_start + max(h.new_len, 1)
 
 
-def match_file(old: Sequence[Hunk], now: Sequence[Hunk], lines: LineMap) -> FileMatch:
-    """Match the hunks now of one file to the judged ones (see the module docstring)."""
+def match_file(old: Sequence[Hunk], now: Sequence[Hunk], lines: LineMap,
+               bodies: tuple[Sequence[str], Sequence[str]] | None = None) -> FileMatch:
+    """Match the hunks now of one file to the judged ones (see the module docstring). `bodies` are the
+    hunks' identities (judged, now) when the caller has exact ones (their bytes), else their text's."""
     moved = [lines.span(*_new_span(h)) for h in old]
     free = set(range(len(old)))
     states: list[State] = ["new"] * len(now)
     was: list[tuple[int, ...]] = [()] * len(now)
-    bodies = [_body(h) for h in old]
+    old_bodies, now_bodies = bodies or ([_body(h) for h in old], [_body(h) for h in now])
     # Equal bodies first, each judged hunk used once, the nearest (after following the lines) first.
     for i, h in enumerate(now):
-        body = _body(h)
-        same = [j for j in free if bodies[j] == body]
+        body = now_bodies[i]
+        same = [j for j in free if old_bodies[j] == body]
         if same:
             j = min(same, key=lambda k: (abs(moved[k][0] - h.new_start), k))
             free.discard(j)

@@ -35,6 +35,8 @@ class HunkDelta:
     """(file, header) of the judged hunk(s) it is (unchanged) or changes (changed)."""
     interdiff: str = ""
     """For a changed hunk: its judged text against its text now (match.interdiff); else ""."""
+    digest: str = ""
+    """The hunk's text digest as a reviewed mark keeps it (state.hunk_digest); "" for a gone hunk or a file's entry."""
 
     @property
     def key(self) -> tuple[str, int] | None:

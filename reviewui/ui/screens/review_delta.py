@@ -112,8 +112,15 @@ class DeltaPart:
             return
         self.since, self.delta = message.found
         self.screen.query_one(ReviewHeader).since = f"{self.since.words()}: {self.delta.words()}"
+        state = self.session.evidence.state
         if self.delta.renamed:
-            self.session.evidence.state.follow_renames(self.delta.renamed)
+            state.follow_renames(self.delta.renamed)
+        # A mark holds while the hunk's text is unchanged; the delta tells bytes apart too (an undecodable
+        # byte that changed reads the same decoded): a hunk changed since is not the hunk marked.
+        stale = {(h.file, h.digest) for h in self.delta.hunks if h.state in ("changed", "new") and h.digest}
+        for m in state.marks():
+            if (m.file, m.digest) in stale:
+                state.unmark(m.file, m.header)
         for path in dict.fromkeys(h.file for h in self.delta.hunks if h.state != "gone"):
             self.host.evidence_changed(path)
 

@@ -107,3 +107,27 @@ def _write_note(rb: RepoBuilder, head: str, review: Review) -> None:
         pass
     rb.git("notes", "--ref", "refs/notes/reviewui", "add", "-f", "-F", "-", head,
            input=(existing + review.to_toml()).encode())
+
+
+def test_hostile_names_non_utf8_content_and_a_file_over_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from reviewui.core.bounded import analysis_limits
+
+    rb = RepoBuilder(tmp_path / "repo")
+    rb.commit({"mod.py": FUNCS, "big.txt": "x\n"}, "base")
+    rb.branch("agent/work")
+    evil = "e\x1b[31mvil\u202e.py"
+    rb.commit({evil: b"A = '\xff'\n", "mod.py": _edit(FUNCS, 1, "    return '\x1b]0;pwned\x07'\n")})
+    assert main(["verdict", "agent/work", "approve", "--repo", str(rb.root)]) == 0
+    cap = analysis_limits().bytes
+    rb.commit({evil: b"A = '\xfe'\n", "big.txt": "y" * (cap + 10) + "\n",
+               "mod.py": _edit(FUNCS, 1, "    return '\x1b]0;owned\x07'\n")})
+    code, out, _ = _run(capsys, "delta", "agent/work", "--repo", str(rb.root))
+    assert code == 0
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out  # drawn escaped
+    code, out, _ = _run(capsys, "delta", "agent/work", "--repo", str(rb.root), "--format", "json")
+    doc = json.loads(out)
+    assert "\x1b" not in out and "\u202e" not in out
+    states = {h["file"]: (h["header"], h["state"]) for h in doc["hunks"]}
+    assert states["big.txt"] == ("(not shown: over the cap)", "new")
+    assert states["mod.py"][1] == "changed" and states[evil][1] == "changed"  # the non-UTF-8 byte changed
