@@ -36,9 +36,10 @@ EVERYTHING = "*"
 """What a reach is when static imports cannot bound it: every file of the tree."""
 
 _DYNAMIC = re.compile(
-    rb"__import__|importlib|import_module|\bexec\b|\beval\b|\bcompile\b|runpy|pkgutil|zipimport|pytest_plugins"
-    rb"|entry_points|pkg_resources|load_module|spec_from|find_spec|getsource|linecache|\binspect\b"
-    rb"|subprocess|os\.system|popen|spawn|os\.exec|multiprocessing|\bpty\b|\.py[icdw]?\b(?!\w)")
+    rb"__import__|importlib|import_module|(?<![\w.])exec\b|(?<![\w.])eval\b|(?<![\w.])compile\b|runpy|pkgutil"
+    rb"|zipimport|pytest_plugins|entry_points|pkg_resources|load_module|spec_from|find_spec|__path__|getsource"
+    rb"|linecache|subprocess|os\.system|popen|spawn|os\.exec|multiprocessing|\bpty\b|listdir|scandir|iterdir"
+    rb"|\bglob\b|rglob|\.walk\(|\.py[icdw]?\b(?!\w)")
 """Words after which static imports no longer bound what a file can load or read (see the module docstring)."""
 _CONFIG = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
 _CONFIG_PLUGINS = re.compile(rb"(^|[\s'\"=])-p\b|plugins")
@@ -146,16 +147,22 @@ class Reach:
 
     def _resolve(self, name: str) -> list[str]:
         """Every file of the tree `name` can import (with every directory a root), packages on the way included."""
+        star = name.endswith("*")  # `from pkg import *` imports the submodules its `__all__` names
+        name = name.rstrip("*").rstrip("./")
         if name.startswith("/"):  # a relative import, already a path: `/pkg/sub` for `from .sub` in pkg/
             parts = [p for p in name.split("/") if p]
             found = [f"{'/'.join(parts[:i])}/__init__.py" for i in range(1, len(parts) + 1)]
             found += [f"{'/'.join(parts)}.py", "__init__.py"]
-            return [f for f in found if f in self.tree.blobs]
-        parts = [p for p in name.split(".") if p]
-        out: list[str] = []
-        for i in range(1, len(parts) + 1):
-            tail = "/".join(parts[:i])
-            out += self._by_tail.get(f"{tail}.py", []) + self._by_tail.get(f"{tail}/__init__.py", [])
+            out = [f for f in found if f in self.tree.blobs]
+        else:
+            parts = [p for p in name.split(".") if p]
+            out = []
+            for i in range(1, len(parts) + 1):
+                tail = "/".join(parts[:i])
+                out += self._by_tail.get(f"{tail}.py", []) + self._by_tail.get(f"{tail}/__init__.py", [])
+        if star:
+            dirs = {str(PurePosixPath(f).parent) for f in out if f.endswith("__init__.py")}
+            out += [p for p in self.tree.blobs if p.endswith(".py") and str(PurePosixPath(p).parent) in dirs]
         return out
 
     def _config_names_plugins(self, path: str) -> bool:
@@ -192,9 +199,9 @@ def _imports(data: bytes | None, path: str) -> frozenset[str] | None:
                 return None  # above the tree's root: not bounded here
             base = "/".join([*parts[: len(parts) - (node.level - 1)], *(node.module or "").split(".")])
             names.add("/" + base.strip("/"))
-            names.update(f"/{base.strip('/')}/{a.name}".replace("//", "/") for a in node.names if a.name != "*")
+            names.update(f"/{base.strip('/')}/{a.name}".replace("//", "/") for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             names.add(base)
-            names.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+            names.update(f"{base}.{a.name}" for a in node.names)
     return frozenset(names)

@@ -68,7 +68,7 @@ def test_what_is_not_read_leaves_the_digest_and_what_is_moves_it(rb: RepoBuilder
     "exec(open('pkg/unused.py').read())\n",
     "import subprocess\n",
     "pytest_plugins = ['pkg.unused']\n",
-    "import inspect\n",
+    "import inspect\nSRC = inspect.getsource(inspect)\n",
     "PATH = 'pkg/unused.py'\n",
     "def broken(:\n",
 ])
@@ -92,3 +92,13 @@ def test_an_edit_brings_its_own_imports(rb: RepoBuilder) -> None:
     edited = reach.closure(["tests/deep/test_a.py"], [("pkg/a.py", b"from . import unused\n")])
     assert isinstance(plain, frozenset) and isinstance(edited, frozenset)
     assert edited - plain == {"pkg/unused.py"}
+
+
+def test_a_star_import_reaches_the_package_s_modules_and_re_compile_is_no_escape(rb: RepoBuilder) -> None:
+    rb.commit({"tests/deep/test_a.py": "import re\nfrom pkg.sub import *\n\nPAT = re.compile('x')\n",
+               "pkg/sub/d.py": "y = 2\n"})
+    files = _reach(rb).closure(["tests/deep/test_a.py"])
+    assert isinstance(files, frozenset) and {"pkg/sub/c.py", "pkg/sub/d.py"} <= files
+    for source in ("import os\nos.listdir('.')\n", "x = compile('1', 'f', 'eval')\n", "import glob\n"):
+        rb.commit({"tests/deep/test_a.py": source})
+        assert _reach(rb).closure(["tests/deep/test_a.py"]) == EVERYTHING, source
