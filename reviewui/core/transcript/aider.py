@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript import aider_inputs
+import reviewui.core.transcript.aider_inputs as aider_inputs
 from reviewui.core.transcript.aider_inputs import Block
 from reviewui.core.transcript.builder import Draft, Run
 from reviewui.core.transcript.detect import AIDER_HEADER

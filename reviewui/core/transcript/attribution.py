@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reviewui.core.transcript.linking import norm_path
+from reviewui.core.transcript.pathmatch import norm_path
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.shell import python_edits, scripts_run
 from reviewui.core.transcript.tools import shell_command

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.patches import changed_lines
+from reviewui.core.transcript.pathmatch import norm_path, paths_match
 
 HunkKey = tuple[str, int]
 
@@ -87,22 +88,6 @@ def git_base_reader(repo_dir: str | Path, base: str) -> Callable[[str], str | No
 def significant(line: str) -> bool:
     """True when a (stripped) line is distinctive enough to identify who wrote it."""
     return len(line) >= 4 and line not in _TRIVIAL and any(c.isalnum() for c in line)
-
-
-def norm_path(path: str) -> str:
-    """Normalize a path for suffix matching (forward slashes, no leading `./`)."""
-    p = path.replace("\\", "/").strip()
-    while p.startswith("./"):
-        p = p[2:]
-    return p
-
-
-def paths_match(transcript_path: str, diff_path: str) -> bool:
-    """True when two paths name the same file, one possibly a longer (absolute) form of the other."""
-    a, b = norm_path(transcript_path), norm_path(diff_path)
-    if not a or not b:
-        return False
-    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from reviewui.core.transcript.formats import (
     openhands,
     swe_agent,
 )
-from reviewui.core.transcript.registry import Format
+from reviewui.core.transcript.format_spec import Format
 
 FORMAT_LIST: tuple[Format, ...] = (
     inspect_ai.FORMAT,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import AIDER_HEADER, Sniff
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -21,7 +21,7 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the Markdown history (the last session in it, or `--instance N` for the N-th)."""
-    from reviewui.core.transcript import aider  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.aider as aider  # on load, not import: see formats/__init__.py
 
     return aider.load(path, counter, opts.instance)
 

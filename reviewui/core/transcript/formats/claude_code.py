@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff, is_claude_code_line, is_codex_line
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -19,7 +19,7 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the session (or subagent file) line by line."""
-    from reviewui.core.transcript import claude_code  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.claude_code as claude_code  # on load, not import: see formats/__init__.py
 
     return claude_code.load(path, counter)
 

@@ -25,7 +25,7 @@ from reviewui.core.transcript.formats.cline_ui import is_ui_messages, replace_ed
 from reviewui.core.transcript.formats.cline_ui import load as load_ui
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import FileEdit, ToolCall, Usage
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call

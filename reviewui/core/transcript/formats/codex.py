@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import CODEX_EXEC_EVENTS, Sniff, is_codex_line
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -23,7 +23,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the rollout (or the exec event stream) line by line."""
-    from reviewui.core.transcript import codex, codex_exec  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.codex as codex  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.codex_exec as codex_exec
 
     if _exec_stream(s):
         return codex_exec.load(path, counter)

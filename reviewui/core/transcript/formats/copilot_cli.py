@@ -25,7 +25,7 @@ from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import content_text
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call
@@ -59,7 +59,7 @@ def detect(s: Sniff) -> bool:
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the events log line by line (or the older JSON's chat messages)."""
     if s.document is not None and _old_json(s.doc):
-        from reviewui.core.transcript import messages  # on load, not import: see formats/__init__.py
+        import reviewui.core.transcript.messages as messages  # on load, not import: see formats/__init__.py
 
         notes: list[str] = []
         doc = document(path, s, counter, notes)

@@ -30,7 +30,7 @@ from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import content_text
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call

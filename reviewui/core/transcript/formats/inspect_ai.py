@@ -7,7 +7,7 @@ from pathlib import Path
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -21,7 +21,7 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read one sample of the log (`--instance ID` or `ID:EPOCH`; default the first)."""
-    from reviewui.core.transcript import inspect_ai  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.inspect_ai as inspect_ai  # on load, not import: see formats/__init__.py
 
     if s.is_zip:
         return inspect_ai.load_zip(path, counter, opts.instance)

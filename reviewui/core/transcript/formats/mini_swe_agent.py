@@ -7,7 +7,7 @@ from pathlib import Path
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document, shape
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 NAME = "mini-swe-agent"
@@ -20,7 +20,7 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the message list (a document, or JSONL one message per line)."""
-    from reviewui.core.transcript import messages  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.messages as messages  # on load, not import: see formats/__init__.py
 
     if s.document is None and not s.is_dir and s.objects:
         return messages.load_jsonl(path, counter, NAME)

@@ -26,7 +26,7 @@ from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import norm_stop
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call

@@ -8,7 +8,7 @@ from typing import Any
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff, event_folder
 from reviewui.core.transcript.formats._shape import document, shape
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -29,7 +29,8 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the folder, the event list, or the chosen run of resolver output."""
-    from reviewui.core.transcript import openhands, openhands_resolver  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.openhands as openhands  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.openhands_resolver as openhands_resolver
 
     if s.is_dir:
         return openhands.load_folder(path, counter)

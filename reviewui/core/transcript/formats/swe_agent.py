@@ -7,7 +7,7 @@ from pathlib import Path
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document, shape
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 
@@ -18,7 +18,7 @@ def detect(s: Sniff) -> bool:
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the trajectory document (a damaged one as far as it parses)."""
-    from reviewui.core.transcript import swe_agent  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.swe_agent as swe_agent  # on load, not import: see formats/__init__.py
 
     notes: list[str] = []
     run = swe_agent.load_document(document(path, s, counter, notes), counter)
