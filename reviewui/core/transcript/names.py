@@ -16,5 +16,6 @@ FORMATS: tuple[str, ...] = (
     "copilot-cli",
     "cline",
     "opencode",
+    "qwen-code",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""

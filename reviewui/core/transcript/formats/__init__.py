@@ -29,6 +29,7 @@ from reviewui.core.transcript.formats import (
     openai,
     opencode,
     openhands,
+    qwen_code,
     swe_agent,
 )
 from reviewui.core.transcript.format_spec import Format
@@ -40,6 +41,7 @@ FORMAT_LIST: tuple[Format, ...] = (
     copilot_cli.FORMAT,
     gemini_cli.FORMAT,
     claude_code.FORMAT,
+    qwen_code.FORMAT,
     openhands.FORMAT,
     cline.FORMAT,
     opencode.FORMAT,
