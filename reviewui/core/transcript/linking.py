@@ -183,7 +183,7 @@ def _link_files(
             # No content match: any turn whose edits name the file (a rename, a binary, an rm) accounts for it.
             ts.update(e.turn for e in index.get(norm_path(f).rsplit("/", 1)[-1], ()) if paths_match(e.path, f))
         if not ts:
-            scripts = scripts or ScriptRuns(transcript)
+            scripts = scripts or ScriptRuns(transcript, {k: "\n".join(v) for k, v in added_lines.items()})
             runners = scripts.attribute(f, added_by_file.get(f, []))
             if runners:
                 ts.update(runners)
