@@ -417,9 +417,13 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         t = session.transcript()
         links = session.link_transcript()
         assert t is not None and links is not None  # a transcript was given, so both exist
+        authored = session.authorship()
         extra = {
             "files": [
-                {"path": f, "turns": list(turns), "unattributed": not turns} for f, turns in links.by_file.items()
+                {"path": f, "turns": list(turns), "unattributed": f in links.unattributed,
+                 "authors": [{"tool": a.tool, "session": a.session, "model": a.model, "lines": n}
+                             for a, n in authored.authors_of(f, authored.lines.get(f, {}).keys())]}
+                for f, turns in links.by_file.items()
             ],
             "unattributed": list(links.unattributed),
         }

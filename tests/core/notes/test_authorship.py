@@ -83,3 +83,46 @@ def test_hostile_note_text_is_made_terminal_safe_and_a_foreign_note_is_skipped(t
     who = a.lines["calc.py"][1]
     assert "\x1b" not in who.tool and "\u202e" not in who.tool and len(who.session) <= 200
     assert any("not a git-ai authorship note" in s for s in a.skipped)
+
+
+def test_notes_link_a_hunk_to_its_sessions_turns_and_unattributed_means_neither_source(tmp_path: Path) -> None:
+    from reviewui.core.transcript import load_transcript
+    from reviewui.core.transcript.linking import link_hunks
+    from tests.core.transcript.helpers import FakeHunk
+
+    r, base, head = _repo(tmp_path)
+    a = read_authorship(r.root, base, head, ["calc.py"])
+
+    class L:
+        def __init__(self, kind: str, text: str, new_no: int) -> None:
+            self.kind, self.text, self.new_no = kind, text, new_no
+    hunk = FakeHunk("calc.py", 0, (L("added", "    return a + b", 3),))  # type: ignore[arg-type]
+    run = tmp_path / "cc.jsonl"
+    edit = {"type": "tool_use", "id": "t1", "name": "Edit",
+            "input": {"file_path": "/w/calc.py", "old_string": "x = 1", "new_string": "x = 2"}}  # content matches nothing
+    run.write_text("\n".join(json.dumps(o) for o in [
+        {"type": "user", "sessionId": CLAUDE["id"], "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "fix add"}},
+        {"type": "assistant", "sessionId": CLAUDE["id"], "uuid": "u2", "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "assistant", "id": "m1", "content": [edit]}}]) + "\n")
+    t = load_transcript(run)
+    from reviewui.core.transcript.session_ids import session_ids
+    assert session_ids(run) == {CLAUDE["id"]}
+    plain = link_hunks(t, [hunk], ["calc.py", "other.py"])
+    assert plain.turns_for("calc.py", 0) == [] and plain.unattributed == ("other.py",)
+    linked = link_hunks(t, [hunk], ["calc.py", "other.py"], a.lines, session_ids(run))
+    assert linked.turns_for("calc.py", 0) == [2]  # the notes give line 3 to this transcript's session
+    foreign = link_hunks(t, [hunk], ["calc.py", "other.py"], a.lines, {"another-session"})
+    assert foreign.turns_for("calc.py", 0) == []
+    # A transcript that never touches calc.py: without notes it is unattributed; the notes account for it.
+    chat = load_transcript(_only_user(tmp_path))
+    assert link_hunks(chat, [hunk], ["calc.py", "other.py"]).unattributed == ("calc.py", "other.py")
+    noted = link_hunks(chat, [hunk], ["calc.py", "other.py"], a.lines, ())
+    assert noted.unattributed == ("other.py",) and noted.by_notes == {"calc.py": tuple(sorted((CLAUDE["id"], CURSOR["id"])))}
+
+
+def _only_user(tmp_path: Path) -> Path:
+    p = tmp_path / "chat.jsonl"
+    p.write_text(json.dumps({"type": "user", "sessionId": "s", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z",
+                             "message": {"role": "user", "content": "hello"}}) + "\n")
+    return p
