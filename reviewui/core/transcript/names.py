@@ -17,5 +17,6 @@ FORMATS: tuple[str, ...] = (
     "cline",
     "opencode",
     "qwen-code",
+    "cursor",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""

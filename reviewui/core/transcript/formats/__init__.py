@@ -24,6 +24,7 @@ from reviewui.core.transcript.formats import (
     copilot_cli,
     gemini_cli,
     codex,
+    cursor,
     inspect_ai,
     mini_swe_agent,
     openai,
@@ -37,6 +38,7 @@ from reviewui.core.transcript.format_spec import Format
 FORMAT_LIST: tuple[Format, ...] = (
     inspect_ai.FORMAT,
     aider.FORMAT,
+    cursor.FORMAT,
     codex.FORMAT,
     copilot_cli.FORMAT,
     gemini_cli.FORMAT,

@@ -49,13 +49,27 @@ def is_export(doc: Any) -> bool:
     )
 
 
+_MD_SESSION = re.compile(r"^\*\*Session ID:\*\* ses_\w+", re.M)
+
+
+def _markdown(s: Sniff) -> bool:
+    return s.document is None and not s.objects and not s.is_dir and not s.is_zip and (
+        _MD_SESSION.search(s.head[:4000]) is not None and re.search(r"^## (User|Assistant)\b", s.head, re.M) is not None)
+
+
 def detect(s: Sniff) -> bool:
-    """A session export: messages of `{info: {role, …}, parts: [...]}`."""
-    return s.document is not None and not s.is_dir and is_export(s.doc)
+    """A session export: messages of `{info: {role, …}, parts: [...]}`, or its Markdown (`**Session ID:** ses_…`
+    and `## User`/`## Assistant` sections)."""
+    return (s.document is not None and not s.is_dir and is_export(s.doc)) or _markdown(s)
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
-    """Read the export's messages and their parts into drafts."""
+    """Read the export's messages and their parts into drafts (or its Markdown, opencode_markdown.py)."""
+    if _markdown(s):
+        from reviewui.core.transcript.opencode_markdown import load_markdown
+        from reviewui.core.transcript.source import read_text
+
+        return load_markdown(read_text(path))
     notes: list[str] = []
     doc = document(path, s, counter, notes)
     run = Run()
