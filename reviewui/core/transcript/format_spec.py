@@ -52,8 +52,16 @@ def claim(fields: dict[str, bool]) -> Claim | None:
     return Claim(tuple(fields), tuple(k for k, v in fields.items() if not v))
 
 
-SURE = Claim()
-"""A sure claim for a detector whose shape test has no partial answer."""
+def keyed(key: bool, fields: dict[str, bool]) -> Claim | None:
+    """The claim of a format whose mark `key` is in the file (None when it is not), requiring `fields` besides.
+
+    For formats whose other fields are common to many formats (a `role`, a
+    Markdown body): only the format's own mark makes it a candidate, and the
+    rest decide whether it is sure.
+    """
+    if not key:
+        return None
+    return Claim(tuple(fields), tuple(k for k, v in fields.items() if not v))
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ class LoadOptions:
     """Paths the branch under review changes; picks the run whose patch matches when `instance` is None."""
 
 
-Detector = Callable[[Sniff], "Claim | bool | None"]
+Detector = Callable[[Sniff], "Claim | None"]
 Loader = Callable[[Path, Sniff, LineCounter, LoadOptions], Run]
 
 
@@ -77,7 +85,7 @@ class Format:
     name: str
     """The canonical name (`--transcript-format` value, `Transcript.format`)."""
     detect: Detector
-    """A file's claim from its sniffed head: a `Claim`, True (sure) or False/None (not this format)."""
+    """A file's claim from its sniffed head: a `Claim` (sure or weak), or None when nothing in it is this format's."""
     load: Loader
     """Read the file into drafts (malformed records counted in the LineCounter)."""
     sample: str
@@ -86,8 +94,5 @@ class Format:
     """Other spellings accepted for `name`."""
 
     def claim(self, s: Sniff) -> Claim | None:
-        """This format's claim on `s` (None when it makes none), a bare True read as sure."""
-        c = self.detect(s)
-        if isinstance(c, Claim):
-            return c
-        return SURE if c else None
+        """This format's claim on `s` (None when it makes none)."""
+        return self.detect(s)

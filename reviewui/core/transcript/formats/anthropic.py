@@ -6,16 +6,17 @@ from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
-from reviewui.core.transcript.formats._shape import document, shape
-from reviewui.core.transcript.format_spec import Format, LoadOptions
+from reviewui.core.transcript.formats._shape import document, messages_claim
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 NAME = "anthropic"
 
 
-def detect(s: Sniff) -> bool:
-    """True when the document or its JSONL lines have this message-list shape."""
-    return shape(s) == NAME
+def detect(s: Sniff) -> Claim | None:
+    """A message list with Anthropic's marks (content blocks, a top-level `system`, `stop_reason`) whose items
+    are all messages."""
+    return messages_claim(s, NAME, "Anthropic marks (tool_use/thinking blocks, `system`, `stop_reason`)")
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:

@@ -25,7 +25,7 @@ from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import content_text
-from reviewui.core.transcript.format_spec import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions, keyed
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call
@@ -39,21 +39,32 @@ _TYPES = {
 _EXIT = re.compile(r"<exited with exit code (-?\d+)>")
 
 
-def _events(s: Sniff) -> bool:
-    return any(o.get("type") in _TYPES and type(o.get("data")) is dict for o in s.objects)
+def _is_event(o: dict[str, Any]) -> bool:
+    return o.get("type") in _TYPES and type(o.get("data")) is dict
+
+
+def _dotted(o: dict[str, Any]) -> bool:
+    """A line of the events log: a dotted `type` (newer builds add types) with its `data`."""
+    t = o.get("type")
+    return isinstance(t, str) and "." in t and "data" in o
 
 
 def _old_json(doc: Any) -> bool:
     return isinstance(doc, dict) and "sessionId" in doc and isinstance(doc.get("chatMessages"), list)
 
 
-def detect(s: Sniff) -> bool:
-    """JSONL of `{type: session.*|user.message|assistant.*|tool.execution_*, data: {...}}`, or `{sessionId, chatMessages}`."""
+def detect(s: Sniff) -> Claim | None:
+    """JSONL of `{type: session.*|user.message|assistant.*|tool.execution_*, data: {...}}`, every line a dotted
+    event; or the older `{sessionId, chatMessages}` document."""
     if s.is_dir or s.is_zip:
-        return False
-    if s.document is not None and not s.objects:
-        return _old_json(s.doc)
-    return _old_json(s.doc) if s.document is not None and len(s.objects) == 1 else _events(s)
+        return None
+    if s.document is not None and (not s.objects or len(s.objects) == 1):
+        doc = s.doc
+        return keyed(isinstance(doc, dict) and isinstance(doc.get("chatMessages"), list), {
+            "`chatMessages` list": True, "`sessionId`": _old_json(doc)})
+    return keyed(any(_is_event(o) for o in s.objects), {
+        "session events ({type: user.message|assistant.*|…, data})": True,
+        "every line a dotted event with `data`": all(_dotted(o) for o in s.objects)})
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
