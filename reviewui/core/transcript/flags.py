@@ -308,7 +308,7 @@ def finalize(
                 kind = d.result_kind
                 if kind is None or kind == "shell" or kind == "other":
                     verdicts.outputs.append(text)
-            elif text and fmt != "aider":  # Aider's session headers are a log, not a prompt
+            elif text and fmt != "aider" and not d.notice:  # Aider's session headers, harness notices: not prompts
                 # Per-turn metadata at the top of the prompt (`turn=7 ts=…`): the prefix
                 # changes every turn, so no provider can serve it from cache.
                 head = _volatile_head(text)

@@ -131,7 +131,7 @@ def _event(st: _State, t: str, data: dict[str, Any], line: int) -> None:
     elif t == "tool.execution_complete":
         _complete(st, data, line)
     elif t == "session.error":
-        run.new("system", line).add_text("error: " + content_text(data.get("message") or data.get("errorType")))
+        run.notice("error: " + content_text(data.get("message") or data.get("errorType")), line)
 
 
 def _assistant(st: _State, data: dict[str, Any], line: int) -> None:

@@ -164,7 +164,7 @@ def _one(run: Run, m: dict[str, Any], line: int) -> None:
         run.new("user", line).add_text(text)
         return
     if t != "gemini":
-        run.new("system", line).add_text(f"{t}: {text}" if text else str(t))
+        run.notice(f"{t}: {text}" if text else str(t), line)  # info/error/warning: Gemini CLI's, not the model's
         return
     dr = run.new("assistant", line)
     dr.add_text(text)
