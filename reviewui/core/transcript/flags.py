@@ -45,7 +45,8 @@ __all__ = ["BaseFile", "claims_done_text", "finalize", "prose", "read_verdict", 
 BaseFile = Callable[[str], "str | None"]
 """Reads a repo-relative path at the base commit (None when the file is not there)."""
 
-_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai", "gemini-cli", "copilot-cli", "cline", "opencode"}
+_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai", "gemini-cli", "copilot-cli", "cline", "opencode",
+                   "copilot-chat"}
 """Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
 
 _BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}

@@ -18,5 +18,6 @@ FORMATS: tuple[str, ...] = (
     "opencode",
     "qwen-code",
     "cursor",
+    "copilot-chat",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""
