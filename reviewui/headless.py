@@ -224,7 +224,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)
-    out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+    authors = session.authorship().hunk_records([h for f in session.diff.files for h in f.hunks]) \
+        if args.format == "json" else None  # who wrote each hunk, from git-ai notes
+    out(render(args.format, session.target, session.diff, findings, __version__, authors),
+        is_json=args.format != "text")
     if untrusted is not None:
         sys.stderr.write(f"reviewui: {untrusted}\n")
         return 3  # as `bite` says it: nothing could be learned

@@ -32,7 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import read_blobs, run_git
@@ -43,7 +43,9 @@ MAX_COMMITS = 2000
 """Commits of base..head whose notes are read at most (a longer branch is read to its newest 2000)."""
 _MAX_FIELD = 200
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
-_MAX_LINE = 10_000_000
+_MAX_LINE = 1_000_000
+_MAX_ATTESTED = 2_000_000
+"""Line attestations one note may expand to: a note claiming more (`1-9999999` twice) is not read."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,20 @@ class Authorship:
                 counts[a] = counts.get(a, 0) + 1
         return sorted(counts.items(), key=lambda kv: -kv[1])
 
+    def hunk_authors(self, hunk: Any) -> list[tuple[Author, int]]:
+        """The authors of a hunk's added lines (duck-typed: `file`, `lines` with `kind` and `new_no`), most first."""
+        return self.authors_of(hunk.file, (ln.new_no for ln in hunk.lines if ln.kind == "added" and ln.new_no))
+
+    def hunk_records(self, hunks: Sequence[Any]) -> list[dict[str, Any]]:
+        """`check --format json`'s `authors`: per hunk whose added lines a note attests, who wrote how many."""
+        out: list[dict[str, Any]] = []
+        for h in hunks:
+            who = self.hunk_authors(h) if h.file in self.lines else []
+            if who:
+                out.append({"file": h.file, "hunk": h.index, "authors": [
+                    {"tool": a.tool, "session": a.session, "model": a.model, "lines": n} for a, n in who]})
+        return out
+
     def sessions(self) -> frozenset[str]:
         """Every agent session id the notes name."""
         return frozenset(a.session for per in self.lines.values() for a in per.values() if a.is_agent)
@@ -134,6 +150,7 @@ def parse_note(text: str) -> NoteAttestations:
     lines: dict[str, dict[int, str]] = {}
     authors: dict[str, Author] = {}
     current: dict[int, str] | None = None
+    attested = 0
     for raw in head.split("\n"):
         if not raw.strip():
             continue
@@ -154,6 +171,9 @@ def parse_note(text: str) -> NoteAttestations:
                 continue
             lo = int(m.group(1))
             hi = min(int(m.group(2) or lo), lo + _MAX_LINE)
+            attested += hi - lo + 1
+            if attested > _MAX_ATTESTED:
+                raise ValueError(f"attests more than {_MAX_ATTESTED} lines")
             for n in range(lo, hi + 1):
                 current[n] = key
     return NoteAttestations(lines, authors)
