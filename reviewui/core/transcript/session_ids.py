@@ -22,6 +22,9 @@ def session_ids(path: str | Path) -> frozenset[str]:
         sid = o.get("sessionId")
         if isinstance(sid, str):
             out.add(sid)
+        v = o.get("v")  # a VS Code chat session log's first entry
+        if o.get("kind") == 0 and isinstance(v, dict) and isinstance(v.get("sessionId"), str):
+            out.add(v["sessionId"])
         payload = o.get("payload")
         if o.get("type") == "session_meta" and isinstance(payload, dict) and isinstance(payload.get("id"), str):
             out.add(payload["id"])

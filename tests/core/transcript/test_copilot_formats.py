@@ -145,3 +145,11 @@ def test_a_timeline_without_session_id_is_refused_naming_it(tmp_path: Path) -> N
     p.write_text(json.dumps(doc))
     with pytest.raises(ReviewError, match="cannot tell the format|not surely"):
         load_transcript(p)
+
+
+def test_a_chat_sessions_own_id_is_named_for_the_authorship_notes() -> None:
+    from reviewui.core.transcript.session_ids import session_ids
+
+    first = json.loads(LOG.read_text().splitlines()[0])
+    assert session_ids(LOG) == {first["v"]["sessionId"]}
+    assert session_ids(CHAT) == {json.loads(CHAT.read_text())["sessionId"]}
