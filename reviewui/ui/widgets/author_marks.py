@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from string import ascii_uppercase
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from rich.style import Style
 from rich.text import Text
 
-from reviewui.core.notes.authorship import Author, Authorship
 from reviewui.core.safe_text import visible
+
+if TYPE_CHECKING:  # the diff view draws these from the first paint; the notes' reader (json) loads later
+    from reviewui.core.notes.authorship import Author, Authorship
 
 HEADER_AUTHORS = 3
 """Authors named on a hunk header at most (the rest counted)."""
