@@ -248,7 +248,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)
-    out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+    authors = session.authorship().hunk_records([h for f in session.diff.files for h in f.hunks]) \
+        if args.format == "json" else None  # who wrote each hunk, from git-ai notes
+    out(render(args.format, session.target, session.diff, findings, __version__, authors),
+        is_json=args.format != "text")
     if untrusted is not None:
         sys.stderr.write(f"reviewui: {untrusted}\n")
         return 3  # as `bite` says it: nothing could be learned
@@ -441,9 +444,13 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         t = session.transcript()
         links = session.link_transcript()
         assert t is not None and links is not None  # a transcript was given, so both exist
+        authored = session.authorship()
         extra = {
             "files": [
-                {"path": f, "turns": list(turns), "unattributed": not turns} for f, turns in links.by_file.items()
+                {"path": f, "turns": list(turns), "unattributed": f in links.unattributed,
+                 "authors": [{"tool": a.tool, "session": a.session, "model": a.model, "lines": n}
+                             for a, n in authored.authors_of(f, authored.lines.get(f, {}).keys())]}
+                for f, turns in links.by_file.items()
             ],
             "unattributed": list(links.unattributed),
         }

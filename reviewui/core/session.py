@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.notes.model import Review
+    from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.notes.view import ForeignText
     from reviewui.core.probe.run import ProbeReport
@@ -464,8 +465,22 @@ class ReviewSession:
         if transcript is None:
             return None
         self.diff.preload()
-        # Every changed file, hunkless ones too: a file no turn accounts for is evidence.
-        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files])
+        from reviewui.core.transcript.session_ids import session_ids
+
+        authored = self.authorship()
+        own = session_ids(self.transcript_path) if self.transcript_path is not None else frozenset()
+        # Every changed file, hunkless ones too: a file no turn (nor authorship note) accounts for is evidence.
+        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files],
+                          authored.lines, own)
+
+    def authorship(self) -> "Authorship":
+        """The git-ai authorship notes of the branch (under the base's `authorship-notes-ref`), read once."""
+        from reviewui.core.notes.authorship import read_authorship
+
+        t = self.target
+        files = [f.path for f in self.diff.files if f.hunks]
+        return self._cached("authorship", lambda: read_authorship(
+            t.repo_dir, t.base, t.head, files, self.settings.authorship_ref))
 
     # --- without a branch under review ------------------------------------
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.evidence import HistoryRow
     from reviewui.core.notes.view import ForeignText
+    from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.model import Review
     from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.transcript import Transcript
@@ -43,6 +44,14 @@ class WorkFailed(Message):
         super().__init__()
         self.what = what
         self.error = error
+
+
+class AuthorshipRead(Message):
+    """The branch's git-ai authorship notes were read (who wrote each head line; empty without notes)."""
+
+    def __init__(self, authorship: Authorship) -> None:
+        super().__init__()
+        self.authorship = authorship
 
 
 class FindingsReady(Message):

@@ -27,10 +27,9 @@ from textual.worker import Worker, WorkerState
 from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
-from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DeltaRead, DiffLoaded, FindingsReady,
-                                  FixturesReady,
-                                  HistoryRead, ReviewReady, StoredLoaded, TranscriptReady, TruthTableReady,
-                                  VerdictRecorded, VerdictSetupChecked, WorkFailed)
+from reviewui.ui.messages import (AuthorshipRead, BiteFinished, BiteProgress, BiteResult, DeltaRead, DiffLoaded,
+                                  FindingsReady, FixturesReady, HistoryRead, ReviewReady, StoredLoaded,
+                                  TranscriptReady, TruthTableReady, VerdictRecorded, VerdictSetupChecked, WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
 from reviewui.ui.screens.review_delta import DeltaPart
 from reviewui.ui.screens.review_findings import FindingsPart
@@ -169,6 +168,10 @@ class ReviewScreen(Screen[None]):
             self.notify(visible(f"{event.worker.name or 'background work'} failed: {type(error).__name__}: {error}"),
                         severity="error", timeout=10, markup=False)
             self.startup.settled(event.worker.group)
+
+    @on(AuthorshipRead)
+    def _authorship_read(self, message: AuthorshipRead) -> None:
+        self.startup.on_authorship(message)
 
     @on(WorkFailed)
     def _work_failed(self, message: WorkFailed) -> None:

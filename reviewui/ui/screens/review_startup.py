@@ -13,13 +13,14 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from reviewui.ui.messages import DiffLoaded, ReviewReady
+from reviewui.core.errors import ReviewError
+from reviewui.ui.messages import AuthorshipRead, DiffLoaded, ReviewReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
 
 if TYPE_CHECKING:
     from reviewui.ui.screens.review import ReviewScreen
 
-STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox", "stored", "delta"})
+STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox", "stored", "authorship", "delta"})
 """The start-up jobs ReviewReady waits for (also the names of the worker groups that run them)."""
 
 
@@ -67,9 +68,27 @@ class StartupPart(ReviewPart):
         self.settled("sandbox")
 
     def start_background(self) -> None:
-        """Parse the whole diff and compute the findings in workers."""
+        """Parse the whole diff, compute the findings and read the authorship notes, in workers."""
         self.thread(self._preload_diff, group="diff", name="parse the diff")
         self.screen.findings_part.compute()
+        self.thread(self._read_authorship, group="authorship", name="read the authorship notes")
+
+    def _read_authorship(self) -> None:
+        """Who wrote each head line, from the branch's git-ai notes (git blame per file: off the UI thread)."""
+        try:
+            authorship = self.session.authorship()
+        except ReviewError as e:  # a bad `authorship-notes-ref`: said, and the review goes on without it
+            self.screen.post_message(WorkFailed("authorship", str(e)))
+            return
+        self.screen.post_message(AuthorshipRead(authorship))
+
+    def on_authorship(self, message: AuthorshipRead) -> None:
+        """The notes were read: the diff draws each line's author in the gutter and each hunk's on its header."""
+        from reviewui.ui.widgets.author_marks import AuthorMarks
+
+        files = [f.path for f in self.session.diff.files]
+        self.screen.diff_view.set_authors(AuthorMarks.of(message.authorship, files))
+        self.settled("authorship")
 
     def _preload_diff(self) -> None:
         """Fetch every patch in one git call and parse every file (off the UI thread)."""
