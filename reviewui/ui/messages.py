@@ -14,6 +14,8 @@ from textual.message import Message
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
+    from reviewui.core.delta.model import Delta
+    from reviewui.core.delta.since import Since
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
@@ -153,3 +155,11 @@ class TruthTableReady(Message):
         super().__init__()
         self.table = table
         self.error = error
+
+
+class DeltaRead(Message):
+    """What changed since the reviewer's latest verdict was computed (None: no verdict of theirs)."""
+
+    def __init__(self, found: tuple[Since, Delta] | None) -> None:
+        super().__init__()
+        self.found = found

@@ -6,7 +6,9 @@ one batched read of the notes ref gives every verdict (`notes/store.py`);
 one `cat-file --batch-check` says which heads carry a transcript. Merge-bases,
 diff sizes and patch-ids are per branch, computed on a few threads and cached
 by (base, head) in the user cache, so a refresh after one branch moved costs
-that branch's git calls only. Drawing the queue never runs a test: evidence
+that branch's git calls only. A branch whose verdict is outdated gets its
+delta since that verdict (how many hunks are new or changed: core/delta),
+cached by the four commits. Drawing the queue never runs a test: evidence
 comes from the evidence store through `evidence_for`.
 """
 
@@ -20,11 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from reviewui.core.config import user_cache_dir, user_state_dir
 from reviewui.core.git import run_git
 from reviewui.core.queue.order import PENDING, BranchRecord, Currency, Evidence, Row
+
+if TYPE_CHECKING:
+    from reviewui.core.notes.model import Review
 
 DEFAULT_PATTERNS = ("refs/heads/agent/*",)
 REMOTE_PATTERNS = ("refs/remotes/*/agent/*",)
@@ -129,6 +134,8 @@ class _Verdict:
     at: datetime
     head: str
     patch_id: str
+    base: str = ""
+    mine: bool = False
 
 
 def _verdicts(repo: Path, notes_ref: str) -> dict[str, _Verdict]:
@@ -141,6 +148,7 @@ def _verdicts(repo: Path, notes_ref: str) -> dict[str, _Verdict]:
     except Exception:
         return {}
     latest: dict[str, _Verdict] = {}
+    mine = _mine(repo)
     for body in bodies.values():
         try:
             reviews = reviews_in(body)
@@ -149,10 +157,38 @@ def _verdicts(repo: Path, notes_ref: str) -> dict[str, _Verdict]:
         for r in reviews:
             if not r.branch:
                 continue
-            v = _Verdict(r.verdict, r.reviewer, r.at, r.head, r.patch_id)
+            v = _Verdict(r.verdict, r.reviewer, r.at, r.head, r.patch_id, r.base, mine(r))
             if r.branch not in latest or latest[r.branch].at < r.at:
                 latest[r.branch] = v
     return latest
+
+
+def _mine(repo: Path) -> Callable[[Review], bool]:
+    """Whether a review is the reviewer's own: their identity's email, and recorded in this clone (provenance)."""
+    from reviewui.core.notes import provenance
+    from reviewui.core.notes.trust import LocalReviewer, local_reviewer
+
+    me = local_reviewer(repo).email
+    known = provenance.load(repo) if me else {}
+    return lambda r: bool(me) and LocalReviewer(r.reviewer, "").email == me and \
+        known.get(provenance.key(r)) == provenance.RECORDED
+
+
+def _delta(repo: Path, v: _Verdict, base: str, head: str, cache: _Cache) -> int | None:
+    """Hunks new or changed since the verdict `v` (core/delta), cached by the four commits; None when unknown."""
+    key = f"delta:{v.base}:{v.head}:{base}:{head}"
+    known = cache.get(key)
+    if "n" not in known:
+        from reviewui.core.delta.compute import compute_delta
+
+        try:
+            counts = compute_delta(repo, v.base, v.head, base, head).counts()
+        except Exception:  # a verdict's commits this clone lacks: no delta to show
+            return None
+        known["n"] = counts["changed"] + counts["new"]
+        cache.put(key, **known)
+    n = known["n"]
+    return n if isinstance(n, int) else None
 
 
 def _transcripts(repo: Path, heads: Sequence[str], paths: Sequence[str]) -> set[str]:
@@ -230,6 +266,8 @@ def read_records(
             else:
                 currency = "outdated"
         evidence = (evidence_for(ref.head, base) if evidence_for else None) or PENDING
+        delta = _delta(repo, verdict, base, ref.head, cache) if verdict is not None and currency == "outdated" \
+            and verdict.base else None
         out.append(BranchRecord(
             branch=ref.short, head=ref.head, base=base, changed_at=ref.when, merged=base == ref.head,
             verdict=verdict.word if verdict else None, verdict_by=verdict.by if verdict else None,
@@ -237,6 +275,7 @@ def read_records(
             snoozed=snoozes.get(ref.short) == ref.head, evidence=evidence,
             added=_int(fact.get("added")), removed=_int(fact.get("removed")), files=_int(fact.get("files")),
             transcript="present" if ref.head in with_transcript else "none", agent=ref.agent, task=ref.task,
+            delta=delta, verdict_mine=verdict.mine if verdict else False,
         ))
     cache.save()
     return out

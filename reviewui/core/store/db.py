@@ -23,13 +23,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from reviewui.core.findings.model import Finding
 from reviewui.core.store.codec import CodecError, decode, encode
 from reviewui.core.store.key import StoreKey, Stored
 
 if TYPE_CHECKING:
+    from reviewui.core.store.grades import GradeStore
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
 
@@ -255,6 +256,27 @@ class EvidenceStore:
         from reviewui.core.bite.truth_table import TruthTable
 
         return self.load(key, "tests", TruthTable)
+
+
+    # --- per-hunk grades (grades.py) -----------------------------------------
+
+    def grades(self, context: str, read: bool = True) -> GradeStore:
+        """Each hunk's and guard's grade by its key (grades.py), for sweeps whose context digest is `context`;
+        `read` False (`--fresh`): nothing is reused, what is graded is kept."""
+        from reviewui.core.store.grades import GradeStore
+
+        return GradeStore(self._use, context, read, cap_text)
+
+    def _use(self, fn: Callable[[sqlite3.Connection], T], default: T, what: str) -> T:
+        """`fn(connection)` under the store's lock; `default` when the store is unusable or SQLite fails."""
+        with self._lock:
+            if self._conn is None:
+                return default
+            try:
+                return fn(self._conn)
+            except sqlite3.Error as e:
+                log.warning("%s (%s)", what, e)
+                return default
 
 
 def _connect(path: Path) -> sqlite3.Connection:

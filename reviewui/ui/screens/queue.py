@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from reviewui.core.config import load_user_prefs, save_user_pref
-from reviewui.core.queue.order import TIER_NAMES, Row
+from reviewui.core.queue.order import TIER_NAMES, Row, delta_words
 from reviewui.core.queue.read import QueueSource
 from reviewui.core.queue.report import age_text
 from reviewui.core.safe_text import visible
@@ -145,7 +145,7 @@ class QueueScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#queue-table", DataTable)
         for label in ("tier", "reason", "branch", "agent", "bite", "findings", "claims", "transcript", "verdict",
-                      "currency", "size", "waiting"):
+                      "currency", "delta", "size", "waiting"):
             table.add_column(label, key=label)
         self.read()
 
@@ -272,7 +272,7 @@ class QueueScreen(Screen[None]):
         short = visible(r.branch)
         return (str(row.tier), visible(row.reason)[:60], short if len(short) <= 40 else short[:39] + "…", agent,
                 bite, found, str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
-                f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
+                delta_words(r) or "—", f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
 
     def current_row(self) -> Row | None:
         """The row under the cursor, or None when the queue is empty."""

@@ -129,6 +129,8 @@ class DiffView(LineCursorView):
         self._styles: dict[str, Style] = {}
         self.search = ""
         """The search the reviewer typed (`/`): its matches are highlighted; "" for none."""
+        self.hidden: dict[str, frozenset[int]] = {}
+        """Path -> the hunks not drawn (the since-verdict view's `d`: the unchanged ones); a note says how many."""
         self.authors = AuthorMarks()
         """Who wrote each head line (git-ai notes): gutter letters and the hunk headers' authors."""
 
@@ -202,9 +204,22 @@ class DiffView(LineCursorView):
                 return y
         return None
 
+    def set_hidden(self, hidden: dict[str, frozenset[int]]) -> None:
+        """Draw every hunk but `hidden[path]` of each file (empty: every hunk), keeping the cursor's hunk if drawn."""
+        self.hidden = hidden
+        hunk = self.current_hunk_index
+        self._rebuild()
+        row = self.hunk_row(hunk) if hunk is not None else None
+        self.cursor = row if row is not None else next((y for y, r in enumerate(self.rows) if r.kind == "hunk"), 0)
+        self._announce()
+
     def _rebuild(self) -> None:
         f = self.file
         self.rows = [] if f is None else (split_rows(f) if self.split else unified_rows(f))
+        hidden = self.hidden.get(f.path, frozenset()) if f is not None else frozenset()
+        if hidden:
+            self.rows = [Row("note", None, f"{len(hidden)} hunk(s) unchanged since your verdict, not shown (d shows them)"),
+                         *(r for r in self.rows if r.hunk not in hidden)]
         comments = self.comments.get(f.path, ()) if f is not None else ()
         if f is not None and comments:
             self._wrap_width = self._content_width() if self.is_mounted else 0
@@ -358,9 +373,14 @@ class DiffView(LineCursorView):
         on_header = bool(self.rows) and self.rows[self.cursor].kind == "hunk"
         if current is None:
             return False
-        if direction < 0 and not on_header:
-            return self.goto_hunk(current)
-        return self.goto_hunk(current + direction)
+        if direction < 0 and not on_header and self.goto_hunk(current):
+            return True
+        target = current + direction
+        while self.file is not None and 0 <= target < len(self.file.hunks):
+            if self.goto_hunk(target):  # a hunk not drawn (set_hidden) is stepped over
+                return True
+            target += direction
+        return False
 
 
     def cursor_moved(self) -> None:
