@@ -43,3 +43,59 @@ def big_branch(root: Path, files: int = 400, lines_per_file: int = 100) -> Path:
     git(root, "commit", "-q", "-m", "agent rewrite")
     git(root, "checkout", "-q", "main")
     return root
+
+
+def delta_module(m: int, funcs: int, agent: bool, bump: int | None = None) -> str:
+    """Module `m` of `delta_branch`: `funcs` functions far enough apart that each edit is a hunk of its own.
+
+    The agent's version changes one line of each body; `bump` changes function `bump`'s line again.
+    """
+    out = [f'"""Module {m}."""\n']
+    for k in range(funcs):
+        line = f"    return c + {k}\n"
+        if agent:
+            line = f"    return c * {k + 2} + {m}\n" if k != bump else f"    return c * {k + 3} + {m}\n"
+        out.append(f"\n\ndef f{m}_{k}(x):\n    a = x\n    b = a\n    c = b\n{line}")
+    return "".join(out)
+
+
+def delta_test(m: int, funcs: int, bump: int | None = None) -> str:
+    """The agent's tests of module `m`: one per function, each checking its value (bites)."""
+    body = "".join(f"\n\ndef test_f{m}_{k}():\n    assert f{m}_{k}(3) == {3 * (k + (3 if k == bump else 2)) + m}\n"
+                   for k in range(funcs))
+    names = ", ".join(f"f{m}_{k}" for k in range(funcs))
+    return f"from pkg.m{m} import {names}\n{body}"
+
+
+def delta_branch(root: Path, modules: int = 20, funcs: int = 5) -> Path:
+    """A repo whose branch `agent/work` changes `modules` x `funcs` functions, one hunk each, with a test
+    file per module (`modules * funcs` hunks, each bitten by its own test); the reviewer's git identity set."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "bench reviewer")
+    git(root, "config", "user.email", "reviewer@example.com")
+    (root / "pkg").mkdir()
+    (root / "tests").mkdir()
+    (root / "pkg/__init__.py").write_text("")
+    (root / "tests/__init__.py").write_text("")
+    for m in range(modules):
+        (root / f"pkg/m{m}.py").write_text(delta_module(m, funcs, False))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    git(root, "checkout", "-qb", "agent/work")
+    for m in range(modules):
+        (root / f"pkg/m{m}.py").write_text(delta_module(m, funcs, True))
+        (root / f"tests/test_m{m}.py").write_text(delta_test(m, funcs))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "agent")
+    git(root, "checkout", "-q", "main")
+    return root
+
+
+def delta_push(root: Path, m: int = 0, k: int = 0, funcs: int = 5) -> None:
+    """The agent pushes again: function `k` of module `m` and its test changed, nothing else."""
+    git(root, "checkout", "-q", "agent/work")
+    (root / f"pkg/m{m}.py").write_text(delta_module(m, funcs, True, bump=k))
+    (root / f"tests/test_m{m}.py").write_text(delta_test(m, funcs, bump=k))
+    git(root, "commit", "-qam", "push")
+    git(root, "checkout", "-q", "main")

@@ -105,6 +105,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+@handler("delta")
+def cmd_delta(args: argparse.Namespace) -> int:
+    """What changed since the reviewer's latest verdict (or `--since REV`): each hunk new, changed or unchanged."""
+    from reviewui.core.delta.report import render_text, to_json
+
+    session = session_from_args(args)
+    found = session.delta(args.since)
+    if found is None:
+        raise ReviewError(f"no verdict of yours on {session.target.branch}: nothing to compare with "
+                          "(record one, or pass --since REV)")
+    since, delta = found
+    stored = session.stored().bite  # the grades of the head now, when a sweep of it is stored
+    report = stored.value if stored is not None and stored.current else None
+    if args.format == "json":
+        emit(to_json(delta, report))
+    else:
+        out(render_text(session.target.branch, since, delta, report))
+    return 0
+
+
 @handler("notes")
 def cmd_notes(args: argparse.Namespace) -> int:
     """Pull (fetch and merge by review id) or push the verdict notes."""
@@ -177,11 +197,15 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
     if guards and not b.value.guards_checked:
         return None
     sys.stderr.write(visible(f"reviewui: {stored.words()} (rerun with --fresh)") + "\n")
-    if not guards and b.value.guards_checked:
+    # Nothing ran: every grade is the stored sweep's (JSON `evidence`).
+    report = dataclasses.replace(b.value, results=tuple(
+        dataclasses.replace(r, evidence="reused", guards=tuple(dataclasses.replace(g, evidence="reused")
+                                                              for g in r.guards)) for r in b.value.results))
+    if not guards and report.guards_checked:
         # Asked without --guards: the document is the one a sweep without them prints.
-        return dataclasses.replace(b.value, guards_checked=False,
-                                   results=tuple(dataclasses.replace(r, guards=()) for r in b.value.results))
-    return b.value
+        return dataclasses.replace(report, guards_checked=False,
+                                   results=tuple(dataclasses.replace(r, guards=()) for r in report.results))
+    return report
 
 
 def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:
@@ -249,7 +273,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)
-    out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+    authors = session.authorship().hunk_records([h for f in session.diff.files for h in f.hunks]) \
+        if args.format == "json" else None  # who wrote each hunk, from git-ai notes
+    out(render(args.format, session.target, session.diff, findings, __version__, authors),
+        is_json=args.format != "text")
     if untrusted is not None:
         sys.stderr.write(f"reviewui: {untrusted}\n")
         return 3  # as `bite` says it: nothing could be learned
@@ -451,9 +478,13 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         t = session.transcript()
         links = session.link_transcript()
         assert t is not None and links is not None  # a transcript was given, so both exist
+        authored = session.authorship()
         extra = {
             "files": [
-                {"path": f, "turns": list(turns), "unattributed": not turns} for f, turns in links.by_file.items()
+                {"path": f, "turns": list(turns), "unattributed": f in links.unattributed,
+                 "authors": [{"tool": a.tool, "session": a.session, "model": a.model, "lines": n}
+                             for a, n in authored.authors_of(f, authored.lines.get(f, {}).keys())]}
+                for f, turns in links.by_file.items()
             ],
             "unattributed": list(links.unattributed),
         }

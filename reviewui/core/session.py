@@ -25,16 +25,20 @@ from reviewui.core.target import Target, resolve_target
 if TYPE_CHECKING:
     # Types only: a session that only reads a transcript (`transcript FILE`) must start fast.
     from reviewui.core.claims.verify import ClaimCheck
+    from reviewui.core.delta.model import Delta
+    from reviewui.core.delta.since import Since
     from reviewui.core.diff import Diff
     from reviewui.core.evidence import EvidenceLedger, HistoryRow, HistoryView, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store import EvidenceStore, StoreKey
+    from reviewui.core.store.grades import GradeStore
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.notes.model import Review
+    from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.notes.relation import WeighedReview
     from reviewui.core.probe.run import ProbeReport
@@ -325,7 +329,7 @@ class ReviewSession:
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
-            include_config=include_config, engine=engine,
+            include_config=include_config, engine=engine, grades=self.grade_book(),
         )
 
     def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":
@@ -391,6 +395,15 @@ class ReviewSession:
 
         return key_for(self)
 
+    def grade_book(self) -> "GradeStore":
+        """Each hunk's and guard's grade kept in the store by what decides it (core/bite/reuse.py): a sweep
+        reuses those whose key did not change; with `--fresh` none (what it grades is still kept)."""
+        import hashlib
+
+        k = self.store_key()
+        context = hashlib.sha256("\0".join((k.test_command, k.config, k.environment, k.version)).encode()).hexdigest()
+        return self.store.grades(context, read=not self.run.fresh)
+
     def stored(self) -> "StoredEvidence":
         """What the store holds for this branch: the latest sweep and truth table, current or stale.
 
@@ -426,6 +439,19 @@ class ReviewSession:
             store.save(key, KIND, summarize(report, findings))
         return saved
 
+    def delta(self, since: str | None = None) -> "tuple[Since, Delta] | None":
+        """What changed on the branch since the reviewer's own latest verdict on it (or since commit `since`):
+        each hunk now new, changed or unchanged, and the judged ones gone. None with neither.
+
+        Raises ReviewError for an unknown `since`, or a verdict whose commits this clone lacks.
+        """
+        from reviewui.core.delta.compute import compute_delta
+        from reviewui.core.delta.since import resolve_since
+
+        t = self.target
+        start = resolve_since(t.repo_dir, t.branch, t.head, t.base_ref, self.settings.notes_ref, since)
+        return None if start is None else (start, compute_delta(t.repo_dir, start.base, start.head, t.base, t.head))
+
     def probe(
         self, code: str, name: str = "probe_test.py", hunk: HunkKey | None = None,
         cancel: threading.Event | None = None,
@@ -443,8 +469,22 @@ class ReviewSession:
         if transcript is None:
             return None
         self.diff.preload()
-        # Every changed file, hunkless ones too: a file no turn accounts for is evidence.
-        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files])
+        from reviewui.core.transcript.session_ids import session_ids
+
+        authored = self.authorship()
+        own = session_ids(self.transcript_path) if self.transcript_path is not None else frozenset()
+        # Every changed file, hunkless ones too: a file no turn (nor authorship note) accounts for is evidence.
+        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files],
+                          authored.lines, own)
+
+    def authorship(self) -> "Authorship":
+        """The git-ai authorship notes of the branch (under the base's `authorship-notes-ref`), read once."""
+        from reviewui.core.notes.authorship import read_authorship
+
+        t = self.target
+        files = [f.path for f in self.diff.files if f.hunks]
+        return self._cached("authorship", lambda: read_authorship(
+            t.repo_dir, t.base, t.head, files, self.settings.authorship_ref))
 
     # --- without a branch under review ------------------------------------
 

@@ -14,10 +14,13 @@ from textual.message import Message
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
+    from reviewui.core.delta.model import Delta
+    from reviewui.core.delta.since import Since
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.evidence import HistoryView
+    from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.model import Review
     from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.transcript import Transcript
@@ -40,6 +43,14 @@ class WorkFailed(Message):
         super().__init__()
         self.what = what
         self.error = error
+
+
+class AuthorshipRead(Message):
+    """The branch's git-ai authorship notes were read (who wrote each head line; empty without notes)."""
+
+    def __init__(self, authorship: Authorship) -> None:
+        super().__init__()
+        self.authorship = authorship
 
 
 class FindingsReady(Message):
@@ -141,3 +152,11 @@ class TruthTableReady(Message):
         super().__init__()
         self.table = table
         self.error = error
+
+
+class DeltaRead(Message):
+    """What changed since the reviewer's latest verdict was computed (None: no verdict of theirs)."""
+
+    def __init__(self, found: tuple[Since, Delta] | None) -> None:
+        super().__init__()
+        self.found = found

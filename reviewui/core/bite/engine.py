@@ -63,6 +63,7 @@ from reviewui.core.bite.executor import Executor, SweepJob
 from reviewui.core.bite.executor_local import LocalExecutor
 from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite.reuse import GradeBook
 from reviewui.core.bite.selection import checkable_hunks, parse_hunk_spec, selected_test_files
 from reviewui.core.bite.sweep import LOST, Spec, Sweep
 from reviewui.core.config import Settings
@@ -90,6 +91,7 @@ def run_bite(
     guards: bool = False,
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
+    grades: GradeBook | None = None,
 ) -> BiteReport:
     """Bite-check the given hunks (default: every code hunk) and return the report.
 
@@ -98,7 +100,9 @@ def run_bite(
     instrument check, ReviewError when it is unusable (unparseable, cannot be
     started) or for unknown hunks. With `guards`, each result also carries its
     guard reverts (guard_check.py). `engine` makes the executor that carries
-    out the plan (default: the local one, on this machine's slots).
+    out the plan (default: the local one, on this machine's slots). With `grades`, each hunk's and
+    guard's grade an earlier sweep kept under the same key is reused instead of run (reuse.py), and
+    what this sweep grades is kept there.
     """
     spec = Spec.of(diff, settings, test_cmd, hunks, include_config)
     for r in spec.not_code:
@@ -109,6 +113,7 @@ def run_bite(
                           results=spec.not_code, selected_tests=(), test_command=spec.command,
                           selection="nothing to bite-check: the branch changes no source code")
     sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress)
+    sweep.book = grades
     jobs = max(1, jobs or os.cpu_count() or 1)
     own_cache = cache is None
     cache = cache or BiteCache()
@@ -124,7 +129,7 @@ def run_bite(
             plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots)
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
-            join = guard_check.GuardJoin(plan.guard_jobs(), sweep.emit)
+            join = guard_check.GuardJoin(sweep.join_jobs(plan), sweep.emit)
             # Nothing is reported until the instrument check and the control passed; a failure
             # stops what runs.
             try:
@@ -138,9 +143,12 @@ def run_bite(
                 raise
             for r in plan.known:
                 join.hunk(r)
+            for reused_job, g in sweep.reused:
+                join.guard(reused_job, g)
             for item in execution.results():
                 join.take(item)
             sweep.complete(join)
+            sweep.keep_grades()
     finally:
         side.shutdown(wait=True)
         if own_cache:

@@ -77,6 +77,9 @@ class HunkResult:
     scope: str = ""
     """Where the tests of a coverage-guided hunk were looked for: `selected` (the selected tests
     only: the whole suite was not searched) or `suite` (its one measured run); "" without coverage."""
+    evidence: str = "fresh"
+    """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade, nothing it depends on
+    changed since: core/bite/reuse.py)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -133,6 +136,15 @@ class BiteReport:
         return guard_summary(g for r in self.results for g in r.guards)
     selection: str = ""
     """How many tests were selected and why, in one line."""
+
+    def evidence_summary(self) -> dict[str, dict[str, int]]:
+        """How many hunks and guards were graded by this sweep (`fresh`) or taken from an earlier one (`reused`)."""
+        hunks = [r for r in self.results if r.verdict != "not-code"]
+        guards = [g for r in self.results for g in r.guards]
+        return {"hunks": {"fresh": sum(r.evidence != "reused" for r in hunks),
+                          "reused": sum(r.evidence == "reused" for r in hunks)},
+                "guards": {"fresh": sum(g.evidence != "reused" for g in guards),
+                           "reused": sum(g.evidence == "reused" for g in guards)}}
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
@@ -219,10 +231,12 @@ class BiteReport:
                     "reason": r.reason or _default_reason(r),
                     "seconds": round(r.seconds, 3),
                     "scope": r.scope or None,
+                    "evidence": r.evidence,
                 }
                 for r in self.results
             ],
             "summary": self.summary(),
+            "evidence": self.evidence_summary(),
         }
 
     def render_text(self, target: Target | None = None) -> str:
@@ -245,7 +259,8 @@ class BiteReport:
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:
-            lines.append(f"{r.verdict.upper():<10} {r.file} hunk {r.index + 1} {r.header} ({r.seconds:.2f}s)")
+            took = "reused" if r.evidence == "reused" else f"{r.seconds:.2f}s"
+            lines.append(f"{r.verdict.upper():<10} {r.file} hunk {r.index + 1} {r.header} ({took})")
             for t in r.failing_tests:
                 msg = r.messages.get(t, "")
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
@@ -253,9 +268,14 @@ class BiteReport:
                 lines.append(f"    {r.reason}")
             if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered":
                 lines.append("    no selected test runs it: graded by tests found in the whole suite")
-            lines.extend(f"    guard {g.one_line()}" for g in r.guards)
+            lines.extend(f"    guard {g.one_line()}{' (reused)' if g.evidence == 'reused' else ''}" for g in r.guards)
         s = self.summary()
         lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "nothing to bite-check")
+        ev = self.evidence_summary()
+        if ev["hunks"]["reused"] or ev["guards"]["reused"]:
+            lines.append(f"evidence: {ev['hunks']['reused']} hunk(s) reused, {ev['hunks']['fresh']} fresh"
+                         + (f"; guards {ev['guards']['reused']} reused, {ev['guards']['fresh']} fresh"
+                            if self.guards_checked else ""))
         if self.guards_checked:
             gs = self.guard_summary()
             lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))

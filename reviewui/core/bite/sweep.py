@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from reviewui.core.bite import guard_check
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.cache import BiteCache
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
@@ -22,6 +24,7 @@ from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env
 from reviewui.core.bite.plan import Batching, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.report import BiteReport, HunkResult
+from reviewui.core.bite.reuse import GradeBook, Grades
 from reviewui.core.bite.revert_grade import hunk_result
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, not_code_hunks, static_selection
@@ -92,6 +95,11 @@ class Sweep:
         self.scopes: dict[tuple[str, int], str] = {}
         self._on_result, self._on_progress = on_result, on_progress
         self._lock = threading.Lock()
+        self.book: GradeBook | None = None
+        """Where each hunk's and guard's grade is kept between sweeps (reuse.py); None keeps nothing."""
+        self.grades: Grades | None = None
+        self.reused: list[tuple[GuardJob, GuardResult]] = []
+        """The guards whose grade this sweep reuses (their hunks' are in the plan's `known`)."""
 
     def emit(self, r: HunkResult) -> None:
         """Record a complete hunk result and pass it on (with the scope its tests were looked for in)."""
@@ -157,9 +165,22 @@ class Sweep:
         jobs = prepared.guard_jobs(guards, self.selected) if guards else []
         batching: Batching | str | None = (None if not self.pytest_mode else off if off is not None
                                            else Batching(ctx.modules, self.head.text))
-        planned = plan_sweep(self.spec.targets, hunk_plans, jobs, slots=slots, batching=batching)
+        targets, hunks = self.spec.targets, list[HunkResult]()
+        if self.book is not None:  # what an earlier sweep graded, unchanged since, is reused, not run
+            self.grades = Grades(self.book, self.target, self.diff, self.head, ctx)
+            targets, jobs, hunks, self.reused = self.grades.split(targets, hunk_plans, jobs)
+        planned = plan_sweep(targets, hunk_plans, jobs, slots=slots, batching=batching)
         self.scopes.update(planned.scopes)
-        return planned
+        return replace(planned, known=planned.known + tuple(hunks)) if hunks else planned
+
+    def join_jobs(self, plan: SweepPlan) -> list[GuardJob]:
+        """Every guard the join waits for: the plan's and those reused."""
+        return plan.guard_jobs() + [job for job, _ in self.reused]
+
+    def keep_grades(self) -> None:
+        """Keep what this sweep graded afresh for the next one (reuse.py)."""
+        if self.grades is not None:
+            self.grades.keep(list(self.results.values()))
 
     def per_run(self, prepared: Prepared) -> float:
         """Seconds one revert or guard run may take."""

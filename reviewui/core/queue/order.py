@@ -18,8 +18,10 @@ reason, like Gerrit's attention set or Critique's dashboard:
 The verdict a row shows is the verdict relation's (core/notes/relation.py):
 only a review that counts (a trusted signature, or recorded here) approves.
 
-Inside a tier the branch that has waited longest since its last change comes
-first (tier 2: riskiest first, then longest waiting).
+Inside a tier a small delta comes first (a reworked branch whose patch changed
+in at most SMALL_DELTA hunks since its verdict: a second look is quick), then
+the branch that has waited longest since its last change (tier 2: riskiest
+first, then longest waiting).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from typing import Literal, Sequence
 
 Currency = Literal["current", "carried", "outdated", "none"]
 EvidenceStatus = Literal["ready", "pending", "running", "stalled", "broken", "stale", "empty"]
+
+SMALL_DELTA = 5
+"""Hunks new or changed since an outdated verdict up to which a branch goes before others of its tier."""
 
 TIER_NAMES = {1: "needs you now", 2: "ready for review", 3: "evidence not ready", 4: "waiting on the agent",
               5: "approved"}
@@ -94,6 +99,17 @@ class BranchRecord:
     transcript: Literal["present", "unparsed", "none"] = "none"
     agent: str | None = None
     task: str | None = None
+    delta: int | None = None
+    """Hunks new or changed since the verdict (core/delta), when the verdict is outdated; else None."""
+    verdict_mine: bool = False
+    """The verdict is the reviewer's own (their identity, recorded in this clone): the delta says `your`."""
+
+
+def delta_words(r: BranchRecord) -> str:
+    """`changed since your approve: 3 hunks` for an outdated verdict whose delta is known, else ""."""
+    if r.delta is None or r.verdict is None:
+        return ""
+    return f"changed since {'your' if r.verdict_mine else 'the'} {r.verdict}: {r.delta} hunk{'s' * (r.delta != 1)}"
 
 
 @dataclass(frozen=True)
@@ -158,10 +174,15 @@ def place(r: BranchRecord) -> Row:
 
 
 def order(records: Sequence[BranchRecord]) -> list[Row]:
-    """Every record placed and sorted: by tier, then (tier 2) riskiest first, then longest waiting, then name."""
+    """Every record placed and sorted: by tier, then a small delta first, then (tier 2) riskiest first, then
+    longest waiting, then name."""
     rows = [place(r) for r in records]
-    return sorted(rows, key=lambda row: (row.tier, -row.risk if row.tier == 2 else 0, row.record.changed_at,
-                                         row.record.branch))
+
+    def small(r: BranchRecord) -> int:
+        return 0 if r.delta is not None and r.delta <= SMALL_DELTA else 1
+
+    return sorted(rows, key=lambda row: (row.tier, small(row.record), -row.risk if row.tier == 2 else 0,
+                                         row.record.changed_at, row.record.branch))
 
 
 def stalled(e: Evidence, running_for: float, median_sweep: float | None) -> Evidence:

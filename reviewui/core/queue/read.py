@@ -12,8 +12,10 @@ evidence. Merge-bases, sizes, patch ids and each base's settings are kept by
 (base, head) or tree in the user cache, so a refresh after one branch moved
 costs that branch's git work only; that cache holds patch ids, so it is used
 only while it is the user's alone (core/private.py). Each branch's verdict is
-the verdict relation's (core/notes/relation.py). Drawing the queue never runs
-a test: evidence comes from the evidence store through `evidence_for`.
+the verdict relation's (core/notes/relation.py); a branch whose verdict is
+outdated gets its delta since that verdict (how many hunks are new or
+changed: core/delta), cached by the four commits. Drawing the queue never
+runs a test: evidence comes from the evidence store (queue/evidence.py).
 """
 
 from __future__ import annotations
@@ -149,7 +151,9 @@ def read_queue(
         base = str(fact.get("base") or base_tip)
         files = _int(fact.get("files"))
         empty = NO_COMMITS if base == ref.head else NO_CHANGE if files == 0 else ""
-        decided, not_counted = verdicts.get(ref.name, (None, 0))
+        decided, not_counted, mine = verdicts.get(ref.name, (None, 0, False))
+        delta = _delta(repo, decided.review.base, decided.review.head, base, ref.head, cache) \
+            if decided is not None and decided.currency == "outdated" and decided.review.base else None
         out.append(BranchRecord(
             branch=ref.short, head=ref.head, base=base, changed_at=ref.when, merged=base == ref.head,
             verdict=decided.review.verdict if decided else None, verdict_by=decided.reviewer if decided else None,
@@ -159,6 +163,7 @@ def read_queue(
             snoozed=snoozes.get(ref.short) == ref.head, evidence=Evidence("empty", why=empty) if empty else PENDING,
             added=_int(fact.get("added")), removed=_int(fact.get("removed")), files=files,
             transcript="present" if ref.head in transcripts else "none", agent=ref.agent, task=ref.task,
+            delta=delta, verdict_mine=mine,
         ))
     if store is not None:
         from reviewui.core.queue.evidence import settings_of_base, store_evidence
@@ -219,10 +224,13 @@ def _facts(repo: Path, base_tip: str, heads: list[str], graph: git_batch.BranchG
 
 def _verdicts(repo: Path, index: NotesIndex, refs: list[Ref], reviewed: dict[str, str],
               facts: dict[str, dict[str, object]], graph: git_batch.BranchGraph,
-              cache: _Cache) -> dict[str, tuple[WeighedReview | None, int]]:
-    """Ref name -> (the branch's verdict as the verdict relation decides it, reviews that do not count)."""
+              cache: _Cache) -> dict[str, tuple[WeighedReview | None, int, bool]]:
+    """Ref name -> (the branch's verdict as the verdict relation decides it, reviews that do not count,
+    whether that verdict is the reviewer's own: their identity, recorded in this clone)."""
+    from reviewui.core.notes import provenance
     from reviewui.core.notes.patchid import patch_ids
     from reviewui.core.notes.relation import Trust, weigh
+    from reviewui.core.notes.trust import email_of
 
     trust = Trust.local(repo)
     listed = [r for r in refs if r.name in reviewed]
@@ -235,14 +243,35 @@ def _verdicts(repo: Path, index: NotesIndex, refs: list[Ref], reviewed: dict[str
             want.append((base, r.head))
     for (base, head), pid in (patch_ids(repo, want) if want else {}).items():
         cache.put(f"patch:{base}:{head}", id=pid)
-    out: dict[str, tuple[WeighedReview | None, int]] = {}
+    out: dict[str, tuple[WeighedReview | None, int, bool]] = {}
     for r in listed:
         base = str(facts[r.head].get("base"))
         known = cache.get(f"patch:{base}:{r.head}")
         found = weigh(repo, index, reviewed[r.name], r.head, trust=trust, branch_commits=graph.own_commits(r.head),
                       patch_now=str(known["id"]) if "id" in known else "")
-        out[r.name] = (found.verdict, len(found.not_counted))
+        w = found.verdict
+        mine = w is not None and bool(trust.me.email) and email_of(w.review.reviewer) == trust.me.email \
+            and w.provenance == provenance.RECORDED
+        out[r.name] = (w, len(found.not_counted), mine)
     return out
+
+
+def _delta(repo: Path, judged_base: str, judged_head: str, base: str, head: str, cache: _Cache) -> int | None:
+    """Hunks new or changed since the verdict on judged_base..judged_head (core/delta), cached by the four
+    commits; None when unknown (a verdict's commits this clone lacks)."""
+    key = f"delta:{judged_base}:{judged_head}:{base}:{head}"
+    known = cache.get(key)
+    if "n" not in known:
+        from reviewui.core.delta.compute import compute_delta
+
+        try:
+            counts = compute_delta(repo, judged_base, judged_head, base, head).counts()
+        except Exception:  # noqa: BLE001 - a verdict's commits this clone lacks: no delta to show
+            return None
+        cache.put(key, n=counts["changed"] + counts["new"])
+        known = cache.get(key)
+    n = known["n"]
+    return n if isinstance(n, int) else None
 
 
 def snooze_path(repo: Path) -> Path:

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from reviewui.core.queue.git_batch import MAX_BRANCHES
-from reviewui.core.queue.order import TIER_NAMES, Row
+from reviewui.core.queue.order import TIER_NAMES, Row, delta_words
 from reviewui.core.safe_text import visible
 
 
@@ -15,7 +15,7 @@ def row_json(row: Row) -> dict[str, Any]:
     r, e = row.record, row.record.evidence
     return {
         "branch": r.branch, "head": r.head, "base": r.base, "tier": row.tier, "reason": row.reason,
-        "verdict": r.verdict, "verdict_by": r.verdict_by, "currency": r.currency,
+        "verdict": r.verdict, "verdict_by": r.verdict_by, "currency": r.currency, "delta": r.delta,
         "verdict_provenance": r.verdict_provenance, "not_counted": r.not_counted,
         "bite": None if e.status != "ready" else {"bites": e.bites, "total": e.total, "toothless": e.toothless},
         "evidence": e.status,
@@ -74,8 +74,9 @@ def render_text(rows: Sequence[Row], now: datetime | None = None, show_hidden: b
         r, e = row.record, row.record.evidence
         bite = f"{e.bites}/{e.total}" if e.status == "ready" else "…"
         verdict = f"{r.verdict} ({r.currency})" if r.verdict else "—"
+        delta = f"; {delta_words(r)}" if r.delta is not None else ""
         lines.append(f"  {visible(r.branch)[:48]:<48} {bite:>7} {verdict:<20} +{r.added}/-{r.removed} "
-                     f"{age_text(r.changed_at, now):>4}  {visible(row.reason)}")
+                     f"{age_text(r.changed_at, now):>4}  {visible(row.reason)}{delta}")
     hidden = len(rows) - len(shown)
     if hidden:
         lines.append(f"({hidden} approved and merged, not shown)")

@@ -34,6 +34,7 @@ from reviewui.core.store.connection import Shared, StoreNotNow, StoreRefused, St
 from reviewui.core.store.key import StoreKey, Stored
 
 if TYPE_CHECKING:
+    from reviewui.core.store.grades import GradeStore
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
 
@@ -350,6 +351,16 @@ class EvidenceStore:
         from reviewui.core.bite.truth_table import TruthTable
 
         return self.load(key, "tests", TruthTable)
+
+
+    # --- per-hunk grades (grades.py) -----------------------------------------
+
+    def grades(self, context: str, read: bool = True) -> GradeStore:
+        """Each hunk's and guard's grade by its key (grades.py), for sweeps whose context digest is `context`;
+        `read` False (`--fresh`): nothing is reused, what is graded is kept."""
+        from reviewui.core.store.grades import GradeStore
+
+        return GradeStore(self._use, context, read, cap_text)
 
 
 def _chunks(items: list[str], n: int) -> Iterable[list[str]]:

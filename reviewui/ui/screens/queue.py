@@ -29,7 +29,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from reviewui.core.config import load_user_prefs, save_user_pref
-from reviewui.core.queue.order import TIER_NAMES, Row
+from reviewui.core.queue.order import TIER_NAMES, Row, delta_words
 from reviewui.core.queue.read import QueueSource, QueueView
 from reviewui.core.queue.report import age_text, omitted_words
 from reviewui.core.safe_text import visible
@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
 SORTS = ("tier", "waiting", "size", "name")
 COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 18), ("findings", 9),
-           ("claims", 6), ("transcript", 10), ("verdict", 30), ("currency", 9), ("size", 14), ("waiting", 7))
+           ("claims", 6), ("transcript", 10), ("verdict", 30), ("currency", 9), ("delta", 30), ("size", 14),
+           ("waiting", 7))
 """The queue's columns and their fixed widths (nothing is measured: a long value ends in an ellipsis)."""
 
 
@@ -317,7 +318,7 @@ class QueueScreen(Screen[None]):
         agent = " ".join(visible(x) for x in (r.agent, r.task) if x) or "—"
         cells = (str(row.tier), visible(row.reason), visible(r.branch), agent, bite, found,
                  str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
-                 f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
+                 delta_words(r) or "—", f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
         return tuple(Text(c, no_wrap=True, end="") for c in cells)
 
     def current_row(self) -> Row | None:
