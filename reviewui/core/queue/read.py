@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -145,6 +146,10 @@ def read_queue(
     verdicts = _verdicts(repo, index, refs, reviewed, facts, graph, cache) if index and reviewed else {}
     snoozes = read_snoozes(repo)
     transcripts = _transcripts(repo, [r.head for r in refs], transcript_paths, cache)
+    deltas = _deltas(repo, [(decided.review.base, decided.review.head, str(facts[r.head].get("base") or base_tip),
+                              r.head) for r in refs for decided, _, _ in [verdicts.get(r.name, (None, 0, False))]
+                             if decided is not None and decided.currency == "outdated" and decided.review.base],
+                     cache)
     out: list[BranchRecord] = []
     for ref in refs:
         fact = facts[ref.head]
@@ -152,7 +157,7 @@ def read_queue(
         files = _int(fact.get("files"))
         empty = NO_COMMITS if base == ref.head else NO_CHANGE if files == 0 else ""
         decided, not_counted, mine = verdicts.get(ref.name, (None, 0, False))
-        delta = _delta(repo, decided.review.base, decided.review.head, base, ref.head, cache) \
+        delta = deltas.get((decided.review.base, decided.review.head, base, ref.head)) \
             if decided is not None and decided.currency == "outdated" and decided.review.base else None
         out.append(BranchRecord(
             branch=ref.short, head=ref.head, base=base, changed_at=ref.when, merged=base == ref.head,
@@ -256,6 +261,19 @@ def _verdicts(repo: Path, index: NotesIndex, refs: list[Ref], reviewed: dict[str
     return out
 
 
+DELTA_THREADS = 4
+"""Deltas computed at once (each is mostly git's work, in processes of its own)."""
+
+
+def _deltas(repo: Path, asks: list[tuple[str, str, str, str]], cache: _Cache) -> dict[tuple[str, str, str, str], int | None]:
+    """`_delta` of each (judged base, judged head, base, head); the ones not kept yet on a few threads."""
+    todo = [a for a in dict.fromkeys(asks) if "n" not in cache.get("delta:" + ":".join(a))]
+    if len(todo) > 1:
+        with ThreadPoolExecutor(max_workers=DELTA_THREADS, thread_name_prefix="queue-delta") as pool:
+            list(pool.map(lambda a: _delta(repo, a[0], a[1], a[2], a[3], cache), todo))
+    return {a: _delta(repo, a[0], a[1], a[2], a[3], cache) for a in asks}
+
+
 def _delta(repo: Path, judged_base: str, judged_head: str, base: str, head: str, cache: _Cache) -> int | None:
     """Hunks new or changed since the verdict on judged_base..judged_head (core/delta), cached by the four
     commits; None when unknown (a verdict's commits this clone lacks)."""
@@ -267,6 +285,7 @@ def _delta(repo: Path, judged_base: str, judged_head: str, base: str, head: str,
         try:
             counts = compute_delta(repo, judged_base, judged_head, base, head).counts()
         except Exception:  # noqa: BLE001 - a verdict's commits this clone lacks: no delta to show
+            cache.put(key, n=None)
             return None
         cache.put(key, n=counts["changed"] + counts["new"])
         known = cache.get(key)
