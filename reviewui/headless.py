@@ -62,6 +62,9 @@ def cmd_verdict(args: argparse.Namespace) -> int:
         session.evidence.add_report(report)
         session.evidence.add_truth_table(table)
     session.collect_findings()
+    mine = session.self_review_warning()
+    if mine:  # said before it is recorded: a verdict on one's own work is still the reviewer's call
+        sys.stderr.write(visible(f"reviewui: warning: {mine}") + "\n")
     review = session.verdict(verdict, args.reason)
     t = session.target
     out(f"recorded {verdict} on {t.branch} @ {t.head[:7]} ({review.id})")
@@ -78,6 +81,28 @@ def cmd_log(args: argparse.Namespace) -> int:
         # Every reason and foreign line is indented and marked by the renderer; `out` escapes what remains.
         out(session.log_text())
     return 0
+
+
+@handler("verify")
+def cmd_verify(args: argparse.Namespace) -> int:
+    """The merge check: exit 0 when each required reviewer's current approve is signed by a key the base
+    lists (`verify-signers`), 1 with one line per missing piece, 2 on a usage error."""
+    import json
+
+    from reviewui.core.config import Settings
+    from reviewui.core.notes.verify import verify
+    from reviewui.core.target import resolve_target
+
+    t = resolve_target(args.repo, args.branch, args.base)
+    ref = Settings.from_commit(t.repo_dir, t.base_ref).notes_ref  # the base's, never the branch's
+    report = verify(t.repo_dir, t.branch, t.base_ref, args.require, ref)
+    if args.format == "json":
+        out(json.dumps(report.to_json(), indent=2), is_json=True)
+    elif args.format == "in-toto":
+        out(json.dumps(report.to_in_toto(), indent=2), is_json=True)
+    else:
+        out(report.to_text())
+    return 0 if report.ok else 1
 
 
 @handler("delta")
@@ -283,10 +308,9 @@ def cmd_claims(args: argparse.Namespace) -> int:
 @handler("queue")
 def cmd_queue(args: argparse.Namespace) -> int:
     """Every agent branch, ordered by what needs the reviewer first: the app, or printed (--format)."""
-    import json
     import sys
 
-    from reviewui.core.queue.report import render_json, render_text
+    from reviewui.core.queue.report import render_json_text, render_text
 
     source = queue_source(args)
     if args.sweep:
@@ -294,15 +318,25 @@ def cmd_queue(args: argparse.Namespace) -> int:
     if args.format is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise ReviewError("the queue app needs a terminal; use `reviewui queue --format text|json`")
+        import gc
+
         from reviewui.ui.queue_app import QueueApp
 
-        QueueApp(source, theme=args.theme).run()
+        was_on = gc.isenabled()
+        gc.disable()  # until the first real read is on screen (QueueApp.started): what it allocates lives on
+        try:
+            QueueApp(source, theme=args.theme, resume_gc=was_on).run()
+        finally:
+            if was_on:
+                gc.enable()
         return 0
-    rows = source.rows()
+    view = source.read()
+    for notice in view.notices:
+        sys.stderr.write(visible(f"reviewui: {notice}") + "\n")
     if args.format == "json":
-        out(json.dumps(render_json(rows), indent=2), is_json=True)
+        out(render_json_text(view.rows, view.omitted), is_json=True)
     else:
-        out(render_text(rows, show_hidden=args.all))
+        out(render_text(view.rows, show_hidden=args.all, omitted=view.omitted))
     return 0
 
 
@@ -318,7 +352,7 @@ def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
     from reviewui.core.config import resolve_settings
     from reviewui.core.queue.sweep import sweep_branches
 
-    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
+    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status in ("pending", "stale")]
     engine = args.engine or resolve_settings(source.repo, source.base, source.base).engine
     swept = 0
     started = 0

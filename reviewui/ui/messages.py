@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
-    from reviewui.core.evidence import HistoryRow
-    from reviewui.core.notes.view import ForeignText
+    from reviewui.core.evidence import HistoryView
     from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.model import Review
     from reviewui.core.notes.preflight import SetupProblem
@@ -110,15 +109,13 @@ class BiteFinished(Message):
 
 
 class HistoryRead(Message):
-    """The branch's verdict history was read from git notes (oldest first: review, relation, signature)."""
+    """The branch's verdicts were read from git notes and weighed by the verdict relation."""
 
-    def __init__(self, rows: list[HistoryRow], show: bool, foreign: tuple[ForeignText, ...] = ()) -> None:
+    def __init__(self, view: HistoryView, show: bool) -> None:
         super().__init__()
-        self.rows = rows
+        self.view = view
         self.show = show
         """True when the reviewer asked for the history screen (not just the header)."""
-        self.foreign = foreign
-        """The notes' foreign text, shown apart from the reviews."""
 
 
 class VerdictRecorded(Message):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import DataTable
-
 from reviewui.core.queue.read import QueueSource
 from reviewui.ui.queue_app import QueueApp
-from reviewui.ui.screens.queue import QueueScreen
+from reviewui.ui.screens.queue import COLUMNS, QueueScreen
+from reviewui.ui.widgets.queue_table import QueueTable
 from tests.core.queue.test_queue_delta import reworked  # noqa: F401 - the fixture
 from tests.gitrepo import RepoBuilder
 
@@ -20,8 +19,8 @@ async def test_the_delta_column(reworked: RepoBuilder) -> None:  # noqa: F811
         queue = app.screen
         assert isinstance(queue, QueueScreen)
         await asyncio.wait_for(queue.loaded.wait(), 30)
-        table = queue.query_one("#queue-table", DataTable)
-        cells = {str(table.get_cell_at((y, 2))): str(table.get_cell(table.coordinate_to_cell_key((y, 0)).row_key,
-                                                                     "delta"))
+        table = queue.query_one("#queue-table", QueueTable)  # the queue's own list since issue 38
+        names = [c for c, _ in COLUMNS]
+        cells = {table.cell(y, names.index("branch")).plain: table.cell(y, names.index("delta")).plain
                  for y in range(table.row_count)}
         assert cells == {"agent/reworked": "changed since your approve: 2 hunks", "agent/new": "—"}

@@ -2,12 +2,10 @@
 
 `latest_own_verdict` is the one place that decides which verdict the
 since-verdict view starts from: the newest review of the branch that is the
-local reviewer's and shown as theirs (notes/trust.py: their good signature,
-or unsigned and recorded in this clone). A review that only claims to be
-theirs, or anyone else's, is never "your" verdict. It reads the notes through
-the one reader every view uses (notes/view.py); when the verdict relation of
-the notes grows (signature, provenance, currency in one place), this
-function is what points at it.
+local reviewer's and shown as theirs, among those that count (the verdict
+relation, notes/relation.py: their good signature, or unsigned and recorded
+in this clone). A review that only claims to be theirs, or anyone else's, is
+never "your" verdict.
 """
 
 from __future__ import annotations
@@ -38,18 +36,22 @@ class Since:
         return f"since your {self.review.verdict} of {self.review.at.strftime('%Y-%m-%d %H:%M')}"
 
 
-def latest_own_verdict(repo_dir: str | Path, branch: str, head: str, ref: str) -> Review | None:
-    """The newest verdict on `branch` that is the local reviewer's own and trusted as such, or None."""
-    from reviewui.core.notes.trust import LocalReviewer, local_reviewer
-    from reviewui.core.notes.verdicts import read_branch_notes
+def latest_own_verdict(repo_dir: str | Path, branch: str, head: str, ref: str, base: str | None = None) -> Review | None:
+    """The newest verdict on `branch` that is the local reviewer's own and counts as such, or None.
 
-    me = local_reviewer(repo_dir)
-    if not me.email:
+    `base` is the merge-base the branch is reviewed against (default: `head`: which of the reviewer's
+    verdicts is newest does not depend on it).
+    """
+    from reviewui.core.notes.relation import Trust, branch_verdicts
+    from reviewui.core.notes.trust import email_of
+
+    trust = Trust.local(repo_dir)
+    if not trust.me.email:
         return None
-    notes = read_branch_notes(repo_dir, branch, head, ref)
-    mine = [s.review for s in notes.reviews
-            if s.review.branch == branch and s.shown_as == s.review.reviewer
-            and LocalReviewer(s.review.reviewer, "").email == me.email]
+    notes = branch_verdicts(repo_dir, branch, base or head, head, ref, trust=trust)
+    mine = [w.review for w in notes.reviews
+            if w.counts and w.review.branch == branch and w.shown_as == w.review.reviewer
+            and email_of(w.review.reviewer) == trust.me.email]
     return max(mine, key=lambda r: r.at) if mine else None
 
 
@@ -67,7 +69,8 @@ def resolve_since(repo_dir: str | Path, branch: str, head: str, base_ref: str, r
             raise ReviewError(f"--since: no such commit: {rev}")
         base = git_text(repo_dir, "merge-base", base_ref, sha, check=False) or sha
         return Since(sha, base, None)
-    review = latest_own_verdict(repo_dir, branch, head, ref)
+    base = git_text(repo_dir, "merge-base", base_ref, head, check=False) or head
+    review = latest_own_verdict(repo_dir, branch, head, ref, base)
     if review is None:
         return None
     for sha in (review.head, review.base):
