@@ -125,20 +125,22 @@ def run_bite(
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
             join = guard_check.GuardJoin(plan.guard_jobs(), sweep.emit)
-            # Nothing is reported until the instrument check and the control passed; a failure
-            # stops what runs.
+            # Nothing is reported until the instrument check and every control passed: the
+            # controls are among the graded runs, so the results are held to the end (their
+            # count goes out as progress). A failure stops what runs.
             try:
                 if check_left is not None:
                     check_left()
                     sweep.keep(cache, prepared)
                 execution.settle()
+                held = sweep.hold(execution.results(), plan, ctx.cancel)  # type: ignore[arg-type]  # a _Halt
             except BaseException:
                 ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
                 execution.cancel()
                 raise
             for r in plan.known:
                 join.hunk(r)
-            for item in execution.results():
+            for item in held:
                 join.take(item)
             sweep.complete(join)
     finally:

@@ -127,6 +127,8 @@ class BiteReport:
     """True when guard reverts were graded too (each hunk's `guards`)."""
     sandbox: str = ""
     """How the branch's code ran: "bwrap", "none" (the reviewer opted out), "" when nothing ran."""
+    controls: int = 0
+    """How many null runs (controls, control.py) ran among the graded ones, every one green."""
 
     def guard_summary(self) -> dict[str, int]:
         """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
@@ -223,6 +225,7 @@ class BiteReport:
                 for r in self.results
             ],
             "summary": self.summary(),
+            "controls": self.controls,
         }
 
     def render_text(self, target: Target | None = None) -> str:
@@ -256,6 +259,8 @@ class BiteReport:
             lines.extend(f"    guard {g.one_line()}" for g in r.guards)
         s = self.summary()
         lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "nothing to bite-check")
+        if self.sandbox:
+            lines.append(f"controls: {self.controls} null run(s) among the graded ones, all green")
         if self.guards_checked:
             gs = self.guard_summary()
             lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))
@@ -300,6 +305,7 @@ class BiteReport:
             "thresholds": {"high": 80, "low": 60},
             "projectRoot": str(target.repo_dir),
             "files": files,
+            "config": {"reviewui": {"controls": self.controls}},
         }
 
 

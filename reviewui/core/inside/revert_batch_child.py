@@ -23,7 +23,8 @@ those would tear down what the plugin's configure made for the whole
 session (a temp dir, say) under the next fork.
 
 Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "mtime_ns" (the
-tree's one mtime, given to every file written here), "scratch":
+tree's one mtime, given to every file written here), "collect" (false: the session
+collects nothing after the forks, it has no guards), "scratch":
 dir, "git": {"index", "ref"}, "reverts": [{"id", "files": {path: file with the
 reverted bytes, or null to delete}, "index", "commit", "maxfail" (optional:
 pytest's --maxfail for the fork), "tests", "dir"}]}. Per revert, in its "dir":
@@ -81,10 +82,11 @@ def pytest_collection(session: Any) -> bool | None:
             clean = None
         elif clean is not None:
             clean = after
-    if clean is not None:
+    if clean is not None and request.get("collect", True):
         return None
-    # A fork changed the tree under what follows: nothing is collected, so the guard batch
-    # answers `fallback` and reviewui runs each guard afresh.
+    # A fork changed the tree under what follows, or no guards follow (a session of reverts
+    # alone): nothing is collected. After a changed tree the guard batch answers `fallback`
+    # and reviewui runs each guard afresh.
     session.items = []
     session.testscollected = 0
     return True
