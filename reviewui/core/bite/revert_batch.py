@@ -27,6 +27,7 @@ from reviewui.core.bite import canary, origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
+from reviewui.core.bite.staging import Stager
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.run import room, sandbox
@@ -132,6 +133,8 @@ class ForkSession:
         place = self._place = room.for_run(scratch.path, run_dir)
         seen_as = place.inside
         git = scratch.path / ".git"
+        # Each fork's commit and index, written in Python (staging.py); through git where that cannot.
+        stager = Stager.of(scratch.path) if self.edits else None
         entries: list[dict[str, object]] = []
         for n, edit in enumerate(self.edits):
             here = run_dir / f"revert-{n}"
@@ -141,9 +144,10 @@ class ForkSession:
                 files[rel] = None if content is None else seen_as(here / f"file-{k}")
                 if content is not None:
                     (here / f"file-{k}").write_bytes(content)
+            commit = stager.stage(edit.files, here / "index") if stager is not None else \
+                staged_commit(scratch.path, edit.files, here / "index")
             entry: dict[str, object] = {"id": n, "files": files, "tests": list(edit.tests), "dir": seen_as(here),
-                                        "index": seen_as(here / "index"),
-                                        "commit": staged_commit(scratch.path, edit.files, here / "index")}
+                                        "index": seen_as(here / "index"), "commit": commit}
             if edit.maxfail:
                 entry["maxfail"] = edit.maxfail
             entries.append(entry)
