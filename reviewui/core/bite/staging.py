@@ -176,7 +176,7 @@ class Stager:
             size = ((end - at) // 8 + 1) * 8
             entries.append((path, data[at:at + size]))
             at += size
-        keep = {p: e for p, e in entries}
+        keep = dict(entries)
         for rel, new in changed.items():
             key = rel.encode("utf-8", "surrogateescape")
             if new is None:
