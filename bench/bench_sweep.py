@@ -103,6 +103,7 @@ def main() -> int:
             for _ in range(args.repeat):  # interleaved: the machine's load hits both alike
                 t, counts = ours(repo, args.jobs)
                 mine.append(t)
+                print(f"  ({size} hunks: reviewui {t:.2f}s, load {os.getloadavg()[0]:.1f}; the loop now)", flush=True)
                 theirs.append(naive(repo, trees, patches))
             m, n = statistics.median(mine), statistics.median(theirs)
             per_hunk[size] = m / size
