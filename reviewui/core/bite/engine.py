@@ -133,7 +133,7 @@ def run_bite(
                     check_left()
                     sweep.keep(cache, prepared)
                 execution.settle()
-                held = sweep.hold(execution.results(), plan, ctx.cancel)  # type: ignore[arg-type]  # a _Halt
+                held = sweep.hold(execution.results(), plan)
             except BaseException:
                 ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
                 execution.cancel()

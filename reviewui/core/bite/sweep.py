@@ -170,8 +170,7 @@ class Sweep:
         self.scopes.update(planned.scopes)
         return planned
 
-    def hold(self, results: Iterable[object], plan: SweepPlan,
-             cancel: threading.Event) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
+    def hold(self, results: Iterable[object], plan: SweepPlan) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
         """Every graded item of the execution, held until every control came back (their count goes
         out as progress meanwhile). Raises UntrustedCommand when a control failed, once every
         control came back (the refusal names all they failed on); an item whose selection no control could vouch for (its null run
