@@ -135,6 +135,8 @@ class ForkSession:
         git = scratch.path / ".git"
         # Each fork's commit and index, written in Python (staging.py); through git where that cannot.
         stager = Stager.of(scratch.path) if self.edits else None
+        if stager is not None:
+            stager.store = run_dir  # each fork gets its own objects put in place by the child, no other's
         entries: list[dict[str, object]] = []
         for n, edit in enumerate(self.edits):
             here = run_dir / f"revert-{n}"
@@ -148,13 +150,16 @@ class ForkSession:
                 staged_commit(scratch.path, edit.files, here / "index")
             entry: dict[str, object] = {"id": n, "files": files, "tests": list(edit.tests), "dir": seen_as(here),
                                         "index": seen_as(here / "index"), "commit": commit}
+            if stager is not None:
+                entry["objects"] = list(stager.made)
             if edit.maxfail:
                 entry["maxfail"] = edit.maxfail
             entries.append(entry)
         request = {"timeout": self.limit, "scratch": seen_as(scratch.path), "reverts": entries,
                    "collect": self.collect_after,
                    "mtime_ns": tree_mtime(scratch.path),
-                   "git": {"index": seen_as(git / "index"), "ref": seen_as(git / "refs" / "heads" / "scratch")}}
+                   "git": {"index": seen_as(git / "index"), "ref": seen_as(git / "refs" / "heads" / "scratch"),
+                           "objects": seen_as(git / "objects"), "staged": seen_as(run_dir / "objects")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
         return {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
                 REQUEST_VAR: str(run_dir / "revert-batch.json")}

@@ -52,6 +52,12 @@ class Stager:
     def __init__(self, scratch: Path, dirs: dict[str, dict[str, _Entry]], commit: bytes, index: bytes,
                  stamp: int | None) -> None:
         self.scratch = scratch
+        self.store: Path | None = None
+        """Where new objects go (`objects/<xx>/<rest>` below it) instead of the scratch's own
+        `.git/objects`: a batch session's run directory, its child putting each revert's own in
+        place for its fork only (so the tree does not grow with the reverts staged)."""
+        self.made: list[str] = []
+        """The objects (`<xx>/<rest>`) the last `stage` needed that HEAD does not have."""
         self._dirs = dirs
         """Folder ('' the root) -> name -> entry, as HEAD's trees hold them."""
         self._commit = commit
@@ -92,6 +98,7 @@ class Stager:
     def stage(self, files: dict[str, bytes | None], index_out: Path) -> str:
         """Write the objects of HEAD with `files` in place (None: deleted) and their index to
         `index_out`; return the commit's id. The scratch's own HEAD, index and files are untouched."""
+        self.made = []
         dirs: dict[str, dict[str, _Entry]] = {"": dict(self._dirs[""])}
         changed: dict[str, tuple[str, bytes] | None] = {}
         for rel, content in files.items():
@@ -142,12 +149,18 @@ class Stager:
     def _write(self, kind: str, data: bytes) -> bytes:
         """Write a loose object (once), with the tree's one mtime; return its id."""
         sha, raw = _object(kind, data)
+        hexed = sha.hex()
+        if not (self.scratch / ".git" / "objects" / hexed[:2] / hexed[2:]).exists():
+            self.made.append(f"{hexed[:2]}/{hexed[2:]}")
         if sha in self._written:
             return sha
-        hexed = sha.hex()
-        folder = self.scratch / ".git" / "objects" / hexed[:2]
+        folder = (self.store if self.store is not None else self.scratch / ".git") / "objects" / hexed[:2]
         path = folder / hexed[2:]
-        if not path.exists():
+        if self.store is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                path.write_bytes(zlib.compress(raw, 1))
+        elif not path.exists():
             made = not folder.is_dir()
             folder.mkdir(exist_ok=True)
             tmp = folder / f".tmp-{hexed[2:]}"

@@ -67,6 +67,7 @@ def pytest_collection(session: Any) -> bool | None:
         request = json.load(f)
     root = request["scratch"]
     swapped = {request["git"]["index"], request["git"]["ref"]}
+    objects = request["git"].get("objects", "")
     _warm(session)
     clean: dict[str, tuple[int, int]] | None = _snapshot(root)
     for revert in request["reverts"]:
@@ -76,7 +77,9 @@ def pytest_collection(session: Any) -> bool | None:
             continue
         if _run(session, request, revert):
             return None  # this is the fork: pytest collects the revert's tests
-        touched = swapped | {os.path.join(root, rel) for rel in revert["files"]}
+        touched = swapped | {os.path.join(root, rel) for rel in revert["files"]} \
+            | {os.path.join(objects, rel) for rel in revert.get("objects", [])} \
+            | {os.path.dirname(os.path.join(objects, rel)) for rel in revert.get("objects", [])}
         after = _snapshot(root)
         if clean is not None and _without(after, touched) != _without(clean, touched):
             clean = None
@@ -127,12 +130,14 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
     root, git = request["scratch"], request["git"]
     head = {rel: _read(os.path.join(root, rel)) for rel in revert["files"]}
     saved_index, saved_ref = _read(git["index"]), _read(git["ref"])
+    placed: list[str] = []
     try:
         for rel, src in revert["files"].items():
             _put(os.path.join(root, rel), None if src is None else _read(src))
         _put(git["index"], _read(revert["index"]))
         _put(git["ref"], (revert["commit"] + "\n").encode())
-        _stamp(request, [os.path.join(root, rel) for rel in revert["files"]] + [git["index"], git["ref"]])
+        placed = _objects(git, revert.get("objects", []))
+        _stamp(request, [os.path.join(root, rel) for rel in revert["files"]] + [git["index"], git["ref"], *placed])
         sys.stdout.flush()
         sys.stderr.flush()
         start = time.monotonic()
@@ -157,8 +162,38 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
                 _put(os.path.join(root, rel), content)
             _put(git["index"], saved_index)
             _put(git["ref"], saved_ref)
-            _stamp(request, [os.path.join(root, rel) for rel in head] + [git["index"], git["ref"]])
+            gone = _unplace(placed)
+            _stamp(request, [os.path.join(root, rel) for rel in head] + [git["index"], git["ref"], *gone])
     return False
+
+
+def _objects(git: dict[str, Any], wanted: list[str]) -> list[str]:
+    """Put the revert's own git objects (`<xx>/<rest>`, staged in the run's directory) in place;
+    return each path made (object files, then any folder made for them)."""
+    made: list[str] = []
+    for rel in wanted:
+        target = os.path.join(git["objects"], rel)
+        if os.path.exists(target):
+            continue
+        folder = os.path.dirname(target)
+        if not os.path.isdir(folder):
+            os.mkdir(folder)
+            made.append(folder)
+        _put(target, _read(os.path.join(git["staged"], rel)))
+        os.chmod(target, 0o444)
+        made.insert(0, target)
+    return made
+
+
+def _unplace(placed: list[str]) -> list[str]:
+    """Take away what `_objects` put in place (files first, then folders); return the paths whose
+    parents changed, for their mtimes."""
+    for path in placed:
+        try:
+            (os.rmdir if os.path.isdir(path) else os.unlink)(path)
+        except OSError:
+            pass
+    return [os.path.dirname(p) for p in placed]
 
 
 def _stamp(request: dict[str, Any], paths: list[str]) -> None:

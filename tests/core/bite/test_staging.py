@@ -46,3 +46,22 @@ def test_python_staging_is_gits(tmp_path: Path, files: dict[str, bytes | None]) 
         fsck = subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=s.path, capture_output=True, text=True,
                               env={"GIT_DIR": str(s.path / ".git"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
         assert fsck.returncode == 0, fsck.stderr
+
+
+def test_with_a_store_the_scratch_does_not_grow_and_each_revert_names_its_own_objects(tmp_path: Path) -> None:
+    """A batch session's reverts are staged in its run directory: a warm server's slot, sized for the
+    tree, would not hold them all (it is replaced), and no fork sees another's objects."""
+    rb = make_repo(tmp_path / "r", BASE, {**BASE, "pkg/a.py": "A = 1  # branch\n"})
+    with WorktreePool(rb.root, 1) as pool, pool.acquire() as s:
+        s.checkout("agent/work")
+        before = sorted(p.relative_to(s.path) for p in (s.path / ".git").rglob("*"))
+        stager = Stager.of(s.path)
+        assert stager is not None
+        stager.store = tmp_path / "run"
+        made = []
+        for n in range(5):
+            stager.stage({"pkg/a.py": f"A = {n + 10}\n".encode()}, tmp_path / f"{n}.index")
+            made.append(list(stager.made))
+        assert sorted(p.relative_to(s.path) for p in (s.path / ".git").rglob("*")) == before
+        assert all(m and all((tmp_path / "run" / "objects" / o).is_file() for o in m) for m in made)
+        assert len({frozenset(m) for m in made}) == 5  # each revert its own blob, trees and commit
