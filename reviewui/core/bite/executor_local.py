@@ -60,8 +60,10 @@ class LocalExecution:
             self._threads.shutdown(wait=True, cancel_futures=True)
 
     def cancel(self) -> None:
-        """Start nothing more; running items stop through the sweep's cancel event (ctx.cancel)."""
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        """Start nothing more, and return once what runs has stopped (through the sweep's cancel event,
+        ctx.cancel, set first): no thread of this sweep still checks out or writes a slot after it,
+        when the pool closes and the next sweep takes the slots."""
+        self._threads.shutdown(wait=True, cancel_futures=True)
 
     def _alone(self, item: Item) -> list[Result]:
         return [run_alone(self._pool, self._job, item)]
@@ -72,8 +74,10 @@ class LocalExecution:
 
 def run_session(pool: WorktreePool, job: SweepJob, session: SessionItem, tail: Tail | None) -> list[Result]:
     """One batch session in a slot of `pool`, then whatever it gave back, each alone (also a Ray node's)."""
-    entries: list[Entry] = [(r.file, None, r.tests) if isinstance(r, ControlItem) else r.pending()
-                            for r in session.reverts]
+    # Each fork names its tests itself: the quarantined modules left out, as every run leaves them.
+    kept = job.ctx.without_quarantined
+    entries: list[Entry] = [(r.file, None, kept(r.tests)) if isinstance(r, ControlItem)
+                            else (r.file, r.hunk, kept(r.tests)) for r in session.reverts]
     reverts = RevertSession(entries, job.diff, job.per_run, collect=bool(session.guards) or tail is not None) \
         if session.reverts else None
     nulls: dict[int, ControlItem] = {}
@@ -99,7 +103,8 @@ def run_session(pool: WorktreePool, job: SweepJob, session: SessionItem, tail: T
     back += [GuardItem(g.job) for g in left]
     if reverts is not None:
         out += reverts.graded
-        out += [control.judge(seen, "revert", entries[n][2]) for n, seen in reverts.nulls]
+        # named by the plan's own selection, as a control run alone is (Sweep.hold matches them)
+        out += [control.judge(seen, "revert", session.reverts[n].tests) for n, seen in reverts.nulls]
         by_entry = {id(e): session.reverts[n] for n, e in enumerate(entries)}
         back += [by_entry[id(e)] for e in reverts.again]
     return out + [run_alone(pool, job, item) for item in back]

@@ -172,8 +172,8 @@ def run_batch(
     # session of reverts alone is configured with theirs, as their own runs would be, and
     # collects nothing after them.
     tests = list(dict.fromkeys([*(t for g in guards for t in g.job.tests), *(tail.tests if tail else [])]))
-    if not guards and tail is None:  # their files: the conftests and rootdir a run of theirs would find
-        tests = list(dict.fromkeys(t.split("::", 1)[0] for t in reverts.tests)) if reverts is not None else []
+    if not guards and tail is None:
+        tests = reverts.tests if reverts is not None else []
     replies: dict[int, dict[str, object]] = {}
     served: list[TailServer] = []
     try:
