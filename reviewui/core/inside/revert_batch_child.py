@@ -25,8 +25,10 @@ session (a temp dir, say) under the next fork.
 Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "mtime_ns" (the
 tree's one mtime, given to every file written here), "collect" (false: the session
 collects nothing after the forks, it has no guards), "scratch":
-dir, "git": {"index", "ref"}, "reverts": [{"id", "files": {path: file with the
-reverted bytes, or null to delete}, "index", "commit", "maxfail" (optional:
+dir, "git": {"index", "ref", "objects" (the scratch's object store), "staged" (where
+the reverts' own objects wait)}, "reverts": [{"id", "files": {path: file with the
+reverted bytes, or null to delete}, "index", "commit", "objects" (`<xx>/<rest>` of the
+revert's own objects: put in place for its fork only), "maxfail" (optional:
 pytest's --maxfail for the fork), "tests", "dir"}]}. Per revert, in its "dir":
 junit.xml, origin.json, output, and reply.json: {"exit", "seconds", "timeout"}
 or {"fallback": why}.
