@@ -130,13 +130,15 @@ def run_bite(
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
             join = guard_check.GuardJoin(sweep.join_jobs(plan), sweep.emit)
-            # Nothing is reported until the instrument check and the control passed; a failure
-            # stops what runs.
+            # Nothing is reported until the instrument check and every control passed: the
+            # controls are among the graded runs, so the results are held to the end (their
+            # count goes out as progress). A failure stops what runs.
             try:
                 if check_left is not None:
                     check_left()
                     sweep.keep(cache, prepared)
                 execution.settle()
+                held = sweep.hold(execution.results(), plan)
             except BaseException:
                 ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
                 execution.cancel()
@@ -145,7 +147,7 @@ def run_bite(
                 join.hunk(r)
             for reused_job, g in sweep.reused:
                 join.guard(reused_job, g)
-            for item in execution.results():
+            for item in held:
                 join.take(item)
             sweep.complete(join)
             sweep.keep_grades()

@@ -24,7 +24,6 @@ from reviewui.core.bite import guard_check
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
-from reviewui.core.bite.control import control_tests, null_revert_control
 from reviewui.core.bite.canary import TAMPERED
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
@@ -275,11 +274,7 @@ def _prepare_in_slot(
             suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
-            # Before anything is graded: nothing reverted, the revert path must stay green (control.py),
-            # its tests named as a coverage-guided revert names them (node ids), else as the baseline did.
-            # A whole-suite run lets the instrument check's garbage run on its own, and so the control.
-            null_revert_control(scratch, target, ctx, control_tests(baseline, cov is not None, selected), targets,
-                                baseline, baseline_limit, batch=bool(selected))
+            # The null-revert controls run among the graded runs, with their selections (control.py).
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None and baseline.quarantined:
                 # The garbage half beside the baseline ran the red tests too, whose failure

@@ -130,6 +130,8 @@ class BiteReport:
     """True when guard reverts were graded too (each hunk's `guards`)."""
     sandbox: str = ""
     """How the branch's code ran: "bwrap", "none" (the reviewer opted out), "" when nothing ran."""
+    controls: int = 0
+    """How many null runs (controls, control.py) ran among the graded ones, every one green."""
 
     def guard_summary(self) -> dict[str, int]:
         """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
@@ -237,6 +239,7 @@ class BiteReport:
             ],
             "summary": self.summary(),
             "evidence": self.evidence_summary(),
+            "controls": self.controls,
         }
 
     def render_text(self, target: Target | None = None) -> str:
@@ -276,6 +279,8 @@ class BiteReport:
             lines.append(f"evidence: {ev['hunks']['reused']} hunk(s) reused, {ev['hunks']['fresh']} fresh"
                          + (f"; guards {ev['guards']['reused']} reused, {ev['guards']['fresh']} fresh"
                             if self.guards_checked else ""))
+        if self.sandbox:
+            lines.append(f"controls: {self.controls} null run(s) among the graded ones, all green")
         if self.guards_checked:
             gs = self.guard_summary()
             lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))
@@ -320,6 +325,7 @@ class BiteReport:
             "thresholds": {"high": 80, "low": 60},
             "projectRoot": str(target.repo_dir),
             "files": files,
+            "config": {"reviewui": {"controls": self.controls}},
         }
 
 

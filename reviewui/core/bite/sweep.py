@@ -12,16 +12,19 @@ from __future__ import annotations
 import contextlib
 import threading
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Iterable
 
 from reviewui.core.bite import guard_check
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.cache import BiteCache
+from reviewui.core.bite.control import ControlResult, refusal
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
-from reviewui.core.bite.plan import Batching, SweepPlan, plan_sweep
+from reviewui.core.bite.plan import Batching, RevertItem, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.report import BiteReport, HunkResult
 from reviewui.core.bite.reuse import GradeBook, Grades
@@ -93,7 +96,13 @@ class Sweep:
         self.work = private_tempdir("bite")  # named with our pid: the next start removes it if we are killed
         self.results: dict[tuple[str, int], HunkResult] = {}
         self.scopes: dict[tuple[str, int], str] = {}
+        self.controls: list[ControlResult] = []
+        """Every control that came back (control.py)."""
+        self.uncontrolled: set[tuple[str, ...]] = set()
+        """Selections no control could vouch for (their null run collected no test)."""
         self._on_result, self._on_progress = on_result, on_progress
+        self._counted = False
+        """True once hold() reports progress (as the runs come back, before anything is reported)."""
         self._lock = threading.Lock()
         self.book: GradeBook | None = None
         """Where each hunk's and guard's grade is kept between sweeps (reuse.py); None keeps nothing."""
@@ -110,7 +119,7 @@ class Sweep:
             done = len(self.results)
         if self._on_result:
             self._on_result(r)
-        if self._on_progress:
+        if self._on_progress and not self._counted:
             self._on_progress(done, len(self.spec.targets))
 
     def context(self, pool: WorktreePool, cache: BiteCache, halt: threading.Event) -> RunContext:
@@ -182,6 +191,51 @@ class Sweep:
         if self.grades is not None:
             self.grades.keep(list(self.results.values()))
 
+    def hold(self, results: Iterable[object], plan: SweepPlan) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
+        """Every graded item of the execution, held until every control came back (their count goes
+        out as progress meanwhile). Raises UntrustedCommand when a control failed, once every
+        control came back (the refusal names all they failed on); an item whose selection no control could vouch for (its null run
+        collected no test) comes back `skipped`, saying so."""
+        held: list[HunkResult | tuple[GuardJob, GuardResult]] = []
+        done: set[tuple[str, int]] = set()
+        self._counted = True  # progress goes out from here; emit() no longer counts
+
+        def count(key: tuple[str, int]) -> None:
+            if key not in done:
+                done.add(key)
+                if self._on_progress:
+                    self._on_progress(len(done), len(self.spec.targets))
+
+        for r in plan.known:
+            count(r.key)
+        for item in results:
+            if isinstance(item, ControlResult):
+                self.controls.append(item)
+                continue
+            if isinstance(item, HunkResult):
+                count(item.key)
+            held.append(item)  # type: ignore[arg-type]  # the executor's Result, less the controls
+        refused = refusal(self.controls)
+        if refused is not None:
+            raise refused
+        green = {c.tests for c in self.controls if c.ran and not c.no_tests}
+        self.uncontrolled = {c.tests for c in self.controls if c.no_tests} - green
+        if not self.uncontrolled:
+            return held
+        tests = {r.key: r.tests for s in plan.sessions for r in s.reverts if isinstance(r, RevertItem)}
+        tests.update({i.key: i.tests for i in plan.alone if isinstance(i, RevertItem)})
+        why = "no control is possible for its tests: their null-revert run collected no test"
+        out: list[HunkResult | tuple[GuardJob, GuardResult]] = []
+        for x in held:
+            if isinstance(x, HunkResult):
+                out.append(replace(x, verdict="skipped", reason=why, failing_tests=(), messages={})
+                           if tests.get(x.key) in self.uncontrolled else x)
+            else:
+                job, res = x
+                out.append((job, replace(res, verdict="skipped", reason=why, failing_tests=(), messages={}))
+                           if job.tests in self.uncontrolled else x)
+        return out
+
     def per_run(self, prepared: Prepared) -> float:
         """Seconds one revert or guard run may take."""
         return self.timeout or (10 * prepared.baseline.seconds + 5)
@@ -201,9 +255,14 @@ class Sweep:
         ordered = tuple(sorted(self.results.values(), key=lambda r: order[r.key]))
         off = plan.batching_off
         note = prepared.note if off is None else f"{prepared.note}; {off}" if prepared.note else off
+        if self.uncontrolled:
+            said = (f"no control is possible for {len(self.uncontrolled)} test selection(s) (their null-revert "
+                    "run collected no test): their hunks and guards are not graded")
+            note = f"{note}; {said}" if note else said
         return BiteReport(baseline=prepared.baseline, results=ordered + self.spec.not_code,
                           selected_tests=self.selected, test_command=self.spec.command, selection=note,
-                          guards_checked=guards, sandbox=sandbox.level())
+                          guards_checked=guards, sandbox=sandbox.level(),
+                          controls=sum(c.ran for c in self.controls))
 
 
 def _quietly(settle: Pending) -> None:

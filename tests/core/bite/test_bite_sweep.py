@@ -72,7 +72,9 @@ def test_json_contract(sweep) -> None:
     _, _, t, _, report, *_ = sweep
     doc = json.loads(json.dumps(report.to_json(t)))
     assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "sandbox",
-                        "limits", "disk", "baseline", "hunks", "summary", "evidence"}  # 27: disk; 40: evidence
+                        "limits", "disk", "baseline", "hunks", "summary", "evidence",
+                        "controls"}  # 27: disk; 40: evidence; 37: how many controls ran among the graded runs
+    assert isinstance(doc["controls"], int) and doc["controls"] >= 2
     assert doc["sandbox"] == "bwrap"
     assert doc["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
     assert "sandbox: bwrap" in report.render_text(t)
