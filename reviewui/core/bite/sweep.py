@@ -19,8 +19,6 @@ from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.cache import BiteCache
 from reviewui.core.bite.control import ControlResult, refusal
-from reviewui.core.bite.guard_check import GuardJob
-from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
