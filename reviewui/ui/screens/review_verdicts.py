@@ -137,7 +137,7 @@ class VerdictsPart(ReviewPart):
         hunks = self.all_hunks() if self.screen.startup.diff_loaded else None
         draft = verdict_draft(verdict, self.ledger, self.history_rows, hunks,
                               reason=self.drafts.get(verdict, ""), kept_because=self.failures.get(verdict, ""))
-        modal = VerdictModal(draft)
+        modal = VerdictModal(draft, recheck=self.check_setup)
 
         def done(answer: VerdictAnswer | None) -> None:
             self._modal = None
