@@ -31,3 +31,14 @@ async def first_painted(app: App[None], pilot: Pilot[None], timeout: float = 30.
         await pilot.pause(0.02)
     await pilot.pause()
     return screen
+
+
+async def app_handled_posted(app: App[None], timeout: float = 30.0) -> None:
+    """Wait until the app has handled every message posted to it before this call (its `notify`s, say).
+
+    A callback queued behind them runs after them: an event, not a pause that
+    hopes the machine was quick enough.
+    """
+    done = asyncio.Event()
+    app.call_later(done.set)
+    await asyncio.wait_for(done.wait(), timeout)
