@@ -88,13 +88,16 @@ def test_engine_keys_are_trusted_and_never_the_branchs(tmp_path: Path) -> None:
     assert trusted.ray_address is None and trusted.ray_extras == ()  # ...never where, nor what leaves
 
 
-def test_without_ray_the_engine_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_without_ray_the_engine_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, capsys,
+                                                       tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     with pytest.raises(ReviewError, match=r"^the ray engine needs `pip install 'reviewui\[ray\]'`$"):
         engine_for(Settings(engine="ray"))
     assert engine_for(Settings()) is None  # the local engine needs nothing
     monkeypatch.setattr(cluster, "_current", {})
-    code = main(["bite", "--engine", "ray", "--repo", str(Path(__file__).parent)])
+    # a repository of the test's own (the suite's checkout need not be one: a copy of its files, an sdist)
+    rb = make_repo(tmp_path / "r", {"a.py": "X = 1\n"}, {"a.py": "X = 2\n"})
+    code = main(["bite", "agent/work", "--engine", "ray", "--repo", str(rb.root)])
     err = capsys.readouterr().err
     assert code == 2 and err == "reviewui: the ray engine needs `pip install 'reviewui[ray]'`\n", err
 
