@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from textual.app import App
+from textual.message_pump import MessagePump
 from textual.pilot import Pilot
 
 from reviewui.ui.screens.review import ReviewScreen
@@ -33,12 +34,17 @@ async def first_painted(app: App[None], pilot: Pilot[None], timeout: float = 30.
     return screen
 
 
-async def app_handled_posted(app: App[None], timeout: float = 30.0) -> None:
-    """Wait until the app has handled every message posted to it before this call (its `notify`s, say).
+async def handled_posted(node: MessagePump, timeout: float = 30.0) -> None:
+    """Wait until `node` (the app, a screen) has handled every message posted to it before this call.
 
     A callback queued behind them runs after them: an event, not a pause that
     hopes the machine was quick enough.
     """
     done = asyncio.Event()
-    app.call_later(done.set)
+    node.call_later(done.set)
     await asyncio.wait_for(done.wait(), timeout)
+
+
+async def app_handled_posted(app: App[None], timeout: float = 30.0) -> None:
+    """Wait until the app has handled every message posted to it before this call (its `notify`s, say)."""
+    await handled_posted(app, timeout)

@@ -39,9 +39,11 @@ SORTS = ("tier", "waiting", "size", "name")
 class QueueRead(Message):
     """The queue was read (in a worker)."""
 
-    def __init__(self, rows: list[Row]) -> None:
+    def __init__(self, rows: list[Row], nth: int = 0) -> None:
         super().__init__()
         self.rows = rows
+        self.nth = nth
+        """Which read this is (QueueScreen.read counts them): an older one than the last is stale."""
 
 
 class QueueReady(Message):
@@ -151,17 +153,25 @@ class QueueScreen(Screen[None]):
 
     # --- reading ---------------------------------------------------------------
 
+    _reads = 0
+    """Reads asked for so far: only the last one's rows are drawn."""
+
     def read(self) -> None:
         """Read the queue again (in a worker); `loaded` is set when it is drawn."""
         self.loaded.clear()
-        self._read_rows()
+        self._reads += 1
+        self._read_rows(self._reads)
 
     @work(thread=True, exclusive=True, group="queue-read", exit_on_error=False)
-    def _read_rows(self) -> None:
-        self.post_message(QueueRead(self.source.rows()))
+    def _read_rows(self, nth: int) -> None:
+        self.post_message(QueueRead(self.source.rows(), nth))
 
     @on(QueueRead)
     def _read(self, message: QueueRead) -> None:
+        if message.nth != self._reads:
+            # An earlier read, overtaken (a thread worker runs on when a newer one replaces it): what it
+            # read may predate what made the newer one (a verdict written from the row), so it is not drawn.
+            return
         self.rows = [self._as_known(r) for r in message.rows]
         self.redraw()
         self.loaded.set()
