@@ -233,3 +233,21 @@ async def test_enter_after_running_the_fix_shown_records_without_reopening(no_id
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
     assert notes(no_identity)
+
+
+async def test_at_60x15_the_reason_box_is_whole_beside_a_setup_problem(no_identity: ReviewSession) -> None:
+    """Walked at 60x15: the git fix lines took the room and the reason box lost its lower edge."""
+    from textual.containers import Vertical
+
+    app = make_app(no_identity)
+    async with app.run_test(size=(60, 15)) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, VerdictModal) and modal.setup
+        frame = modal.query_one(Vertical).content_region
+        reason = modal.query_one("#reason", Input).region
+        assert reason.height == 3 and reason.y + reason.height <= frame.y + frame.height, (reason, frame)
+        assert modal.query_one("#evidence").region.height >= 1  # some of the evidence is still in sight

@@ -81,6 +81,7 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
     VerdictModal #setup { height: auto; }
     VerdictModal #evidence { height: 1fr; }
     VerdictModal #verdict-error { color: $error; height: auto; }
+    VerdictModal #verdict-error.-empty { display: none; }
     VerdictModal.reject > Vertical { border: round $error; }
     VerdictModal.approve > Vertical { border: round $success; }
     """
@@ -103,7 +104,8 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
             yield Static(Content.styled("checking that git can record a verdict here…", "$text-muted"), id="setup")
             with VerticalScroll(id="evidence"):
                 yield Static(Content("\n").join(self.evidence_lines()), id="evidence-text")
-            yield Static(self._kept_line(), id="verdict-error")
+            kept = self._kept_line()
+            yield Static(kept, id="verdict-error", classes="" if kept else "-empty")  # no row until it says something
             placeholder = "Reason (required)" if d.verdict == "reject" else "Reason (optional)"
             yield Input(d.reason, placeholder=placeholder, id="reason")
         yield ModalFooter()
@@ -190,7 +192,9 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
         self.action_record()
 
     def _say(self, text: str) -> None:
-        self.query_one("#verdict-error", Static).update(Content(text))
+        line = self.query_one("#verdict-error", Static)
+        line.update(Content(text))
+        line.set_class(not text, "-empty")  # on a short screen the evidence gets the row
 
     def _can_record(self) -> bool:
         if self.draft.verdict == "reject" and not self.reason:
