@@ -111,3 +111,48 @@ def test_an_address_nobody_answers_is_one_line_before_anything_runs(tmp_path: Pa
     err = capsys.readouterr().err
     assert code == 2 and err == "reviewui: cannot connect to Ray at 127.0.0.1:1: Connection refused\n", err
     assert time.monotonic() - started < cluster.CONNECT_WAIT + 5  # Ray's own retries would take minutes
+
+
+def _tar(*members: tuple[str, str, str]) -> bytes:
+    """A tar of (name, kind, content or link target): kind `file`, `link`, `fifo` or `dir`."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, kind, content in members:
+            info = tarfile.TarInfo(name)
+            if kind == "link":
+                info.type, info.linkname = tarfile.SYMTYPE, content
+                tar.addfile(info)
+            elif kind in ("fifo", "dir"):
+                info.type = tarfile.FIFOTYPE if kind == "fifo" else tarfile.DIRTYPE
+                tar.addfile(info)
+            else:
+                info.size, info.mode = len(content), 0o6777  # setuid, setgid, world-writable: all dropped
+                tar.addfile(info, io.BytesIO(content.encode()))
+    return out.getvalue()
+
+
+def test_a_python_without_extraction_filters_unpacks_the_same_and_refuses_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Debian 12's Python 3.11.2 has no tarfile filters: a node there checks each member itself."""
+    rb = _repo(tmp_path / "r")
+    head = rb.git("rev-parse", "HEAD").strip()
+    shipped = build_tree(rb.root, head, ())
+    if hasattr(tarfile, "tar_filter"):
+        monkeypatch.delattr(tarfile, "tar_filter")
+    node = unpack_repo(shipped.data, tmp_path / "node")
+    assert tree_of(tmp_path / "node" / "tree", node) == tree_of(rb.root, head)  # object for object
+    assert (tmp_path / "node" / "tree" / "link").readlink() == Path("pkg/a.py")
+    made = unpack_repo(_tar(("bin/tool", "file", "x")), tmp_path / "modes")
+    assert made and (tmp_path / "modes" / "tree" / "bin" / "tool").stat().st_mode & 0o7777 == 0o755
+    outside = tmp_path / "outside"
+    for n, hostile in enumerate([
+        _tar(("../outside/x", "file", "escaped")),
+        _tar(("/tmp/abs", "file", "escaped")),
+        _tar(("up", "link", "../../outside")),
+        _tar(("abs", "link", "/etc/passwd")),
+        _tar(("sub", "link", ".."), ("sub/../../outside/y", "file", "escaped")),
+        _tar(("pipe", "fifo", "")),
+    ]):
+        with pytest.raises(ReviewError):
+            unpack_repo(hostile, tmp_path / f"hostile{n}")
+    assert not outside.exists() and not Path("/tmp/abs").exists()
