@@ -55,6 +55,7 @@ import contextlib
 import os
 import shutil
 import threading
+from dataclasses import replace
 from typing import Callable
 
 from reviewui.core.bite import guard_batch, guard_check, revert_batch  # noqa: F401  (tests patch through them)
@@ -69,6 +70,9 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
+from reviewui.core.witness.model import Budget
+from reviewui.core.witness.phase import WitnessPhase
+from reviewui.core.witness.seeds import SeedCapture, capture_targets
 
 __all__ = ["LOST", "BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
 
@@ -90,6 +94,7 @@ def run_bite(
     guards: bool = False,
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
+    witness: Budget | None = None,
 ) -> BiteReport:
     """Bite-check the given hunks (default: every code hunk) and return the report.
 
@@ -98,7 +103,8 @@ def run_bite(
     instrument check, ReviewError when it is unusable (unparseable, cannot be
     started) or for unknown hunks. With `guards`, each result also carries its
     guard reverts (guard_check.py). `engine` makes the executor that carries
-    out the plan (default: the local one, on this machine's slots).
+    out the plan (default: the local one, on this machine's slots). With a `witness`
+    budget, each toothless guard and hunk carries a witness search (core/witness/).
     """
     spec = Spec.of(diff, settings, test_cmd, hunks, include_config)
     for r in spec.not_code:
@@ -117,6 +123,8 @@ def run_bite(
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, len(spec.targets)))) as pool, \
                 contextlib.ExitStack() as before_close:
             ctx = sweep.context(pool, cache, _Halt(cancel))
+            if witness is not None:  # the baseline also keeps the tests' arguments (witness/seeds.py)
+                ctx.capture = SeedCapture(capture_targets(spec.targets, sweep.head.text, ctx.modules))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)
@@ -124,7 +132,10 @@ def run_bite(
             plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots)
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
-            join = guard_check.GuardJoin(plan.guard_jobs(), sweep.emit)
+            phase = None if witness is None else before_close.enter_context(contextlib.closing(WitnessPhase(
+                pool, target, diff, ctx, made.result() if made is not None else [], sweep.head.raw, sweep.tree,
+                witness, sweep.per_run(prepared), prepared.seeds)))
+            join = guard_check.GuardJoin(plan.guard_jobs(), phase.hold(sweep.emit) if phase else sweep.emit)
             # Nothing is reported until the instrument check and the control passed; a failure
             # stops what runs.
             try:
@@ -140,13 +151,16 @@ def run_bite(
                 join.hunk(r)
             for item in execution.results():
                 join.take(item)
+            if phase is not None:
+                phase.drain()  # every witness search ends before the completeness check
             sweep.complete(join)
     finally:
         side.shutdown(wait=True)
         if own_cache:
             cache.close()
         shutil.rmtree(sweep.work, ignore_errors=True)
-    return sweep.report(prepared, plan, guards)
+    report = sweep.report(prepared, plan, guards)
+    return replace(report, witnesses_checked=True) if witness is not None else report
 
 
 class _Halt(threading.Event):

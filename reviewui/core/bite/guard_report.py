@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from reviewui.core.witness.model import Witness
+
 
 GUARD_VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped")
 
@@ -71,6 +73,8 @@ class GuardResult:
     """(line, column) just past the edited code, 1-based."""
     replacement: str = ""
     """The code put in place of the original."""
+    witness: Witness | None = None
+    """A toothless guard's witness search (`--witness`): found, none in N tries, or why none; else None."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -82,6 +86,8 @@ class GuardResult:
         said = PHRASE.get(self.verdict, self.verdict)
         if self.verdict == "bites" and self.failing_tests:
             said = "bites: " + ", ".join(self.failing_tests)
+        if self.witness is not None:
+            said += f"; {self.witness.words()}"
         return f"line {self.line}: {self.description} — {said}"
 
     def to_json(self) -> dict[str, Any]:
@@ -94,6 +100,7 @@ class GuardResult:
             "failing_tests": list(self.failing_tests),
             "reason": self.reason,
             "seconds": round(self.seconds, 3),
+            **({"witness": self.witness.to_json()} if self.witness is not None else {}),
         }
 
     def to_mutant(self, ident: str) -> dict[str, Any]:
@@ -113,6 +120,9 @@ class GuardResult:
             mutant["killedBy"] = list(self.failing_tests)
         if self.tests_run:
             mutant["coveredBy"] = list(self.tests_run)
+        if self.witness is not None:
+            mutant["witness"] = self.witness.to_json()
+            mutant["statusReason"] = f"{self.reason + '; ' if self.reason else ''}{self.witness.words()}"
         return mutant
 
 

@@ -1,0 +1,592 @@
+"""The witness search: calls on which the head's function and its reverted code disagree.
+
+Copied by reviewui into a run's own directory as `reviewui_witness_search`
+and imported by the witness plugin (witness_plugin.py) only in a search run,
+after pytest has collected (so conftest files ran and the project's modules
+import as its tests import them). Standard library only; Hypothesis when the
+project's Python has it.
+
+Request (JSON file named by REVIEWUI_WITNESS): {"out": dir, "seconds",
+"calls", "per_call", "memory", "targets": [{"id", "module", "path": [[name,
+first_line, def_line], ...], "source" (the file with the guard or hunk
+reverted), "filename", "params", "seeds": [{"values", "imports"}], "hints":
+{"names", "constants"}}]}. Per target, a fork of this session: the
+function's code object is swapped between the head's and the reverted one
+(every reference sees it, as in the guard batch), each candidate call made
+on fresh arguments (the seed's source evaluated again), bounded in time (a
+timer per call, the fork's deadline) and memory (RLIMIT_AS). Candidates:
+the tests' own arguments, then variations of them (witness_plugin's hints
+first: the names and constants of the guard's code), then, where every
+parameter has a type hint, Hypothesis. A call whose result (return value,
+exception type, or its arguments afterwards) differs between the two is run
+twice more on each side: any change between runs of one version drops it.
+Reply `<out>/<id>.json`: {"found": true, "witness": {"callee", "args":
+[[name, kind, source]], "imports", "head", "reverted", "assert": {...}},
+"tries", "seconds"} or {"found": false, "tries", "seconds", "why"} or
+{"error": why}.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import json
+import os
+import signal
+import sys
+import time
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+try:
+    import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside the plugin in a run
+    import reviewui_guard_batch as batch  # type: ignore[import-not-found]
+    import reviewui_witness_values as values  # type: ignore[import-not-found]
+except ImportError:  # imported by reviewui itself, for its names
+    from reviewui.core.inside import forks
+    from reviewui.core.inside import guard_batch_child as batch
+    from reviewui.core.inside import witness_values as values
+
+MAX_VARIANTS = 8
+"""Variants tried per place in a seed."""
+_CO_COROUTINE, _CO_GENERATOR = 0x80, 0x20
+
+
+class _Stop(BaseException):
+    """The guard's budget (calls or seconds) is spent."""
+
+
+class _CallTimeout(BaseException):
+    """One call ran past its time (a BaseException: the code under test's `except Exception` lets it by)."""
+
+
+@dataclass
+class Outcome:
+    """What one call did."""
+
+    kind: str
+    """`return` or `raise`."""
+    value: Any
+    """The returned value, or the exception's type."""
+    args: list[Any]
+    """The arguments as the call left them."""
+
+
+def same_outcome(a: Outcome, b: Outcome) -> bool:
+    """The same answer: kind, value (or exception type) and arguments afterwards."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "raise" and a.value is not b.value:
+        return False
+    if a.kind == "return" and not values.same(a.value, b.value):
+        return False
+    return all(values.same(x, y) for x, y in zip(a.args, b.args, strict=True))
+
+
+@dataclass
+class Candidate:
+    """One call to try: a source per parameter, over `imports`."""
+
+    sources: list[str]
+    imports: list[list[str]]
+    ns: dict[str, Any] = field(default_factory=dict)
+
+
+# --- variations ------------------------------------------------------------------------
+
+
+def _literal(node: ast.expr) -> tuple[bool, Any]:
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return True, -node.operand.value
+    return False, None
+
+
+def _labelled(tree: ast.AST) -> Iterator[tuple[ast.expr, str]]:
+    """Every expression with the keyword it is nearest under ("" when none)."""
+    stack: list[tuple[ast.AST, str]] = [(tree, "")]
+    while stack:
+        node, label = stack.pop()
+        if isinstance(node, ast.expr):
+            yield node, label
+        if isinstance(node, ast.UnaryOp):
+            continue  # a negative number is one constant
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, child.arg or label if isinstance(child, ast.keyword) else label))
+
+
+def constants_by_label(sources: list[str]) -> dict[str, list[Any]]:
+    """Keyword name -> the constants the seeds give it (the values a field takes elsewhere)."""
+    out: dict[str, list[Any]] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source, mode="eval")
+        except SyntaxError:
+            continue
+        for node, label in _labelled(tree):
+            ok, v = _literal(node)
+            if ok and label and v not in out.setdefault(label, []) and len(out[label]) < MAX_VARIANTS:
+                out[label].append(v)
+    return out
+
+
+def constant_variants(v: Any, hints: list[Any], siblings: list[Any]) -> list[Any]:
+    """Other values for a constant: the guard's own constants (and one either side), the same field's
+    values elsewhere, boundaries, sign, empty, a length one shorter or longer."""
+    def kin(h: Any) -> bool:
+        return type(h) is type(v) or (type(v) in (int, float) and type(h) in (int, float))
+
+    out: list[Any] = []
+    if v is None:
+        out = [*hints, 0, ""]
+    elif type(v) is bool:
+        out = [not v]
+    elif type(v) in (int, float):
+        near = [x for h in hints if kin(h) and type(h) is not bool for x in (h, h - 1, h + 1)]
+        out = [*(type(v)(x) for x in near), *(type(v)(x) for x in siblings if kin(x) and type(x) is not bool),
+               0 * v, v - 1, v + 1, -v, 1 + 0 * v, -1 + 0 * v]
+        if type(v) is float:
+            out += [v / 2, v * 2]
+    elif type(v) in (str, bytes):
+        empty, one = (("", "x") if type(v) is str else (b"", b"x"))
+        out = [*(h for h in hints if kin(h)), *(s for s in siblings if kin(s)), empty if v else one,
+               v[:-1], v + one]
+    seen: list[Any] = []
+    for x in out:
+        if type(x) is float and x != x:
+            continue
+        if not (type(x) is type(v) and x == v) and not any(type(x) is type(y) and x == y for y in seen):
+            seen.append(x)
+    return seen[:MAX_VARIANTS]
+
+
+@dataclass
+class _Site:
+    start: int
+    end: int
+    variants: list[str]
+    priority: int
+
+
+def sites(source: str, hints: dict[str, Any], siblings: dict[str, list[Any]]) -> list[_Site]:
+    """The places of one parameter's source to vary, most promising first."""
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return []
+    raw = source.encode("utf-8")
+    names = set(hints.get("names", ()))
+    constants = list(hints.get("constants", ()))
+    found: list[_Site] = []
+
+    def seg(n: ast.expr) -> str:
+        return raw[n.col_offset:n.end_col_offset].decode("utf-8")
+
+    for node, label in _labelled(tree.body):
+        ok, v = _literal(node)
+        near = 0 if label in names else 1
+        if ok and type(v) in (type(None), bool, int, float, str, bytes):
+            texts = [repr(x) for x in constant_variants(v, constants, siblings.get(label, []))]
+            found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near))
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
+            parts = [seg(e) for e in node.elts]
+            shape = {ast.List: "[]", ast.Tuple: "()", ast.Set: "{}"}[type(node)]
+            texts = [_joined(shape, []), *(_joined(shape, parts[:i] + parts[i + 1:]) for i in range(min(len(parts), 4))),
+                     _joined(shape, parts + parts[-1:])]
+            found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near + 2))
+        elif isinstance(node, ast.Dict) and node.keys and all(k is not None for k in node.keys):
+            pairs = [f"{seg(k)}: {seg(x)}" for k, x in zip(node.keys, node.values, strict=True)]  # type: ignore[arg-type]
+            texts = ["{}", *("{" + ", ".join(pairs[:i] + pairs[i + 1:]) + "}" for i in range(min(len(pairs), 4)))]
+            found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near + 2))
+    if source != "None":
+        found.append(_Site(0, len(raw), ["None"], 4))
+    found.sort(key=lambda s: s.priority)
+    return found
+
+
+def _joined(shape: str, items: list[str]) -> str:
+    """A list, tuple or set (`shape`: its brackets) of these item sources."""
+    if not items:
+        return "set()" if shape == "{}" else shape
+    return shape[0] + ", ".join(items) + ("," if shape == "()" and len(items) == 1 else "") + shape[1]
+
+
+def variations(seed: list[str], params: list[list[str]], hints: dict[str, Any],
+               siblings: dict[str, list[Any]]) -> Iterator[list[str]]:
+    """The seed with one place changed at a time: the guard's names first, the first variant of every
+    place before the second of any."""
+    named = set(hints.get("names", ()))
+    order = sorted(range(len(seed)), key=lambda i: params[i][0] not in named)
+    places = [(i, s) for i in order for s in sites(seed[i], hints, siblings)]
+    places.sort(key=lambda p: p[1].priority)
+    for k in range(MAX_VARIANTS):
+        for i, s in places:
+            if k < len(s.variants):
+                raw = seed[i].encode("utf-8")
+                changed = list(seed)
+                changed[i] = (raw[:s.start] + s.variants[k].encode("utf-8") + raw[s.end:]).decode("utf-8")
+                yield changed
+
+
+def interleaved(streams: list[Iterator[Any]]) -> Iterator[Any]:
+    """One from each stream in turn until all are spent."""
+    live = list(streams)
+    while live:
+        for s in list(live):
+            item = next(s, None)
+            if item is None:
+                live.remove(s)
+            else:
+                yield item
+
+
+# --- one guard -----------------------------------------------------------------------
+
+
+class Search:
+    """The search for one target, in its own fork (see the module docstring)."""
+
+    def __init__(self, target: dict[str, Any], request: dict[str, Any]) -> None:
+        self.target = target
+        self.started = time.monotonic()
+        self.deadline = self.started + float(request.get("seconds", 2.0))
+        self.calls_left = int(request.get("calls", 200))
+        self.per_call = float(request.get("per_call", 0.5))
+        self.tries = 0
+        self.params: list[list[str]] = [list(p) for p in target.get("params", [])]
+
+    def reply(self, **more: Any) -> dict[str, Any]:
+        return {"tries": self.tries, "seconds": round(time.monotonic() - self.started, 3), **more}
+
+    def setup(self) -> str | None:
+        """Find the function and the reverted code; why not, else None."""
+        import importlib
+
+        module = importlib.import_module(self.target["module"])
+        path = self.target["path"]
+        fn = batch._function_at(module, path)
+        code = compile(self.target["source"], self.target["filename"], "exec", dont_inherit=True)
+        new = batch._code_at(code, path)
+        if new.co_freevars != fn.__code__.co_freevars:
+            return "the function's closure differs"
+        if fn.__code__.co_flags & _CO_COROUTINE:
+            return "an async function"
+        self.fn, self.head, self.reverted = fn, fn.__code__, new
+        owner: Any = module
+        for name, _, _ in path[:-1]:
+            owner = vars(owner)[name]
+        name = path[-1][0]
+        raw = vars(owner).get(name)
+        if isinstance(raw, property):
+            return "a property"
+        self.drop_first = isinstance(raw, classmethod)
+        self.public = getattr(owner, name)
+        if not callable(self.public):
+            return f"{name} is not callable"
+        if not self.params:
+            self.params = [list(p) for p in values.params_of(self.head)]
+        self.callee_path = (self.target["module"], [p[0] for p in path])
+        return None
+
+    def callee(self, names: Any) -> str:
+        module, parts = self.callee_path
+        return ".".join([names.alias(module, parts[0]), *parts[1:]])
+
+    def run(self) -> dict[str, Any]:
+        why = self.setup()
+        if why is not None:
+            return {"error": why}
+        seeds = [s for s in self.target.get("seeds", []) if len(s.get("values", ())) == len(self.params)]
+        seeds.sort(key=lambda s: sum(len(v) for v in s["values"]))  # the shortest first: the most readable witness
+        hints = self.target.get("hints", {})
+        siblings = constants_by_label([v for s in seeds for v in s["values"]])
+        streams = [self._from_seed(s, hints, siblings) for s in seeds]
+        try:
+            for cand in interleaved(streams):
+                found = self.try_one(cand)
+                if found is not None:
+                    return self.reply(found=True, witness=found)
+            found = self.hypothesis(seeds)
+            if found is not None:
+                return self.reply(found=True, witness=found)
+        except _Stop:
+            pass
+        why = "" if seeds else "no seed: no test's call of it could be written as source"
+        return self.reply(found=False, why=why)
+
+    def _from_seed(self, seed: dict[str, Any], hints: dict[str, Any],
+                   siblings: dict[str, list[Any]]) -> Iterator[Candidate]:
+        imports = seed.get("imports", [])
+        yield Candidate(list(seed["values"]), imports)
+        for changed in variations(list(seed["values"]), self.params, hints, siblings):
+            yield Candidate(changed, imports)
+
+    # --- calling ----------------------------------------------------------------------
+
+    def call(self, code: types.CodeType, cand: Candidate) -> Outcome | None:
+        """One call of the function with `code` in place (None: no answer, the call cannot count)."""
+        if self.calls_left <= 0 or time.monotonic() >= self.deadline:
+            raise _Stop()
+        self.calls_left -= 1
+        try:
+            if not cand.ns:
+                cand.ns = values.namespace(cand.imports)
+            args = [values.evaluate(s, cand.ns) for s in cand.sources]
+        except Exception:
+            return None
+        positional: list[Any] = []
+        keywords: dict[str, Any] = {}
+        for (name, kind), v in zip(self.params, args, strict=True):
+            if kind == "pos":
+                positional.append(v)
+            elif kind == "var" and isinstance(v, tuple):
+                positional.extend(v)
+            elif kind == "kw":
+                keywords[name] = v
+            elif kind == "varkw" and isinstance(v, dict):
+                keywords.update(v)
+        if self.drop_first and positional:
+            positional = positional[1:]
+        left = min(self.per_call, self.deadline - time.monotonic())
+        if left <= 0:
+            raise _Stop()
+        self.fn.__code__ = code
+        clear = getattr(self.public, "cache_clear", None)
+        try:
+            if callable(clear):
+                clear()
+            signal.setitimer(signal.ITIMER_REAL, left)
+            value = self.public(*positional, **keywords)
+            if isinstance(value, types.GeneratorType):
+                value = list(_take(value, 1000))
+            kind = "return"
+        except (_CallTimeout, MemoryError, RecursionError):
+            return None
+        except BaseException as e:  # SystemExit and KeyboardInterrupt are answers too
+            kind, value = "raise", type(e)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.fn.__code__ = self.head
+        return Outcome(kind, value, args)
+
+    def try_one(self, cand: Candidate) -> dict[str, Any] | None:
+        """The witness this candidate makes, or None."""
+        self.tries += 1
+        h, r = self.call(self.head, cand), self.call(self.reverted, cand)
+        if h is None or r is None or same_outcome(h, r):
+            return None
+        for _ in range(2):  # the same answer every time, on each side, or no witness at all
+            h2, r2 = self.call(self.head, cand), self.call(self.reverted, cand)
+            if h2 is None or r2 is None or not same_outcome(h, h2) or not same_outcome(r, r2):
+                return None
+        return self.witness(cand, h, r)
+
+    # --- what a test can assert ---------------------------------------------------------
+
+    def witness(self, cand: Candidate, h: Outcome, r: Outcome) -> dict[str, Any] | None:
+        names = values.Names.of(cand.imports)
+        callee = self.callee(names)
+        check = self.assertion(names, cand, h, r)
+        if check is None:
+            return None
+        args = [[name, kind, src] for (name, kind), src in zip(self.params, cand.sources, strict=True)]
+        if self.drop_first and args:
+            args = args[1:]
+        return {"callee": callee, "args": args, "imports": names.imports(), "assert": check,
+                "head": _said(h, self.params), "reverted": _said(r, self.params)}
+
+    def assertion(self, names: Any, cand: Candidate, h: Outcome, r: Outcome) -> dict[str, Any] | None:
+        """What the test asserts: it holds for the head's answer and not for the reverted one."""
+        if h.kind == "raise":
+            if r.kind == "raise" and issubclass(r.value, h.value):
+                return None
+            try:
+                return {"kind": "raises", "type": names.name_for(h.value)}
+            except values.Unrenderable:
+                return None
+        if r.kind == "raise" or not values.same(h.value, r.value):
+            expect = _expected(names, cand, h.value, None if r.kind == "raise" else (r.value,))
+            if expect is not None:
+                return {"kind": "returns", **expect}
+            if r.kind == "raise":
+                return {"kind": "returns-any"}
+        for i, (x, y) in enumerate(zip(h.args, r.args, strict=True)):
+            if not values.same(x, y):
+                expect = _expected(names, cand, x, (y,))
+                if expect is not None:
+                    return {"kind": "argument", "param": self.params[i][0], **expect}
+        return None
+
+    # --- Hypothesis ---------------------------------------------------------------------
+
+    def hypothesis(self, seeds: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """A witness drawn by Hypothesis where every parameter has a type hint (None when it cannot)."""
+        strategies = self._strategies(seeds)
+        if strategies is None:
+            return None
+        import hypothesis
+        from hypothesis import HealthCheck, Phase, settings
+
+        found: list[Candidate] = []
+
+        def differs(drawn: dict[str, Any]) -> bool:
+            if self.calls_left < 2 or time.monotonic() >= self.deadline:
+                return False
+            names = values.Names()
+            try:
+                sources = [values.render(drawn[name], names) for name, _ in self.params]
+            except Exception:
+                return False
+            cand = Candidate(sources, names.imports())
+            self.tries += 1
+            h, r = self.call(self.head, cand), self.call(self.reverted, cand)
+            if h is None or r is None or same_outcome(h, r):
+                return False
+            found.append(cand)
+            return True
+
+        options = settings(database=None, max_examples=max(1, self.calls_left // 2), deadline=None,
+                           derandomize=True, phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+                           suppress_health_check=list(HealthCheck))
+        try:
+            hypothesis.find(strategies, differs, settings=options)
+        except Exception:  # NoSuchExample, Unsatisfiable, a strategy it cannot build
+            pass
+        for cand in reversed(found[-3:]):  # the last one is the shrunk one
+            try:
+                witness = self.try_one(cand)
+            except _Stop:
+                return None
+            if witness is not None:
+                return witness
+        return None
+
+    def _strategies(self, seeds: list[dict[str, Any]]) -> Any:
+        try:
+            import typing
+
+            from hypothesis import strategies as st
+
+            hints = typing.get_type_hints(self.fn)
+        except Exception:
+            return None
+        parts: dict[str, Any] = {}
+        for n, (name, kind) in enumerate(self.params):
+            if kind == "var":
+                parts[name] = st.just(())
+            elif kind == "varkw":
+                parts[name] = st.just({})
+            elif name in hints:
+                parts[name] = st.from_type(hints[name])
+            elif n == 0 and seeds:  # `self` (or `cls`): as the tests had it
+                ns = [(s["values"][0], s.get("imports", [])) for s in seeds]
+                parts[name] = st.sampled_from(ns).map(lambda p: values.evaluate(p[0], values.namespace(p[1])))
+            else:
+                return None
+        return st.fixed_dictionaries(parts)
+
+
+def _take(gen: Any, n: int) -> Iterator[Any]:
+    for i, item in enumerate(gen):
+        if i >= n:
+            break
+        yield item
+
+
+def _expected(names: Any, cand: Candidate, value: Any, other: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """How a test states `value`: as source (when it evaluates back equal, and not equal to `other`),
+    else as its repr (when that says it and not `other`); None when neither can."""
+    try:
+        source = values.render(value, names)
+        back = values.evaluate(source, values.namespace(names.imports()))
+        if (back == value) is True and (other is None or (back == other[0]) is not True):
+            return {"expect": source}
+    except Exception:
+        pass
+    try:
+        text = repr(value)
+        if " at 0x" not in text and len(text) <= 4000 and (other is None or repr(other[0]) != text):
+            return {"repr": text}
+    except Exception:
+        pass
+    return None
+
+
+def _said(o: Outcome, params: list[list[str]]) -> str:
+    """The outcome for a person: the value returned, or `raises T`."""
+    if o.kind == "raise":
+        return f"raises {getattr(o.value, '__qualname__', '?')}"
+    return str(values.show(o.value))
+
+
+def _silence() -> None:
+    fd = os.open(os.devnull, os.O_RDWR)
+    for n in (0, 1, 2):
+        os.dup2(fd, n)
+    os.close(fd)
+
+
+def _limit_memory(extra: int) -> None:
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as f:
+            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = size + extra
+        if soft == resource.RLIM_INFINITY or want < soft:
+            resource.setrlimit(resource.RLIMIT_AS, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    except (OSError, ValueError, ImportError):
+        pass  # the sandbox's own limits still hold
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _CallTimeout()
+
+
+def _child(target: dict[str, Any], request: dict[str, Any], out: str) -> None:
+    reply: dict[str, Any]
+    try:
+        os.setpgid(0, 0)
+        _silence()
+        _limit_memory(int(request.get("memory", 512 << 20)))
+        signal.signal(signal.SIGALRM, _on_alarm)
+        reply = Search(target, request).run()
+    except batch.Fallback as e:
+        reply = {"error": str(e)[:300]}
+    except BaseException as e:
+        reply = {"error": f"{type(e).__name__}: {e}"[:300]}
+    try:
+        text = json.dumps(reply)
+        with open(out + ".part", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(out + ".part", out)
+    finally:
+        os._exit(0)
+
+
+def search(path: str, fork: Callable[[], int] = os.fork) -> None:
+    """Answer every target of the request at `path`, each in a fork of its own."""
+    with open(path, encoding="utf-8") as f:
+        request = json.load(f)
+    gc.collect()
+    gc.freeze()
+    if any(t.get("hypothesis") for t in request.get("targets", [])):
+        try:
+            import hypothesis  # noqa: F401  (imported once here: every fork inherits it)
+        except Exception:
+            pass
+    limit = float(request.get("seconds", 2.0)) + 2.0
+    for target in request.get("targets", []):
+        out = os.path.join(request["out"], f"{target['id']}.json")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = fork()
+        if pid == 0:
+            _child(target, request, out)
+        if forks.wait(pid, limit) is None and not os.path.exists(out):
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump({"error": f"the search outlived {limit:g}s"}, f)
