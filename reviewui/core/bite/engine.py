@@ -70,6 +70,7 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
+from reviewui.core.witness.literal import project_names
 from reviewui.core.witness.model import Budget
 from reviewui.core.witness.phase import WitnessPhase
 from reviewui.core.witness.seeds import SeedCapture, capture_targets
@@ -124,7 +125,8 @@ def run_bite(
                 contextlib.ExitStack() as before_close:
             ctx = sweep.context(pool, cache, _Halt(cancel))
             if witness is not None:  # the baseline also keeps the tests' arguments (witness/seeds.py)
-                ctx.capture = SeedCapture(capture_targets(spec.targets, sweep.head.text, ctx.modules))
+                ctx.capture = SeedCapture(capture_targets(spec.targets, sweep.head.text, ctx.modules),
+                                          project_names(sweep.tree))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)

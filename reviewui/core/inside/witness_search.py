@@ -37,7 +37,7 @@ import sys
 import time
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 try:
     import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside the plugin in a run
@@ -221,17 +221,18 @@ def variations(seed: list[str], params: list[list[str]], hints: dict[str, Any],
     named = set(hints.get("names", ()))
     order = sorted(range(len(seed)), key=lambda i: params[i][0] not in named)
     places = [(i, s) for i in order for s in sites(seed[i], hints, siblings)]
-    places.sort(key=lambda p: p[1].priority)
-    for k in range(MAX_VARIANTS):
-        for i, s in places:
-            if k < len(s.variants):
-                raw = seed[i].encode("utf-8")
-                changed = list(seed)
-                changed[i] = (raw[:s.start] + s.variants[k].encode("utf-8") + raw[s.end:]).decode("utf-8")
-                yield changed
+    for rank in sorted({s.priority for _, s in places}):  # a whole class of places before the next
+        group = [(i, s) for i, s in places if s.priority == rank]
+        for k in range(MAX_VARIANTS):
+            for i, s in group:
+                if k < len(s.variants):
+                    raw = seed[i].encode("utf-8")
+                    changed = list(seed)
+                    changed[i] = (raw[:s.start] + s.variants[k].encode("utf-8") + raw[s.end:]).decode("utf-8")
+                    yield changed
 
 
-def interleaved(streams: list[Iterator[Any]]) -> Iterator[Any]:
+def interleaved(streams: Sequence[Iterator[Any]]) -> Iterator[Any]:
     """One from each stream in turn until all are spent."""
     live = list(streams)
     while live:
@@ -304,11 +305,23 @@ class Search:
         hints = self.target.get("hints", {})
         siblings = constants_by_label([v for s in seeds for v in s["values"]])
         streams = [self._from_seed(s, hints, siblings) for s in seeds]
+        tried: set[tuple[str, ...]] = set()
+        first: list[Candidate] = []
         try:
             for cand in interleaved(streams):
-                found = self.try_one(cand)
-                if found is not None:
-                    return self.reply(found=True, witness=found)
+                if self._new(cand, tried):
+                    first.append(cand)
+                    found = self.try_one(cand)
+                    if found is not None:
+                        return self.reply(found=True, witness=found)
+            # Two places changed at once: each variation varied again, while the budget lasts.
+            again = [(Candidate(changed, c.imports) for changed in variations(c.sources, self.params, hints, siblings))
+                     for c in first]
+            for cand in interleaved(again):
+                if self._new(cand, tried):
+                    found = self.try_one(cand)
+                    if found is not None:
+                        return self.reply(found=True, witness=found)
             found = self.hypothesis(seeds)
             if found is not None:
                 return self.reply(found=True, witness=found)
@@ -316,6 +329,14 @@ class Search:
             pass
         why = "" if seeds else "no seed: no test's call of it could be written as source"
         return self.reply(found=False, why=why)
+
+    @staticmethod
+    def _new(cand: Candidate, tried: set[tuple[str, ...]]) -> bool:
+        key = tuple(cand.sources)
+        if key in tried:
+            return False
+        tried.add(key)
+        return True
 
     def _from_seed(self, seed: dict[str, Any], hints: dict[str, Any],
                    siblings: dict[str, list[Any]]) -> Iterator[Candidate]:

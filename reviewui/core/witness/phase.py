@@ -48,6 +48,7 @@ class WitnessPhase:
         self.guards = {guard_key(g): g for g in guards}
         self.read, self.taken, self.budget, self.per_run = read, set(tree), budget, per_run
         self.seeds = seeds or Seeds()
+        self.project = literal.project_names(tree)
         self.modules = {m.path: m for m in ctx.modules}
         self._threads = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="witness")
         self._pending: list[cf.Future[None]] = []
@@ -107,7 +108,7 @@ class WitnessPhase:
         limit = self.per_run + len(targets) * (self.budget.seconds + SEARCH_SLACK)
         with self.pool.acquire() as scratch:
             scratch.checkout(self.branch.head)
-            answers = run_search(scratch, self.ctx, targets, seeds, self.budget, tests, limit)
+            answers = run_search(scratch, self.ctx, targets, seeds, self.budget, tests, limit, self.project)
         made: list[WitnessTest] = []
         for t in targets:
             a = answers.get(t.ident)

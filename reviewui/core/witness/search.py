@@ -10,6 +10,7 @@ canary passed or whose module came from elsewhere counts for nothing.
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,8 +95,9 @@ def request(targets: Sequence[Target], seeds: dict[str, FunctionSeeds | None], b
 
 
 def run_search(scratch: Scratch, ctx: RunContext, targets: Sequence[Target], seeds: dict[str, FunctionSeeds | None],
-               budget: Budget, tests: Sequence[str], limit: float) -> dict[str, Answer]:
-    """Search every target in one run in `scratch` (checked out at the head): ident -> answer.
+               budget: Budget, tests: Sequence[str], limit: float, project: frozenset[str]) -> dict[str, Answer]:
+    """Search every target in one run in `scratch` (checked out at the head): ident -> answer (`project`:
+    the project's top-level module names, what a witness may import beside value types).
 
     A target with no answer is missing from the result (the run failed, or its fork said nothing).
     """
@@ -121,10 +123,10 @@ def run_search(scratch: Scratch, ctx: RunContext, targets: Sequence[Target], see
         return {}
     if seen.foreign or seen.run.killed:
         return {}  # a run that cannot be believed (its canary passed, a module came from elsewhere)
-    return {ident: answer for ident, raw in replies.items() if (answer := read_answer(raw)) is not None}
+    return {ident: answer for ident, raw in replies.items() if (answer := read_answer(raw, project)) is not None}
 
 
-def read_answer(raw: Any) -> Answer | None:
+def read_answer(raw: Any, project: frozenset[str]) -> Answer | None:
     """One reply, checked; None when it is not one."""
     if not isinstance(raw, dict):
         return None
@@ -136,21 +138,24 @@ def read_answer(raw: Any) -> Answer | None:
         return Answer(None, tries, seconds, literal.said(f"the search could not run: {raw['error']}"))
     if raw.get("found") is True:
         try:
-            return Answer(read_found(raw.get("witness")), tries, seconds)
+            return Answer(read_found(raw.get("witness"), project), tries, seconds)
         except literal.NotLiteral as e:
             return Answer(None, tries, seconds, literal.said(f"the search's answer was refused: {e}"))
     why = raw.get("why")
     return Answer(None, tries, seconds, literal.said(why) if isinstance(why, str) else "")
 
 
-def read_found(w: Any) -> Found:
+def read_found(w: Any, project: frozenset[str]) -> Found:
     """A witness from the run, every source checked against the grammar; raises NotLiteral."""
     if not isinstance(w, dict):
         raise literal.NotLiteral("not an object")
-    imports = literal.Imports.of(w.get("imports"))
-    aliases = imports.aliases
+    imports = literal.Imports.of(w.get("imports"), project)
     callee = w.get("callee")
-    literal.check(callee, aliases)
+    node = literal.check(callee, imports)
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in imports.project:
+        raise literal.NotLiteral("the callee is not a name of the project's")
     raw_args = w.get("args")
     if not isinstance(raw_args, list) or len(raw_args) > 64:
         raise literal.NotLiteral("args: not a short list")
@@ -158,19 +163,19 @@ def read_found(w: Any) -> Found:
     for a in raw_args:
         if not isinstance(a, list) or len(a) != 3 or a[1] not in literal.KINDS:
             raise literal.NotLiteral("args: an entry is not [name, kind, source]")
-        literal.check(a[2], aliases)
+        literal.check(a[2], imports)
         args.append((literal.identifier(a[0]), str(a[1]), str(a[2])))
-    return Found(str(callee), tuple(args), imports, read_check(w.get("assert"), aliases, [a[0] for a in args]),
+    return Found(str(callee), tuple(args), imports, read_check(w.get("assert"), imports, [a[0] for a in args]),
                  literal.said(w.get("head")), literal.said(w.get("reverted")))
 
 
-def read_check(c: Any, aliases: frozenset[str], params: list[str]) -> Check:
+def read_check(c: Any, imports: literal.Imports, params: list[str]) -> Check:
     """The assertion, checked; raises NotLiteral."""
     if not isinstance(c, dict) or c.get("kind") not in ("raises", "returns", "returns-any", "argument"):
         raise literal.NotLiteral("assert: an unknown kind")
     kind = str(c["kind"])
     if kind == "raises":
-        literal.check(c.get("type"), aliases)
+        literal.check(c.get("type"), imports)
         return Check(kind, type=str(c["type"]))
     if kind == "returns-any":
         return Check(kind)
@@ -180,7 +185,7 @@ def read_check(c: Any, aliases: frozenset[str], params: list[str]) -> Check:
         if param not in params:
             raise literal.NotLiteral("assert: not one of the call's arguments")
     if "expect" in c:
-        literal.check(c["expect"], aliases)
+        literal.check(c["expect"], imports)
         return Check(kind, expect=str(c["expect"]), param=param)
     text = c.get("repr")
     if not isinstance(text, str) or len(text) > 4000:

@@ -53,8 +53,10 @@ def capture_targets(targets: list[tuple[FileDiff, Hunk]], head_text: Callable[[s
 class SeedCapture:
     """The baseline's request for seeds, and what it brought back (RunContext.capture)."""
 
-    def __init__(self, targets: list[tuple[str, DefPath]]) -> None:
+    def __init__(self, targets: list[tuple[str, DefPath]], project: frozenset[str]) -> None:
         self.targets = targets
+        self.project = project
+        """The project's top-level module names (literal.project_names): what a seed may import."""
         self._seeds: Seeds | None = None
         self._lock = threading.Lock()
 
@@ -71,7 +73,7 @@ class SeedCapture:
             return {witness_values.SEEDS_VAR: str(run_dir / "witness-seeds-request.json")}
 
         def collect(run_dir: Path) -> None:
-            seeds = read_seeds(run_dir / "witness-seeds.json", self.targets)
+            seeds = read_seeds(run_dir / "witness-seeds.json", self.targets, self.project)
             with self._lock:
                 self._seeds = seeds
 
@@ -83,7 +85,7 @@ class SeedCapture:
             return self._seeds
 
 
-def read_seeds(path: Path, targets: list[tuple[str, DefPath]]) -> Seeds:
+def read_seeds(path: Path, targets: list[tuple[str, DefPath]], project: frozenset[str]) -> Seeds:
     """The capture's reply at `path`, each seed checked (an empty Seeds when there is none)."""
     try:
         data = json.loads(read_run_text(path, READ_CAP) or "")
@@ -95,20 +97,20 @@ def read_seeds(path: Path, targets: list[tuple[str, DefPath]]) -> Seeds:
     out: list[tuple[str, int, FunctionSeeds]] = []
     for n, (file, def_path) in enumerate(targets):
         entry = found.get(str(n))
-        one = _function_seeds(entry) if isinstance(entry, dict) else None
+        one = _function_seeds(entry, project) if isinstance(entry, dict) else None
         if one is not None:
             out.append((file, def_path[-1][2], one))
     return Seeds(tuple(out))
 
 
-def _function_seeds(entry: dict[str, Any]) -> FunctionSeeds | None:
+def _function_seeds(entry: dict[str, Any], project: frozenset[str]) -> FunctionSeeds | None:
     try:
         params = tuple((literal.identifier(p[0]), _kind(p[1])) for p in entry.get("params", [])[:64])
     except (literal.NotLiteral, TypeError, IndexError):
         return None
     kept: list[Seed] = []
     for raw in entry.get("seeds", [])[:MAX_SEEDS]:
-        seed = _seed(raw, len(params))
+        seed = _seed(raw, len(params), project)
         if seed is not None:
             kept.append(seed)
     seen = entry.get("seen")
@@ -117,16 +119,16 @@ def _function_seeds(entry: dict[str, Any]) -> FunctionSeeds | None:
                          literal.said(why) if isinstance(why, str) else "")
 
 
-def _seed(raw: Any, count: int) -> Seed | None:
+def _seed(raw: Any, count: int, project: frozenset[str]) -> Seed | None:
     if not isinstance(raw, dict):
         return None
     values = raw.get("values")
     if not isinstance(values, list) or len(values) != count:
         return None
     try:
-        imports = literal.Imports.of(raw.get("imports", []))
+        imports = literal.Imports.of(raw.get("imports", []), project)
         for v in values:
-            literal.check(v, imports.aliases)
+            literal.check(v, imports)
     except literal.NotLiteral:
         return None
     return Seed(tuple(values), imports.items)
