@@ -489,9 +489,14 @@ class Search:
         try:
             import typing
 
-            from hypothesis import strategies as st
-
             hints = typing.get_type_hints(self.fn)
+        except Exception:
+            return None
+        if not all(name in hints or kind in ("var", "varkw") or (n == 0 and seeds)
+                   for n, (name, kind) in enumerate(self.params)):
+            return None  # Hypothesis is imported only for a function it can draw every argument of
+        try:
+            from hypothesis import strategies as st
         except Exception:
             return None
         parts: dict[str, Any] = {}
