@@ -4,11 +4,14 @@ Copied by reviewui into a run's own directory and loaded through
 PYTEST_PLUGINS in every run (standard library and pytest only: it runs in
 the project's Python, inside the sandbox). Inert without its request, as
 every reviewui plugin is; what it always does is the same in every run: it
-imports its values helper (`reviewui_witness_values`, witness_values.py),
-and `sys.getprofile` (and threading's) never shows the capture's profiler.
+imports its values helper (`reviewui_witness_values`, witness_values.py), and
+neither `sys.getprofile` (nor threading's) nor `sys.monitoring.get_tool` ever
+shows the capture's watcher.
 
 Capture (the baseline of a sweep that looks for witnesses, REVIEWUI_WITNESS_SEEDS
-names the request): a profiler sees each call of the functions the request
+names the request): a watcher (sys.monitoring's PY_START on Python 3.12+,
+which stops asking about a function once it is not wanted; else a profile
+function, which sees every call) sees each call of the functions the request
 names (file, name, first lines) and keeps its arguments, rendered as Python
 source the moment the call starts (before the function can change them),
 at most `max_seeds` distinct ones per function, each at most `max_bytes`
@@ -43,8 +46,10 @@ except ImportError:  # imported by reviewui itself, for its names
 SEEDS_VAR = values.SEEDS_VAR
 SEARCH_VAR = values.SEARCH_VAR
 
-# --- the profiler is never seen ----------------------------------------------------------
+# --- the watcher is never seen ----------------------------------------------------------
 
+TOOL_NAME = "reviewui-witness"
+"""The sys.monitoring tool the capture registers as (Python 3.12+), hidden from get_tool."""
 _ours: list[Any] = []
 """The capture's profile function while it runs (empty otherwise)."""
 
@@ -60,6 +65,15 @@ def _hiding(real: Any) -> Any:
 sys.getprofile = _hiding(sys.getprofile)  # type: ignore[method-assign,assignment,unused-ignore]
 if hasattr(threading, "getprofile"):
     threading.getprofile = _hiding(threading.getprofile)
+_monitoring = getattr(sys, "monitoring", None)
+if _monitoring is not None:
+    _get_tool = _monitoring.get_tool
+
+    def _tool(tool_id: int) -> Any:
+        name = _get_tool(tool_id)
+        return None if name == TOOL_NAME else name
+    _tool.__name__, _tool.__qualname__ = "get_tool", "get_tool"
+    _monitoring.get_tool = _tool  # type: ignore[method-assign,assignment,unused-ignore]
 
 
 # --- capture -----------------------------------------------------------------------------
@@ -100,12 +114,21 @@ class Capture:
         return found
 
     def profile(self, frame: Any, event: str, arg: Any) -> None:
+        """sys.setprofile's callback (Python 3.11): every call of every function comes by here."""
         if event != "call":
             return
         ident = self.target(frame.f_code)
         if ident is None or ident in self.full:
             return
         self.keep(ident, frame)
+
+    def started(self, code: types.CodeType, offset: int) -> Any:
+        """sys.monitoring's PY_START callback (3.12+): a function not wanted, or full, is never seen again."""
+        ident = self.target(code)
+        if ident is None or ident in self.full:
+            return _DISABLE
+        self.keep(ident, sys._getframe(1))
+        return None
 
     def keep(self, ident: str, frame: Any) -> None:
         entry = self.found.setdefault(ident, {"params": values.params_of(frame.f_code), "seeds": [], "seen": 0,
@@ -129,7 +152,7 @@ class Capture:
         if len(entry["seeds"]) >= self.max_seeds:
             self.full.add(ident)
             if len(self.full) >= len(set(self.wanted.values())):
-                sys.setprofile(None)  # every function has its seeds: nothing more to watch
+                _stop()  # every function has its seeds: nothing more to watch
 
     def seed(self, args: list[Any]) -> dict[str, Any]:
         for short in (False, True):
@@ -145,6 +168,11 @@ class Capture:
             json.dump({"targets": targets}, f)
 
 
+_DISABLE = getattr(_monitoring, "DISABLE", None)
+_watching: list[int] = []
+"""The sys.monitoring tool id the capture holds (empty under setprofile, or when stopped)."""
+
+
 def _start_capture() -> Capture | None:
     path = _held().get(SEEDS_VAR)
     if not path:
@@ -154,10 +182,30 @@ def _start_capture() -> Capture | None:
             capture = Capture(json.load(f))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if _monitoring is not None:  # each function that is not wanted costs one event, once
+        for free in (4, 3):
+            try:
+                _monitoring.use_tool_id(free, TOOL_NAME)
+            except ValueError:  # held by another tool: the next, else the profile function
+                continue
+            _monitoring.register_callback(free, _monitoring.events.PY_START, capture.started)
+            _monitoring.set_events(free, _monitoring.events.PY_START)
+            _watching[:] = [free]
+            return capture
     profile = capture.profile  # one bound method: the object getprofile would hand back
     _ours[:] = [profile]
     sys.setprofile(profile)
     return capture
+
+
+def _stop() -> None:
+    if _watching and _monitoring is not None:
+        tool = _watching.pop()
+        _monitoring.set_events(tool, 0)
+        _monitoring.register_callback(tool, _monitoring.events.PY_START, None)
+        _monitoring.free_tool_id(tool)
+    elif _ours:
+        sys.setprofile(None)
 
 
 _capture = _start_capture()
@@ -166,7 +214,7 @@ _capture = _start_capture()
 def pytest_sessionfinish(session: Any) -> None:
     if _capture is None:
         return
-    sys.setprofile(None)
+    _stop()
     _capture.write()
 
 

@@ -395,8 +395,8 @@ class Search:
 
     def try_one(self, cand: Candidate) -> dict[str, Any] | None:
         """The witness this candidate makes, or None."""
-        self.tries += 1
         h, r = self.call(self.head, cand), self.call(self.reverted, cand)
+        self.tries += 1  # counted once both sides answered (a budget spent half-way is no try)
         if h is None or r is None or same_outcome(h, r):
             return None
         for _ in range(2):  # the same answer every time, on each side, or no witness at all
@@ -462,8 +462,8 @@ class Search:
             except Exception:
                 return False
             cand = Candidate(sources, names.imports())
-            self.tries += 1
             h, r = self.call(self.head, cand), self.call(self.reverted, cand)
+            self.tries += 1
             if h is None or r is None or same_outcome(h, r):
                 return False
             found.append(cand)

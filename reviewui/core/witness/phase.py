@@ -27,7 +27,7 @@ from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target as Branch
 from reviewui.core.witness import literal
-from reviewui.core.witness.model import Budget, Seeds, Witness
+from reviewui.core.witness.model import Budget, FunctionSeeds, Seeds, Witness
 from reviewui.core.witness.search import Answer, run_search
 from reviewui.core.witness.targets import Target, guard_key, toothless_targets
 from reviewui.core.witness.verify import WitnessTest, compose, place, verify
@@ -122,7 +122,8 @@ class WitnessPhase:
         start = time.monotonic()
         kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run)
         share = (time.monotonic() - start) / max(1, len(made))
-        return {t.ident: _witness(t, answers.get(t.ident), kept, dropped, share) for t in targets}
+        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident]), kept, dropped, share)
+                for t in targets}
 
 
 def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list[tuple[WitnessTest, str]],
@@ -138,6 +139,18 @@ def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list
         return Witness(False, tries=a.tries, seconds=a.seconds + share, dropped=1,
                        reason=f"one was found and dropped at re-verification: {bad}")
     return Witness(False, tries=a.tries, seconds=a.seconds, reason=a.why)
+
+
+def _with_seed_words(a: Answer | None, seeds: FunctionSeeds | None) -> Answer | None:
+    """The answer, its reason saying what the baseline saw when it had no seed to start from."""
+    if a is None or a.found is not None or (seeds is not None and seeds.seeds):
+        return a
+    if seeds is None:
+        why = "no seed: no selected test called it in the baseline"
+    else:
+        why = f"no seed: the baseline saw {seeds.seen} call(s), none could be written as source" + \
+            (f" ({seeds.why})" if seeds.why else "")
+    return replace(a, why=why if not a.tries else f"{why}; drawn from its type hints")
 
 
 def _toothless(r: HunkResult) -> bool:
