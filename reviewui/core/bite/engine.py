@@ -136,7 +136,8 @@ def run_bite(
             execution = executor.start(plan, job)
             phase = None if witness is None else before_close.enter_context(contextlib.closing(WitnessPhase(
                 pool, target, diff, ctx, made.result() if made is not None else [], sweep.head.raw, sweep.tree,
-                witness, sweep.per_run(prepared), prepared.seeds)))
+                witness, sweep.per_run(prepared), prepared.seeds,
+                "" if sweep.pytest_mode else "witnesses need a pytest command (the plugins run in pytest)")))
             join = guard_check.GuardJoin(plan.guard_jobs(), phase.hold(sweep.emit) if phase else sweep.emit)
             # Nothing is reported until the instrument check and the control passed; a failure
             # stops what runs.

@@ -43,7 +43,7 @@ class WitnessPhase:
 
     def __init__(self, pool: WorktreePool, branch: Branch, diff: Diff, ctx: RunContext, guards: list[Guard],
                  read: Callable[[str], bytes | None], tree: list[str], budget: Budget, per_run: float,
-                 seeds: Seeds | None) -> None:
+                 seeds: Seeds | None, why_not: str = "") -> None:
         self.pool, self.branch, self.diff, self.ctx = pool, branch, diff, ctx
         self.guards = {guard_key(g): g for g in guards}
         self.read, self.taken, self.budget, self.per_run = read, set(tree), budget, per_run
@@ -53,7 +53,9 @@ class WitnessPhase:
         self._threads = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="witness")
         self._pending: list[cf.Future[None]] = []
         self._lock = threading.Lock()
-        self._open = True
+        self._open = not why_not
+        self._why_not = why_not or "graded after the sweep's searches ended"
+        """Why a hunk passes on unsearched: no search can be made in this sweep, or it came too late."""
         self._n = 0
 
     def hold(self, emit: Callable[[HunkResult], None]) -> Callable[[HunkResult], None]:
@@ -66,13 +68,14 @@ class WitnessPhase:
                 if self._open and not self._cancelled():
                     self._pending.append(self._threads.submit(self._searched, r, emit))
                     return
-            emit(attach(r, {}, "cancelled" if self._cancelled() else "graded after the sweep's searches ended"))
+            emit(attach(r, {}, "cancelled" if self._cancelled() else self._why_not))
         return take
 
     def drain(self) -> None:
         """Wait for every search; later hunks pass on with no witness looked for."""
         with self._lock:
             self._open = False
+            self._why_not = "graded after the sweep's searches ended"
             pending = list(self._pending)
         cf.wait(pending)
         self._threads.shutdown(wait=True)
@@ -95,6 +98,8 @@ class WitnessPhase:
             h = f.hunks[r.index] if f is not None and 0 <= r.index < len(f.hunks) else None
             targets = toothless_targets(r, f, h, self.read, self.guards, self.modules.get(r.file))
             found = self.witnesses(r, targets) if targets else {}
+            if self._cancelled():
+                found = {}  # what a cancelled search said is not an answer
         except Exception as e:  # noqa: BLE001 - a bug here must not lose the hunk: it is reported without
             why = literal.said(f"the search failed: {type(e).__name__}: {e}")
         finally:
