@@ -145,6 +145,7 @@ def main() -> int:
     ap.add_argument("--compare", action="store_true", help="also sweep without --witness and print the time ratio")
     args = ap.parse_args()
     realworld = _realworld()
+    args.python = os.path.abspath(args.python)  # the sweeps run in each checkout: a relative path would miss
     cases = [c for c in tomllib.loads((REALWORLD / "cases.toml").read_text(encoding="utf-8"))["case"]
              if not args.only or c["project"] == args.only]
     if args.limit:

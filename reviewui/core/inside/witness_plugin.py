@@ -131,12 +131,18 @@ class Capture:
         return None
 
     def keep(self, ident: str, frame: Any) -> None:
+        """Keep this call's arguments: among the first `max_seeds` distinct calls, or, up to twice as many,
+        one that gives a new set of parameters something (the test of a new option comes late in a file)."""
         entry = self.found.setdefault(ident, {"params": values.params_of(frame.f_code), "seeds": [], "seen": 0,
-                                              "dropped": 0, "why": "", "keys": set()})
+                                              "dropped": 0, "why": "", "keys": set(), "shapes": set()})
         entry["seen"] += 1
         local = frame.f_locals
+        args = [local.get(name) for name, _ in entry["params"]]
+        shape = frozenset(n for n, v in enumerate(args) if _given(v))
+        if len(entry["seeds"]) >= self.max_seeds and shape in entry["shapes"]:
+            return  # nothing new: not worth rendering
         try:
-            seed = self.seed([local[name] for name, _ in entry["params"]])
+            seed = self.seed(args)
         except values.Unrenderable as e:
             entry["dropped"] += 1
             entry["why"] = str(e)[:200]
@@ -148,8 +154,9 @@ class Capture:
         key = tuple(seed["values"])
         if key not in entry["keys"]:
             entry["keys"].add(key)
+            entry["shapes"].add(shape)
             entry["seeds"].append(seed)
-        if len(entry["seeds"]) >= self.max_seeds:
+        if len(entry["seeds"]) >= 2 * self.max_seeds:
             self.full.add(ident)
             if len(self.full) >= len(set(self.wanted.values())):
                 _stop()  # every function has its seeds: nothing more to watch
@@ -163,9 +170,20 @@ class Capture:
         raise values.Unrenderable(f"longer than {self.max_bytes} characters even shortened")
 
     def write(self) -> None:
-        targets = {ident: {k: v for k, v in e.items() if k != "keys"} for ident, e in self.found.items()}
+        targets = {ident: {k: v for k, v in e.items() if k not in ("keys", "shapes")} for ident, e in self.found.items()}
         with open(self.out, "w", encoding="utf-8") as f:
             json.dump({"targets": targets}, f)
+
+
+def _given(v: Any) -> bool:
+    """An argument that gives its parameter something (not None, False, 0 or empty)."""
+    if v is None or v is False:
+        return False
+    if type(v) in (int, float, complex):
+        return bool(v)
+    if type(v) in (str, bytes, tuple, list, dict, set, frozenset):
+        return len(v) > 0
+    return True
 
 
 _DISABLE = getattr(_monitoring, "DISABLE", None)

@@ -48,6 +48,9 @@ except ImportError:  # imported by reviewui itself, for its names
     from reviewui.core.inside import guard_batch_child as batch
     from reviewui.core.inside import witness_values as values
 
+_EMPTY = frozenset({"None", "()", "[]", "{}", "''", '""', "b''", "False", "0", "set()"})
+"""Sources of a parameter left at nothing: a call that gives the guard's parameter one of these
+likely does not reach it."""
 MAX_VARIANTS = 8
 """Variants tried per place in a seed."""
 _CO_COROUTINE, _CO_GENERATOR = 0x80, 0x20
@@ -141,7 +144,7 @@ def constant_variants(v: Any, hints: list[Any], siblings: list[Any]) -> list[Any
 
     out: list[Any] = []
     if v is None:
-        out = [*hints, 0, ""]
+        out = [*hints, 0, 1, "", "x", True, False]
     elif type(v) is bool:
         out = [not v]
     elif type(v) in (int, float):
@@ -189,7 +192,9 @@ def sites(source: str, hints: dict[str, Any], siblings: dict[str, list[Any]]) ->
         ok, v = _literal(node)
         near = 0 if label in names else 1
         if ok and type(v) in (type(None), bool, int, float, str, bytes):
-            texts = [repr(x) for x in constant_variants(v, constants, siblings.get(label, []))]
+            # A field's values elsewhere (`role='user'` beside `role='assistant'`); an unnamed
+            # constant's would be every other string of the tests, noise before the plain variants.
+            texts = [repr(x) for x in constant_variants(v, constants, siblings.get(label, []) if label else [])]
             found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near))
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
             parts = [seg(e) for e in node.elts]
@@ -284,6 +289,8 @@ class Search:
         if isinstance(raw, property):
             return "a property"
         self.drop_first = isinstance(raw, classmethod)
+        self.bound = len(path) > 1 and not isinstance(raw, staticmethod)
+        """Its first parameter is `self` or `cls` (a method of a class)."""
         self.public = getattr(owner, name)
         if not callable(self.public):
             return f"{name} is not callable"
@@ -301,8 +308,12 @@ class Search:
         if why is not None:
             return {"error": why}
         seeds = [s for s in self.target.get("seeds", []) if len(s.get("values", ())) == len(self.params)]
-        seeds.sort(key=lambda s: sum(len(v) for v in s["values"]))  # the shortest first: the most readable witness
         hints = self.target.get("hints", {})
+        named = set(hints.get("names", ()))
+        at = [i for i, (name, _) in enumerate(self.params) if name in named]
+        # Calls that give the guard's own parameters something first (they reach its code), then the
+        # shortest: the most readable witness.
+        seeds.sort(key=lambda s: (not any(s["values"][i] not in _EMPTY for i in at), sum(len(v) for v in s["values"])))
         siblings = constants_by_label([v for s in seeds for v in s["values"]])
         streams = [self._from_seed(s, hints, siblings) for s in seeds]
         tried: set[tuple[str, ...]] = set()
@@ -413,11 +424,36 @@ class Search:
         check = self.assertion(names, cand, h, r)
         if check is None:
             return None
-        args = [[name, kind, src] for (name, kind), src in zip(self.params, cand.sources, strict=True)]
+        args = self._readable([[name, kind, src] for (name, kind), src in zip(self.params, cand.sources, strict=True)])
+        head, reverted = _said(h), _said(r)
+        if check["kind"] == "argument":  # the call answers alike: what it leaves behind tells them apart
+            head, reverted = (_left(o, self.params, check) for o in (h, r))
+        return {"callee": callee, "args": args, "imports": names.imports(), "assert": check,
+                "head": head, "reverted": reverted}
+
+    def _readable(self, args: list[list[str]]) -> list[list[str]]:
+        """The call's arguments as a person writes them: one left at its default dropped, those after it
+        by keyword (never a positional-only one)."""
         if self.drop_first and args:
             args = args[1:]
-        return {"callee": callee, "args": args, "imports": names.imports(), "assert": check,
-                "head": _said(h, self.params), "reverted": _said(r, self.params)}
+        code = self.head
+        names = [p[0] for p in self.params]
+        defaults: dict[str, str | None] = {}
+        positional = names[:code.co_argcount]
+        for name, value in zip(positional[len(positional) - len(self.fn.__defaults__ or ()):],
+                               self.fn.__defaults__ or (), strict=True):
+            defaults[name] = _source_or_none(value)
+        for name, value in (self.fn.__kwdefaults__ or {}).items():
+            defaults[name] = _source_or_none(value)
+        posonly = set(names[:code.co_posonlyargcount])
+        out: list[list[str]] = []
+        skipped = False
+        for name, kind, src in args:
+            if name in defaults and defaults[name] == src and name not in posonly:
+                skipped = True
+                continue
+            out.append([name, "kw" if kind == "pos" and skipped and name not in posonly else kind, src])
+        return out
 
     def assertion(self, names: Any, cand: Candidate, h: Outcome, r: Outcome) -> dict[str, Any] | None:
         """What the test asserts: it holds for the head's answer and not for the reverted one."""
@@ -435,10 +471,21 @@ class Search:
             if r.kind == "raise":
                 return {"kind": "returns-any"}
         for i, (x, y) in enumerate(zip(h.args, r.args, strict=True)):
-            if not values.same(x, y):
-                expect = _expected(names, cand, x, (y,))
-                if expect is not None:
-                    return {"kind": "argument", "param": self.params[i][0], **expect}
+            if values.same(x, y):
+                continue
+            expect = _expected(names, cand, x, (y,))
+            if expect is not None:
+                return {"kind": "argument", "param": self.params[i][0], **expect}
+            # An object without an `==` of its own: the first attribute the two leave different.
+            mine, theirs = getattr(x, "__dict__", None), getattr(y, "__dict__", None)
+            if isinstance(mine, dict) and isinstance(theirs, dict):
+                for attr in sorted(k for k in mine if isinstance(k, str) and k.isidentifier()
+                                   and not k.startswith("__")):
+                    if attr in theirs and values.same(mine[attr], theirs[attr]):
+                        continue
+                    expect = _expected(names, cand, mine[attr], (theirs[attr],) if attr in theirs else None)
+                    if expect is not None:
+                        return {"kind": "argument", "param": self.params[i][0], "attr": attr, **expect}
         return None
 
     # --- Hypothesis ---------------------------------------------------------------------
@@ -492,7 +539,7 @@ class Search:
             hints = typing.get_type_hints(self.fn)
         except Exception:
             return None
-        if not all(name in hints or kind in ("var", "varkw") or (n == 0 and seeds)
+        if not all(name in hints or kind in ("var", "varkw") or (n == 0 and seeds and self.bound)
                    for n, (name, kind) in enumerate(self.params)):
             return None  # Hypothesis is imported only for a function it can draw every argument of
         try:
@@ -507,12 +554,20 @@ class Search:
                 parts[name] = st.just({})
             elif name in hints:
                 parts[name] = st.from_type(hints[name])
-            elif n == 0 and seeds:  # `self` (or `cls`): as the tests had it
+            elif n == 0 and seeds and self.bound:  # `self` (or `cls`): as the tests had it
                 ns = [(s["values"][0], s.get("imports", [])) for s in seeds]
                 parts[name] = st.sampled_from(ns).map(lambda p: values.evaluate(p[0], values.namespace(p[1])))
             else:
                 return None
         return st.fixed_dictionaries(parts)
+
+
+def _source_or_none(value: Any) -> str | None:
+    """A default value as source, to tell an argument left at it (None: it cannot be written)."""
+    try:
+        return str(values.render(value, values.Names()))
+    except Exception:
+        return None
 
 
 def _take(gen: Any, n: int) -> Iterator[Any]:
@@ -541,11 +596,22 @@ def _expected(names: Any, cand: Candidate, value: Any, other: tuple[Any, ...] | 
     return None
 
 
-def _said(o: Outcome, params: list[list[str]]) -> str:
+def _said(o: Outcome) -> str:
     """The outcome for a person: the value returned, or `raises T`."""
     if o.kind == "raise":
         return f"raises {getattr(o.value, '__qualname__', '?')}"
     return str(values.show(o.value))
+
+
+def _left(o: Outcome, params: list[list[str]], check: dict[str, Any]) -> str:
+    """What the call left in the argument the assertion looks at: `out = ['x']`, `self.help = 'x'`."""
+    at = next(i for i, p in enumerate(params) if p[0] == check["param"])
+    value = o.args[at]
+    where = check["param"]
+    if check.get("attr"):
+        value = getattr(value, check["attr"], "<no such attribute>")
+        where += "." + check["attr"]
+    return f"{where} = {values.show(value, 100)}"
 
 
 def _silence() -> None:

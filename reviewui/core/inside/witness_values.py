@@ -211,12 +211,18 @@ def _evaluates_to(source: str, names: Names, value: Any) -> bool:
 
 
 def same(a: Any, b: Any) -> bool:
-    """The same result: `==` says so, else their reprs agree (memory addresses set aside)."""
+    """The same result: `==` says so; else, where both can be written as source, the same source (an
+    object without an `==` of its own compared by its state, not its identity); else their reprs agree
+    (memory addresses set aside)."""
     if a is b:
         return True
     try:
         if (a == b) is True:
             return True
+    except Exception:
+        pass
+    try:
+        return render(a, Names()) == render(b, Names())
     except Exception:
         pass
     try:

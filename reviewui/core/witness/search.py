@@ -10,7 +10,6 @@ canary passed or whose module came from elsewhere counts for nothing.
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,8 @@ class Check:
     """The exception type (a checked name)."""
     param: str = ""
     """The argument that is left different."""
+    attr: str = ""
+    """Its attribute that is left different ("" for the argument as a whole)."""
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,12 @@ def run_search(scratch: Scratch, ctx: RunContext, targets: Sequence[Target], see
         return {}
     if seen.foreign or seen.run.killed:
         return {}  # a run that cannot be believed (its canary passed, a module came from elsewhere)
-    return {ident: answer for ident, raw in replies.items() if (answer := read_answer(raw, project)) is not None}
+    by_ident = {t.ident: t for t in targets}
+    return {ident: answer for ident, raw in replies.items()
+            if (answer := read_answer(raw, project, by_ident[ident])) is not None}
 
 
-def read_answer(raw: Any, project: frozenset[str]) -> Answer | None:
+def read_answer(raw: Any, project: frozenset[str], target: Target) -> Answer | None:
     """One reply, checked; None when it is not one."""
     if not isinstance(raw, dict):
         return None
@@ -138,24 +141,27 @@ def read_answer(raw: Any, project: frozenset[str]) -> Answer | None:
         return Answer(None, tries, seconds, literal.said(f"the search could not run: {raw['error']}"))
     if raw.get("found") is True:
         try:
-            return Answer(read_found(raw.get("witness"), project), tries, seconds)
+            return Answer(read_found(raw.get("witness"), project, target), tries, seconds)
         except literal.NotLiteral as e:
             return Answer(None, tries, seconds, literal.said(f"the search's answer was refused: {e}"))
     why = raw.get("why")
     return Answer(None, tries, seconds, literal.said(why) if isinstance(why, str) else "")
 
 
-def read_found(w: Any, project: frozenset[str]) -> Found:
-    """A witness from the run, every source checked against the grammar; raises NotLiteral."""
+def read_found(w: Any, project: frozenset[str], target: Target) -> Found:
+    """A witness from the run, every source checked against the grammar; raises NotLiteral.
+
+    The function called is the target's own (its module and def path, read from the head by
+    reviewui), whatever the run names: only the alias it is imported under comes from the run.
+    """
     if not isinstance(w, dict):
         raise literal.NotLiteral("not an object")
     imports = literal.Imports.of(w.get("imports"), project)
-    callee = w.get("callee")
-    node = literal.check(callee, imports)
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in imports.project:
-        raise literal.NotLiteral("the callee is not a name of the project's")
+    root = next((alias for module, attr, alias in imports.items
+                 if module == target.module and attr == target.path[0][0]), None)
+    if root is None:
+        raise literal.NotLiteral("the function is not among the imports")
+    callee = ".".join([root, *(name for name, _, _ in target.path[1:])])
     raw_args = w.get("args")
     if not isinstance(raw_args, list) or len(raw_args) > 64:
         raise literal.NotLiteral("args: not a short list")
@@ -179,15 +185,16 @@ def read_check(c: Any, imports: literal.Imports, params: list[str]) -> Check:
         return Check(kind, type=str(c["type"]))
     if kind == "returns-any":
         return Check(kind)
-    param = ""
+    param = attr = ""
     if kind == "argument":
         param = literal.identifier(c.get("param"))
         if param not in params:
             raise literal.NotLiteral("assert: not one of the call's arguments")
+        attr = literal.identifier(c["attr"]) if c.get("attr") is not None else ""
     if "expect" in c:
         literal.check(c["expect"], imports)
-        return Check(kind, expect=str(c["expect"]), param=param)
+        return Check(kind, expect=str(c["expect"]), param=param, attr=attr)
     text = c.get("repr")
     if not isinstance(text, str) or len(text) > 4000:
         raise literal.NotLiteral("assert: neither a source nor a repr")
-    return Check(kind, text=text, param=param)
+    return Check(kind, text=text, param=param, attr=attr)

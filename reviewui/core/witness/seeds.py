@@ -28,7 +28,7 @@ from reviewui.core.witness.model import FunctionSeeds, Seed, Seeds
 from reviewui.core.witness.targets import functions
 
 MAX_SEEDS = 16
-"""Distinct calls kept per function."""
+"""Distinct calls kept per function (up to twice as many that give a new set of parameters something)."""
 MAX_BYTES = 2048
 """Characters one call's arguments may take as source."""
 READ_CAP = 1 << 20
@@ -109,7 +109,7 @@ def _function_seeds(entry: dict[str, Any], project: frozenset[str]) -> FunctionS
     except (literal.NotLiteral, TypeError, IndexError):
         return None
     kept: list[Seed] = []
-    for raw in entry.get("seeds", [])[:MAX_SEEDS]:
+    for raw in entry.get("seeds", [])[:2 * MAX_SEEDS]:
         seed = _seed(raw, len(params), project)
         if seed is not None:
             kept.append(seed)

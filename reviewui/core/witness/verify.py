@@ -94,7 +94,7 @@ def _assertion(check: Check, call: str, local: dict[str, str]) -> list[str]:
         return [f"with pytest.raises({check.type}):", f"    {call}"]
     if check.kind == "returns-any":
         return [call]
-    subject = "result" if check.kind == "returns" else local[check.param]
+    subject = "result" if check.kind == "returns" else local[check.param] + (f".{check.attr}" if check.attr else "")
     lines = [f"result = {call}"] if check.kind == "returns" else [call]
     if check.expect:
         op = "is" if check.expect in ("None", "True", "False") else "=="

@@ -121,11 +121,35 @@ def test_witnesses_by_argument_and_by_exception(tmp_path: Path, monkeypatch) -> 
                [("x", [])], guard="line")
     w = run(t)["witness"]
     assert w["assert"]["kind"] == "argument" and w["assert"]["param"] == "out"
-    assert w["head"] == w["reverted"] == "None"  # only the argument tells them apart
+    assert (w["head"], w["reverted"]) == ("out = ['x']", "out = []")  # the call returns None either way
     t = target(tmp_path, monkeypatch, RAISES, RAISES.replace("years < 0", "False"), "age", [(3,)], guard="years < 0")
     w = run(t)["witness"]
     assert w["assert"] == {"kind": "raises", "type": "ValueError"} and w["head"] == "raises ValueError"
     assert [a[2] for a in w["args"]] != ["3"]
+
+
+INIT = """class Opt:
+    def __init__(self, help=None, deprecated=False):
+        if deprecated:
+            label = "(DEPRECATED)"
+            help = f"{help} {label}" if help else label
+        self.help = help
+"""
+
+
+def test_an_object_s_state_tells_them_apart_when_it_has_no_equality_of_its_own(tmp_path: Path, monkeypatch) -> None:
+    t = target(tmp_path, monkeypatch, INIT + "\n\ndef unused():\n    pass\n",
+               INIT.replace('f"{help} {label}" if help else label', 'label'), "unused", [])
+    line = importlib.import_module(t["module"]).Opt.__init__.__code__.co_firstlineno
+    t.update(path=[["Opt", 1, 1], ["__init__", line, line]], params=[["self", "pos"], ["help", "pos"],
+                                                                       ["deprecated", "pos"]],
+             seeds=[{"values": ["_obj(Opt)", "None", "True"], "imports": [[t["module"], "Opt", "Opt"]]}],
+             hints=hints('help = f"{help} {label}" if help else label'))
+    w = run(t)["witness"]
+    # Opt has no __eq__: compared by their state, the head's self.help keeps the help the revert drops
+    assert w["assert"]["kind"] == "argument" and w["assert"]["param"] == "self" and w["assert"]["attr"] == "help"
+    assert w["head"].startswith("self.help = '") and w["head"].endswith(" (DEPRECATED)'")
+    assert w["reverted"] == "self.help = '(DEPRECATED)'"
 
 
 TYPED = "def bucket(n: int) -> str:\n    if n > 123456:\n        return 'big'\n    return 'small'\n"

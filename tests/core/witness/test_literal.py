@@ -84,6 +84,8 @@ def test_a_witness_becomes_a_test_of_the_head_s_answer() -> None:
     assert "arg_result = 1" in code and "size(arg_result, n=n)" in code and "assert repr(result) == '<Size 2>'" in code
     code = compose(found(Check("returns", expect="None")), target())
     assert "assert result is None" in code
+    code = compose(found(Check("argument", expect="'x (DEPRECATED)'", param="items", attr="help")), target())
+    assert "        size(items)\n        assert items.help == 'x (DEPRECATED)'\n" in code
 
 
 def test_a_hostile_description_stays_inside_its_comment() -> None:
@@ -97,21 +99,33 @@ def test_a_reply_is_read_with_every_piece_checked() -> None:
     good = {"found": True, "tries": 3, "seconds": 0.1, "witness": {
         "callee": "size", "args": [["items", "pos", "[1]"]], "imports": [["pkg.mod", "size", "size"]],
         "assert": {"kind": "returns", "expect": "1"}, "head": "1\x1b[2J", "reverted": "x" * 5000}}
-    a = read_answer(good, PROJECT)
+    a = read_answer(good, PROJECT, target())
     assert a is not None and a.found is not None and a.tries == 3
     assert a.found.head == "1\\x1b[2J" and len(a.found.reverted) == literal.MAX_TEXT  # visible, capped
     bad = {**good, "witness": {**good["witness"], "args": [["items", "pos", "__import__('os')"]]}}
-    a = read_answer(bad, PROJECT)
+    a = read_answer(bad, PROJECT, target())
     assert a is not None and a.found is None and "refused" in a.why
     for odd in (None, [], "x", {"found": True}, {"found": True, "witness": {"callee": "size"}}):
-        a = read_answer(odd, PROJECT)
+        a = read_answer(odd, PROJECT, target())
         assert a is None or a.found is None
     wrong_param = {**good, "witness": {**good["witness"], "assert": {"kind": "argument", "param": "other", "expect": "1"}}}
-    assert read_answer(wrong_param, PROJECT).found is None  # type: ignore[union-attr]
+    assert read_answer(wrong_param, PROJECT, target()).found is None  # type: ignore[union-attr]
     outside = {**good, "witness": {**good["witness"], "callee": "PurePosixPath",
                                    "imports": [["pathlib", "PurePosixPath", "PurePosixPath"]]}}
-    assert read_answer(outside, PROJECT).found is None  # type: ignore[union-attr]  # the call is the project's
-    assert read_answer({"error": "boom\x07", "tries": -4}, PROJECT) == read_answer({"error": "boom\x07"}, PROJECT)
+    assert read_answer(outside, PROJECT, target()).found is None  # type: ignore[union-attr]  # not imported
+    # the function called is the target's, whatever the run says it called
+    evil = {**good, "witness": {**good["witness"], "callee": "__import__('os').system"}}
+    assert read_answer(evil, PROJECT, target()).found.callee == "size"  # type: ignore[union-attr]
+    method = Target("f:0:g0", "pkg/mod.py", 7, "x", "pkg.mod", [("Opt", 1, 1), ("__init__", 3, 3)], "")
+    init = {**good, "witness": {**good["witness"], "imports": [["pkg.mod", "Opt", "Opt"]],
+                                "assert": {"kind": "argument", "param": "items", "attr": "help", "expect": "1"}}}
+    found = read_answer(init, PROJECT, method).found  # type: ignore[union-attr]
+    assert found is not None and found.callee == "Opt.__init__" and found.check.attr == "help"
+    for attr in ("__dict__", "a.b", 3):
+        bad_attr = {**init, "witness": {**init["witness"], "assert": {**init["witness"]["assert"], "attr": attr}}}
+        assert read_answer(bad_attr, PROJECT, method).found is None  # type: ignore[union-attr]
+    assert read_answer({"error": "boom\x07", "tries": -4}, PROJECT, target()) == \
+        read_answer({"error": "boom\x07"}, PROJECT, target())
 
 
 def test_the_short_form() -> None:
