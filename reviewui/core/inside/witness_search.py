@@ -449,8 +449,9 @@ class Search:
         out: list[list[str]] = []
         skipped = False
         for name, kind, src in args:
-            if name in defaults and defaults[name] == src and name not in posonly:
-                skipped = True
+            if (name in defaults and defaults[name] == src and name not in posonly) or \
+                    (kind == "var" and src == "()") or (kind == "varkw" and src == "{}"):
+                skipped = skipped or kind not in ("var", "varkw")
                 continue
             out.append([name, "kw" if kind == "pos" and skipped and name not in posonly else kind, src])
         return out
