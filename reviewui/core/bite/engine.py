@@ -124,8 +124,9 @@ def run_bite(
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, len(spec.targets)))) as pool, \
                 contextlib.ExitStack() as before_close:
             ctx = sweep.context(pool, cache, _Halt(cancel))
-            if witness is not None:  # the baseline also keeps the tests' arguments (witness/seeds.py)
-                ctx.capture = SeedCapture(capture_targets(spec.targets, sweep.head.text, ctx.modules),
+            if witness is not None:  # the baseline also keeps the tests' arguments (witness/seeds.py), for
+                # every checkable hunk's functions: a cached baseline serves later sweeps of other hunks
+                ctx.capture = SeedCapture(capture_targets(checkable_hunks(diff), sweep.head.text, ctx.modules),
                                           project_names(sweep.tree))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
