@@ -35,9 +35,10 @@ HELPERS: tuple[tuple[str, str], ...] = (
     (FORKS_MODULE, "forks.py"),
     ("reviewui_witness_values", "witness_values.py"),
     ("reviewui_witness_search", "witness_search.py"),
+    ("reviewui_witness_inputs", "witness_inputs.py"),
 )
-"""(module, file) of the modules the plugins import, placed beside them in every run (the search
-only imported in a witness search run)."""
+"""(module, file) of the modules the plugins import, placed beside them in every run (the search and
+its inputs only imported in a witness search run)."""
 
 
 def place_all(plugin_dir: Path) -> None:

@@ -28,7 +28,6 @@ Reply `<out>/<id>.json`: {"found": true, "witness": {"callee", "args":
 
 from __future__ import annotations
 
-import ast
 import gc
 import json
 import os
@@ -37,22 +36,19 @@ import sys
 import time
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator
 
 try:
     import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside the plugin in a run
     import reviewui_guard_batch as batch  # type: ignore[import-not-found]
+    import reviewui_witness_inputs as inputs  # type: ignore[import-not-found]
     import reviewui_witness_values as values  # type: ignore[import-not-found]
 except ImportError:  # imported by reviewui itself, for its names
     from reviewui.core.inside import forks
     from reviewui.core.inside import guard_batch_child as batch
+    from reviewui.core.inside import witness_inputs as inputs
     from reviewui.core.inside import witness_values as values
 
-_EMPTY = frozenset({"None", "()", "[]", "{}", "''", '""', "b''", "False", "0", "set()"})
-"""Sources of a parameter left at nothing: a call that gives the guard's parameter one of these
-likely does not reach it."""
-MAX_VARIANTS = 8
-"""Variants tried per place in a seed."""
 _CO_COROUTINE, _CO_GENERATOR = 0x80, 0x20
 
 
@@ -94,159 +90,6 @@ class Candidate:
     sources: list[str]
     imports: list[list[str]]
     ns: dict[str, Any] = field(default_factory=dict)
-
-
-# --- variations ------------------------------------------------------------------------
-
-
-def _literal(node: ast.expr) -> tuple[bool, Any]:
-    if isinstance(node, ast.Constant):
-        return True, node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
-        return True, -node.operand.value
-    return False, None
-
-
-def _labelled(tree: ast.AST) -> Iterator[tuple[ast.expr, str]]:
-    """Every expression with the keyword it is nearest under ("" when none)."""
-    stack: list[tuple[ast.AST, str]] = [(tree, "")]
-    while stack:
-        node, label = stack.pop()
-        if isinstance(node, ast.expr):
-            yield node, label
-        if isinstance(node, ast.UnaryOp):
-            continue  # a negative number is one constant
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, child.arg or label if isinstance(child, ast.keyword) else label))
-
-
-def constants_by_label(sources: list[str]) -> dict[str, list[Any]]:
-    """Keyword name -> the constants the seeds give it (the values a field takes elsewhere)."""
-    out: dict[str, list[Any]] = {}
-    for source in sources:
-        try:
-            tree = ast.parse(source, mode="eval")
-        except SyntaxError:
-            continue
-        for node, label in _labelled(tree):
-            ok, v = _literal(node)
-            if ok and label and v not in out.setdefault(label, []) and len(out[label]) < MAX_VARIANTS:
-                out[label].append(v)
-    return out
-
-
-def constant_variants(v: Any, hints: list[Any], siblings: list[Any]) -> list[Any]:
-    """Other values for a constant: the guard's own constants (and one either side), the same field's
-    values elsewhere, boundaries, sign, empty, a length one shorter or longer."""
-    def kin(h: Any) -> bool:
-        return type(h) is type(v) or (type(v) in (int, float) and type(h) in (int, float))
-
-    out: list[Any] = []
-    if v is None:
-        out = [*hints, 0, 1, "", "x", True, False]
-    elif type(v) is bool:
-        out = [not v]
-    elif type(v) in (int, float):
-        near = [x for h in hints if kin(h) and type(h) is not bool for x in (h, h - 1, h + 1)]
-        out = [*(type(v)(x) for x in near), *(type(v)(x) for x in siblings if kin(x) and type(x) is not bool),
-               0 * v, v - 1, v + 1, -v, 1 + 0 * v, -1 + 0 * v]
-        if type(v) is float:
-            out += [v / 2, v * 2]
-    elif type(v) in (str, bytes):
-        empty, one = (("", "x") if type(v) is str else (b"", b"x"))
-        out = [*(h for h in hints if kin(h)), *(s for s in siblings if kin(s)), empty if v else one,
-               v[:-1], v + one]
-    seen: list[Any] = []
-    for x in out:
-        if type(x) is float and x != x:
-            continue
-        if not (type(x) is type(v) and x == v) and not any(type(x) is type(y) and x == y for y in seen):
-            seen.append(x)
-    return seen[:MAX_VARIANTS]
-
-
-@dataclass
-class _Site:
-    start: int
-    end: int
-    variants: list[str]
-    priority: int
-
-
-def sites(source: str, hints: dict[str, Any], siblings: dict[str, list[Any]]) -> list[_Site]:
-    """The places of one parameter's source to vary, most promising first."""
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError:
-        return []
-    raw = source.encode("utf-8")
-    names = set(hints.get("names", ()))
-    constants = list(hints.get("constants", ()))
-    found: list[_Site] = []
-
-    def seg(n: ast.expr) -> str:
-        return raw[n.col_offset:n.end_col_offset].decode("utf-8")
-
-    for node, label in _labelled(tree.body):
-        ok, v = _literal(node)
-        near = 0 if label in names else 1
-        if ok and type(v) in (type(None), bool, int, float, str, bytes):
-            # A field's values elsewhere (`role='user'` beside `role='assistant'`); an unnamed
-            # constant's would be every other string of the tests, noise before the plain variants.
-            texts = [repr(x) for x in constant_variants(v, constants, siblings.get(label, []) if label else [])]
-            found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near))
-        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and node.elts:
-            parts = [seg(e) for e in node.elts]
-            shape = {ast.List: "[]", ast.Tuple: "()", ast.Set: "{}"}[type(node)]
-            texts = [_joined(shape, []), *(_joined(shape, parts[:i] + parts[i + 1:]) for i in range(min(len(parts), 4))),
-                     _joined(shape, parts + parts[-1:])]
-            found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near + 2))
-        elif isinstance(node, ast.Dict) and node.keys and all(k is not None for k in node.keys):
-            pairs = [f"{seg(k)}: {seg(x)}" for k, x in zip(node.keys, node.values, strict=True)]  # type: ignore[arg-type]
-            texts = ["{}", *("{" + ", ".join(pairs[:i] + pairs[i + 1:]) + "}" for i in range(min(len(pairs), 4)))]
-            found.append(_Site(node.col_offset, node.end_col_offset or 0, texts, near + 2))
-    if source != "None":
-        found.append(_Site(0, len(raw), ["None"], 4))
-    found.sort(key=lambda s: s.priority)
-    return found
-
-
-def _joined(shape: str, items: list[str]) -> str:
-    """A list, tuple or set (`shape`: its brackets) of these item sources."""
-    if not items:
-        return "set()" if shape == "{}" else shape
-    return shape[0] + ", ".join(items) + ("," if shape == "()" and len(items) == 1 else "") + shape[1]
-
-
-def variations(seed: list[str], params: list[list[str]], hints: dict[str, Any],
-               siblings: dict[str, list[Any]]) -> Iterator[list[str]]:
-    """The seed with one place changed at a time: the guard's names first, the first variant of every
-    place before the second of any."""
-    named = set(hints.get("names", ()))
-    order = sorted(range(len(seed)), key=lambda i: params[i][0] not in named)
-    places = [(i, s) for i in order for s in sites(seed[i], hints, siblings)]
-    for rank in sorted({s.priority for _, s in places}):  # a whole class of places before the next
-        group = [(i, s) for i, s in places if s.priority == rank]
-        for k in range(MAX_VARIANTS):
-            for i, s in group:
-                if k < len(s.variants):
-                    raw = seed[i].encode("utf-8")
-                    changed = list(seed)
-                    changed[i] = (raw[:s.start] + s.variants[k].encode("utf-8") + raw[s.end:]).decode("utf-8")
-                    yield changed
-
-
-def interleaved(streams: Sequence[Iterator[Any]]) -> Iterator[Any]:
-    """One from each stream in turn until all are spent."""
-    live = list(streams)
-    while live:
-        for s in list(live):
-            item = next(s, None)
-            if item is None:
-                live.remove(s)
-            else:
-                yield item
 
 
 # --- one guard -----------------------------------------------------------------------
@@ -313,22 +156,22 @@ class Search:
         at = [i for i, (name, _) in enumerate(self.params) if name in named]
         # Calls that give the guard's own parameters something first (they reach its code), then the
         # shortest: the most readable witness.
-        seeds.sort(key=lambda s: (not any(s["values"][i] not in _EMPTY for i in at), sum(len(v) for v in s["values"])))
-        siblings = constants_by_label([v for s in seeds for v in s["values"]])
+        seeds.sort(key=lambda s: (not any(s["values"][i] not in inputs.EMPTY for i in at), sum(len(v) for v in s["values"])))
+        siblings = inputs.constants_by_label([v for s in seeds for v in s["values"]])
         streams = [self._from_seed(s, hints, siblings) for s in seeds]
         tried: set[tuple[str, ...]] = set()
         first: list[Candidate] = []
         try:
-            for cand in interleaved(streams):
+            for cand in inputs.interleaved(streams):
                 if self._new(cand, tried):
                     first.append(cand)
                     found = self.try_one(cand)
                     if found is not None:
                         return self.reply(found=True, witness=found)
             # Two places changed at once: each variation varied again, while the budget lasts.
-            again = [(Candidate(changed, c.imports) for changed in variations(c.sources, self.params, hints, siblings))
+            again = [(Candidate(changed, c.imports) for changed in inputs.variations(c.sources, self.params, hints, siblings))
                      for c in first]
-            for cand in interleaved(again):
+            for cand in inputs.interleaved(again):
                 if self._new(cand, tried):
                     found = self.try_one(cand)
                     if found is not None:
@@ -353,7 +196,7 @@ class Search:
                    siblings: dict[str, list[Any]]) -> Iterator[Candidate]:
         imports = seed.get("imports", [])
         yield Candidate(list(seed["values"]), imports)
-        for changed in variations(list(seed["values"]), self.params, hints, siblings):
+        for changed in inputs.variations(list(seed["values"]), self.params, hints, siblings):
             yield Candidate(changed, imports)
 
     # --- calling ----------------------------------------------------------------------
@@ -466,7 +309,7 @@ class Search:
             except values.Unrenderable:
                 return None
         if r.kind == "raise" or not values.same(h.value, r.value):
-            expect = _expected(names, cand, h.value, None if r.kind == "raise" else (r.value,))
+            expect = values.expectation(names, h.value, None if r.kind == "raise" else (r.value,))
             if expect is not None:
                 return {"kind": "returns", **expect}
             if r.kind == "raise":
@@ -474,7 +317,7 @@ class Search:
         for i, (x, y) in enumerate(zip(h.args, r.args, strict=True)):
             if values.same(x, y):
                 continue
-            expect = _expected(names, cand, x, (y,))
+            expect = values.expectation(names, x, (y,))
             if expect is not None:
                 return {"kind": "argument", "param": self.params[i][0], **expect}
             # An object without an `==` of its own: the first attribute the two leave different.
@@ -484,7 +327,7 @@ class Search:
                                    and not k.startswith("__")):
                     if attr in theirs and values.same(mine[attr], theirs[attr]):
                         continue
-                    expect = _expected(names, cand, mine[attr], (theirs[attr],) if attr in theirs else None)
+                    expect = values.expectation(names, mine[attr], (theirs[attr],) if attr in theirs else None)
                     if expect is not None:
                         return {"kind": "argument", "param": self.params[i][0], "attr": attr, **expect}
         return None
@@ -493,7 +336,7 @@ class Search:
 
     def hypothesis(self, seeds: list[dict[str, Any]]) -> dict[str, Any] | None:
         """A witness drawn by Hypothesis where every parameter has a type hint (None when it cannot)."""
-        strategies = self._strategies(seeds)
+        strategies = inputs.strategies(self.fn, self.params, seeds, self.bound)
         if strategies is None:
             return None
         import hypothesis
@@ -533,35 +376,6 @@ class Search:
                 return witness
         return None
 
-    def _strategies(self, seeds: list[dict[str, Any]]) -> Any:
-        try:
-            import typing
-
-            hints = typing.get_type_hints(self.fn)
-        except Exception:
-            return None
-        if not all(name in hints or kind in ("var", "varkw") or (n == 0 and seeds and self.bound)
-                   for n, (name, kind) in enumerate(self.params)):
-            return None  # Hypothesis is imported only for a function it can draw every argument of
-        try:
-            from hypothesis import strategies as st
-        except Exception:
-            return None
-        parts: dict[str, Any] = {}
-        for n, (name, kind) in enumerate(self.params):
-            if kind == "var":
-                parts[name] = st.just(())
-            elif kind == "varkw":
-                parts[name] = st.just({})
-            elif name in hints:
-                parts[name] = st.from_type(hints[name])
-            elif n == 0 and seeds and self.bound:  # `self` (or `cls`): as the tests had it
-                ns = [(s["values"][0], s.get("imports", [])) for s in seeds]
-                parts[name] = st.sampled_from(ns).map(lambda p: values.evaluate(p[0], values.namespace(p[1])))
-            else:
-                return None
-        return st.fixed_dictionaries(parts)
-
 
 def _source_or_none(value: Any) -> str | None:
     """A default value as source, to tell an argument left at it (None: it cannot be written)."""
@@ -576,25 +390,6 @@ def _take(gen: Any, n: int) -> Iterator[Any]:
         if i >= n:
             break
         yield item
-
-
-def _expected(names: Any, cand: Candidate, value: Any, other: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """How a test states `value`: as source (when it evaluates back equal, and not equal to `other`),
-    else as its repr (when that says it and not `other`); None when neither can."""
-    try:
-        source = values.render(value, names)
-        back = values.evaluate(source, values.namespace(names.imports()))
-        if (back == value) is True and (other is None or (back == other[0]) is not True):
-            return {"expect": source}
-    except Exception:
-        pass
-    try:
-        text = repr(value)
-        if " at 0x" not in text and len(text) <= 4000 and (other is None or repr(other[0]) != text):
-            return {"repr": text}
-    except Exception:
-        pass
-    return None
 
 
 def _said(o: Outcome) -> str:

@@ -263,3 +263,22 @@ def params_of(code: types.CodeType) -> list[tuple[str, str]]:
     if code.co_flags & _CO_VARKEYWORDS:
         out.append((names[at], "varkw"))
     return out
+
+
+def expectation(names: Names, value: Any, other: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """How a test states `value`: as source (when it evaluates back equal, and not equal to `other`),
+    else as its repr (when that says it and not `other`); None when neither can."""
+    try:
+        source = render(value, names)
+        back = evaluate(source, namespace(names.imports()))
+        if (back == value) is True and (other is None or (back == other[0]) is not True):
+            return {"expect": source}
+    except Exception:
+        pass
+    try:
+        text = repr(value)
+        if " at 0x" not in text and len(text) <= 4000 and (other is None or repr(other[0]) != text):
+            return {"repr": text}
+    except Exception:
+        pass
+    return None

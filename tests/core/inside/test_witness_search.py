@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import pytest
 
 from reviewui.core import inside
+from reviewui.core.inside import witness_inputs as inputs
 from reviewui.core.inside import witness_search as search
 from reviewui.core.inside import witness_values as values
 from reviewui.core.witness.targets import hints
@@ -207,12 +208,12 @@ def test_methods_and_classmethods_are_called_through_their_class(tmp_path: Path,
 def test_variations_take_the_guards_names_and_constants_first() -> None:
     seed = ["Policy(base_delay=0.5, max_delay=3600.0, attempts=12)", "3"]
     params = [["policy", "pos"], ["attempt", "pos"]]
-    found = list(search.variations(seed, params, hints("delay = policy.base_delay * 2**attempt\n"
+    found = list(inputs.variations(seed, params, hints("delay = policy.base_delay * 2**attempt\n"
                                                        "return min(delay, policy.max_delay)"), {}))
     assert found[0][0].startswith("Policy(base_delay=2.0,") or found[0][0].startswith("Policy(base_delay=0.5, max_delay=2.0")
     assert ["Policy(base_delay=0.5, max_delay=2.0, attempts=12)", "3"] in found[:4]
     assert ["None", "3"] in found and ["Policy(base_delay=0.5, max_delay=3600.0, attempts=12)", "2"] in found
-    listed = list(search.variations(["[1, 2, 3]"], [["xs", "pos"]], {}, {}))
+    listed = list(inputs.variations(["[1, 2, 3]"], [["xs", "pos"]], {}, {}))
     assert {"[]", "[2, 3]", "[1, 2, 3, 3]"} <= {v[0] for v in listed}  # empty, one shorter, one longer
 
 
