@@ -166,6 +166,8 @@ class _Renderer:
             if not _evaluates_to(source, self.names, v):
                 raise Unrenderable(f"the repr of {t.__name__} does not evaluate back")
             return source
+        if isinstance(v, (dict, list, tuple, set, frozenset, str, bytes, int, float)):
+            raise Unrenderable(f"a {t.__name__} (a builtin's subclass) cannot be written by its attributes")
         attrs = getattr(v, "__dict__", None)
         plain = getattr(t, "__new__", None) is _OBJECT_NEW  # made as object() makes one
         if (isinstance(attrs, dict) and plain and "__slots__" not in vars(t)

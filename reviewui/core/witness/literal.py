@@ -7,7 +7,8 @@ caps its size and depth) and accepted only when it is made of literals
 names the witness imports, and calls with such arguments. The imports
 themselves are checked: a name from the project's own modules (the top-level
 packages of the head's tree), a value type of a few standard-library modules
-(`datetime`, `decimal`, `fractions`, `pathlib`, `uuid`, `ipaddress`), or a
+(`datetime`, `decimal`, `fractions`, `pathlib`, `uuid`, `ipaddress`; `argparse`
+for its `Namespace`), or a
 builtin class; nothing from `os`, `subprocess` or the like. A call is of an
 imported name, of `float`, `complex`, `set`, `frozenset` or `_obj`, or of an
 attribute chain of a project name (a nested class, a method: the project's
@@ -36,7 +37,7 @@ BUILTIN_CALLS = frozenset({"float", "complex", "set", "frozenset", "_obj"})
 TEST_NAMES = frozenset({"result", "pytest", "_obj", "float", "complex", "set", "frozenset", "range", "repr", "_"})
 """Names the composed test uses itself: an alias or a parameter never takes one."""
 KINDS = ("pos", "var", "kw", "varkw")
-STDLIB_VALUES = frozenset({"datetime", "decimal", "fractions", "pathlib", "uuid", "ipaddress"})
+STDLIB_VALUES = frozenset({"datetime", "decimal", "fractions", "pathlib", "uuid", "ipaddress", "argparse"})
 """Standard-library modules whose value types a witness may build (inside/witness_values.py renders them)."""
 SOURCE_ROOTS = ("", "src/", "lib/", "python/")
 
@@ -53,11 +54,12 @@ def identifier(name: object) -> str:
 
 
 def dotted(name: object) -> str:
-    """A dotted module name of plain identifiers; raises NotLiteral."""
-    if not isinstance(name, str) or not name:
+    """A dotted module name of identifiers (a `__main__` or `__about__` module among them); raises NotLiteral."""
+    if not isinstance(name, str) or not name or len(name) > 200:
         raise NotLiteral("not a module name")
     for part in name.split("."):
-        identifier(part)
+        if not part.isidentifier() or keyword.iskeyword(part):
+            raise NotLiteral(f"not a module name: {name[:40]!r}")
     return name
 
 

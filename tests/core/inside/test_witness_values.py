@@ -98,7 +98,8 @@ def test_names_are_aliased_apart_and_never_take_a_test_s_own_name() -> None:
     assert values.Names().alias("m", "result") == "result_2"  # the test's own variable is never shadowed
 
 
-@pytest.mark.parametrize("value", [lambda: 0, Slotted(), "x".upper, iter([1]), type("Local", (), {})()])
+@pytest.mark.parametrize("value", [lambda: 0, Slotted(), "x".upper, iter([1]), type("Local", (), {})(),
+                                   __import__("collections").OrderedDict(a=1)])  # its items are no attributes
 def test_what_no_test_could_build_is_unrenderable(value: object) -> None:
     with pytest.raises(values.Unrenderable):
         values.render(value, values.Names())

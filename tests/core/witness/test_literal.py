@@ -56,6 +56,13 @@ def test_imports_are_the_project_s_or_value_types_never_a_test_s_own_name(raw: o
         literal.Imports.of(raw, PROJECT)
 
 
+def test_a_dunder_module_of_the_project_is_a_module_like_any() -> None:
+    imports = literal.Imports.of([["pkg.__main__", "parse", "parse"]], PROJECT)
+    assert imports.project == {"parse"}
+    with pytest.raises(literal.NotLiteral):
+        literal.Imports.of([["pkg.__main__", "__builtins__", "b"]], PROJECT)  # the name taken stays plain
+
+
 def test_the_project_s_names_come_from_its_tree() -> None:
     assert literal.project_names(["coder/__init__.py", "src/pkg/a.py", "setup.py", "tests/test_x.py", "README.md",
                                   "lib/x.y/z.py", "docs/conf.py"]) == {"coder", "pkg", "setup", "tests", "lib", "src",
