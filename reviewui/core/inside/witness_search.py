@@ -268,9 +268,12 @@ class Search:
         if check is None:
             return None
         args = self._readable([[name, kind, src] for (name, kind), src in zip(self.params, cand.sources, strict=True)])
-        head, reverted = _said(h), _said(r)
         if check["kind"] == "argument":  # the call answers alike: what it leaves behind tells them apart
-            head, reverted = (_left(o, self.params, check) for o in (h, r))
+            head, reverted = _left(h, r, self.params, check)
+        elif h.kind == r.kind == "return":
+            head, reverted = values.show_pair(h.value, r.value)
+        else:
+            head, reverted = _said(h), _said(r)
         return {"callee": callee, "args": args, "imports": names.imports(), "assert": check,
                 "head": head, "reverted": reverted}
 
@@ -399,15 +402,17 @@ def _said(o: Outcome) -> str:
     return str(values.show(o.value))
 
 
-def _left(o: Outcome, params: list[list[str]], check: dict[str, Any]) -> str:
-    """What the call left in the argument the assertion looks at: `out = ['x']`, `self.help = 'x'`."""
+def _left(h: Outcome, r: Outcome, params: list[list[str]], check: dict[str, Any]) -> tuple[str, str]:
+    """What the call left in the argument the assertion looks at, on each side: `out = ['x']`, `self.help = 'x'`."""
     at = next(i for i, p in enumerate(params) if p[0] == check["param"])
-    value = o.args[at]
-    where = check["param"]
-    if check.get("attr"):
-        value = getattr(value, check["attr"], "<no such attribute>")
-        where += "." + check["attr"]
-    return f"{where} = {values.show(value, 100)}"
+    where = check["param"] + (f".{check['attr']}" if check.get("attr") else "")
+
+    def value(o: Outcome) -> Any:
+        found = o.args[at]
+        return getattr(found, check["attr"], "<no such attribute>") if check.get("attr") else found
+
+    head, reverted = values.show_pair(value(h), value(r), 100)
+    return f"{where} = {head}", f"{where} = {reverted}"
 
 
 def _silence() -> None:

@@ -236,6 +236,26 @@ def same(a: Any, b: Any) -> bool:
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
+def show_pair(a: Any, b: Any, limit: int = 120) -> tuple[str, str]:
+    """Short reprs of two values that differ, cut where they differ (`…regex_pattern=None, …`), not
+    both at the same place where they agree."""
+    short_a, short_b = show(a, limit), show(b, limit)
+    if short_a != short_b:
+        return short_a, short_b
+    try:
+        full_a, full_b = repr(a)[:20000], repr(b)[:20000]
+    except Exception:
+        return short_a, short_b
+    at = next((n for n, (x, y) in enumerate(zip(full_a, full_b, strict=False)) if x != y),
+              min(len(full_a), len(full_b)))
+    start = max(0, at - limit // 4)
+
+    def window(text: str) -> str:
+        part = text[start:start + limit - 2]
+        return ("…" if start else "") + part + ("…" if start + limit - 2 < len(text) else "")
+    return window(full_a), window(full_b)
+
+
 def show(value: Any, limit: int = 120) -> str:
     """A short repr of `value` for a person (`…` where cut)."""
     import reprlib

@@ -135,3 +135,12 @@ def test_parameters_by_kind() -> None:
 def test_show_is_short() -> None:
     assert values.show(list(range(10_000))) == "[0, 1, 2, 3, ...]" and len(values.show("x" * 300)) < 60
     assert len(values.show([Plain(n) for n in range(4)], limit=50)) == 50
+
+
+def test_two_answers_that_differ_are_shown_where_they_differ() -> None:
+    a = Message("user", "x" * 200 + "tail-a")
+    b = Message("user", "x" * 200 + "tail-b")
+    head, reverted = values.show_pair(a, b, 60)
+    assert head != reverted and "tail-a" in head and "tail-b" in reverted and head.startswith("…")
+    assert values.show_pair(1, 2) == ("1", "2")
+
