@@ -84,7 +84,8 @@ class Tally:
 
     def __init__(self) -> None:
         self.toothless = self.found = self.dropped = self.none = self.unsearched = self.hunks = self.hunks_found = 0
-        self.seconds: list[float] = []
+        self.with_seconds: list[float] = []
+        self.none_seconds: list[float] = []
         self.reasons: collections.Counter[str] = collections.Counter()
         self.examples: list[str] = []
 
@@ -103,16 +104,16 @@ class Tally:
                 self.toothless += 1
                 if w["found"]:
                     self.found += 1
-                    self.seconds.append(w["seconds"])
+                    self.with_seconds.append(w["seconds"])
                     if len(self.examples) < 6:
                         self.examples.append(f"{hunk['file']}:{g['line']} {g['description'][:60]} — "
                                              f"{w['call'][:70]}: head {w['head'][:30]}, reverted {w['reverted'][:30]}")
                 elif "dropped at re-verification" in w["reason"]:
                     self.dropped += 1
-                    self.seconds.append(w["seconds"])
+                    self.with_seconds.append(w["seconds"])
                 elif w["tries"] > 0:
                     self.none += 1
-                    self.seconds.append(w["seconds"])
+                    self.none_seconds.append(w["seconds"])
                 else:
                     self.unsearched += 1
                     self.reasons[w["reason"].split(":")[0][:80] or "?"] += 1
@@ -129,10 +130,12 @@ class Tally:
                  f"  searched, none found (likely equivalent): {self.none}",
                  f"  not searched: {self.unsearched} " + ", ".join(f"{r} ×{n}" for r, n in self.reasons.most_common(4)),
                  f"toothless hunks with a witness: {pct(self.hunks_found, self.hunks)}"]
-        if self.seconds:
-            q = statistics.quantiles(self.seconds, n=10)[-1] if len(self.seconds) > 1 else self.seconds[0]
-            lines.append(f"time per searched guard: median {statistics.median(self.seconds):.2f} s, "
-                         f"90th percentile {q:.2f} s, max {max(self.seconds):.2f} s")
+        for what, times in (("with a witness (search and re-verification)", self.with_seconds),
+                             ("searched, none found", self.none_seconds)):
+            if times:
+                q = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
+                lines.append(f"time per guard {what}: median {statistics.median(times):.2f} s, "
+                             f"90th percentile {q:.2f} s, max {max(times):.2f} s")
         lines += ["examples:", *(f"  {e}" for e in self.examples)]
         return "\n".join(lines)
 
