@@ -87,6 +87,7 @@ class Tally:
         self.with_seconds: list[float] = []
         self.none_seconds: list[float] = []
         self.reasons: collections.Counter[str] = collections.Counter()
+        self.hunk_reasons: collections.Counter[str] = collections.Counter()
         self.examples: list[str] = []
 
     def add(self, doc: dict) -> tuple[int, int]:
@@ -97,6 +98,8 @@ class Tally:
             if hunk["verdict"] == "toothless" and w is not None:
                 self.hunks += 1
                 self.hunks_found += w["found"]
+                if not w["found"]:
+                    self.hunk_reasons["none found" if w["tries"] else w["reason"].split(":")[0][:60] or "?"] += 1
             for g in hunk.get("guards", []):
                 w = g.get("witness")
                 if g["verdict"] != "toothless" or w is None:
@@ -129,11 +132,12 @@ class Tally:
                  f"  witnesses re-verified, of those the search found: {pct(self.found, searched)}",
                  f"  searched, none found (likely equivalent): {self.none}",
                  f"  not searched: {self.unsearched} " + ", ".join(f"{r} ×{n}" for r, n in self.reasons.most_common(4)),
-                 f"toothless hunks with a witness: {pct(self.hunks_found, self.hunks)}"]
+                 f"toothless hunks with a witness: {pct(self.hunks_found, self.hunks)} "
+                 + ", ".join(f"{r} ×{n}" for r, n in self.hunk_reasons.most_common(4))]
         for what, times in (("with a witness (search and re-verification)", self.with_seconds),
                              ("searched, none found", self.none_seconds)):
             if times:
-                q = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
+                q = statistics.quantiles(times, n=10, method="inclusive")[-1] if len(times) > 1 else times[0]
                 lines.append(f"time per guard {what}: median {statistics.median(times):.2f} s, "
                              f"90th percentile {q:.2f} s, max {max(times):.2f} s")
         lines += ["examples:", *(f"  {e}" for e in self.examples)]
