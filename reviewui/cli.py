@@ -140,6 +140,8 @@ def _bite_args(p: argparse.ArgumentParser) -> None:
                    help="also revert the guards inside the agent's lines (conditions, early exits, statements)")
     p.add_argument("--include-config", action="store_true",
                    help="also bite-check hunks of files that are not code (toml, yaml, cfg, md, json, ...)")
+    p.add_argument("--witness", action="store_true",
+                   help="look for a call on which each toothless guard (and hunk) and its revert differ")
     p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
     _engine_args(p)
 

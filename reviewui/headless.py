@@ -160,9 +160,11 @@ def cmd_bite(args: argparse.Namespace) -> int:
 
     whole = hunks is None and not include_config  # only whole-branch sweeps are stored and reused
     try:
-        report = stored_sweep(session, args.guards) if whole else None
+        witness = getattr(args, "witness", False)
+        report = stored_sweep(session, args.guards, witness) if whole else None
         if report is None:
-            report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config)
+            report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config,
+                                  witness=witness)
             if whole:
                 session.save_evidence(report)
     except UntrustedCommand as e:
@@ -179,8 +181,9 @@ def cmd_bite(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
-    """The stored sweep of this very key when it answers the request (guards graded if asked), else None.
+def stored_sweep(session: ReviewSession, guards: bool, witness: bool = False) -> BiteReport | None:
+    """The stored sweep of this very key when it answers the request (guards graded, witnesses looked
+    for, if asked), else None.
 
     Says on stderr, in one line each, that stored results are used (and how
     old they are), that stored ones are stale, or that the store was set aside.
@@ -194,7 +197,7 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
     if not b.current:
         sys.stderr.write(visible(f"reviewui: {stored.words()}: running afresh") + "\n")
         return None
-    if guards and not b.value.guards_checked:
+    if (guards and not b.value.guards_checked) or (witness and not b.value.witnesses_checked):
         return None
     sys.stderr.write(visible(f"reviewui: {stored.words()} (rerun with --fresh)") + "\n")
     # Nothing ran: every grade is the stored sweep's (JSON `evidence`).
@@ -211,13 +214,13 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
 def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:
     """A guard-graded sweep and the truth table for the session, from the store when current, else run
     (and stored). Raises UntrustedCommand or ReviewError as the sweep does."""
-    report = stored_sweep(session, guards=True)
+    report = stored_sweep(session, guards=True, witness=True)
     table = None
     if report is not None:
         stored = session.stored().table
         table = stored.value if stored is not None and stored.current else None
     else:
-        report = session.bite(guards=True)
+        report = session.bite(guards=True, witness=True)  # the gate tells a toothless guard with a witness
     if table is None:
         table = session.tests_table(report)
     if report.baseline.reason != "cancelled":

@@ -20,6 +20,7 @@ from typing import Any
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 from reviewui.core.test_layout import UNITTEST_COMMAND, TestLayout, read_layout
+from reviewui.core.witness.model import Budget
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
 DEFAULT_FULL_SUITE_BUDGET = 600.0
@@ -78,6 +79,9 @@ class Settings:
     relative to the repository; never `.git`). Never from the branch."""
     ray_ship_limit: int = 512
     """MiB a tree shipped to the Ray nodes may hold (`ray-ship-limit`)."""
+    witness_budget: Budget = field(default_factory=Budget)
+    """What one toothless guard's witness search may spend (`witness-budget = {seconds = 2, calls = 200}`).
+    Never from the branch."""
 
     @classmethod
     def from_commit(cls, repo_dir: str | Path, rev: str) -> "Settings":
@@ -141,6 +145,8 @@ class Settings:
                 raise ReviewError("config: full-suite-budget must be a number of seconds (0 turns it off)")
             s = replace(s, full_suite_budget=float(b))
         s = _engine_settings(s, data)
+        if "witness-budget" in data:
+            s = replace(s, witness_budget=_witness_budget(data["witness-budget"]))
         if "timeout" in data:
             t = data["timeout"]
             if not isinstance(t, (int, float)) or t <= 0:
@@ -171,9 +177,27 @@ def _engine_settings(s: Settings, data: dict[str, Any]) -> Settings:
     return s
 
 
-BRANCH_NEVER: tuple[str, ...] = ("ray-address", "ray-extras")
+def _witness_budget(value: Any) -> Budget:
+    """`witness-budget`: a table `{seconds = 2, calls = 200}` (either key may be left out), or seconds alone."""
+    def seconds(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 600:
+            raise ReviewError("config: witness-budget seconds must be a number of seconds (0 to 600)")
+        return float(v)
+
+    if not isinstance(value, dict):
+        return Budget(seconds=seconds(value))
+    if set(value) - {"seconds", "calls"}:
+        raise ReviewError("config: witness-budget takes `seconds` and `calls`")
+    calls = value.get("calls", Budget().calls)
+    if isinstance(calls, bool) or not isinstance(calls, int) or not 0 < calls <= 100_000:
+        raise ReviewError("config: witness-budget calls must be a positive whole number")
+    return Budget(seconds=seconds(value.get("seconds", Budget().seconds)), calls=calls)
+
+
+BRANCH_NEVER: tuple[str, ...] = ("ray-address", "ray-extras", "witness-budget")
 """Keys a branch's own config never sets, even when the reviewer trusts it: where its evidence is
-made, and which of the reviewer's untracked files leave the machine."""
+made, which of the reviewer's untracked files leave the machine, and how hard its toothless guards
+are searched for witnesses."""
 
 CONFIG_FILES: tuple[str, ...] = ("pyproject.toml", ".reviewui.toml")
 """The files (at the repository root) reviewui's config is read from, later ones winning."""
@@ -233,7 +257,7 @@ def user_settings_mapping() -> dict[str, Any]:
 SETTING_KEYS: tuple[str, ...] = (
     "test-globs", "test-command", "notes-ref", "authorship-notes-ref", "transcript", "severity",
     "env-allow", "network", "warm-runner", "exclude", "timeout", "full-suite-budget", "queue-branches",
-    "engine", "ray-address", "ray-extras", "ray-ship-limit",
+    "engine", "ray-address", "ray-extras", "ray-ship-limit", "witness-budget",
 )
 """Every key Settings.from_mapping reads."""
 

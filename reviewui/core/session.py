@@ -310,11 +310,13 @@ class ReviewSession:
         cache: "BiteCache | None" = None,
         guards: bool = False,
         include_config: bool = False,
+        witness: bool = False,
     ) -> "BiteReport":
         """Bite-check `hunks` (None: every source hunk) of the analysed diff with the session's run options.
 
         `guards` also grades the guard reverts inside each hunk (core/bite/guards.py);
-        `include_config` bite-checks hunks of files that are not code too.
+        `include_config` bite-checks hunks of files that are not code too; `witness` looks
+        for a witness of each toothless guard and hunk (core/witness/, within `witness-budget`).
 
         Does not touch the ledger (the UI runs this in a worker): callers add
         the report with `evidence.add_report`. Raises ReviewError as run_bite does.
@@ -330,6 +332,7 @@ class ReviewSession:
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
             include_config=include_config, engine=engine, grades=self.grade_book(),
+            witness=self.settings.witness_budget if witness else None,
         )
 
     def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":

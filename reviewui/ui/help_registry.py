@@ -40,6 +40,7 @@ VIEWS: tuple[tuple[str, str], ...] = (
     ("Truth table", "reviewui.ui.screens.tests_table:TestsTableScreen"),
     ("Verdict dialog", "reviewui.ui.screens.verdict:VerdictModal"),
     ("Probe editor", "reviewui.ui.screens.probe:ProbeScreen"),
+    ("Witness", "reviewui.ui.screens.witness:WitnessModal"),
     ("Comment prompt", "reviewui.ui.screens.text_prompt:TextPromptModal"),
     ("Help", "reviewui.ui.screens.help:HelpScreen"),
     ("No changes", "reviewui.ui.screens.no_changes:NoChangesScreen"),

@@ -27,6 +27,7 @@ from reviewui.core.config import Settings
 from reviewui.core.run import room, sandbox, storage
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest
+from reviewui.core.witness.model import Budget
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 
@@ -115,6 +116,8 @@ def _tells():
         found.append("PYTEST_PLUGINS=" + os.environ["PYTEST_PLUGINS"])
     if sys.gettrace() is not None or getattr(threading, "gettrace", lambda: None)() is not None:
         found.append("tracer")
+    if sys.getprofile() is not None or getattr(threading, "getprofile", lambda: None)() is not None:
+        found.append("profiler")  # the witness capture's, in a baseline that keeps the tests' arguments
     mon = getattr(sys, "monitoring", None)
     if mon is not None and mon.get_tool(mon.COVERAGE_ID):
         found.append("monitoring")
@@ -132,9 +135,11 @@ def _tells():
     return found
 
 
-MODULES = ["reviewui_covctx", "reviewui_forks", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch"]
-FILES = [m + ".py" for m in MODULES]
-PLUGINS = ["reviewui_canary", "reviewui_covctx", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch"]
+MODULES = ["reviewui_covctx", "reviewui_forks", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch",
+           "reviewui_witness", "reviewui_witness_values"]
+FILES = sorted([m + ".py" for m in MODULES] + ["reviewui_witness_inputs.py", "reviewui_witness_search.py"])  # a search run's
+PLUGINS = ["reviewui_canary", "reviewui_covctx", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch",
+           "reviewui_witness"]
 
 
 def test_add(request):
@@ -148,14 +153,16 @@ BASE = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a * b\
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-@pytest.mark.parametrize("guards", [False, True], ids=["hunks", "guards"])
+@pytest.mark.parametrize("guards", [False, True, "witness"], ids=["hunks", "guards", "witness"])
 def test_a_test_looking_for_any_tell_passes_everywhere_and_the_bite_bites(tmp_path: Path, monkeypatch, warm: bool,
-                                                                         guards: bool) -> None:
+                                                                         guards: bool | str) -> None:
     use_venv_python(monkeypatch)
     rb = make_repo(tmp_path / "repo", BASE, {"pkg/calc.py": RIGHT,
                                              "tests/test_calc.py": TELLS.replace("{tree}", room.TREE)})
     t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=guards)  # the control raises on a tell
+    # the control raises on a tell; with witnesses the baseline also keeps the tests' arguments (a profiler)
+    rep = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=bool(guards),
+                   witness=Budget(seconds=0.5) if guards == "witness" else None)
     assert rep.baseline.status == "green", rep.baseline.reason
     assert rep.baseline.coverage_guided  # the baseline was measured, and the test could not tell
     assert [r.verdict for r in rep.results] == ["bites"], [(r.verdict, r.reason) for r in rep.results]
@@ -164,6 +171,9 @@ def test_a_test_looking_for_any_tell_passes_everywhere_and_the_bite_bites(tmp_pa
     if guards:
         assert any(g.verdict == "bites" for g in rep.results[0].guards), \
             [(g.description, g.verdict, g.reason) for g in rep.results[0].guards]
+    if guards == "witness":  # `a < 0` no test reaches: the tests' own call, varied, is its witness
+        found = [g.witness for g in rep.results[0].guards if g.verdict == "toothless"]
+        assert any(w is not None and w.found and w.call.startswith("add(-") for w in found), found
 
 
 FAST_FILL = '''import os, time

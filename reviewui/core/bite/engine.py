@@ -55,6 +55,7 @@ import contextlib
 import os
 import shutil
 import threading
+from dataclasses import replace
 from typing import Callable
 
 from reviewui.core.bite import guard_batch, guard_check, revert_batch  # noqa: F401  (tests patch through them)
@@ -70,6 +71,10 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
+from reviewui.core.witness.literal import project_names
+from reviewui.core.witness.model import Budget
+from reviewui.core.witness.phase import WitnessPhase
+from reviewui.core.witness.seeds import SeedCapture, capture_targets
 
 __all__ = ["LOST", "BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
 
@@ -92,6 +97,7 @@ def run_bite(
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
     grades: GradeBook | None = None,
+    witness: Budget | None = None,
 ) -> BiteReport:
     """Bite-check the given hunks (default: every code hunk) and return the report.
 
@@ -102,7 +108,8 @@ def run_bite(
     guard reverts (guard_check.py). `engine` makes the executor that carries
     out the plan (default: the local one, on this machine's slots). With `grades`, each hunk's and
     guard's grade an earlier sweep kept under the same key is reused instead of run (reuse.py), and
-    what this sweep grades is kept there.
+    what this sweep grades is kept there. With a `witness`
+    budget, each toothless guard and hunk carries a witness search (core/witness/).
     """
     spec = Spec.of(diff, settings, test_cmd, hunks, include_config)
     for r in spec.not_code:
@@ -114,6 +121,7 @@ def run_bite(
                           selection="nothing to bite-check: the branch changes no source code")
     sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress)
     sweep.book = grades
+    sweep.reuse_tag = "" if witness is None else f"witness {witness!r}"
     jobs = max(1, jobs or os.cpu_count() or 1)
     own_cache = cache is None
     cache = cache or BiteCache()
@@ -122,6 +130,10 @@ def run_bite(
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, len(spec.targets)))) as pool, \
                 contextlib.ExitStack() as before_close:
             ctx = sweep.context(pool, cache, _Halt(cancel))
+            if witness is not None:  # the baseline also keeps the tests' arguments (witness/seeds.py), for
+                # every checkable hunk's functions: a cached baseline serves later sweeps of other hunks
+                ctx.capture = SeedCapture(capture_targets(checkable_hunks(diff), sweep.head.text, ctx.modules),
+                                          project_names(sweep.tree))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)
@@ -129,7 +141,11 @@ def run_bite(
             plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots)
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
-            join = guard_check.GuardJoin(sweep.join_jobs(plan), sweep.emit)
+            phase = None if witness is None else before_close.enter_context(contextlib.closing(WitnessPhase(
+                pool, target, diff, ctx, made.result() if made is not None else [], sweep.head.raw, sweep.tree,
+                witness, sweep.per_run(prepared), prepared.seeds,
+                "" if sweep.pytest_mode else "witnesses need a pytest command (the plugins run in pytest)")))
+            join = guard_check.GuardJoin(sweep.join_jobs(plan), phase.hold(sweep.emit) if phase else sweep.emit)
             # Nothing is reported until the instrument check and every control passed: the
             # controls are among the graded runs, so the results are held to the end (their
             # count goes out as progress). A failure stops what runs.
@@ -149,6 +165,8 @@ def run_bite(
                 join.guard(reused_job, g)
             for item in held:
                 join.take(item)
+            if phase is not None:
+                phase.drain()  # every witness search ends before the completeness check
             sweep.complete(join)
             sweep.keep_grades()
     finally:
@@ -156,7 +174,8 @@ def run_bite(
         if own_cache:
             cache.close()
         shutil.rmtree(sweep.work, ignore_errors=True)
-    return sweep.report(prepared, plan, guards)
+    report = sweep.report(prepared, plan, guards)
+    return replace(report, witnesses_checked=True) if witness is not None else report
 
 
 class _Halt(threading.Event):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
+from reviewui.core.witness.model import Witness
+
 
 GUARD_VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped")
 
@@ -73,6 +75,8 @@ class GuardResult:
     """The code put in place of the original."""
     evidence: str = "fresh"
     """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade: core/bite/reuse.py)."""
+    witness: Witness | None = None
+    """A toothless guard's witness search (`--witness`): found, none in N tries, or why none; else None."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -84,6 +88,8 @@ class GuardResult:
         said = PHRASE.get(self.verdict, self.verdict)
         if self.verdict == "bites" and self.failing_tests:
             said = "bites: " + ", ".join(self.failing_tests)
+        if self.witness is not None:
+            said += f"; {self.witness.words()}"
         return f"line {self.line}: {self.description} — {said}"
 
     def to_json(self) -> dict[str, Any]:
@@ -97,6 +103,7 @@ class GuardResult:
             "reason": self.reason,
             "seconds": round(self.seconds, 3),
             "evidence": self.evidence,
+            **({"witness": self.witness.to_json()} if self.witness is not None else {}),
         }
 
     def to_mutant(self, ident: str) -> dict[str, Any]:
@@ -116,6 +123,9 @@ class GuardResult:
             mutant["killedBy"] = list(self.failing_tests)
         if self.tests_run:
             mutant["coveredBy"] = list(self.tests_run)
+        if self.witness is not None:
+            mutant["witness"] = self.witness.to_json()
+            mutant["statusReason"] = f"{self.reason + '; ' if self.reason else ''}{self.witness.words()}"
         return mutant
 
 

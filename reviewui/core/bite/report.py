@@ -17,6 +17,7 @@ from reviewui.core.bite.guard_report import GuardResult, guard_summary
 from reviewui.core.git import show_file
 from reviewui.core.safe_text import visible
 from reviewui.core.target import Target
+from reviewui.core.witness.model import Witness
 
 Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code"]
 VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code")
@@ -80,6 +81,8 @@ class HunkResult:
     evidence: str = "fresh"
     """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade, nothing it depends on
     changed since: core/bite/reuse.py)."""
+    witness: Witness | None = None
+    """A toothless hunk's witness search (`--witness`): found, none in N tries, or why none; else None."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -132,6 +135,8 @@ class BiteReport:
     """How the branch's code ran: "bwrap", "none" (the reviewer opted out), "" when nothing ran."""
     controls: int = 0
     """How many null runs (controls, control.py) ran among the graded ones, every one green."""
+    witnesses_checked: bool = False
+    """True when the toothless guards and hunks were searched for witnesses (`--witness`)."""
 
     def guard_summary(self) -> dict[str, int]:
         """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
@@ -197,6 +202,10 @@ class BiteReport:
             for entry, r in zip(doc["hunks"], self.results, strict=True):
                 entry["guards"] = [g.to_json() for g in r.guards]
             doc["guard_summary"] = self.guard_summary()
+        if self.witnesses_checked:  # issue 41: a witness object on each toothless hunk and guard
+            for entry, r in zip(doc["hunks"], self.results, strict=True):
+                if r.witness is not None:
+                    entry["witness"] = r.witness.to_json()
         return doc
 
     def _json(self, target: Target) -> dict[str, Any]:
@@ -269,6 +278,8 @@ class BiteReport:
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
             if r.reason:
                 lines.append(f"    {r.reason}")
+            if r.witness is not None:
+                lines.append(f"    {r.witness.words()}")
             if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered":
                 lines.append("    no selected test runs it: graded by tests found in the whole suite")
             lines.extend(f"    guard {g.one_line()}{' (reused)' if g.evidence == 'reused' else ''}" for g in r.guards)
@@ -316,6 +327,8 @@ class BiteReport:
                 mutant["killedBy"] = list(r.failing_tests)
             if r.tests_run:
                 mutant["coveredBy"] = list(r.tests_run)
+            if r.witness is not None:
+                mutant["witness"] = r.witness.to_json()
             entry["mutants"].append(mutant)
             for k, g in enumerate(r.guards):  # issue 15: each guard its own mutant
                 entry["mutants"].append(g.to_mutant(f"{n}.{k}"))

@@ -83,8 +83,10 @@ class GradeBook(Protocol):
 class Grades:
     """One sweep's keys, what it reused, and keeping what it graded (see the module docstring)."""
 
-    def __init__(self, book: GradeBook, target: Target, diff: Diff, head: HeadFiles, ctx: RunContext) -> None:
+    def __init__(self, book: GradeBook, target: Target, diff: Diff, head: HeadFiles, ctx: RunContext,
+                 tag: str = "") -> None:
         self.book = book
+        self._tag = tag
         self._diff = diff
         self._head = head
         self._reach = Reach(read_tree(str(target.repo_dir), target.head), head.raw)
@@ -100,7 +102,7 @@ class Grades:
         """What decides every grade of this sweep (see the module docstring)."""
         c = self._ctx
         return _digest([KEY_VERSION, self.book.context, c.argv, sorted(c.user_env.items()), c.pytest_mode,
-                        list(c.checkout_dirs), sorted(c.quarantined)])
+                        list(c.checkout_dirs), sorted(c.quarantined), self._tag])
 
     def _reach_of(self, tests: tuple[str, ...], sources: list[tuple[str, bytes | None]]) -> list[object]:
         """The digest of what runs of `tests` can read, and the changed modules among it whose origin every

@@ -13,12 +13,23 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from reviewui.core.bite import canary, origin
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
+from reviewui.core.witness.model import Seeds
+
+
+class Capture(Protocol):
+    """What a baseline run also records: the tests' own arguments (witness/seeds.py)."""
+
+    def files(self, scratch: Path) -> RunFiles:
+        """The request placed in the baseline run's own directory, and its reply read back."""
+
+    def seeds(self) -> Seeds | None:
+        """What the last baseline brought back (None before one ran)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,8 @@ class RunContext:
     test_layout.TestLayout.suite_paths)."""
     quarantined: tuple[str, ...] = ()
     """Node ids red at the head, left out of every pytest run after the baseline (`--deselect`)."""
+    capture: Capture | None = None
+    """Set by a sweep looking for witnesses: its baseline run (`record_opens`) also captures seeds."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def _without_quarantined(self, tests: Sequence[str]) -> tuple[Sequence[str], list[str]]:
@@ -95,9 +108,12 @@ class RunContext:
 
         `in_run_dir` puts more files in the run's own directory (its `setup`
         returns more environment) and reads them back before the directory goes.
+        `record_opens` marks the baseline: it also records data-file opens and,
+        with `capture` set, the tests' arguments (witness/seeds.py).
         """
         box: dict[str, origin.Observed] = {}
         name = canary.new_name()
+        seeds = self.capture.files(scratch) if record_opens and self.capture is not None else None
 
         def setup(run_dir: Path) -> dict[str, str]:
             # The plugin and its report live in the run's own directory: the only place
@@ -105,12 +121,15 @@ class RunContext:
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
                                  self.data_files if record_opens else (), self.checkout_dirs, canary=name)
             env = origin.merge_env(env, extra)
-            return origin.merge_env(env, in_run_dir.setup(run_dir)) if in_run_dir is not None else env
+            for more in (in_run_dir, seeds):
+                env = origin.merge_env(env, more.setup(run_dir)) if more is not None else env
+            return env
 
         def collect(run_dir: Path) -> None:
             box["seen"] = origin.read_observed(run_dir / "origin.json")
-            if in_run_dir is not None:
-                in_run_dir.collect(run_dir)
+            for more in (in_run_dir, seeds):
+                if more is not None:
+                    more.collect(run_dir)
 
         command = list(argv or self.argv)
         if self.pytest_mode:

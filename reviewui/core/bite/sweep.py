@@ -105,6 +105,9 @@ class Sweep:
         self.book: GradeBook | None = None
         """Where each hunk's and guard's grade is kept between sweeps (reuse.py); None keeps nothing."""
         self.grades: Grades | None = None
+        self.reuse_tag = ""
+        """What else decides a kept grade: a witness search and its budget (a grade kept without one
+        carries no witness, so a sweep that asks for witnesses never reuses it, and the reverse)."""
         self.reused: list[tuple[GuardJob, GuardResult]] = []
         """The guards whose grade this sweep reuses (their hunks' are in the plan's `known`)."""
 
@@ -138,6 +141,8 @@ class Sweep:
         """The baseline and instrument check (cached per head and command), and the check still
         running, if any: it must pass before anything is reported."""
         prepared = cache.get(self.key)
+        if prepared is not None and ctx.capture is not None and prepared.seeds is None:
+            prepared = None  # cached without the tests' arguments a witness search needs: run it again
         check_left: Pending | None = None
         if prepared is None:
             # Measure every checkable hunk's file, not just the requested ones: the cached
@@ -145,6 +150,8 @@ class Sweep:
             prepared, check_left = prepare(pool, self.target, ctx, self.selected, self.static,
                                            checkable_hunks(self.diff), self.timeout,
                                            self.head.text if self.beyond else None)
+            if ctx.capture is not None:
+                prepared = replace(prepared, seeds=ctx.capture.seeds())
             if check_left is not None:
                 # Whatever happens next, the check's slot is not closed under it.
                 before_close.callback(_quietly, check_left)
@@ -174,7 +181,7 @@ class Sweep:
                                            else Batching(ctx.modules, self.head.text))
         targets, hunks = self.spec.targets, list[HunkResult]()
         if self.book is not None:  # what an earlier sweep graded, unchanged since, is reused, not run
-            self.grades = Grades(self.book, self.target, self.diff, self.head, ctx)
+            self.grades = Grades(self.book, self.target, self.diff, self.head, ctx, self.reuse_tag)
             targets, jobs, hunks, self.reused = self.grades.split(targets, hunk_plans, jobs)
         planned = plan_sweep(targets, hunk_plans, jobs, slots=slots, batching=batching)
         self.scopes.update(planned.scopes)

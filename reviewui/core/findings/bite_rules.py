@@ -56,6 +56,8 @@ def bite_findings(bite: BiteReport | None) -> list[Finding]:
         if verdict in TOOTHLESS:
             detail = UNCOVERED_WORDS.get(r.scope, UNCOVERED_WORDS[""]) if verdict == "uncovered" \
                 else "every test still passes"
+            if r.witness is not None and r.witness.searched:
+                detail += f"; {r.witness.words()}"
             out.append(
                 finding(
                     "toothless-hunk",

@@ -56,6 +56,12 @@ KINDS: dict[str, KindInfo] = {
     "toothless-guard": KindInfo(
         "warning", "Breaking one condition, exit or statement the agent wrote leaves every test passing."
     ),
+    "toothless-guard-with-witness": KindInfo(
+        "warning", "A toothless guard with a witness: a call on which it matters that no test checks (re-verified)."
+    ),
+    "toothless-guard-no-witness": KindInfo(
+        "info", "A toothless guard with no witness in the search's tries: likely equivalent (its revert may change nothing)."
+    ),
     "broken-hunk": KindInfo("info", "Reverting this hunk broke the test run, so it could not be graded."),
     "baseline-red": KindInfo("error", "The branch's own test suite does not pass."),
     "config-changed": KindInfo(

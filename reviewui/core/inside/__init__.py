@@ -24,16 +24,27 @@ PLUGINS: tuple[tuple[str, str], ...] = (
     ("reviewui_covctx", "coverage_plugin.py"),
     ("reviewui_guard_batch", "guard_batch_child.py"),
     ("reviewui_revert_batch", "revert_batch_child.py"),
+    ("reviewui_witness", "witness_plugin.py"),
 )
 """(module, file) of every pytest plugin reviewui gives a run, in the order pytest imports them
 (the origin plugin first: the others read what it holds). Every grading run gets all of them,
 each inert unless its request is there, so no run can tell its kind by what is loaded."""
 
 
+HELPERS: tuple[tuple[str, str], ...] = (
+    (FORKS_MODULE, "forks.py"),
+    ("reviewui_witness_values", "witness_values.py"),
+    ("reviewui_witness_search", "witness_search.py"),
+    ("reviewui_witness_inputs", "witness_inputs.py"),
+)
+"""(module, file) of the modules the plugins import, placed beside them in every run (the search and
+its inputs only imported in a witness search run)."""
+
+
 def place_all(plugin_dir: Path) -> None:
-    """Every plugin of PLUGINS and the fork helper into `plugin_dir` (what is there stays)."""
+    """Every plugin of PLUGINS and every helper into `plugin_dir` (what is there stays)."""
     plugin_dir.mkdir(parents=True, exist_ok=True)
-    for module, name in (*PLUGINS, (FORKS_MODULE, "forks.py")):
+    for module, name in (*PLUGINS, *HELPERS):
         target = plugin_dir / f"{module}.py"
         if not target.is_file():
             shutil.copyfile(HERE / name, target)

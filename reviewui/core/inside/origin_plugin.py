@@ -15,7 +15,7 @@ import pytest
 # patch) leaves os.environ only: it stays in the process environment, so subprocesses are measured.
 _OURS = ("COVERAGE_RCFILE", "COVERAGE_CORE", "COVERAGE_RUN")
 _KEEP = ("REVIEWUI_IN_SANDBOX",)
-_PLUGINS = ("reviewui_origin", "reviewui_covctx", "reviewui_guard_batch", "reviewui_revert_batch")
+_PLUGINS = ("reviewui_origin", "reviewui_covctx", "reviewui_guard_batch", "reviewui_revert_batch", "reviewui_witness")
 HELD: dict[str, str] = {}
 for _k in list(os.environ):
     if (_k.startswith("REVIEWUI_") and _k not in _KEEP) or _k in _OURS:

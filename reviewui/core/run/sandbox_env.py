@@ -30,9 +30,9 @@ _HARNESS_VARS: tuple[str, ...] = ("PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER", 
                                   "COVERAGE_PROCESS_START", "COVERAGE_RCFILE", "COVERAGE_FILE", "COVERAGE_CORE",
                                   "REVIEWUI_COV_SEEN", "REVIEWUI_ORIGIN_OUT", "REVIEWUI_ORIGIN_MODULES",
                                   "REVIEWUI_DATA_FILES", "REVIEWUI_GUARD_BATCH", "REVIEWUI_QUIET_STOP",
-                                  "REVIEWUI_REVERT_BATCH")
+                                  "REVIEWUI_REVERT_BATCH", "REVIEWUI_WITNESS", "REVIEWUI_WITNESS_SEEDS")
 HARNESS_PLUGINS: tuple[str, ...] = ("reviewui_covctx", "reviewui_origin", "reviewui_guard_batch",
-                                    "reviewui_revert_batch")
+                                    "reviewui_revert_batch", "reviewui_witness")
 """pytest plugins a hosting reviewui's coverage baseline names in PYTEST_PLUGINS: a
 reviewui run inside those tests (reviewui's own suite) must not inherit them."""
 _HARNESS_PREFIXES: tuple[str, ...] = ("COV_CORE_",)

@@ -352,6 +352,9 @@ class ReviewScreen(Screen[None]):
     def action_toothless_guard(self, direction: int) -> None:
         self.bites_part.toothless_guard(direction)
 
+    def action_witness(self) -> None:
+        self.bites_part.witness()
+
     def action_toggle_fixtures(self) -> None:
         self.fixtures_part.toggle()
 

@@ -22,6 +22,7 @@ from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.evidence import HunkKey
+    from reviewui.core.witness.model import Witness
     from reviewui.ui.widgets.results_panel import ResultsPanel
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.report import BiteReport, HunkResult
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 DIFF_ONLY_ACTIONS = frozenset({
     "next_hunk", "prev_hunk", "next_file", "prev_file", "toggle_split", "toggle_reviewed", "comment",
     "bite", "sweep", "probe", "toggle_fixtures", "toggle_results", "goto_turn", "verdict",
-    "search_diff", "next_match", "prev_match", "clear_search",
+    "search_diff", "next_match", "prev_match", "clear_search", "witness",
 })
 """Screen actions that act on the diff: off while the transcript is in front."""
 
@@ -56,6 +57,8 @@ class BitesPart(ReviewPart):
                 id="review.next_toothless_guard", tooltip="Jump to the next guard revert no test noticed"),
         Binding("left_curly_bracket", "toothless_guard(-1)", "Prev toothless guard", key_display="{",
                 id="review.prev_toothless_guard", tooltip="Jump to the previous guard revert no test noticed"),
+        Binding("w", "witness", "Witness", id="review.witness",
+                tooltip="The toothless guard on this line (or this toothless hunk): a call on which it matters"),
     ]
 
     def __init__(self, screen: ReviewScreen) -> None:
@@ -99,6 +102,8 @@ class BitesPart(ReviewPart):
             return not self.biting
         if action == "cancel_bite":
             return self.biting
+        if action == "witness":
+            return self._any_witness()  # no sweep looked for one yet: the key means nothing
         return True
 
     def bite(self) -> None:
@@ -148,9 +153,9 @@ class BitesPart(ReviewPart):
             post(BiteProgress(done, total))
 
         try:
-            # `b`/`B` grade the guard reverts inside the agent's lines too.
+            # `b`/`B` grade the guard reverts inside the agent's lines too, and look for witnesses of the toothless.
             report = self.session.bite(hunks, on_result=result, on_progress=progress, cancel=cancel, cache=self.cache,
-                                       guards=True)
+                                       guards=True, witness=True)
         except ReviewError as e:
             post(BiteFinished(None, str(e)))
             return
@@ -289,6 +294,57 @@ class BitesPart(ReviewPart):
         row = view.row_for_line(target[1])
         if row is not None:
             view.cursor = row
+
+    # --- witnesses ------------------------------------------------------------
+
+    def _any_witness(self) -> bool:
+        return any(r.witness is not None or any(g.witness is not None for g in r.guards)
+                   for r in self.ledger.bites.values())
+
+    def witness_here(self) -> tuple[str, Witness] | None:
+        """(where, witness) of a toothless guard on the cursor's line, else of the toothless hunk under it."""
+        view = self.screen.diff_view
+        path, line, h = (view.file.path if view.file else ""), view.current_line, view.current_hunk
+        for r in self.ledger.bites.values():
+            for g in r.guards:
+                if g.file == path and g.line == line and g.witness is not None:
+                    return f"{g.file}:{g.line}: {g.description}", g.witness
+        hunk = self.ledger.bites.get(h.key) if h is not None else None
+        if hunk is not None and hunk.witness is not None:
+            return f"{hunk.file} {hunk.header}", hunk.witness
+        return None
+
+    def witness(self) -> None:
+        """Show the witness of the toothless guard on this line (or of this toothless hunk)."""
+        from reviewui.ui.screens.witness import KEEP, WitnessModal  # not before the first paint
+
+        found = self.witness_here()
+        if found is None:
+            self.screen.notify("No toothless guard with a witness search on this line ({ and } jump to one)",
+                               timeout=3)
+            return
+        where, w = found
+
+        def back(choice: str | None) -> None:
+            if choice == KEEP:
+                self.keep_witness(w)
+
+        self.screen.app.push_screen(WitnessModal(where, w), back)
+
+    def keep_witness(self, w: Witness) -> None:
+        """Keep the witness's test as a probe (the probe keeping path): it passed at the head, failed reverted."""
+        from reviewui.core.probe.source import probe_name
+
+        name = probe_name(w.test)
+        self.ledger.state.keep_probe(name, w.test, {"branch": "passed", "reverted": "failed"})
+        try:
+            self.ledger.state.save()
+        except ReviewError as e:
+            self.screen.notify(visible(f"not kept: {e}"), severity="error", markup=False)
+            return
+        self.screen.evidence_changed(None)  # kept probes change what a verdict would record
+        self.screen.notify(visible(f"kept probe {name}: it passes on the branch and fails with the guard "
+                                   "reverted, so it bites"), markup=False)
 
     # --- the evidence store and the truth table ------------------------------
 

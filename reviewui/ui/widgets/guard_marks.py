@@ -33,14 +33,28 @@ MARKS: dict[str, tuple[str, str]] = {
 _PRIORITY = GUARD_ORDER
 
 
+def likely_equivalent(g: Any) -> bool:
+    """A toothless guard whose witness search found nothing in its tries: shown dimmer, never a bite."""
+    w = getattr(g, "witness", None)
+    return g.verdict == "toothless" and w is not None and w.searched and not w.found
+
+
+def mark(g: Any) -> tuple[str, str]:
+    """(gutter character, tone) of one guard result (a likely equivalent one dimmed)."""
+    found = MARKS.get(g.verdict, ("?", "info"))
+    return (found[0], "info") if likely_equivalent(g) else found
+
+
 def line_marks(results: Iterable[Any], path: str) -> dict[int, tuple[str, str]]:
     """Branch-side line -> (mark, tone) for the checked guards of file `path`."""
-    by_line: dict[int, list[str]] = {}
+    by_line: dict[int, list[Any]] = {}
     for r in results:
         for g in getattr(r, "guards", ()) or ():
             if g.file == path and g.verdict in MARKS:
-                by_line.setdefault(g.line, []).append(g.verdict)
-    return {line: MARKS[min(vs, key=_PRIORITY.index)] for line, vs in by_line.items()}
+                by_line.setdefault(g.line, []).append(g)
+    # The guard a reviewer must see first; a toothless one with a witness before a likely equivalent one.
+    return {line: mark(min(gs, key=lambda g: (_PRIORITY.index(g.verdict), likely_equivalent(g))))
+            for line, gs in by_line.items()}
 
 
 def guard_lines(result: Any) -> list[Content]:
@@ -50,8 +64,10 @@ def guard_lines(result: Any) -> list[Content]:
         return []
     out = [Content.assemble(("guards", "bold"), f"  {summary(guards)}")]
     for g in guards:
-        mark, tone = MARKS.get(g.verdict, ("?", "info"))
-        out.append(Content.assemble((f"  {mark} ", TONE_STYLE[tone]), visible(g.one_line())))
+        char, tone = mark(g)
+        text = visible(g.one_line())
+        out.append(Content.assemble((f"  {char} ", TONE_STYLE[tone]),
+                                    (text, TONE_STYLE["info"]) if likely_equivalent(g) else text))
     return out
 
 

@@ -74,6 +74,9 @@ class ResultsPanel(VerticalScroll):
                 lines.append(Content.assemble((result.verdict.upper(), f"bold {bite_style(result.verdict)}"), where))
                 if result.reason:
                     lines.append(Content("  " + visible(result.reason)))
+            w = getattr(result, "witness", None)
+            if w is not None:  # a toothless hunk's witness (w shows it whole)
+                lines.append(Content.assemble(("  " + visible(w.words()), "" if w.found else "$text-muted")))
             lines.extend(guard_lines(result))
             for test in result.failing_tests:
                 lines.append(Content.assemble(("  ✗ ", "$error"), visible(test)))

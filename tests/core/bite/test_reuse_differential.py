@@ -155,3 +155,35 @@ def test_the_pushes_flip_verdicts_that_reuse_would_have_got_wrong(pushes) -> Non
     assert by["conftest edit"][SHAPES] == "bites"  # the fixture now feeds a negative side
     assert by["helper edit"][LERP] == "bites"
     assert by["cross-hunk use"][LERP] == "broken"  # lerp is now used by another hunk
+
+
+def test_a_witness_sweep_never_reuses_a_grade_kept_without_one(tmp_path: Path, monkeypatch) -> None:
+    """A grade kept by a sweep that did not look for witnesses carries none: a sweep that asks for them
+    grades afresh (its toothless guard then has a witness), and keeps grades the next such sweep reuses."""
+    from reviewui.core.witness.model import Budget
+
+    monkeypatch.setenv("PATH", VENV_BIN + ":" + __import__("os").environ.get("PATH", ""))
+    rb = RepoBuilder(tmp_path / "repo")
+    rb.commit({"pkg/__init__.py": "", "pkg/cap.py": "def cap(x):\n    return x\n", "tests/__init__.py": ""}, "base")
+    rb.branch("agent/work")
+    rb.commit({"pkg/cap.py": "def cap(x):\n    if x > 10:\n        return 10\n    return x\n",
+               "tests/test_cap.py": "from pkg.cap import cap\n\n\ndef test_small():\n    assert cap(3) == 3\n"},
+              "agent")
+    rb.checkout("main")
+    store = EvidenceStore.open(tmp_path / "grades.sqlite")
+
+    def sweep(witness: Budget | None) -> BiteReport:
+        t, diff = load(rb.root)
+        return run_bite(t, diff, Settings(), guards=True, jobs=1, grades=store.grades("w"), witness=witness)
+
+    plain = sweep(None)
+    assert [r.verdict for r in plain.results] == ["toothless"]
+    assert all(g.witness is None for r in plain.results for g in r.guards)
+    looked = sweep(Budget())
+    evidence = {r.evidence for r in looked.results} | {g.evidence for r in looked.results for g in r.guards}
+    assert evidence == {"fresh"}
+    assert any(g.witness is not None and g.witness.found for r in looked.results for g in r.guards)
+    again = sweep(Budget())
+    assert {r.evidence for r in again.results} == {"reused"}
+    assert any(g.witness is not None and g.witness.found for r in again.results for g in r.guards)
+    store.close()

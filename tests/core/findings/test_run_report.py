@@ -184,6 +184,7 @@ def test_kinds_catalogue() -> None:
         "uncalled-function": "warning", "test-mentions-only": "warning", "duplicate-function": "warning",
         "undeclared-write": "warning", "claimed-done-without-change": "error", "toothless-hunk": "warning",
         "broken-hunk": "info", "baseline-red": "error", "toothless-guard": "warning",
+        "toothless-guard-with-witness": "warning", "toothless-guard-no-witness": "info",
         "config-changed": "error", "bidi-control": "error", "report-tampering": "error",
         "test-passes-on-base": "warning", "test-only-notices-name": "info",
         "claim-contradicted": "error", "claim-unverifiable": "info", "claim-confirmed": "info",
