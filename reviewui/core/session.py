@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
-from reviewui.core.config import BranchConfigChange, Settings, branch_config_change, resolve_settings
+from reviewui.core.config import (BranchConfigChange, Settings, branch_config_change, resolve_settings,
+                                   with_command)
 from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
 from reviewui.core.review_inputs import default_task, find_transcript
@@ -108,6 +109,8 @@ class ReviewSession:
         """
         target = resolve_target(repo, branch, base)
         settings = resolve_settings(target.repo_dir, target.base, target.head, trust_branch=trust_branch_config)
+        if run is not None and run.test_cmd:  # the files a --test-cmd names are tests, as a configured one's
+            settings = with_command(settings, run.test_cmd)
         from reviewui.core.diff import load_diff
 
         diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
@@ -150,6 +153,8 @@ class ReviewSession:
         """
         t = self.target
         self.settings = resolve_settings(t.repo_dir, t.base, t.head, trust_branch=True)
+        if self.run.test_cmd:
+            self.settings = with_command(self.settings, self.run.test_cmd)
         self.diff.reclassify(self.settings.test_globs)
         with self._lock:
             for key in ("findings", "analysed_diff", "fixtures"):
@@ -210,7 +215,8 @@ class ReviewSession:
         paths = [f.path for f in self.analysed_diff().files if f.status != "deleted"]
         t = self.target
         return self._cached(
-            "fixtures", lambda: analyze(t.repo_dir, t.base, t.head, paths, self.settings.test_globs)
+            "fixtures", lambda: analyze(t.repo_dir, t.base, t.head, paths, self.settings.test_globs,
+                                        self.settings.test_layout)
         )
 
     def task_text(self) -> str | None:

@@ -87,7 +87,8 @@ def compute_findings(
             from reviewui.core.fixtures import analyze
 
             paths = [f.path for f in diff.files if f.status != "deleted"]
-            lazy_fixtures.append(analyze(target.repo_dir, target.base, target.head, paths, globs))
+            lazy_fixtures.append(analyze(target.repo_dir, target.base, target.head, paths, globs,
+                                         settings.test_layout))
         return lazy_fixtures[0]
 
     task_text = load_task_text(task, None, transcript)
