@@ -331,8 +331,12 @@ class ReviewSession:
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
-            include_config=include_config, engine=engine,
+            include_config=include_config, engine=engine, own_tests=self.own_tests(),
         )
+
+    def own_tests(self) -> tuple[str, ...]:
+        """The branch's new and changed tests (function ids, `file::Class::test`), from the fixtures analysis."""
+        return tuple(t.id for t in self.fixtures().tests if t.status in ("added", "changed"))
 
     def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":
         """The transcript's claims about its tests, each test command rerun once at the head in the

@@ -55,7 +55,7 @@ import contextlib
 import os
 import shutil
 import threading
-from typing import Callable
+from typing import Callable, Collection
 
 from reviewui.core.bite import guard_batch, guard_check, revert_batch  # noqa: F401  (tests patch through them)
 from reviewui.core.bite.cache import BiteCache
@@ -90,6 +90,7 @@ def run_bite(
     guards: bool = False,
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
+    own_tests: Collection[str] = (),
 ) -> BiteReport:
     """Bite-check the given hunks (default: every code hunk) and return the report.
 
@@ -98,7 +99,9 @@ def run_bite(
     instrument check, ReviewError when it is unusable (unparseable, cannot be
     started) or for unknown hunks. With `guards`, each result also carries its
     guard reverts (guard_check.py). `engine` makes the executor that carries
-    out the plan (default: the local one, on this machine's slots).
+    out the plan (default: the local one, on this machine's slots). `own_tests` (function ids,
+    `file::Class::test`) are the branch's new and changed tests: red at the head they are left
+    out of later runs as quarantined old tests are, but reported apart (`Baseline.own_red`).
     """
     spec = Spec.of(diff, settings, test_cmd, hunks, include_config)
     for r in spec.not_code:
@@ -108,7 +111,8 @@ def run_bite(
         return BiteReport(baseline=Baseline("green", reason="nothing to bite-check: no source hunk"),
                           results=spec.not_code, selected_tests=(), test_command=spec.command,
                           selection="nothing to bite-check: the branch changes no source code")
-    sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress)
+    sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress,
+                  own_tests)
     jobs = max(1, jobs or os.cpu_count() or 1)
     own_cache = cache is None
     cache = cache or BiteCache()

@@ -17,7 +17,7 @@ import os
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_check
@@ -90,7 +90,7 @@ class Prepared:
         everything = self.chosen if whole and self.chosen and self.cov is None else selected
         if self.cov is None:
             return HunkPlan(False, everything)
-        quarantined = frozenset(self.baseline.quarantined)
+        quarantined = frozenset(self.baseline.left_out)
         scope = "suite" if whole or complete else "selected"
         sel = self.cov.select(h, head_text, skip=quarantined, scope=scope)
         if sel.choice == "tests":
@@ -111,7 +111,7 @@ class Prepared:
     def guard_jobs(self, guards: list[Guard], selected: tuple[str, ...]) -> list[GuardJob]:
         """Each guard with the tests its run needs, chosen as `plan` chooses a hunk's: never a
         quarantined test, and the whole suite's run searched for a line no selected test executes."""
-        red = frozenset(self.baseline.quarantined)
+        red = frozenset(self.baseline.left_out)
         out: list[GuardJob] = []
         for job in guard_check.select_all(guards, self.cov, selected):
             sel = job.selection
@@ -137,9 +137,11 @@ Pending = Callable[[], None]
 def prepare(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], limit: float | None, read: Callable[[str], str | None] | None = None,
+    own: Collection[str] = (),
 ) -> tuple[Prepared, Pending | None]:
     """Run the baseline and the instrument check: (what the reverts need, the check if it is
-    still running). Raises UntrustedCommand when the check has already failed.
+    still running). Raises UntrustedCommand when the check has already failed. `own`: the
+    branch's new and changed tests (function ids), never quarantined when red.
 
     With `read` (a head file's text), a hunk no selected test executes sends the whole
     suite through one measured run (`SuiteSearch`) to find the tests that do."""
@@ -163,7 +165,7 @@ def prepare(
     pending: Pending | None = None
     try:
         prepared, pending = _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early,
-                                             first, read)
+                                             first, read, own)
         return prepared, pending
     finally:
         if side is not None:
@@ -185,17 +187,17 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
     return RunFiles(setup, collect)
 
 
-def _quarantined(baseline: Baseline, ctx: RunContext) -> Baseline:
-    """The baseline with its red-at-head tests quarantined (baseline.quarantine), every later
-    run of the sweep told to leave them out."""
-    baseline = quarantine(baseline)
-    ctx.quarantined = baseline.quarantined
+def _quarantined(baseline: Baseline, ctx: RunContext, own: Collection[str]) -> Baseline:
+    """The baseline with its red-at-head tests left out (baseline.quarantine: the old ones
+    quarantined, the branch's own `own` kept apart), every later run of the sweep told so."""
+    baseline = quarantine(baseline, own)
+    ctx.quarantined = baseline.left_out
     return baseline
 
 
 def _past_collection_errors(
     scratch: Path, ctx: RunContext, selected: tuple[str, ...], limit: float, cov_args: list[str],
-    measured: RunFiles | None, cov_dir: Path, first: tuple[Observation, Baseline],
+    measured: RunFiles | None, cov_dir: Path, first: tuple[Observation, Baseline], own: Collection[str] = (),
 ) -> tuple[Observation, Baseline]:
     """The baseline run again past its collection errors (`--continue-on-collection-errors`): the
     modules that cannot be imported at the head are quarantined when other tests are green there,
@@ -203,10 +205,10 @@ def _past_collection_errors(
     shutil.rmtree(cov_dir, ignore_errors=True)  # the first run measured only imports
     seen = ctx.run(scratch, selected, limit, argv=[*ctx.argv, *cov_args, "--continue-on-collection-errors"],
                    record_opens=True, in_run_dir=measured, coverage=measured is not None)
-    baseline = quarantine_collection(seen.run)
+    baseline = quarantine_collection(seen.run, own)
     if baseline is None:
         return first
-    ctx.quarantined = baseline.quarantined
+    ctx.quarantined = baseline.left_out
     return seen, baseline
 
 
@@ -235,7 +237,7 @@ def _in_slot(lease: AbstractContextManager[Scratch], scratch: Scratch,
 def _prepare_in_slot(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
-    first: Scratch | None = None, read: Callable[[str], str | None] | None = None,
+    first: Scratch | None = None, read: Callable[[str], str | None] | None = None, own: Collection[str] = (),
 ) -> tuple[Prepared, Pending | None]:
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
@@ -256,10 +258,10 @@ def _prepare_in_slot(
             # The baseline's canary passed: no run of this command can be believed (canary.py).
             raise UntrustedCommand(f"the test command cannot be trusted: {seen.foreign}; check the branch's "
                                    "conftest files and plugins")
-        baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx)
+        baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx, own)
         if baseline.status == "broken" and ctx.pytest_mode and collection_broken(seen.run):
             seen, baseline = _past_collection_errors(scratch.path, ctx, selected, baseline_limit, cov_args, measured,
-                                                     cov_dir, (seen, baseline))
+                                                     cov_dir, (seen, baseline), own)
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
@@ -271,7 +273,7 @@ def _prepare_in_slot(
         if cov is not None:
             baseline = replace(baseline, coverage_guided=True)
         suite: SuiteSearch | None = None
-        if cov is not None and selected and read is not None and _unexecuted(cov, targets, read, baseline.quarantined):
+        if cov is not None and selected and read is not None and _unexecuted(cov, targets, read, baseline.left_out):
             suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
@@ -281,7 +283,7 @@ def _prepare_in_slot(
             null_revert_control(scratch, target, ctx, control_tests(baseline, cov is not None, selected), targets,
                                 baseline, baseline_limit, batch=bool(selected))
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
-            if early is not None and baseline.quarantined:
+            if early is not None and baseline.left_out:
                 # The garbage half beside the baseline ran the red tests too, whose failure
                 # answers nothing: it runs again here without them.
                 early.result()  # raises UntrustedCommand for pytest's half

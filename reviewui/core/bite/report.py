@@ -20,6 +20,8 @@ from reviewui.core.target import Target
 
 Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code"]
 VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code")
+QUARANTINE_WHY = "red at the head"
+"""Why an old test was quarantined when nothing more is known (Baseline.why)."""
 BaselineStatus = Literal["green", "red", "broken", "timeout"]
 
 STRYKER_STATUS: dict[str, str] = {
@@ -107,8 +109,20 @@ class Baseline:
     output_tail: str = ""
     """pytest's first error lines (else the last lines of output) when not green."""
     quarantined: tuple[str, ...] = ()
-    """Node ids red at the head beside green ones: left out of every revert run (their first
-    error line in `messages`); the baseline is green against the rest."""
+    """Old tests' node ids red at the head beside green ones (or failing alone, or by the order
+    they run in): left out of every revert run (their first error line in `messages`, why in
+    `why`); the baseline is green against the rest."""
+    own_red: tuple[str, ...] = ()
+    """The branch's own new or changed tests red at the head: left out of every later run as the
+    quarantined are (they fail with or without any revert), but never quarantined: each is a
+    `test-red-at-head` error (their first error line in `messages`)."""
+    why: dict[str, str] = field(default_factory=dict, hash=False)
+    """Quarantined node id -> why it was left out ("red at the head", "fails when run alone", ...)."""
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """Every test later runs leave out: the quarantined and the branch's own red ones."""
+        return (*self.quarantined, *self.own_red)
 
 
 @dataclass(frozen=True)
@@ -203,8 +217,11 @@ class BiteReport:
                 "seconds": round(self.baseline.seconds, 3),
                 "reason": self.baseline.reason,
                 "output_tail": self.baseline.output_tail,
-                "quarantined": [{"test": t, "message": self.baseline.messages.get(t, "")}
+                "quarantined": [{"test": t, "message": self.baseline.messages.get(t, ""),
+                                 "why": self.baseline.why.get(t, QUARANTINE_WHY)}
                                 for t in self.baseline.quarantined],
+                "own_red": [{"test": t, "message": self.baseline.messages.get(t, "")}
+                            for t in self.baseline.own_red],
             },
             "hunks": [
                 {
@@ -240,8 +257,10 @@ class BiteReport:
         lines.append(f"baseline: {b.status} ({b.seconds:.2f}s){' - ' + b.reason if b.reason else ''}")
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")
+        for t in b.own_red:
+            lines.append(f"  RED (the branch's own test) {t}: {b.messages.get(t, '')}")
         for t in b.quarantined:
-            lines.append(f"  QUARANTINED {t}: {b.messages.get(t, '')}")
+            lines.append(f"  QUARANTINED {t}: {b.messages.get(t, '')} ({b.why.get(t, QUARANTINE_WHY)})")
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Collection
 
 from reviewui.core.bite import guard_check
 from reviewui.core.bite.cache import BiteCache
@@ -72,8 +72,10 @@ class Sweep:
 
     def __init__(self, target: Target, diff: Diff, settings: Settings, spec: Spec, all_tests: bool,
                  timeout: float | None, on_result: Callable[[HunkResult], None] | None,
-                 on_progress: Callable[[int, int], None] | None) -> None:
+                 on_progress: Callable[[int, int], None] | None, own_tests: Collection[str] = ()) -> None:
         self.target, self.diff, self.settings, self.spec = target, diff, settings, spec
+        self.own = frozenset(own_tests)
+        """The branch's new and changed tests (function ids): red at the head, never quarantined."""
         self.pytest_mode = is_pytest_command(spec.argv)
         self.tree = list_files(target.repo_dir, target.head)
         self.head = HeadFiles(target)
@@ -82,7 +84,7 @@ class Sweep:
         self.selected = () if self.whole else self.static.files
         self.timeout = timeout
         self.key = (str(target.repo_dir), target.head, tuple(spec.argv), tuple(sorted(spec.user_env.items())),
-                    self.selected, tuple(settings.env_allow))
+                    self.selected, tuple(settings.env_allow), tuple(sorted(self.own)))
         # The suite is searched for the tests of a hunk no selected test runs only when the
         # selection leaves some test module out; otherwise the selection is the suite.
         self.beyond = not self.whole and any(settings.test_layout.is_module(p) and p not in self.selected
@@ -129,13 +131,13 @@ class Sweep:
             # baseline serves later checks of other hunks too.
             prepared, check_left = prepare(pool, self.target, ctx, self.selected, self.static,
                                            checkable_hunks(self.diff), self.timeout,
-                                           self.head.text if self.beyond else None)
+                                           self.head.text if self.beyond else None, self.own)
             if check_left is not None:
                 # Whatever happens next, the check's slot is not closed under it.
                 before_close.callback(_quietly, check_left)
             else:
                 self.keep(cache, prepared)
-        ctx.quarantined = prepared.baseline.quarantined  # a cached baseline's too
+        ctx.quarantined = prepared.baseline.left_out  # a cached baseline's too
         return prepared, check_left
 
     def keep(self, cache: BiteCache, prepared: Prepared) -> None:

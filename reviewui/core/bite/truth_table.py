@@ -190,10 +190,10 @@ def _failure(t: TestOutcome) -> tuple[Outcome, str]:
 def head_outcomes(report: BiteReport) -> dict[str, TestOutcome]:
     """The head's outcomes, read from the sweep's baseline run (node id -> outcome)."""
     b = report.baseline
-    # Tests red at the head are failing whether they sank the baseline or were quarantined beside green ones.
-    failing = set(b.failing_tests) | set(b.quarantined)
+    # Tests red at the head are failing whether they sank the baseline or were left out beside green ones.
+    failing = set(b.failing_tests) | set(b.left_out)
     out = {t: TestOutcome(t, "failed" if t in failing else "passed", b.messages.get(t, "")) for t in b.tests}
-    for t in (*b.failing_tests, *b.quarantined):  # a collection error has no entry in `tests`
+    for t in (*b.failing_tests, *b.left_out):  # a collection error has no entry in `tests`
         out.setdefault(t, TestOutcome(t, "error", b.messages.get(t, ""), collection="::" not in t))
     return out
 

@@ -67,6 +67,9 @@ KINDS: dict[str, KindInfo] = {
     "claim-unverifiable": KindInfo("info", "A test command the agent ran cannot be rerun here (with why)."),
     "claim-confirmed": KindInfo("info", "The agent's test command, rerun at the head, agrees with what it reported."),
     "claim-without-run": KindInfo("warning", "The agent says the tests pass but its transcript runs none."),
+    "test-red-at-head": KindInfo(
+        "error", "A test the branch adds or changes fails at the branch head (red is red: never quarantined)."
+    ),
     "test-passes-on-base": KindInfo(
         "warning", "A new or changed test passes on the base commit's source: it needs nothing of the change."
     ),

@@ -28,9 +28,11 @@ def store_evidence(repo: str) -> Callable[[str, str], Evidence | None]:
         if stored is None or stored.key.base != base:
             return None
         report = stored.value
+        # Red is red: the branch's own tests red at the head are counted whatever the baseline was.
+        red_own = len(report.baseline.own_red)
         if report.baseline.status != "green":
             return Evidence("broken", why=f"baseline {report.baseline.status}" + (
-                f": {report.baseline.reason[:80]}" if report.baseline.reason else ""))
+                f": {report.baseline.reason[:80]}" if report.baseline.reason else ""), red_own=red_own)
         verdicts: list[str] = [r.verdict for r in report.results if r.verdict not in UNGRADED]
         verdicts += [g.verdict for r in report.results for g in r.guards if g.verdict not in UNGRADED]
         counts: dict[str, int] = {}
@@ -42,8 +44,9 @@ def store_evidence(repo: str) -> Callable[[str, str], Evidence | None]:
                 counts[f.severity] = counts.get(f.severity, 0) + 1
                 contradicted += f.kind == "claim-contradicted"
                 config = config or f.kind == "config-changed"
+            red_own = max(red_own, sum(f.kind == "test-red-at-head" for f in found.value.findings))
         return Evidence("ready", bites=sum(v in BITES for v in verdicts), total=len(verdicts),
                         toothless=sum(v in TOOTHLESS for v in verdicts), findings=counts,
-                        contradicted=contradicted, config_changed=config)
+                        contradicted=contradicted, config_changed=config, red_own=red_own)
 
     return evidence_for

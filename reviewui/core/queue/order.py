@@ -4,7 +4,8 @@ One pure function, `order(records, now)`, gives every row its tier and a
 reason, like Gerrit's attention set or Critique's dashboard:
 
 1. needs a human now: an approval outdated by rework (the patch changed since
-   the approve), a branch merged although it was rejected;
+   the approve), a branch merged although it was rejected, an unreviewed branch
+   whose own new or changed test fails at its head (red is red);
 2. unreviewed with its evidence ready, riskiest first (toothless hunks and
    guards, error findings, contradicted claims, a changed config);
 3. evidence pending, running, stalled (past 3× the median sweep time) or
@@ -47,6 +48,8 @@ class Evidence:
     config_changed: bool = False
     why: str = ""
     """For pending/running/stalled/broken: what is going on (a red baseline, …)."""
+    red_own: int = 0
+    """The branch's own new or changed tests red at its head (`test-red-at-head` findings)."""
 
 
 PENDING = Evidence("pending")
@@ -130,6 +133,8 @@ def place(r: BranchRecord) -> Row:
         return Row(r, 4, "snoozed until the branch changes")
     e = r.evidence
     again = "reworked since the reject; " if r.verdict == "reject" else ""
+    if e.red_own:
+        return Row(r, 1, f"{again}its own test fails" + (f" ({e.red_own} red at the head)" if e.red_own > 1 else ""))
     if e.status == "ready":
         score, words = risk(e)
         what = ", ".join(words) if words else "nothing stands out"

@@ -198,7 +198,7 @@ class BitesPart(ReviewPart):
         report = message.report
         self.ledger.add_report(report)
         if report.baseline.reason != "cancelled":
-            self.screen.query_one(ReviewHeader).quarantined = len(report.baseline.quarantined)
+            self.show_left_out(report)
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
@@ -292,6 +292,12 @@ class BitesPart(ReviewPart):
 
     # --- the evidence store and the truth table ------------------------------
 
+    def show_left_out(self, report: BiteReport) -> None:
+        """Say in the header which red tests the sweep left out: old ones quarantined, the branch's own red."""
+        header = self.screen.query_one(ReviewHeader)
+        header.quarantined = len(report.baseline.quarantined)
+        header.red_own = len(report.baseline.own_red)
+
     def load_stored(self) -> None:
         """Read what the evidence store holds for this review, off the UI thread (a start-up job)."""
 
@@ -316,6 +322,7 @@ class BitesPart(ReviewPart):
             for path in dict.fromkeys(r.file for r in stored.bite.value.results):
                 self.screen.evidence_changed(path)
             self.screen.findings_part.compute(stored.bite.value)
+            self.show_left_out(stored.bite.value)
             self.show_result()
         self.screen.startup.settled("stored")
 

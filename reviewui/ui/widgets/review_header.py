@@ -3,7 +3,8 @@
 Repo, branch, base and head short SHAs, commit count, files and +/−
 totals, review progress and the latest verdict; all drawn as literal text.
 UNSANDBOXED in the error colour when agent code runs without bubblewrap;
-how many tests red at the head the last bite-check quarantined.
+how many tests red at the head the last bite-check quarantined, and in the
+error colour how many of the branch's own tests are red there (red is red).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class ReviewHeader(Static):
     """Agent code runs without bubblewrap (the reviewer opted in); learned after the first paint."""
     quarantined: reactive[int] = reactive(0)
     """Tests red at the head that the last bite-check left out (its baseline's `quarantined`)."""
+    red_own: reactive[int] = reactive(0)
+    """The branch's own new or changed tests red at the head (its baseline's `own_red`)."""
 
     def __init__(self, session: ReviewSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -52,6 +55,8 @@ class ReviewHeader(Static):
             parts.append(("  " + self.status, "$warning"))
         if self.unsandboxed:
             parts.append(("  UNSANDBOXED", "bold $error"))
+        if self.red_own:
+            parts.append((f"  {self.red_own} own test{'s' if self.red_own != 1 else ''} red at head", "bold $error"))
         if self.quarantined:
             parts.append((f"  {self.quarantined} red at head, quarantined", "$warning"))
         parts += [
