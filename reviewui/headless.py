@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.bounded import read_input_text
-from reviewui.core.errors import ReviewError
+from reviewui.core.errors import ReviewError, refusal
 from reviewui.core.safe_text import json_visible, visible
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.instrument import UntrustedCommand
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.queue.read import QueueSource
@@ -92,6 +93,15 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
+def refuse(args: argparse.Namespace, e: "UntrustedCommand") -> int:
+    """Say a refused command (exit 3): one line on stderr, and with `--format json` the one
+    `refused` object on stdout, naming the tests that made it untrusted."""
+    sys.stderr.write(f"reviewui: {e}\n")
+    if getattr(args, "format", "text") == "json":
+        emit(refusal(str(e), e.tests))
+    return 3
+
+
 # --- bite-checks --------------------------------------------------------------
 
 
@@ -121,10 +131,12 @@ def cmd_bite(args: argparse.Namespace) -> int:
             if whole:
                 session.save_evidence(report)
     except UntrustedCommand as e:
-        sys.stderr.write(f"reviewui: {e}\n")
-        return 3
+        return refuse(args, e)
     if args.format == "json":
-        emit(report.to_json(session.target))
+        doc = report.to_json(session.target)
+        if report.exit_code == 3:  # nothing learned: the document says why, as every refusal does
+            doc.update(refusal(report.refusal_reason(), report.baseline.failing_tests))
+        emit(doc)
     elif args.format == "stryker":
         emit(report.to_stryker(session.target))
     else:
@@ -186,11 +198,13 @@ def cmd_tests(args: argparse.Namespace) -> int:
     try:
         report, table = swept_with_table(session)
     except UntrustedCommand as e:
-        sys.stderr.write(f"reviewui: {e}\n")
-        return 3
+        return refuse(args, e)
     t = session.target
     if args.format == "json":
-        emit({"repo": str(t.repo_dir), "branch": t.branch, "test_command": report.test_command, **table.to_json()})
+        doc = {"repo": str(t.repo_dir), "branch": t.branch, "test_command": report.test_command, **table.to_json()}
+        if table.status != "complete":
+            doc.update(refusal(table.reason, report.baseline.failing_tests))
+        emit(doc)
     else:
         out(f"{t.branch}: " + table.render_text())
     if table.status != "complete":
@@ -206,7 +220,7 @@ def cmd_tests(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Static findings (and bite findings with --bite); exit 1 when any is an error."""
     from reviewui import __version__
-    from reviewui.core.findings import exit_code, render
+    from reviewui.core.findings import check_json, exit_code, render
 
     from reviewui.core.bite.engine import UntrustedCommand
 
@@ -224,7 +238,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)
-    out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+    if untrusted is not None and args.format == "json":
+        # One object: the static findings that still stand, and the refusal a tool reading only the JSON sees.
+        emit({**check_json(session.target, session.diff, findings), **refusal(str(untrusted), untrusted.tests)})
+    else:
+        out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
     if untrusted is not None:
         sys.stderr.write(f"reviewui: {untrusted}\n")
         return 3  # as `bite` says it: nothing could be learned
@@ -363,12 +381,18 @@ def cmd_probe(args: argparse.Namespace) -> int:
         report = session.probe(code, name=Path(args.file).name, hunk=hunk)
     except ReviewError as e:
         sys.stderr.write(f"reviewui: the probe could not run: {e}\n")
+        if args.format == "json":
+            emit(refusal(f"the probe could not run: {e}"))
         return PROBE_COULD_NOT_RUN
+    exit_with = {"passed": 0, "failed": 1}.get(report.branch.status, PROBE_COULD_NOT_RUN)
     if args.format == "json":
-        emit(report.to_json())
+        doc = report.to_json()
+        if exit_with == PROBE_COULD_NOT_RUN:
+            doc.update(refusal(f"the probe did not run to an outcome on the branch ({report.branch.status})"))
+        emit(doc)
     else:
         out(report.render_text())
-    return {"passed": 0, "failed": 1}.get(report.branch.status, PROBE_COULD_NOT_RUN)
+    return exit_with
 
 
 PROBE_COULD_NOT_RUN = 3

@@ -93,7 +93,8 @@ def null_revert_control(scratch: Scratch, target: Target, ctx: RunContext, selec
         raise UntrustedCommand(
             "the test command is not trusted for bites: with nothing reverted, a run through the revert "
             f"path failed where the baseline passed ({shown}); these tests can tell a revert run from the "
-            "baseline, so no revert they fail in can be believed"
+            "baseline, so no revert they fail in can be believed",
+            tests=[t for t in bad if t in baseline.tests],  # node ids only (prepare quarantines old ones)
         )
 
 

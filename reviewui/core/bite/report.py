@@ -169,6 +169,13 @@ class BiteReport:
             return EXIT_NOTHING_LEARNED
         return EXIT_ALL_BITE if all(r.verdict == "bites" for r in code) else EXIT_SOME_WEAK
 
+    def refusal_reason(self) -> str:
+        """Why nothing could be learned (the `refused` reason of an exit 3), in one line."""
+        b = self.baseline
+        if b.status != "green":
+            return f"the baseline is {b.status}" + (f": {b.reason}" if b.reason else "")
+        return "every code hunk was skipped or errored: nothing could be learned"
+
     def matrix(self) -> dict[str, tuple[tuple[str, int], ...]]:
         """Test node id -> the hunks it bit; tests that bit nothing map to ()."""
         out: dict[str, list[tuple[str, int]]] = {t: [] for t in self.baseline.tests}
