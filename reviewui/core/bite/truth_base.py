@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from reviewui.core.bite.new_names import added_names
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.report import BiteReport
 from reviewui.core.bite.runctx import RunContext
@@ -108,7 +109,7 @@ def truth_table(
         why = run.junit_error or f"exit code {run.returncode}"
         return unavailable(head, base, f"the base run reported no test ({why})")
     return build_table(changed, report, [_unscratched(t, root) for t in run.tests], head=head, base=base,
-                       base_seconds=run.seconds)
+                       base_seconds=run.seconds, new_names=added_names(target, diff))
 
 
 def _unscratched(t: TestOutcome, root: str) -> TestOutcome:

@@ -74,7 +74,8 @@ KINDS: dict[str, KindInfo] = {
         "warning", "A new or changed test passes on the base commit's source: it needs nothing of the change."
     ),
     "test-only-notices-name": KindInfo(
-        "info", "A new or changed test fails on the base only because a new name is missing; the guards say more."
+        "info", "A new or changed test fails on the base only because a name the branch adds is missing while "
+        "importing or collecting; the guards say more."
     ),
     "not-analysed": KindInfo(
         "warning", "A changed file is over the analysis caps (size or nesting), so no other rule read it."
