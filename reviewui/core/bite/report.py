@@ -147,6 +147,9 @@ class BiteReport:
         return guard_summary(g for r in self.results for g in r.guards)
     selection: str = ""
     """How many tests were selected and why, in one line."""
+    selection_is_suite: bool = False
+    """The selected test files are every test module of the tree: a hunk graded in the `suite`
+    scope was graded by selected tests (nothing beyond them was searched)."""
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
@@ -277,7 +280,7 @@ class BiteReport:
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
             if r.reason:
                 lines.append(f"    {r.reason}")
-            if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered":
+            if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered" and not self.selection_is_suite:
                 lines.append("    no selected test runs it: graded by tests found in the whole suite")
             lines.extend(f"    guard {g.one_line()}" for g in r.guards)
         s = self.summary()

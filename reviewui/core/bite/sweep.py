@@ -184,7 +184,7 @@ class Sweep:
         note = prepared.note if off is None else f"{prepared.note}; {off}" if prepared.note else off
         return BiteReport(baseline=prepared.baseline, results=ordered + self.spec.not_code,
                           selected_tests=self.selected, test_command=self.spec.command, selection=note,
-                          guards_checked=guards, sandbox=sandbox.level())
+                          guards_checked=guards, sandbox=sandbox.level(), selection_is_suite=not self.beyond)
 
 
 def _quietly(settle: Pending) -> None:

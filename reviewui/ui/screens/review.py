@@ -360,6 +360,7 @@ class ReviewScreen(Screen[None]):
             return
         if view.file is not None and view.file.path == path:
             view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) for h in f.hunks})
+        self.fixtures_part.follow()  # a test seen biting this hunk calls its code: the pane says so
         hunks = f.hunks if self.startup.diff_loaded else None
         name_only = [r for r in self.ledger.bites.values() if r.file == path and only_a_missing_name(r)]
         self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks), name_only))
