@@ -19,7 +19,7 @@ from typing import Any
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
-from reviewui.core.test_layout import UNITTEST_COMMAND, TestLayout, read_layout
+from reviewui.core.test_layout import TestLayout, read_layout
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
 DEFAULT_FULL_SUITE_BUDGET = 600.0
@@ -327,7 +327,7 @@ def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch
 def with_layout(settings: Settings, layout: TestLayout, *, command_set: bool) -> Settings:
     """`settings` with the base commit's test layout: its test files count as tests, and a
     unittest-only suite runs under `python -m unittest` unless a test command is configured."""
-    command = UNITTEST_COMMAND if layout.wants_unittest and not command_set else settings.test_command
+    command = layout.unittest_command if layout.wants_unittest and not command_set else settings.test_command
     return with_command(replace(settings, test_command=command), command, layout)
 
 

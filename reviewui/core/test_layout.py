@@ -71,6 +71,11 @@ class TestLayout:
     """pytest's `python_classes`: prefixes (or globs) of the classes whose tests it collects."""
     python_functions: tuple[str, ...] = PYTEST_DEFAULT_FUNCTIONS
     """pytest's `python_functions`: prefixes (or globs) of the functions it collects as tests."""
+    xdist: bool = False
+    """`addopts` start pytest-xdist workers (`-n`, `--numprocesses`, `--dist`): every run turns them off."""
+    discovery: str = ""
+    """Where `python -m unittest discover` must start to find the suite ("" : the root, as a bare
+    `python -m unittest` does), e.g. `src` when the tests live inside a package of a src layout."""
     named: tuple[str, ...] = ()
     """File-name globs the reviewer's trusted `test-globs` setting adds (those without a folder,
     `check_*.py`): a run names such a module, so pytest collects it."""
@@ -164,6 +169,14 @@ class TestLayout:
         return tuple(modules)
 
     @property
+    def unittest_command(self) -> str:
+        """The command a unittest suite runs with: a bare `python -m unittest` from the root, or
+        discovery from where the suite can be imported (`discovery`)."""
+        if not self.discovery:
+            return UNITTEST_COMMAND
+        return f"{UNITTEST_COMMAND} discover -s {self.discovery} -t {self.discovery}"
+
+    @property
     def wants_unittest(self) -> bool:
         """True when the suite must run under `python -m unittest` rather than pytest.
 
@@ -199,6 +212,7 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
         plugins=_plugins(options.get("addopts") or []),
         python_classes=tuple(options.get("python_classes") or PYTEST_DEFAULT_CLASSES),
         python_functions=tuple(options.get("python_functions") or PYTEST_DEFAULT_FUNCTIONS),
+        xdist=uses_xdist(options.get("addopts") or []),
     )
     tree = [p for p in everything if p.endswith(".py")]
     # unittest's pattern also matches `testing.py` helpers: only files with a TestCase in them count.
@@ -213,7 +227,10 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     blocked: tuple[str, ...] = ()
     if "no:unittest" in layout.plugins:
         blocked = tuple(p for p in _grep(repo_dir, rev, r"TestCase\b", where) if layout.is_module(p))
-    return replace(layout, load_tests=loaders, unittest_modules=unittest_only, blocked_cases=blocked)
+    read = replace(layout, load_tests=loaders, unittest_modules=unittest_only, blocked_cases=blocked)
+    if not read.wants_unittest:
+        return read
+    return replace(read, discovery=discovery_start([p for p in tree if read.is_module(p)], present))
 
 
 def _may_configure_pytest(name: str, blob: bytes) -> bool:
@@ -335,3 +352,37 @@ def command_files(command: str) -> tuple[str, ...]:
         if path.endswith(".py") and not path.startswith(("/", "../")):
             out.append(path)
     return tuple(dict.fromkeys(out))
+
+
+_XDIST_OPTIONS = ("-n", "--numprocesses", "--dist", "--tx", "-d")
+
+
+def uses_xdist(words: Iterable[str]) -> bool:
+    """True when pytest options `words` start pytest-xdist workers (`-n 4`, `-nauto`, `--numprocesses=auto`,
+    `--dist load`, `-p xdist`), `-n 0` / `-n0` aside."""
+    items = list(words)
+    for i, w in enumerate(items):
+        name, _, value = w.partition("=")
+        if name in ("-n", "--numprocesses"):
+            value = value or (items[i + 1] if i + 1 < len(items) else "")
+            if value not in ("0", "no"):
+                return True
+        elif w.startswith("-n") and not w.startswith("--") and len(w) > 2:
+            if w[2:] not in ("0",):
+                return True
+        elif name in _XDIST_OPTIONS[2:] or (w == "-p" and i + 1 < len(items) and items[i + 1] == "xdist"):
+            return True
+    return False
+
+
+def discovery_start(modules: Iterable[str], files: set[str]) -> str:
+    """Where unittest's discovery finds `modules` (test modules): the directory their packages are
+    imported from (the first folder above them without an `__init__.py`), "" for the root. A root
+    with modules in several such places keeps "" (a bare run, as before)."""
+    starts: set[str] = set()
+    for m in modules:
+        parent = PurePosixPath(m).parent
+        while str(parent) not in (".", "") and f"{parent}/__init__.py" in files:
+            parent = parent.parent
+        starts.add("" if str(parent) in (".", "") else str(parent))
+    return next(iter(starts)) if len(starts) == 1 else ""

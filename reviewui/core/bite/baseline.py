@@ -23,6 +23,8 @@ _ERROR_LINE = re.compile(
     r"^(E\s+\S.*|ERROR:? .*|\w*Error: .*|ImportError while .*|.*No module named .*|"
     r".*unrecognized arguments: .*|INTERNALERROR> .*|error: .*)$"
 )
+_NO_TESTS = re.compile(r"^(?:Ran 0 tests in |NO TESTS RAN)", re.MULTILINE)
+"""unittest's words for a run that found no test."""
 _NO_MODULE = re.compile(r"No module named '?([\w.]+)'?")
 _UNRECOGNIZED = re.compile(r"unrecognized arguments: (.*)")
 _PLUGIN_FOR_OPTION = {"--cov": "pytest-cov", "-n": "pytest-xdist", "--dist": "pytest-xdist",
@@ -42,6 +44,9 @@ def error_lines(output: str, limit: int = TAIL_LINES) -> str:
 
 def hint(output: str, command: str) -> str:
     """A fix hint for a known cause of a broken baseline, else ''."""
+    if _NO_TESTS.search(output):
+        return ("unittest's discovery found no test module from where it started: name the folder it "
+                "starts in (--test-cmd \"python -m unittest discover -s DIR -t DIR\"), or the test modules")
     if m := _UNRECOGNIZED.search(output):
         option = m.group(1).split()[0] if m.group(1).split() else ""
         plugin = next((p for o, p in _PLUGIN_FOR_OPTION.items() if option.startswith(o)), "")
@@ -153,6 +158,10 @@ def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
         return Baseline("broken", reason=run.limit, **common)
     first = tail.splitlines()[0].strip() if tail else ""
     if not pytest_mode:
+        if run.returncode in (0, 5) and _NO_TESTS.search(run.output):
+            # unittest's discovery found nothing (exit 0 on Python 3.11): no verdict can come of it,
+            # and the instrument check must not be asked to judge a command that runs nothing.
+            return Baseline("broken", reason=why("the command runs no tests (Ran 0 tests)"), **common)
         if run.returncode == 0:
             return Baseline("green", **common)
         return Baseline("red", reason=why(f"exit code {run.returncode}" + (f": {first}" if first else "")), **common)

@@ -15,6 +15,7 @@ import contextlib
 from contextlib import AbstractContextManager
 import os
 import shutil
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Collection
@@ -151,6 +152,7 @@ def prepare(
     # meanwhile (pytest's half, then garbage in every changed module), and its verdict is read
     # once the baseline is green.
     early: cf.Future[bool | None] | None = None
+    stop_side = _Stop(ctx.cancel)
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="instrument") if ctx.pytest_mode and pool.size > 1 \
         else None
     first = _first_ready(pool, target, ctx) if side is not None else None
@@ -161,16 +163,32 @@ def prepare(
         lease = pool.acquire(other)
         held = lease.__enter__()
         early = side.submit(_in_slot, lease, held,
-                            lambda s: side_checks(s, target, ctx, selected, baseline_limit, fresh=s is other))
+                            lambda s: side_checks(s, target, replace(ctx, cancel=stop_side), selected, baseline_limit,
+                                                  fresh=s is other))
     pending: Pending | None = None
+    green = False
     try:
         prepared, pending = _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early,
                                              first, read, own)
+        green = prepared.baseline.status == "green"
         return prepared, pending
     finally:
         if side is not None:
+            if not green:
+                stop_side.set()  # nothing the check says is needed past a baseline that is not green: no wait
             # Its slot is back in the pool once the check ends; a pending check ends it itself.
             side.shutdown(wait=pending is None)
+
+
+class _Stop(threading.Event):
+    """Set to stop the instrument check beside the baseline, or set when the sweep is cancelled."""
+
+    def __init__(self, outer: threading.Event | None) -> None:
+        super().__init__()
+        self._outer = outer
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._outer is not None and self._outer.is_set())
 
 
 def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.CoverageSupport) -> RunFiles:
@@ -265,6 +283,14 @@ def _prepare_in_slot(
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
+        if baseline.status in ("broken", "timeout") and measured is not None and not ctx.killed():
+            # Never call a baseline broken that the plain command passes: measuring it may be what broke it.
+            plain = ctx.run(scratch.path, selected, baseline_limit, record_opens=True)
+            again = _quarantined(classify(plain.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx, own)
+            if again.status == "green" and not plain.foreign:
+                note = (f"; the run measured with coverage was {baseline.status} ({baseline.reason[:120]}) and the "
+                        "plain one green: no coverage map, every hunk runs all selected tests")
+                seen, baseline, measured = plain, again, None
         if baseline.status == "green" and measured is not None:
             cov = cm.read_map(cov_dir, scratch.path, py_files, baseline.tests)
             if cov is not None and (blind := cov.blind_to(ctx.modules, seen.observed.modules)):
@@ -304,6 +330,8 @@ def _prepare_in_slot(
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))
         note = selection_note(static, selected, baseline.tests, openers, cov) + note
+        if ctx.xdist_off:
+            note += "; pytest-xdist off (-n 0): its workers would not see the run's tree and import paths"
         if suite is not None:
             note += ("; the whole suite was searched for the tests of hunks no selected test runs" if suite.cov
                      is not None else f"; the whole suite was not searched ({suite.why_not})")

@@ -19,6 +19,12 @@ from reviewui.core.bite import canary, origin
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
+from reviewui.core.test_layout import uses_xdist
+
+XDIST_OFF = ["-n", "0"]
+"""What every pytest run adds when the project's addopts (or the command) start pytest-xdist workers:
+the workers are new interpreters that do not see the run's tree and import paths, so the run is made
+in one process (said once, in the selection note)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,15 @@ class RunContext:
         """True when the command runs pytest (JUnit outcomes available)."""
         return is_pytest_command(self.argv)
 
+    def killed(self) -> bool:
+        """True when the sweep was cancelled (nothing more should start)."""
+        return self.cancel is not None and self.cancel.is_set()
+
+    @property
+    def xdist_off(self) -> bool:
+        """True when the base's addopts (or the command) start pytest-xdist workers: every run adds `-n 0`."""
+        return self.pytest_mode and (self.settings.test_layout.xdist or uses_xdist(self.argv))
+
     def run(
         self, scratch: Path, tests: Sequence[str], limit: float | None, *,
         argv: Sequence[str] | None = None, extra: Mapping[str, str] | None = None,
@@ -110,7 +125,7 @@ class RunContext:
         command = list(argv or self.argv)
         if self.pytest_mode:
             tests, more = self._without_quarantined(tests or self.suite)
-            command += more
+            command += more + (XDIST_OFF if self.xdist_off else [])
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
