@@ -18,6 +18,7 @@ from reviewui.core.safe_text import json_visible, visible
 
 if TYPE_CHECKING:
     from reviewui.core.bite.instrument import UntrustedCommand
+    from reviewui.core.bite.progress import ProgressSink, TestsProgress
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.queue.read import QueueSource
@@ -93,6 +94,29 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
+def tests_progress(args: argparse.Namespace) -> "ProgressSink":
+    """A long run's progress on stderr (tests done of pytest's collection count, elapsed): rewritten in
+    place on a terminal, else one line every LINE_EVERY seconds (a CI log is not flooded)."""
+    import time
+
+    tty = sys.stderr.isatty()
+    last = {"at": 0.0}
+
+    def say(p: "TestsProgress") -> None:
+        if tty:
+            sys.stderr.write("\r\x1b[K" + visible(p.words()))
+            sys.stderr.flush()
+        elif time.monotonic() - last["at"] >= LINE_EVERY:
+            last["at"] = time.monotonic()
+            sys.stderr.write(f"reviewui: {visible(p.words())}\n")
+
+    return say
+
+
+LINE_EVERY = 15.0
+"""Seconds between progress lines on a stderr that is not a terminal."""
+
+
 def refuse(args: argparse.Namespace, e: "UntrustedCommand") -> int:
     """Say a refused command (exit 3): one line on stderr, and with `--format json` the one
     `refused` object on stdout, naming the tests that made it untrusted."""
@@ -127,7 +151,8 @@ def cmd_bite(args: argparse.Namespace) -> int:
     try:
         report = stored_sweep(session, args.guards) if whole else None
         if report is None:
-            report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config)
+            report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config,
+                                  on_tests=tests_progress(args))
             if whole:
                 session.save_evidence(report)
     except UntrustedCommand as e:
@@ -171,7 +196,8 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
     return b.value
 
 
-def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:
+def swept_with_table(session: ReviewSession,
+                     on_tests: "ProgressSink | None" = None) -> tuple[BiteReport, TruthTable]:
     """A guard-graded sweep and the truth table for the session, from the store when current, else run
     (and stored). Raises UntrustedCommand or ReviewError as the sweep does."""
     report = stored_sweep(session, guards=True)
@@ -180,9 +206,9 @@ def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:
         stored = session.stored().table
         table = stored.value if stored is not None and stored.current else None
     else:
-        report = session.bite(guards=True)
+        report = session.bite(guards=True, on_tests=on_tests)
     if table is None:
-        table = session.tests_table(report)
+        table = session.tests_table(report, on_tests=on_tests)
     if report.baseline.reason != "cancelled":
         session.save_evidence(report, table, session.findings(report, table))
     return report, table
@@ -196,7 +222,7 @@ def cmd_tests(args: argparse.Namespace) -> int:
 
     session = session_from_args(args)
     try:
-        report, table = swept_with_table(session)
+        report, table = swept_with_table(session, tests_progress(args))
     except UntrustedCommand as e:
         return refuse(args, e)
     t = session.target
@@ -234,7 +260,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.bite:
         session.claims()  # first: the sweep's stored findings then include the reruns
         try:
-            report, table = swept_with_table(session) if not session.target.is_empty else (None, None)
+            report, table = swept_with_table(session, tests_progress(args)) if not session.target.is_empty \
+                else (None, None)
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)

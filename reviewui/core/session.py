@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from reviewui.core.diff import Diff
     from reviewui.core.evidence import EvidenceLedger, HistoryRow, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
+    from reviewui.core.bite.progress import ProgressSink
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store import EvidenceStore, StoreKey
@@ -312,11 +313,13 @@ class ReviewSession:
         cache: "BiteCache | None" = None,
         guards: bool = False,
         include_config: bool = False,
+        on_tests: "ProgressSink | None" = None,
     ) -> "BiteReport":
         """Bite-check `hunks` (None: every source hunk) of the analysed diff with the session's run options.
 
         `guards` also grades the guard reverts inside each hunk (core/bite/guards.py);
-        `include_config` bite-checks hunks of files that are not code too.
+        `include_config` bite-checks hunks of files that are not code too; `on_tests` hears
+        the baseline's progress (tests done of collected, elapsed).
 
         Does not touch the ledger (the UI runs this in a worker): callers add
         the report with `evidence.add_report`. Raises ReviewError as run_bite does.
@@ -331,7 +334,7 @@ class ReviewSession:
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
-            include_config=include_config, engine=engine, own_tests=self.own_tests(),
+            include_config=include_config, engine=engine, own_tests=self.own_tests(), on_tests=on_tests,
         )
 
     def own_tests(self) -> tuple[str, ...]:
@@ -362,7 +365,7 @@ class ReviewSession:
         return checks
 
     def tests_table(self, report: "BiteReport", cancel: threading.Event | None = None,
-                    cache: "BiteCache | None" = None) -> "TruthTable":
+                    cache: "BiteCache | None" = None, on_tests: "ProgressSink | None" = None) -> "TruthTable":
         """The per-test truth table of the branch's tests: head outcomes and bites from `report` (a finished
         sweep), base outcomes from one run of the same tests on the base commit's source.
 
@@ -381,7 +384,7 @@ class ReviewSession:
 
             warm = cache.warm_server(split_command(self.test_command)[0], self.settings)
         return truth_table(self.target, self.analysed_diff(), self.settings, changed, report,
-                           test_cmd=r.test_cmd, timeout=r.timeout, cancel=cancel, warm=warm)
+                           test_cmd=r.test_cmd, timeout=r.timeout, cancel=cancel, warm=warm, on_tests=on_tests)
 
     # --- the evidence store --------------------------------------------------
 

@@ -62,6 +62,7 @@ from reviewui.core.bite.cache import BiteCache
 from reviewui.core.bite.executor import Executor, SweepJob
 from reviewui.core.bite.executor_local import LocalExecutor
 from reviewui.core.bite.instrument import UntrustedCommand
+from reviewui.core.bite.progress import ProgressSink
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.selection import checkable_hunks, parse_hunk_spec, selected_test_files
 from reviewui.core.bite.sweep import LOST, Spec, Sweep
@@ -91,6 +92,7 @@ def run_bite(
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
     own_tests: Collection[str] = (),
+    on_tests: ProgressSink | None = None,
 ) -> BiteReport:
     """Bite-check the given hunks (default: every code hunk) and return the report.
 
@@ -99,7 +101,8 @@ def run_bite(
     instrument check, ReviewError when it is unusable (unparseable, cannot be
     started) or for unknown hunks. With `guards`, each result also carries its
     guard reverts (guard_check.py). `engine` makes the executor that carries
-    out the plan (default: the local one, on this machine's slots). `own_tests` (function ids,
+    out the plan (default: the local one, on this machine's slots). `on_tests` hears the
+    baseline's progress (tests done of collected, elapsed) while it runs. `own_tests` (function ids,
     `file::Class::test`) are the branch's new and changed tests: red at the head they are left
     out of later runs as quarantined old tests are, but reported apart (`Baseline.own_red`).
     """
@@ -112,7 +115,7 @@ def run_bite(
                           results=spec.not_code, selected_tests=(), test_command=spec.command,
                           selection="nothing to bite-check: the branch changes no source code")
     sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress,
-                  own_tests)
+                  own_tests, on_tests)
     jobs = max(1, jobs or os.cpu_count() or 1)
     own_cache = cache is None
     cache = cache or BiteCache()

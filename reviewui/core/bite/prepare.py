@@ -222,7 +222,7 @@ def _past_collection_errors(
     else the first run's broken baseline stands."""
     shutil.rmtree(cov_dir, ignore_errors=True)  # the first run measured only imports
     seen = ctx.run(scratch, selected, limit, argv=[*ctx.argv, *cov_args, "--continue-on-collection-errors"],
-                   record_opens=True, in_run_dir=measured, coverage=measured is not None)
+                   record_opens=True, in_run_dir=measured, coverage=measured is not None, phase="baseline")
     baseline = quarantine_collection(seen.run, own)
     if baseline is None:
         return first
@@ -271,7 +271,7 @@ def _prepare_in_slot(
                 measured, cov_args = _coverage_files(cov_dir, scratch.path, py_files, support), args
         # Measured in a warm fork when the server can serve it, else under `coverage run`.
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
-                       in_run_dir=measured, coverage=measured is not None)
+                       in_run_dir=measured, coverage=measured is not None, phase="baseline")
         if seen.foreign and seen.foreign.startswith(TAMPERED):
             # The baseline's canary passed: no run of this command can be believed (canary.py).
             raise UntrustedCommand(f"the test command cannot be trusted: {seen.foreign}; check the branch's "
@@ -285,7 +285,7 @@ def _prepare_in_slot(
         cov, note = None, ""
         if baseline.status in ("broken", "timeout") and measured is not None and not ctx.killed():
             # Never call a baseline broken that the plain command passes: measuring it may be what broke it.
-            plain = ctx.run(scratch.path, selected, baseline_limit, record_opens=True)
+            plain = ctx.run(scratch.path, selected, baseline_limit, record_opens=True, phase="baseline")
             again = _quarantined(classify(plain.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx, own)
             if again.status == "green" and not plain.foreign:
                 note = (f"; the run measured with coverage was {baseline.status} ({baseline.reason[:120]}) and the "

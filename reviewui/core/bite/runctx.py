@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from reviewui.core.bite import canary, origin
+from reviewui.core.bite import canary, origin, progress
+from reviewui.core.bite.progress import Poller, ProgressSink
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
@@ -66,6 +67,8 @@ class RunContext:
     test_layout.TestLayout.suite_paths)."""
     quarantined: tuple[str, ...] = ()
     """Node ids red at the head, left out of every pytest run after the baseline (`--deselect`)."""
+    progress: ProgressSink | None = None
+    """Where a long run's progress goes (runs made with a `phase`): tests done of collected, elapsed."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def _without_quarantined(self, tests: Sequence[str]) -> tuple[Sequence[str], list[str]]:
@@ -98,6 +101,7 @@ class RunContext:
         self, scratch: Path, tests: Sequence[str], limit: float | None, *,
         argv: Sequence[str] | None = None, extra: Mapping[str, str] | None = None,
         warm: bool = True, record_opens: bool = False, in_run_dir: RunFiles | None = None, coverage: bool = False,
+        phase: str = "",
     ) -> Observation:
         """Run the command (or `argv`) on `tests` in `scratch`. Raises ReviewError when it cannot start.
 
@@ -105,9 +109,11 @@ class RunContext:
 
         `in_run_dir` puts more files in the run's own directory (its `setup`
         returns more environment) and reads them back before the directory goes.
+        A `phase` (`baseline`) sends the run's progress to `progress` while it runs.
         """
         box: dict[str, origin.Observed] = {}
         name = canary.new_name()
+        pollers: list[Poller] = []
 
         def setup(run_dir: Path) -> dict[str, str]:
             # The plugin and its report live in the run's own directory: the only place
@@ -115,9 +121,15 @@ class RunContext:
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
                                  self.data_files if record_opens else (), self.checkout_dirs, canary=name)
             env = origin.merge_env(env, extra)
+            env[progress.VAR] = str(run_dir / progress.FILE)  # every run writes it alike; long ones are read
+            if phase and self.progress is not None:
+                pollers.append(Poller(run_dir / progress.FILE, phase, self.progress))
+                pollers[0].start()
             return origin.merge_env(env, in_run_dir.setup(run_dir)) if in_run_dir is not None else env
 
         def collect(run_dir: Path) -> None:
+            for poller in pollers:
+                poller.stop()
             box["seen"] = origin.read_observed(run_dir / "origin.json")
             if in_run_dir is not None:
                 in_run_dir.collect(run_dir)

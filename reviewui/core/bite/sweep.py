@@ -21,6 +21,7 @@ from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.plan import Batching, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
+from reviewui.core.bite.progress import ProgressSink
 from reviewui.core.bite.report import BiteReport, HunkResult
 from reviewui.core.bite.revert_grade import hunk_result
 from reviewui.core.bite.runctx import RunContext
@@ -72,9 +73,11 @@ class Sweep:
 
     def __init__(self, target: Target, diff: Diff, settings: Settings, spec: Spec, all_tests: bool,
                  timeout: float | None, on_result: Callable[[HunkResult], None] | None,
-                 on_progress: Callable[[int, int], None] | None, own_tests: Collection[str] = ()) -> None:
+                 on_progress: Callable[[int, int], None] | None, own_tests: Collection[str] = (),
+                 on_tests: ProgressSink | None = None) -> None:
         self.target, self.diff, self.settings, self.spec = target, diff, settings, spec
         self.own = frozenset(own_tests)
+        self.on_tests = on_tests
         """The branch's new and changed tests (function ids): red at the head, never quarantined."""
         self.pytest_mode = is_pytest_command(spec.argv)
         self.tree = list_files(target.repo_dir, target.head)
@@ -118,7 +121,7 @@ class Sweep:
                                   self.tree)
         return RunContext(self.spec.argv, self.spec.user_env, modules, s, self.work, halt, warm,
                           self.static.data_files, checkout_roots(self.spec.argv[0], self.target.repo_dir),
-                          s.test_layout.suite_paths(self.tree))
+                          s.test_layout.suite_paths(self.tree), progress=self.on_tests)
 
     def prepare(self, pool: WorktreePool, ctx: RunContext, cache: BiteCache,
                 before_close: contextlib.ExitStack) -> tuple[Prepared, Pending | None]:

@@ -28,7 +28,8 @@ from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
 from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
-                                  HistoryRead, ReviewReady, StoredLoaded, TranscriptReady, TruthTableReady,
+                                  HistoryRead, ReviewReady, StoredLoaded, TestsProgressed, TranscriptReady,
+                                  TruthTableReady,
                                   VerdictRecorded, VerdictSetupChecked, WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
 from reviewui.ui.screens.review_findings import FindingsPart
@@ -219,6 +220,10 @@ class ReviewScreen(Screen[None]):
     @on(BiteProgress)
     def _bite_progress(self, message: BiteProgress) -> None:
         self.bites_part.on_progress(message)
+
+    @on(TestsProgressed)
+    def _tests_progressed(self, message: TestsProgressed) -> None:
+        self.bites_part.on_tests_progress(message)
 
     @on(BiteFinished)
     def _bite_finished(self, message: BiteFinished) -> None:
