@@ -200,15 +200,21 @@ def swept_with_table(session: ReviewSession,
                      on_tests: "ProgressSink | None" = None) -> tuple[BiteReport, TruthTable]:
     """A guard-graded sweep and the truth table for the session, from the store when current, else run
     (and stored). Raises UntrustedCommand or ReviewError as the sweep does."""
+    from reviewui.core.bite.cache import BiteCache
+
     report = stored_sweep(session, guards=True)
     table = None
-    if report is not None:
-        stored = session.stored().table
-        table = stored.value if stored is not None and stored.current else None
-    else:
-        report = session.bite(guards=True, on_tests=on_tests)
-    if table is None:
-        table = session.tests_table(report, on_tests=on_tests)
+    cache = BiteCache()  # the sweep's warm servers make the table's base run too
+    try:
+        if report is not None:
+            stored = session.stored().table
+            table = stored.value if stored is not None and stored.current else None
+        else:
+            report = session.bite(guards=True, on_tests=on_tests, cache=cache)
+        if table is None:
+            table = session.tests_table(report, on_tests=on_tests, cache=cache)
+    finally:
+        cache.close()
     if report.baseline.reason != "cancelled":
         session.save_evidence(report, table, session.findings(report, table))
     return report, table
