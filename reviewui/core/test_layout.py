@@ -354,25 +354,21 @@ def command_files(command: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_XDIST_OPTIONS = ("-n", "--numprocesses", "--dist", "--tx", "-d")
-
-
 def uses_xdist(words: Iterable[str]) -> bool:
-    """True when pytest options `words` start pytest-xdist workers (`-n 4`, `-nauto`, `--numprocesses=auto`,
-    `--dist load`, `-p xdist`), `-n 0` / `-n0` aside."""
+    """True when pytest options `words` start pytest-xdist workers: the last `-n`/`--numprocesses` wins, as in
+    pytest (`--numprocesses=auto` then `--numprocesses=0` starts none), and `--tx` starts them too."""
     items = list(words)
+    workers = False
     for i, w in enumerate(items):
-        name, _, value = w.partition("=")
+        name, eq, value = w.partition("=")
         if name in ("-n", "--numprocesses"):
-            value = value or (items[i + 1] if i + 1 < len(items) else "")
-            if value not in ("0", "no"):
-                return True
+            value = value if eq else (items[i + 1] if i + 1 < len(items) else "")
+            workers = value not in ("0", "no", "")
         elif w.startswith("-n") and not w.startswith("--") and len(w) > 2:
-            if w[2:] not in ("0",):
-                return True
-        elif name in _XDIST_OPTIONS[2:] or (w == "-p" and i + 1 < len(items) and items[i + 1] == "xdist"):
+            workers = w[2:] != "0"
+        elif name == "--tx":
             return True
-    return False
+    return workers
 
 
 def discovery_start(modules: Iterable[str], files: set[str]) -> str:

@@ -57,8 +57,11 @@ def test_discovery_starts_where_the_suite_is_imported_from() -> None:
 
 def test_xdist_is_seen_in_addopts_and_commands() -> None:
     assert uses_xdist(["--numprocesses=auto"]) and uses_xdist(["-n", "4"]) and uses_xdist(["-nauto"])
-    assert uses_xdist(["--dist", "loadscope"]) and uses_xdist(["-p", "xdist"])
+    assert uses_xdist(["--tx", "popen"]) and uses_xdist(["-n", "0", "-n", "2"])
     assert not uses_xdist(["-n", "0"]) and not uses_xdist(["-n0"]) and not uses_xdist(["-p", "no:xdist", "-q"])
+    # aio-libs/propcache's addopts: auto, then 0 ("slower with so few tests"): the last one wins, as in pytest
+    assert not uses_xdist(["--numprocesses=auto", "--numprocesses=0", "--durations=10"])
+    assert not uses_xdist(["-p", "xdist", "--dist", "load"])  # the plugin loaded, no worker asked for
 
 
 @pytest.fixture(scope="module")
