@@ -10,12 +10,14 @@ The result says whether a changed module came from outside the scratch.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from reviewui.core.bite import canary, origin, progress
+from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite.progress import Poller, ProgressSink
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
@@ -92,6 +94,16 @@ class RunContext:
         """True when the sweep was cancelled (nothing more should start)."""
         return self.cancel is not None and self.cancel.is_set()
 
+    def _no_cov(self, command: Sequence[str]) -> list[str]:
+        """`--no-cov` when the test Python has pytest-cov: a project's own coverage run (addopts `--cov`,
+        a `fail_under` in its rcfile) fails any run of a subset of its tests whatever they do
+        (aio-libs/yarl: "Required test coverage of 98.95% not reached", exit 1 with every test green),
+        so no run of a sweep measures the project's coverage, the baseline included."""
+        if "--no-cov" in command or not os.path.basename(command[0]).startswith("python"):
+            return []  # a bare `pytest` command: its Python is not asked (the probe runs `<python> -c`)
+        support = cm.probe_coverage(command[0], os.environ.get("PATH", os.defpath))
+        return ["--no-cov"] if support is not None and support.pytest_cov else []
+
     @property
     def xdist_off(self) -> bool:
         """True when the base's addopts (or the command) start pytest-xdist workers: every run adds `-n 0`."""
@@ -137,7 +149,7 @@ class RunContext:
         command = list(argv or self.argv)
         if self.pytest_mode:
             tests, more = self._without_quarantined(tests or self.suite)
-            command += more + (XDIST_OFF if self.xdist_off else [])
+            command += more + (XDIST_OFF if self.xdist_off else []) + self._no_cov(command)
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)

@@ -165,3 +165,18 @@ def test_a_baseline_broken_only_by_measuring_it_is_not_called_broken(tmp_path: P
     assert report.baseline.status == "green", report.baseline.reason
     assert "the plain one green" in report.selection and not report.baseline.coverage_guided
     assert [r.verdict for r in report.results] == ["bites"]
+
+
+def test_a_projects_own_coverage_threshold_never_fails_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # aio-libs/yarl's shape: addopts load pytest-cov and its rcfile's fail_under fails any run short of the
+    # whole suite ("Required test coverage of 98.95% not reached", exit 1, every test green): the null-revert
+    # control then refused the command. Every run is made with --no-cov.
+    use_venv_python(monkeypatch)
+    cfg = "[pytest]\naddopts = -p pytest_cov --cov=calc --cov-fail-under=100\n"
+    rb = make_repo(tmp_path / "r", {"pytest.ini": cfg, "calc.py": CALC + "\n\ndef unused():\n    return 1\n",
+                                    "test_calc.py": "from calc import clamp\n\n\ndef test_mid():\n    assert clamp(3) == 3\n"},
+                   {"calc.py": CALC_BRANCH + "\n\ndef unused():\n    return 1\n",
+                    "test_calc.py": "from calc import clamp\n\n\ndef test_low():\n    assert clamp(-1) == 0\n"})
+    report = ReviewSession.open(rb.root, "agent/work").bite()
+    assert report.baseline.status == "green", report.baseline.reason
+    assert [r.verdict for r in report.results] == ["bites"]
