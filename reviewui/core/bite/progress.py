@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from reviewui.core.run.process import read_run_file
+
 FILE = "progress"
 """The file the origin plugin writes in the run's directory."""
 VAR = "REVIEWUI_PROGRESS"
@@ -50,12 +52,12 @@ ProgressSink = Callable[[TestsProgress], None]
 
 
 def read(path: Path) -> tuple[int, int] | None:
-    """(done, total) from a progress file, None when absent or not two small numbers."""
-    try:
-        with open(path, "rb") as f:
-            words = f.read(64).split()
-    except OSError:
+    """(done, total) from a progress file, None when absent, not a regular file of at most 64 bytes (the
+    run may put a FIFO or a link there: never followed, never waited on), or not two small numbers."""
+    data = read_run_file(path, 64)
+    if data is None:
         return None
+    words = data.split()
     if len(words) != 2 or not all(w.isdigit() and len(w) < 10 for w in words):
         return None
     done, total = int(words[0]), int(words[1])

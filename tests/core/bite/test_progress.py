@@ -70,3 +70,18 @@ def test_a_progress_file_is_read_within_bounds(tmp_path: Path) -> None:
     for junk in ("", "x y", "1 2 3", "1" * 20 + " 2", "-1 5"):
         f.write_text(junk)
         assert read(f) is None, junk
+
+
+def test_a_hostile_progress_file_is_never_waited_on_or_followed(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "progress"
+    os.mkfifo(fifo)
+    assert read(fifo) is None  # a FIFO: open would block a reader without O_NONBLOCK
+    fifo.unlink()
+    (tmp_path / "real").write_text("3 4\n")
+    fifo.symlink_to(tmp_path / "real")
+    assert read(fifo) is None  # a link: not followed
+    fifo.unlink()
+    fifo.write_text("1 2 " + "x" * 100)
+    assert read(fifo) is None  # over 64 bytes
