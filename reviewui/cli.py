@@ -293,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from reviewui.command_args import emit
             from reviewui.core.errors import refusal
 
-            emit(refusal(str(e)))
+            emit(refusal(str(e), getattr(e, "tests", ())))
         return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("reviewui: interrupted\n")

@@ -59,3 +59,20 @@ def test_a_sandbox_that_cannot_be_had_is_one_json_refusal(tmp_path: Path, monkey
     assert code == 3
     doc = json.loads(out)  # exactly one JSON document on stdout
     assert "AS limit" in doc["refused"]["reason"] and doc["refused"]["tests"] == []
+
+
+def test_an_untrusted_command_surfacing_anywhere_is_exit_3_and_one_json_refusal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from reviewui.core.bite.instrument import UntrustedCommand
+    from reviewui.core.session import ReviewSession
+
+    rb = make_repo(tmp_path / "r", RED_BASE, RED_BRANCH)
+    monkeypatch.chdir(rb.root)
+
+    def untrusted(self: ReviewSession) -> None:
+        raise UntrustedCommand("the test command is not trusted for bites", ["test_calc.py::test_f"])
+
+    monkeypatch.setattr(ReviewSession, "fixtures", untrusted)
+    assert cli.main(["fixtures", "agent/work", "--format", "json"]) == 3
+    assert json.loads(capsys.readouterr().out) == {
+        "refused": {"reason": "the test command is not trusted for bites", "tests": ["test_calc.py::test_f"]}}

@@ -32,6 +32,8 @@ GARBAGE = b")(}{ reviewui instrument check: this file is deliberately broken ][\
 class UntrustedCommand(ReviewError):
     """The test command failed the instrument check or a control: nothing it says can be believed (exit 3)."""
 
+    exit_code = 3  # a refusal wherever it surfaces (`verdict --with-bites` too), as `bite` says it
+
     def __init__(self, message: str, tests: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.tests = tuple(tests)
