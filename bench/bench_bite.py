@@ -5,6 +5,9 @@
    of the tree. Target: ratio <= 1.15.
 2. A sweep of 8 hunks with --jobs 2 against --jobs 1 (baselines cached).
    Target: speed-up >= 1.7 (needs 2 idle cores).
+3. A sweep with its interleaved controls (control.py: at least two null runs per
+   session) against the same sweep with none (plan.CONTROLS = 0), interleaved,
+   --jobs 2, baselines cached. Target: <= 1.15x (issue 37).
 
 Cold numbers (baseline + instrument check included) are printed for
 information. Run: `python bench/bench_bite.py [--repeat N]` with a Python that
@@ -140,6 +143,26 @@ def main() -> int:
         print(f"sweep of {N_MODULES} hunks: --jobs 1 median {s1:.3f}s, --jobs 2 median {s2:.3f}s")
         print(f"speed-up jobs2/jobs1: {s1 / s2:.2f}x  (target >= 1.7x; cores: {os.cpu_count()}, "
               f"load: {os.getloadavg()[0]:.2f})")
+        from reviewui.core.bite import plan
+
+        def controlled(n: int):
+            def go() -> None:
+                saved, plan.CONTROLS = plan.CONTROLS, n
+                try:
+                    rep = run_bite(target, diff, settings, jobs=2, cache=cache)
+                finally:
+                    plan.CONTROLS = saved
+                assert [r.verdict for r in rep.results] == ["bites"] * N_MODULES
+                assert (rep.controls >= 2) == (n > 0), rep.controls
+            return go
+
+        with_c, without_c = [], []
+        for _ in range(max(3, args.repeat)):
+            with_c += timed(controlled(2), 1)
+            without_c += timed(controlled(0), 1)
+        w, wo = statistics.median(with_c), statistics.median(without_c)
+        print(f"sweep of {N_MODULES} hunks, --jobs 2: with interleaved controls median {w:.3f}s, without {wo:.3f}s: "
+              f"{w / wo:.2f}x  (target <= 1.15x; load {os.getloadavg()[0]:.2f})")
         git(repo, "worktree", "remove", "--force", str(bare_tree))
         cache.close()
     finally:

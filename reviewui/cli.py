@@ -190,6 +190,21 @@ def _log_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def _verify_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("branch", nargs="?", help="the branch to check (default: the checked-out branch)")
+    p.add_argument("--base", metavar="REF", help="the base it merges into (default: origin/HEAD, main, master, trunk)")
+    p.add_argument("--repo", metavar="DIR")
+    p.add_argument("--require", metavar="REVIEWER", nargs="+", action="extend", default=[],
+                   help="each of these must have a current signed approve (default: any one listed signer)")
+    p.add_argument("--format", choices=("text", "json", "in-toto"), default="text")
+
+
+def _delta_args(p: argparse.ArgumentParser) -> None:
+    _target_args(p)
+    p.add_argument("--since", metavar="REV", help="compare with this head (default: the head of your latest verdict)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
 def _notes_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("pull", "push"))
     p.add_argument("remote", nargs="?", default="origin")
@@ -257,7 +272,9 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] =
     "probe": ("run a probe test on the branch and its base", _probe_args),
     "verdict": ("record approve/reject in git notes", _verdict_args),
     "log": ("list the verdicts recorded for a branch", _log_args),
+    "delta": ("what changed since your verdict: each hunk new, changed or unchanged", _delta_args),
     "notes": ("sync verdict notes with a remote", _notes_args),
+    "verify": ("the merge check: exit 0 only on a current approve signed by a key the base lists", _verify_args),
     "check": ("the merge-path gate: static findings, exit 1 on errors", _check_args),
     "claims": ("the transcript's test claims, rerun at the head in the sandbox", _claims_args),
     "queue": ("every agent branch, ordered by what needs you first", _queue_args),

@@ -64,6 +64,9 @@ def cmd_verdict(args: argparse.Namespace) -> int:
         session.evidence.add_report(report)
         session.evidence.add_truth_table(table)
     session.collect_findings()
+    mine = session.self_review_warning()
+    if mine:  # said before it is recorded: a verdict on one's own work is still the reviewer's call
+        sys.stderr.write(visible(f"reviewui: warning: {mine}") + "\n")
     review = session.verdict(verdict, args.reason)
     t = session.target
     out(f"recorded {verdict} on {t.branch} @ {t.head[:7]} ({review.id})")
@@ -79,6 +82,48 @@ def cmd_log(args: argparse.Namespace) -> int:
     else:
         # Every reason and foreign line is indented and marked by the renderer; `out` escapes what remains.
         out(session.log_text())
+    return 0
+
+
+@handler("verify")
+def cmd_verify(args: argparse.Namespace) -> int:
+    """The merge check: exit 0 when each required reviewer's current approve is signed by a key the base
+    lists (`verify-signers`), 1 with one line per missing piece, 2 on a usage error."""
+    import json
+
+    from reviewui.core.config import Settings
+    from reviewui.core.notes.verify import verify
+    from reviewui.core.target import resolve_target
+
+    t = resolve_target(args.repo, args.branch, args.base)
+    ref = Settings.from_commit(t.repo_dir, t.base_ref).notes_ref  # the base's, never the branch's
+    report = verify(t.repo_dir, t.branch, t.base_ref, args.require, ref)
+    if args.format == "json":
+        out(json.dumps(report.to_json(), indent=2), is_json=True)
+    elif args.format == "in-toto":
+        out(json.dumps(report.to_in_toto(), indent=2), is_json=True)
+    else:
+        out(report.to_text())
+    return 0 if report.ok else 1
+
+
+@handler("delta")
+def cmd_delta(args: argparse.Namespace) -> int:
+    """What changed since the reviewer's latest verdict (or `--since REV`): each hunk new, changed or unchanged."""
+    from reviewui.core.delta.report import render_text, to_json
+
+    session = session_from_args(args)
+    found = session.delta(args.since)
+    if found is None:
+        raise ReviewError(f"no verdict of yours on {session.target.branch}: nothing to compare with "
+                          "(record one, or pass --since REV)")
+    since, delta = found
+    stored = session.stored().bite  # the grades of the head now, when a sweep of it is stored
+    report = stored.value if stored is not None and stored.current else None
+    if args.format == "json":
+        emit(to_json(delta, report))
+    else:
+        out(render_text(session.target.branch, since, delta, report))
     return 0
 
 
@@ -189,11 +234,15 @@ def stored_sweep(session: ReviewSession, guards: bool) -> BiteReport | None:
     if guards and not b.value.guards_checked:
         return None
     sys.stderr.write(visible(f"reviewui: {stored.words()} (rerun with --fresh)") + "\n")
-    if not guards and b.value.guards_checked:
+    # Nothing ran: every grade is the stored sweep's (JSON `evidence`).
+    report = dataclasses.replace(b.value, results=tuple(
+        dataclasses.replace(r, evidence="reused", guards=tuple(dataclasses.replace(g, evidence="reused")
+                                                              for g in r.guards)) for r in b.value.results))
+    if not guards and report.guards_checked:
         # Asked without --guards: the document is the one a sweep without them prints.
-        return dataclasses.replace(b.value, guards_checked=False,
-                                   results=tuple(dataclasses.replace(r, guards=()) for r in b.value.results))
-    return b.value
+        return dataclasses.replace(report, guards_checked=False,
+                                   results=tuple(dataclasses.replace(r, guards=()) for r in report.results))
+    return report
 
 
 def swept_with_table(session: ReviewSession,
@@ -271,11 +320,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)
+    authors = session.authorship().hunk_records([h for f in session.diff.files for h in f.hunks]) \
+        if args.format == "json" else None  # who wrote each hunk, from git-ai notes
     if untrusted is not None and args.format == "json":
         # One object: the static findings that still stand, and the refusal a tool reading only the JSON sees.
-        emit({**check_json(session.target, session.diff, findings), **refusal(str(untrusted), untrusted.tests)})
+        emit({**check_json(session.target, session.diff, findings, authors),
+              **refusal(str(untrusted), untrusted.tests)})
     else:
-        out(render(args.format, session.target, session.diff, findings, __version__), is_json=args.format != "text")
+        out(render(args.format, session.target, session.diff, findings, __version__, authors),
+            is_json=args.format != "text")
     if untrusted is not None:
         sys.stderr.write(f"reviewui: {untrusted}\n")
         return 3  # as `bite` says it: nothing could be learned
@@ -307,10 +360,9 @@ def cmd_claims(args: argparse.Namespace) -> int:
 @handler("queue")
 def cmd_queue(args: argparse.Namespace) -> int:
     """Every agent branch, ordered by what needs the reviewer first: the app, or printed (--format)."""
-    import json
     import sys
 
-    from reviewui.core.queue.report import render_json, render_text
+    from reviewui.core.queue.report import render_json_text, render_text
 
     source = queue_source(args)
     if args.sweep:
@@ -318,15 +370,25 @@ def cmd_queue(args: argparse.Namespace) -> int:
     if args.format is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise ReviewError("the queue app needs a terminal; use `reviewui queue --format text|json`")
+        import gc
+
         from reviewui.ui.queue_app import QueueApp
 
-        QueueApp(source, theme=args.theme).run()
+        was_on = gc.isenabled()
+        gc.disable()  # until the first real read is on screen (QueueApp.started): what it allocates lives on
+        try:
+            QueueApp(source, theme=args.theme, resume_gc=was_on).run()
+        finally:
+            if was_on:
+                gc.enable()
         return 0
-    rows = source.rows()
+    view = source.read()
+    for notice in view.notices:
+        sys.stderr.write(visible(f"reviewui: {notice}") + "\n")
     if args.format == "json":
-        out(json.dumps(render_json(rows), indent=2), is_json=True)
+        out(render_json_text(view.rows, view.omitted), is_json=True)
     else:
-        out(render_text(rows, show_hidden=args.all))
+        out(render_text(view.rows, show_hidden=args.all, omitted=view.omitted))
     return 0
 
 
@@ -342,7 +404,7 @@ def sweep_queue(source: "QueueSource", args: argparse.Namespace) -> int:
     from reviewui.core.config import resolve_settings
     from reviewui.core.queue.sweep import sweep_branches
 
-    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status == "pending"]
+    todo = [r.record.branch for r in source.rows() if r.tier == 3 and r.record.evidence.status in ("pending", "stale")]
     engine = args.engine or resolve_settings(source.repo, source.base, source.base).engine
     swept = 0
     started = 0
@@ -474,9 +536,13 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         t = session.transcript()
         links = session.link_transcript()
         assert t is not None and links is not None  # a transcript was given, so both exist
+        authored = session.authorship()
         extra = {
             "files": [
-                {"path": f, "turns": list(turns), "unattributed": not turns} for f, turns in links.by_file.items()
+                {"path": f, "turns": list(turns), "unattributed": f in links.unattributed,
+                 "authors": [{"tool": a.tool, "session": a.session, "model": a.model, "lines": n}
+                             for a, n in authored.authors_of(f, authored.lines.get(f, {}).keys())]}
+                for f, turns in links.by_file.items()
             ],
             "unattributed": list(links.unattributed),
         }

@@ -54,7 +54,9 @@ def test_agent_branch_new_function_is_broken_not_a_bite(samples: dict[str, Path]
 def check_kinds(repo: Path, branch: str) -> tuple[int, list[tuple[str, str, str | None]]]:
     proc = run_cli("check", branch, "--format", "json", cwd=repo)
     data = json.loads(proc.stdout)
-    assert set(data) == {"repo", "branch", "base", "head", "files", "findings", "summary"}
+    # issue 42: `authors` added (the git-ai authorship notes' hunk records; empty without notes)
+    assert set(data) == {"repo", "branch", "base", "head", "files", "findings", "summary", "authors"}
+    assert data["authors"] == []
     return proc.returncode, sorted((f["kind"], f["severity"], f["file"]) for f in data["findings"])
 
 

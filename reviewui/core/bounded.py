@@ -21,6 +21,7 @@ import ast
 import io
 import os
 import stat
+import threading
 import warnings
 import zlib
 from pathlib import Path
@@ -306,6 +307,9 @@ def tree_depth(tree: ast.AST, stop: int) -> int:
     return best
 
 
+_PARSE_LOCK = threading.Lock()
+
+
 def parse_python(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """`ast.parse` within the analysis caps.
 
@@ -320,7 +324,10 @@ def parse_python(source: str | bytes, filename: str = "<unknown>") -> ast.Module
     if reason is not None:
         raise NotAnalysed(reason)
     try:
-        with warnings.catch_warnings():
+        # One parse at a time: CPython 3.11's ast.parse is not safe from two threads at once
+        # ("AST constructor recursion depth mismatch", seen in a sweep's grading threads), and
+        # catch_warnings changes the process's warning filters.
+        with _PARSE_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes in old code
             tree = ast.parse(source, filename=filename)
     except (RecursionError, MemoryError) as e:

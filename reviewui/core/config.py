@@ -42,6 +42,8 @@ class Settings:
     """The command that runs the tests (pytest gets JUnit and coverage extras)."""
     notes_ref: str = DEFAULT_NOTES_REF
     """The git notes ref verdicts are written to."""
+    authorship_ref: str = "refs/notes/ai"
+    """The git notes ref git-ai authorship notes are read from (`authorship-notes-ref`; trusted: base or user)."""
     transcript_paths: tuple[str, ...] = DEFAULT_TRANSCRIPT_PATHS
     """Paths, relative to the repo root, where a transcript is looked for."""
     severity: dict[str, str] = field(default_factory=dict)
@@ -101,6 +103,12 @@ class Settings:
             if not ref.startswith("refs/notes/") or ".." in ref or ref.endswith("/"):
                 raise ReviewError(f"config: notes-ref must be under refs/notes/, got {ref!r}")
             s = replace(s, notes_ref=ref)
+        if "authorship-notes-ref" in data:
+            aref = _str(data["authorship-notes-ref"], "authorship-notes-ref")
+            aref = aref if aref.startswith("refs/") else f"refs/notes/{aref}"
+            if not aref.startswith("refs/notes/") or ".." in aref or aref.endswith("/"):
+                raise ReviewError(f"config: authorship-notes-ref must be under refs/notes/, got {aref!r}")
+            s = replace(s, authorship_ref=aref)
         if "transcript" in data:
             s = replace(s, transcript_paths=(_str(data["transcript"], "transcript"),))
         if "severity" in data:
@@ -223,7 +231,7 @@ def user_settings_mapping() -> dict[str, Any]:
 
 
 SETTING_KEYS: tuple[str, ...] = (
-    "test-globs", "test-command", "notes-ref", "transcript", "severity",
+    "test-globs", "test-command", "notes-ref", "authorship-notes-ref", "transcript", "severity",
     "env-allow", "network", "warm-runner", "exclude", "timeout", "full-suite-budget", "queue-branches",
     "engine", "ray-address", "ray-extras", "ray-ship-limit",
 )

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review, TestRecord
+    from reviewui.core.notes.view import ForeignText
     from reviewui.core.transcript.linking import HunkLinks
 
 MAX_TEST_RECORDS = 500
@@ -91,6 +92,22 @@ class MatrixData:
 
 HistoryRow = tuple["Review", str, str]
 """An earlier verdict: (the review, shown as whom; its relation to the head now; its signature in words)."""
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    """The branch's verdicts as the verdict relation weighs them (core/notes/relation.py), for the app."""
+
+    rows: tuple[HistoryRow, ...] = ()
+    """Every review, oldest first; one that does not count says so in its signature words."""
+    counted: tuple[HistoryRow, ...] = ()
+    """The reviews that count: what may stand for or against a verdict recorded now."""
+    verdict: HistoryRow | None = None
+    """The branch's verdict now, or None when no review counts."""
+    foreign: tuple["ForeignText", ...] = ()
+    """Text of those notes that is no review, shown apart."""
+    self_review: str = ""
+    """One line when the reviewer's identity is the head commit's author (a verdict on their own work), else ""."""
 
 
 @dataclass(frozen=True)

@@ -244,6 +244,11 @@ def list_files(cwd: str | Path, rev: str) -> list[str]:
     return [p.decode("utf-8", "replace") for p in out.split(b"\0") if p]
 
 
+def git_env() -> dict[str, str]:
+    """The environment every git process reviewui starts gets (no editor, no pager, the C locale)."""
+    return _git_env()
+
+
 def _git_env() -> dict[str, str]:
     # Never let git open an editor or pager, whatever the user's config says.
     import os

@@ -26,19 +26,23 @@ from reviewui.core.target import Target, resolve_target
 if TYPE_CHECKING:
     # Types only: a session that only reads a transcript (`transcript FILE`) must start fast.
     from reviewui.core.claims.verify import ClaimCheck
+    from reviewui.core.delta.model import Delta
+    from reviewui.core.delta.since import Since
     from reviewui.core.diff import Diff
-    from reviewui.core.evidence import EvidenceLedger, HistoryRow, HunkKey, VerdictEvidence
+    from reviewui.core.evidence import EvidenceLedger, HistoryRow, HistoryView, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.progress import ProgressSink
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store import EvidenceStore, StoreKey
+    from reviewui.core.store.grades import GradeStore
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
     from reviewui.core.notes.model import Review
+    from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.preflight import SetupProblem
-    from reviewui.core.notes.view import ForeignText
+    from reviewui.core.notes.relation import WeighedReview
     from reviewui.core.probe.run import ProbeReport
     from reviewui.core.transcript import Transcript
     from reviewui.core.transcript.linking import HunkLinks
@@ -335,6 +339,7 @@ class ReviewSession:
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
             include_config=include_config, engine=engine, own_tests=self.own_tests(), on_tests=on_tests,
+            grades=self.grade_book(),
         )
 
     def own_tests(self) -> tuple[str, ...]:
@@ -404,6 +409,15 @@ class ReviewSession:
 
         return key_for(self)
 
+    def grade_book(self) -> "GradeStore":
+        """Each hunk's and guard's grade kept in the store by what decides it (core/bite/reuse.py): a sweep
+        reuses those whose key did not change; with `--fresh` none (what it grades is still kept)."""
+        import hashlib
+
+        k = self.store_key()
+        context = hashlib.sha256("\0".join((k.test_command, k.config, k.environment, k.version)).encode()).hexdigest()
+        return self.store.grades(context, read=not self.run.fresh)
+
     def stored(self) -> "StoredEvidence":
         """What the store holds for this branch: the latest sweep and truth table, current or stale.
 
@@ -427,13 +441,30 @@ class ReviewSession:
         """
         if report.baseline.reason == "cancelled" or any(r.reason == "cancelled" for r in report.results):
             return False
+        from reviewui.core.store.summary import KIND, summarize
+
         store, key = self.store, self.store_key()
         saved = store.save_bite(key, report)
         if saved and table is not None and table.reason != "cancelled":
             store.save_table(key, table)
         if saved and findings is not None:
             store.save_findings(key, findings)
+        if saved:  # what the queue reads of it (core/store/summary.py)
+            store.save(key, KIND, summarize(report, findings))
         return saved
+
+    def delta(self, since: str | None = None) -> "tuple[Since, Delta] | None":
+        """What changed on the branch since the reviewer's own latest verdict on it (or since commit `since`):
+        each hunk now new, changed or unchanged, and the judged ones gone. None with neither.
+
+        Raises ReviewError for an unknown `since`, or a verdict whose commits this clone lacks.
+        """
+        from reviewui.core.delta.compute import compute_delta
+        from reviewui.core.delta.since import resolve_since
+
+        t = self.target
+        start = resolve_since(t.repo_dir, t.branch, t.head, t.base_ref, self.settings.notes_ref, since)
+        return None if start is None else (start, compute_delta(t.repo_dir, start.base, start.head, t.base, t.head))
 
     def probe(
         self, code: str, name: str = "probe_test.py", hunk: HunkKey | None = None,
@@ -452,8 +483,22 @@ class ReviewSession:
         if transcript is None:
             return None
         self.diff.preload()
-        # Every changed file, hunkless ones too: a file no turn accounts for is evidence.
-        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files])
+        from reviewui.core.transcript.session_ids import session_ids
+
+        authored = self.authorship()
+        own = session_ids(self.transcript_path) if self.transcript_path is not None else frozenset()
+        # Every changed file, hunkless ones too: a file no turn (nor authorship note) accounts for is evidence.
+        return link_hunks(transcript, [h for f in self.diff.files for h in f.hunks], [f.path for f in self.diff.files],
+                          authored.lines, own)
+
+    def authorship(self) -> "Authorship":
+        """The git-ai authorship notes of the branch (under the base's `authorship-notes-ref`), read once."""
+        from reviewui.core.notes.authorship import read_authorship
+
+        t = self.target
+        files = [f.path for f in self.diff.files if f.hunks]
+        return self._cached("authorship", lambda: read_authorship(
+            t.repo_dir, t.base, t.head, files, self.settings.authorship_ref))
 
     # --- without a branch under review ------------------------------------
 
@@ -514,25 +559,38 @@ class ReviewSession:
         The relation to the head now is `this-head`, `same-patch` or
         `different-patch`; the reviewer field says whom the review is shown
         as, so a forged claim to be the local reviewer never reads as theirs;
-        the signature words say where a pulled review came from.
+        the signature words say where a pulled review came from, and that one
+        does not count (the verdict relation, core/notes/relation.py).
         """
-        return self.history_view()[0]
+        return list(self.history_view().rows)
 
-    def history_view(self) -> "tuple[list[HistoryRow], tuple[ForeignText, ...]]":
-        """`history`, and the foreign text of the notes holding it (shown apart, never as a review)."""
+    def history_view(self) -> "HistoryView":
+        """The branch's verdicts weighed by the verdict relation: every review, those that count, the
+        verdict now, the notes' foreign text, and a warning when the reviewer is the head's author."""
         from dataclasses import replace
 
-        from reviewui.core.notes.patchid import patch_id
-        from reviewui.core.notes.verdicts import read_branch_notes, review_relation
+        from reviewui.core.evidence import HistoryView
+        from reviewui.core.notes.trust import local_reviewer, self_review
+        from reviewui.core.notes.verdicts import RELATION_WORDS, read_branch_notes
 
         t = self.target
-        notes = read_branch_notes(t.repo_dir, t.branch, t.head, self.settings.notes_ref)
-        if not notes.reviews and not notes.foreign:
-            return [], ()
-        current = patch_id(t.repo_dir, t.base, t.head)
-        rows = [(replace(s.review, reviewer=s.shown_as), review_relation(s.review, t.head, current),
-                 s.signature_words()) for s in notes.reviews]
-        return rows, notes.foreign
+        notes = read_branch_notes(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
+        mine = self_review(t.repo_dir, t.head, local_reviewer(t.repo_dir))
+
+        def row(w: "WeighedReview") -> "HistoryRow":
+            words = w.signature_words() + ("" if w.counts else f" · does not count ({w.why_not})")
+            return replace(w.review, reviewer=w.shown_as), RELATION_WORDS[w.currency], words
+
+        rows = {w.review.id: row(w) for w in notes.reviews}
+        decided = notes.verdict
+        return HistoryView(tuple(rows.values()), tuple(rows[w.review.id] for w in notes.reviews if w.counts),
+                           rows[decided.review.id] if decided else None, notes.foreign, mine)
+
+    def self_review_warning(self) -> str:
+        """One line when the reviewer's git identity is the head commit's author, else ""."""
+        from reviewui.core.notes.trust import local_reviewer, self_review
+
+        return self_review(self.target.repo_dir, self.target.head, local_reviewer(self.target.repo_dir))
 
     def log_json(self) -> dict[str, Any]:
         """The verdict log as the contract JSON document."""

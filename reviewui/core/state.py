@@ -13,7 +13,8 @@ A mark is keyed by (file, hunk header) and stores a hash of the hunk's body
 (its text without the `@@` line). A hunk counts as marked when its body is
 unchanged. When only the header moved (lines added above it), the mark
 follows the body within the same file; when the body changed, the mark no
-longer counts, and `drop_stale` forgets it.
+longer counts, and `drop_stale` forgets it. A file renamed since (the
+since-verdict view knows which) takes its marks along (`follow_renames`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol
 
 from reviewui.core.config import user_state_dir
 from reviewui.core.errors import ReviewError
@@ -205,6 +206,17 @@ class ReviewState:
         dropped = len(self._marks) - len(kept)
         self._marks = kept
         return dropped
+
+    def follow_renames(self, renamed: Mapping[str, str]) -> int:
+        """Move the marks of each renamed file (old path -> new path) to its new path; return how many moved.
+
+        A hunk whose text is unchanged in a file renamed since it was marked is still the hunk marked.
+        """
+        moved = {k: Mark(renamed[m.file], m.header, m.digest) for k, m in self._marks.items() if m.file in renamed}
+        for k, m in moved.items():
+            del self._marks[k]
+            self._marks.setdefault((m.file, m.header), m)
+        return len(moved)
 
     # --- comments ------------------------------------------------------------
 

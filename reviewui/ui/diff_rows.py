@@ -7,6 +7,7 @@ name the hunk under the cursor.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Sequence
@@ -217,3 +218,16 @@ def comment_rows(c: HunkComment, hunk: int, width: int) -> list[Row]:
 
 def _hunk_title(h: Hunk) -> str:
     return f"{h.header} {h.section}".rstrip()
+
+
+def find_all(text: str, query: str) -> list[tuple[int, int]]:
+    """(start, end) of every match of `query` in `text`, case-insensitive, not overlapping."""
+    if not query:
+        return []
+    # A regex with IGNORECASE keeps offsets into `text` itself (casefold() can change lengths).
+    return [m.span() for m in re.finditer(re.escape(query), text, re.IGNORECASE)]
+
+
+def lineno(n: int | None) -> str:
+    """A gutter's line number, five cells wide (blank when there is none)."""
+    return f"{n:>5}" if n is not None else "     "

@@ -100,11 +100,13 @@ def file_summary(ev: FileEvidence, name_only: Sequence[HunkResult] = ()) -> Cont
 
 
 def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[HistoryRow] = (),
-                  hunks: Sequence[Hunk] | None = None, reason: str = "", kept_because: str = "") -> VerdictDraft:
+                  hunks: Sequence[Hunk] | None = None, reason: str = "", kept_because: str = "",
+                  warnings: Sequence[str] = ()) -> VerdictDraft:
     """The evidence a verdict would record now, as the modal's lines, with what stands against it.
 
     `hunks` (every hunk of the branch) lets unreviewed hunks stand against an
-    approve; `reason` and `kept_because` carry a draft the reviewer typed before.
+    approve; `reason` and `kept_because` carry a draft the reviewer typed before;
+    `warnings` (a verdict on one's own work) stand against it first.
     """
     from reviewui.core.probe.run import outcome_words
     from reviewui.ui.screens.verdict import VerdictDraft  # not at the top: not on the first screen
@@ -113,7 +115,8 @@ def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[Histor
     probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in ledger.probes()]
     findings = [f"{f.severity} {f.kind}: {f.message}" for f in ledger.findings]
     comments = [f"{c.file} {c.header}: {c.text}" for c in ledger.state.comments()]
-    return VerdictDraft(verdict, bites, probes, findings, comments, against=against(verdict, ledger, history, hunks),
+    return VerdictDraft(verdict, bites, probes, findings, comments,
+                        against=[*warnings, *against(verdict, ledger, history, hunks)],
                         reason=reason, kept_because=kept_because)
 
 

@@ -27,6 +27,7 @@ VIEWS: tuple[tuple[str, str], ...] = (
     ("Anywhere", "reviewui.ui.app:ReviewApp"),
     ("Queue", "reviewui.ui.screens.queue:QueueScreen"),
     ("Queue app", "reviewui.ui.queue_app:QueueApp"),
+    ("Queue list", "reviewui.ui.widgets.queue_table:QueueTable"),
     ("Review", "reviewui.ui.screens.review:ReviewScreen"),
     ("Diff", "reviewui.ui.widgets.diff_view:DiffView"),
     ("File list", "reviewui.ui.widgets.file_list:FileList"),

@@ -15,11 +15,13 @@ if TYPE_CHECKING:
     from reviewui.core.bite.progress import TestsProgress
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
+    from reviewui.core.delta.model import Delta
+    from reviewui.core.delta.since import Since
     from reviewui.core.store.key import StoredEvidence
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
-    from reviewui.core.evidence import HistoryRow
-    from reviewui.core.notes.view import ForeignText
+    from reviewui.core.evidence import HistoryView
+    from reviewui.core.notes.authorship import Authorship
     from reviewui.core.notes.model import Review
     from reviewui.core.notes.preflight import SetupProblem
     from reviewui.core.transcript import Transcript
@@ -42,6 +44,14 @@ class WorkFailed(Message):
         super().__init__()
         self.what = what
         self.error = error
+
+
+class AuthorshipRead(Message):
+    """The branch's git-ai authorship notes were read (who wrote each head line; empty without notes)."""
+
+    def __init__(self, authorship: Authorship) -> None:
+        super().__init__()
+        self.authorship = authorship
 
 
 class FindingsReady(Message):
@@ -114,15 +124,13 @@ class BiteFinished(Message):
 
 
 class HistoryRead(Message):
-    """The branch's verdict history was read from git notes (oldest first: review, relation, signature)."""
+    """The branch's verdicts were read from git notes and weighed by the verdict relation."""
 
-    def __init__(self, rows: list[HistoryRow], show: bool, foreign: tuple[ForeignText, ...] = ()) -> None:
+    def __init__(self, view: HistoryView, show: bool) -> None:
         super().__init__()
-        self.rows = rows
+        self.view = view
         self.show = show
         """True when the reviewer asked for the history screen (not just the header)."""
-        self.foreign = foreign
-        """The notes' foreign text, shown apart from the reviews."""
 
 
 class VerdictRecorded(Message):
@@ -159,3 +167,11 @@ class TruthTableReady(Message):
         super().__init__()
         self.table = table
         self.error = error
+
+
+class DeltaRead(Message):
+    """What changed since the reviewer's latest verdict was computed (None: no verdict of theirs)."""
+
+    def __init__(self, found: tuple[Since, Delta] | None) -> None:
+        super().__init__()
+        self.found = found

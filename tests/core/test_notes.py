@@ -405,9 +405,11 @@ def test_log_json_matches_the_contract(repo):
     assert list(doc) == ["reviews", "foreign"]
     assert doc["foreign"] == []
     (entry,) = doc["reviews"]
-    # issue 16 adds the evidence, the signature check, whom it is shown as and the relation; issue 27 the provenance
+    # issue 16 adds the evidence, the signature check, whom it is shown as and the relation; issue 27 the provenance;
+    # issue 38 what the verdict relation says of it: whether it counts (and why not), and whether its note is on the branch
     assert set(entry) == {"id", "verdict", "reason", "reviewer", "at", "branch", "base", "head", "patch_id", "current",
-                          "shown_as", "signature", "provenance", "relation", "bites", "probes", "comments", "findings"}
+                          "shown_as", "signature", "provenance", "relation", "bites", "probes", "comments", "findings",
+                          "counts", "on_branch", "why_not"}
     assert entry["provenance"] == "recorded here"
     assert entry["at"] == r.at.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert datetime.fromisoformat(entry["at"].replace("Z", "+00:00")) == r.at
@@ -436,10 +438,11 @@ def test_branch_history_finds_all_heads_of_the_branch_oldest_first(repo):
     assert [r.reason for r in branch_history(path, "agent/other", "agent/other")] == ["other branch"]
 
 
-def test_patch_id_is_gits_stable_patch_id_of_base_to_head(repo):
+def test_patch_id_is_gits_verbatim_patch_id_of_base_to_head(repo):
+    # issue 38: the id is verbatim (whitespace is code), no longer git's whitespace-blind --stable one
     path, base, head = repo
     plain = subprocess.run(["git", "diff", base, head], cwd=path, capture_output=True, check=True).stdout
-    expected = git(path, "patch-id", "--stable", input=plain).split()[0]
+    expected = git(path, "patch-id", "--verbatim", input=plain).split()[0]
     assert patch_id(path, base, head) == expected
     assert patch_id(path, head, head) == ""
     # The reviewer's diff settings cannot change it.

@@ -7,6 +7,7 @@ they start is killed in teardown.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tempfile
@@ -135,8 +136,40 @@ def test_forged_reviews_pulled_from_a_bare_remote_are_not_alices(team, monkeypat
     assert entries[mine.id]["shown_as"] == ALICE and entries[mine.id]["signature"]["status"] == "good"
     assert entries[unsigned.id]["signature"]["status"] == "unsigned"
     assert entries[unsigned.id]["shown_as"] == f"unverified (claims to be {ALICE})"
-    assert entries[other_key.id]["signature"] == {"status": "bad", "signer": "", "key": "",
+    assert entries[other_key.id]["signature"] == {"status": "bad", "state": "untrusted", "signer": "", "key": "",
                                                   "detail": "no public key for it"}
     assert entries[other_key.id]["shown_as"] == f"unverified (claims to be {ALICE})"
     text = render_log_text(a, "agent/work", base, head)
     assert "[unsigned]" in text and "[bad signature (no public key for it)]" in text
+
+
+def test_verify_counts_only_an_openpgp_key_the_base_lists(team, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.clirun import run_cli
+
+    a, m, base, head = team["alice"], team["mallory"], team["base"], team["head"]
+    git(a, "checkout", "-q", "main")
+    (a / "ci").mkdir()
+    (a / "ci" / "allowed").write_text(f"alice@example.com openpgp {team['alice_fpr']}\n")
+    (a / ".reviewui.toml").write_text('verify-signers = "ci/allowed"\n')
+    git(a, "add", ".")
+    git(a, "commit", "-qm", "name the allowed signers")
+    git(a, "checkout", "-q", "agent/work")
+    # Mallory's key in Alice's keyring (a good signature there), under Alice's uid, but not listed
+    public = subprocess.run(["gpg", "--batch", "--export", team["mallory_fpr"]], capture_output=True, check=True,
+                            env={"GNUPGHOME": str(team["mallory_home"]), "PATH": "/usr/bin:/bin"}).stdout
+    subprocess.run(["gpg", "--batch", "--import"], input=public, capture_output=True, check=True)
+    git(m, "config", "gpg.format", "openpgp")
+    git(m, "config", "user.signingkey", team["mallory_fpr"])
+    with monkeypatch.context() as mp:
+        mp.setenv("GNUPGHOME", str(team["mallory_home"]))
+        review(m, base, head, "approve", "ship it")
+    push_notes(m, "origin")
+    pull_notes_report(a, "origin")
+    proc = run_cli("verify", "agent/work", "--base", "main", "--format", "json", cwd=a)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [entry] = json.loads(proc.stdout)["reviews"]
+    assert entry["signature"] == "untrusted" and "allowed signers" in entry["why_not"]
+    review(a, base, head, "approve", "checked")
+    proc = run_cli("verify", "agent/work", "--base", "main", "--require", "alice@example.com", cwd=a)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "approved by alice@example.com" in proc.stdout

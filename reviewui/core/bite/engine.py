@@ -26,12 +26,9 @@
    exit non-zero when every changed source file is replaced by garbage; a
    command that cannot fail raises UntrustedCommand instead of calling hunks
    toothless. With two slots it runs beside the baseline, and the reverts may
-   start before it ends: nothing is reported until it has passed. Then the
-   null-revert control (control.py): the revert path with nothing reverted
-   must stay green, else UntrustedCommand names the tests that can tell a
-   revert run from the baseline; with batched guards, one guard with nothing
-   edited must not bite either. Every pytest run carries a canary test that
-   must fail (canary.py): a run whose canary passes is `broken`.
+   start before it ends: nothing is reported until it has passed. Every
+   pytest run carries a canary test that must fail (canary.py): a run whose
+   canary passes is `broken`.
 3. Per hunk (Prepared.plan): `uncovered` straight from the coverage map, when
    no test in the suite executes it (a hunk no selected test executes sends
    the whole suite through one measured run at the baseline, within
@@ -43,6 +40,12 @@
    guards going to whichever session is free first (guard_tail.py); the rest
    run one by one. Slots work in parallel; results stream through `on_result` /
    `on_progress`; the `cancel` event kills running process groups promptly.
+4. Controls (control.py, plan.py): null reverts and null guards, shaped as the
+   graded runs, at random among them; results are held until every control is
+   back (Sweep.hold). A control that fails on the branch's own test, or on
+   anything but an old test, refuses the sweep (UntrustedCommand names the
+   tests); one that fails only on old tests quarantines them with why, and no
+   grade rests on them (caught.py).
 
 Pass a `BiteCache` (one per review session) to reuse the baseline and the
 instrument check across `b` presses on the same head.
@@ -64,6 +67,8 @@ from reviewui.core.bite.executor_local import LocalExecutor
 from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.bite.progress import ProgressSink
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite.reuse import GradeBook
+from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, parse_hunk_spec, selected_test_files
 from reviewui.core.bite.sweep import LOST, Spec, Sweep
 from reviewui.core.config import Settings
@@ -91,8 +96,9 @@ def run_bite(
     guards: bool = False,
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
-    own_tests: Collection[str] = (),
+    own_tests: Collection[str] | None = None,
     on_tests: ProgressSink | None = None,
+    grades: GradeBook | None = None,
 ) -> BiteReport:
     """Bite-check the given hunks (default: every code hunk) and return the report.
 
@@ -104,7 +110,11 @@ def run_bite(
     out the plan (default: the local one, on this machine's slots). `on_tests` hears the
     baseline's progress (tests done of collected, elapsed) while it runs. `own_tests` (function ids,
     `file::Class::test`) are the branch's new and changed tests: red at the head they are left
-    out of later runs as quarantined old tests are, but reported apart (`Baseline.own_red`).
+    out of later runs as quarantined old tests are, but reported apart (`Baseline.own_red`); an old
+    test a control catches is quarantined, one of these refuses (caught.py). None: not known, so
+    every test counts as the branch's own and any control that fails refuses. With `grades`, each
+    hunk's and guard's grade an earlier sweep kept under the same key is reused instead of run
+    (reuse.py), and what this sweep grades is kept there.
     """
     spec = Spec.of(diff, settings, test_cmd, hunks, include_config)
     for r in spec.not_code:
@@ -116,6 +126,7 @@ def run_bite(
                           selection="nothing to bite-check: the branch changes no source code")
     sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress,
                   own_tests, on_tests)
+    sweep.book = grades
     jobs = max(1, jobs or os.cpu_count() or 1)
     own_cache = cache is None
     cache = cache or BiteCache()
@@ -131,29 +142,51 @@ def run_bite(
             plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots)
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
-            join = guard_check.GuardJoin(plan.guard_jobs(), sweep.emit)
-            # Nothing is reported until the instrument check and the control passed; a failure
-            # stops what runs.
+            join = guard_check.GuardJoin(sweep.join_jobs(plan), sweep.emit)
+            # Nothing is reported until the instrument check and every control passed: the
+            # controls are among the graded runs, so the results are held to the end (their
+            # count goes out as progress). A failure stops what runs.
             try:
                 if check_left is not None:
                     check_left()
                     sweep.keep(cache, prepared)
                 execution.settle()
+                held = sweep.hold(execution.results(), plan, prepared.baseline,
+                                  lambda test: _fails_alone(pool, target, ctx, test, sweep.per_run(prepared)))
             except BaseException:
                 ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
                 execution.cancel()
                 raise
             for r in plan.known:
                 join.hunk(r)
-            for item in execution.results():
+            for reused_job, g in sweep.reused:
+                join.guard(reused_job, g)
+            for item in held:
                 join.take(item)
             sweep.complete(join)
+            sweep.keep_grades()
     finally:
         side.shutdown(wait=True)
         if own_cache:
             cache.close()
         shutil.rmtree(sweep.work, ignore_errors=True)
     return sweep.report(prepared, plan, guards)
+
+
+def _fails_alone(pool: WorktreePool, target: Target, ctx: RunContext, test: str, limit: float) -> bool | None:
+    """Whether `test` fails when run alone at the head (None: the sweep was cancelled), to say why
+    a control caught it (caught.py)."""
+    if ctx.cancel is not None and ctx.cancel.is_set():
+        return None
+    with pool.acquire() as scratch:
+        scratch.checkout(target.head)
+        try:
+            run = ctx.run(scratch.path, [test], limit).run
+        finally:
+            scratch.reset()
+    if run.cancelled:
+        return None
+    return run.killed or not run.tests or any(o.outcome in ("failed", "error") for o in run.tests)
 
 
 class _Halt(threading.Event):

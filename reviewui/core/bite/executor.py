@@ -8,13 +8,14 @@ tasks on a cluster's nodes). Every executor keeps these rules:
 
 - Every run of agent code goes through `SweepJob.ctx.run` (the one
   sandboxed runner), on whichever machine it runs.
-- `settle()` returns only once the plan's control has passed; it raises
-  UntrustedCommand when the control bit. Nothing read from `results()`
-  before then is reported (run_bite settles first).
-- `results()` yields each graded hunk revert and each (job, guard result)
-  with the plan's own objects; an item it cannot grade in a batch is run
-  alone (fallback.run_alone), never dropped. Whatever it fails to yield
-  is graded `error`, "lost by the executor", by run_bite.
+- `settle()` returns once whatever the executor checks before its items
+  (a Ray node's head) has passed; it raises UntrustedCommand when it did not.
+- `results()` yields each graded hunk revert, each (job, guard result)
+  with the plan's own objects, and each control's ControlResult; an item
+  it cannot grade in a batch is run alone (fallback.run_alone), never
+  dropped. Whatever it fails to yield is graded `error`, "lost by the
+  executor", by run_bite, which reports nothing before every control came
+  back green (control.py).
 - `cancel()` stops promptly: running process trees are killed, and what
   had not started comes back `skipped` ("cancelled") or not at all.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator, Protocol
 
+from reviewui.core.bite.control import ControlResult
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.plan import SweepPlan
@@ -32,8 +34,8 @@ from reviewui.core.bite.runctx import RunContext
 from reviewui.core.diff import Diff
 from reviewui.core.target import Target
 
-Result = HunkResult | tuple[GuardJob, GuardResult]
-"""One graded item: a hunk revert's result, or a guard job with its result."""
+Result = HunkResult | tuple[GuardJob, GuardResult] | ControlResult
+"""One graded item: a hunk revert's result, a guard job with its result, or a control's."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class Execution(Protocol):
     """A plan being carried out."""
 
     def settle(self) -> None:
-        """Return once the plan's control passed; raise UntrustedCommand when it did not."""
+        """Return once the executor's own checks passed; raise UntrustedCommand when they did not."""
 
     def results(self) -> Iterator[Result]:
         """Every graded item, as it comes; ends when the plan is done."""

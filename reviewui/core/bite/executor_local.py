@@ -1,9 +1,9 @@
 """The local executor: a plan carried out on this machine's scratch slots (the default engine).
 
-One thread per slot. The control runs first (control.null_guard_control);
-each session is one configured pytest session in a slot (guard_batch.run_batch
-with its RevertSession), taking tail guards when its own are done; every
-item alone, and everything a session gives back, runs through
+One thread per slot. Each session is one configured pytest session in a slot
+(guard_batch.run_batch with its RevertSession), its controls among its reverts
+and guards, taking tail guards when its own are done; every item alone (the
+controls among them), and everything a session gives back, runs through
 fallback.run_alone in the thread that had it. Results stream as they come.
 """
 
@@ -15,9 +15,10 @@ from typing import Iterator
 from reviewui.core.bite import control, guard_batch
 from reviewui.core.bite.executor import Result, SweepJob
 from reviewui.core.bite.fallback import run_alone
+from reviewui.core.bite.guard_batch import BatchGuard
 from reviewui.core.bite.guard_tail import Tail
-from reviewui.core.bite.plan import GuardItem, Item, SessionItem, SweepPlan
-from reviewui.core.bite.revert_batch import RevertSession
+from reviewui.core.bite.plan import ControlItem, GuardItem, Item, SessionItem, SweepPlan
+from reviewui.core.bite.revert_batch import Entry, RevertSession
 from reviewui.core.run.worktree import WorktreePool
 
 
@@ -43,18 +44,12 @@ class LocalExecution:
         self._job = job
         self._threads = cf.ThreadPoolExecutor(max_workers=pool.size, thread_name_prefix="bite")
         tail = Tail(list(plan.tail), len(plan.sessions)) if plan.tail and plan.sessions else None
-        # Submitted first, so it takes a slot before the sessions do.
-        self._control = (self._threads.submit(control.null_guard_control, pool, job.target, plan.control,
-                                              job.head_text, job.ctx, job.per_run)
-                         if plan.control is not None else None)
         alone = [*plan.alone, *(GuardItem(g.job) for g in plan.tail if tail is None)]
         self._futures: list[cf.Future[list[Result]]] = [self._threads.submit(self._alone, item) for item in alone]
         self._futures += [self._threads.submit(self._session, s, tail) for s in plan.sessions]
 
     def settle(self) -> None:
-        """Return once the control passed (re-raising its UntrustedCommand)."""
-        if self._control is not None:
-            self._control.result()
+        """Nothing to check before the items here: the controls are among them."""
 
     def results(self) -> Iterator[Result]:
         """Each result as its thread finishes; the pool is shut down at the end."""
@@ -65,8 +60,10 @@ class LocalExecution:
             self._threads.shutdown(wait=True, cancel_futures=True)
 
     def cancel(self) -> None:
-        """Start nothing more; running items stop through the sweep's cancel event (ctx.cancel)."""
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        """Start nothing more, and return once what runs has stopped (through the sweep's cancel event,
+        ctx.cancel, set first): no thread of this sweep still checks out or writes a slot after it,
+        when the pool closes and the next sweep takes the slots."""
+        self._threads.shutdown(wait=True, cancel_futures=True)
 
     def _alone(self, item: Item) -> list[Result]:
         return [run_alone(self._pool, self._job, item)]
@@ -77,17 +74,37 @@ class LocalExecution:
 
 def run_session(pool: WorktreePool, job: SweepJob, session: SessionItem, tail: Tail | None) -> list[Result]:
     """One batch session in a slot of `pool`, then whatever it gave back, each alone (also a Ray node's)."""
-    pending = {id(r.hunk): r for r in session.reverts}
-    reverts = RevertSession([r.pending() for r in session.reverts], job.diff, job.per_run) \
+    # Each fork names its tests itself: the quarantined modules left out, as every run leaves them.
+    kept = job.ctx.without_quarantined
+    entries: list[Entry] = [(r.file, None, kept(r.tests)) if isinstance(r, ControlItem)
+                            else (r.file, r.hunk, kept(r.tests)) for r in session.reverts]
+    reverts = RevertSession(entries, job.diff, job.per_run, collect=bool(session.guards) or tail is not None) \
         if session.reverts else None
+    nulls: dict[int, ControlItem] = {}
+    guards: list[BatchGuard] = []
+    for g in session.guards:
+        if isinstance(g, ControlItem):
+            if g.guard is None:
+                continue
+            nulls[id(g.guard.job)] = g
+            guards.append(g.guard)
+        else:
+            guards.append(g)
     try:
-        graded, again = guard_batch.run_batch(pool, job.target, job.ctx, list(session.guards),
-                                              job.per_run, job.ctx.cancel, reverts, tail)
+        graded, again = guard_batch.run_batch(pool, job.target, job.ctx, guards, job.per_run, job.ctx.cancel,
+                                              reverts, tail)
     finally:
         left = tail.finish() if tail is not None else []
-    out: list[Result] = [*graded]
-    back: list[Item] = [*(GuardItem(j) for j in again), *(GuardItem(g.job) for g in left)]
+    out: list[Result] = []
+    for g_job, res in graded:
+        c = nulls.get(id(g_job))
+        out.append(control.judge_guard(res, c.tests) if c is not None else (g_job, res))
+    back: list[Item] = [nulls.get(id(j)) or GuardItem(j) for j in again]
+    back += [GuardItem(g.job) for g in left]
     if reverts is not None:
         out += reverts.graded
-        back += [pending[id(p[1])] for p in reverts.again]
+        # named by the plan's own selection, as a control run alone is (Sweep.hold matches them)
+        out += [control.judge(seen, "revert", session.reverts[n].tests) for n, seen in reverts.nulls]
+        by_entry = {id(e): session.reverts[n] for n, e in enumerate(entries)}
+        back += [by_entry[id(e)] for e in reverts.again]
     return out + [run_alone(pool, job, item) for item in back]

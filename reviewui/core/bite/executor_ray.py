@@ -6,8 +6,9 @@ actor (core/ray/node.py) unpacks it once and runs what it is dealt with the
 local executor's own paths, in its own sandbox, with its own warm server.
 Dealing: the plan's sessions go to the nodes up front, at most a node's slots
 each, the tail guards with the sessions that may take them; every node first
-checks its own environment (the plan's tests green at its head, and on the
-first node the plan's control), and `settle` waits for all of them; items alone go to whichever
+checks its own environment (the plan's tests green at its head), and `settle`
+waits for all of them; the controls ride in the sessions and among the items
+alone, as on the local executor; items alone go to whichever
 node has a slot free, as the results come back (`ray.wait`). Results are
 mapped back to the plan's own objects (wire.Encoder). `cancel` tells every
 node to kill its running process trees and sends nothing more.
@@ -30,7 +31,8 @@ from collections import deque
 from typing import Any, Callable, Iterator
 
 from reviewui.core.bite.executor import Result, SweepJob
-from reviewui.core.bite.plan import GuardItem, Item, RevertItem, SessionItem, SweepPlan
+from reviewui.core.bite.report import HunkResult
+from reviewui.core.bite.plan import ControlItem, GuardItem, Item, RevertItem, SessionItem, SweepPlan
 from reviewui.core.errors import ReviewError
 from reviewui.core.ray.cluster import NodeRef, RayCluster
 from reviewui.core.ray.tree import DEFAULT_SHIP_LIMIT, build_tree
@@ -70,8 +72,7 @@ class RayExecution:
         self._ray = cluster.ray
         self._nodes = cluster.nodes
         self._sweep = uuid.uuid4().hex
-        jobs = plan.guard_jobs() + ([plan.control.job] if plan.control is not None else [])
-        self._enc = Encoder(job.diff, jobs)
+        self._enc = Encoder(job.diff, plan.guard_jobs())
         self._cancelled = False
         self._halt: threading.Event | None = job.ctx.cancel
         self._open: list[NodeRef] = []
@@ -99,13 +100,14 @@ class RayExecution:
             self._end()
             raise
         live = [n for n in self._nodes if id(n) not in self._dead]
-        # Every node checks its own environment first (its head green, then the plan's control
-        # where it has it): a node whose tests fail at the head would make every revert "bite".
+        # Every node checks its own environment first (its head green): a node whose tests fail
+        # at the head would make every revert "bite".
         self._controls = {node.actor.control.remote(self._sweep): node for node in live}
         for node in live:
             self._busy[id(node)] += 1
         for node, n, session in placed:
-            again: list[Item] = [*session.reverts, *(GuardItem(g.job) for g in session.guards)]
+            again: list[Item] = [*session.reverts, *(g if isinstance(g, ControlItem) else GuardItem(g.job)
+                                                     for g in session.guards)]
             if id(node) in self._dead:
                 self._queue.extend(again)
             else:
@@ -124,9 +126,8 @@ class RayExecution:
             for g, i in zip(plan.tail, itertools.cycle(with_sessions)):
                 tails[i].append(g)
         self._tails = {id(self._nodes[i]): [GuardItem(g.job) for g in tails[i]] for i in range(len(self._nodes))}
-        control = self._enc.batch(plan.control) if plan.control is not None else None
         shares = [NodeShare(tuple(self._enc.session(s) for s in sessions[i]),
-                            tuple(self._enc.batch(g) for g in tails[i]), control if i == 0 else None)
+                            tuple(self._enc.batch(g) for g in tails[i]))
                   for i in range(len(self._nodes))]
         placed = [(self._nodes[i], n, s) for i, ss in enumerate(sessions) for n, s in enumerate(ss)]
         return shares, placed
@@ -155,6 +156,8 @@ class RayExecution:
 
     @staticmethod
     def _key(item: Item) -> tuple[str, object]:
+        if isinstance(item, ControlItem):
+            return ("control", id(item))  # run again if its node died: a control answered twice is harmless
         return ("hunk", item.key) if isinstance(item, RevertItem) else ("guard", id(item.job))
 
     def settle(self) -> None:
@@ -198,8 +201,10 @@ class RayExecution:
                         continue
                     for back in backs:
                         result = self._enc.back(back)
-                        self._answered.add(("guard", id(result[0])) if isinstance(result, tuple)
-                                           else ("hunk", result.key))
+                        if isinstance(result, tuple):
+                            self._answered.add(("guard", id(result[0])))
+                        elif isinstance(result, HunkResult):
+                            self._answered.add(("hunk", result.key))
                         yield result
                 self._fill()
         finally:
@@ -232,9 +237,10 @@ def _spec(job: SweepJob, plan: SweepPlan) -> NodeSpec:
 
 def head_tests(plan: SweepPlan) -> tuple[str, ...]:
     """Every test the plan's items run, in plan order; () when one of them runs the whole suite."""
-    lists = [i.tests if isinstance(i, RevertItem) else i.job.tests for i in plan.alone]
+    lists = [i.job.tests if isinstance(i, GuardItem) else i.tests for i in plan.alone]
     lists += [r.tests for s in plan.sessions for r in s.reverts]
-    lists += [g.job.tests for s in plan.sessions for g in s.guards] + [g.job.tests for g in plan.tail]
+    lists += [g.tests if isinstance(g, ControlItem) else g.job.tests for s in plan.sessions for g in s.guards]
+    lists += [g.job.tests for g in plan.tail]
     if any(not t for t in lists):
         return ()
     return tuple(dict.fromkeys(t for tests in lists for t in tests))

@@ -168,8 +168,12 @@ def run_batch(
     """
     if cancel is not None and cancel.is_set():
         return [(g.job, result(g.job, "skipped", reason="cancelled")) for g in guards], []
-    # The session collects what its guards need; each revert's fork collects its own tests.
+    # The session collects what its guards need; each revert's fork collects its own tests. A
+    # session of reverts alone is configured with theirs, as their own runs would be, and
+    # collects nothing after them.
     tests = list(dict.fromkeys([*(t for g in guards for t in g.job.tests), *(tail.tests if tail else [])]))
+    if not guards and tail is None:
+        tests = reverts.tests if reverts is not None else []
     replies: dict[int, dict[str, object]] = {}
     served: list[TailServer] = []
     try:
@@ -186,6 +190,8 @@ def run_batch(
                 nonlocal place
                 place = room.for_run(scratch.path, run_dir)
                 env = reverts.setup(run_dir, scratch) if reverts is not None else {}
+                if not guards and tail is None:
+                    return env
                 # Request and replies in the run's own directory: visible to a cold sandboxed run
                 # and to a fork of the warm server alike. The plugin is already there, beside the
                 # origin plugin, as in every run (origin.write_plugin).

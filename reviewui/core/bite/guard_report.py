@@ -71,6 +71,8 @@ class GuardResult:
     """(line, column) just past the edited code, 1-based."""
     replacement: str = ""
     """The code put in place of the original."""
+    evidence: str = "fresh"
+    """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade: core/bite/reuse.py)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -94,6 +96,7 @@ class GuardResult:
             "failing_tests": list(self.failing_tests),
             "reason": self.reason,
             "seconds": round(self.seconds, 3),
+            "evidence": self.evidence,
         }
 
     def to_mutant(self, ident: str) -> dict[str, Any]:

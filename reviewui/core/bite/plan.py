@@ -19,9 +19,13 @@ What a plan holds, and the rules every executor keeps:
   (guard_batch.py). An item's affinity is its session.
 - `tail`: batchable guards held back for whichever session is free first
   (guard_tail.py); what no session took runs alone.
-- `control`: one batchable guard, graded with nothing edited in a session
-  of its own before anything is reported (control.py). When it "bites", the
-  tests can tell a guard run from the baseline and the sweep is refused.
+- controls (`ControlItem`, control.py): null runs, shaped as the graded runs
+  beside them (a revert that writes a file's own bytes, a guard that swaps in
+  its function's own code) and running a neighbour's selection, placed at
+  random among every session's reverts and guards and among the items
+  alone: at least `CONTROLS` per phase, one in each of as many equal strata,
+  so one always falls in the later half. A control that fails refuses the
+  sweep; nothing is reported before every control came back.
 
 Every planned hunk and guard comes back exactly once, whatever an executor
 does with it: run_bite grades `error` ("lost by the executor") what none
@@ -31,10 +35,12 @@ them by identity).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence, TypeVar
 
 from reviewui.core.bite import guard_batch, guard_tail, revert_batch
+from reviewui.core.bite.control import null_guard
 from reviewui.core.bite.guard_batch import BatchGuard
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.origin import ChangedModule
@@ -69,7 +75,21 @@ class GuardItem:
     job: GuardJob
 
 
-Item = RevertItem | GuardItem
+@dataclass(frozen=True)
+class ControlItem:
+    """A null run among the graded ones: shaped as its neighbour, with nothing changed; it must stay green."""
+
+    file: FileDiff
+    """The file a revert-shaped control rewrites with its own bytes (and commits), as a revert would."""
+    tests: tuple[str, ...]
+    """Its neighbour's selection (the graded runs' own)."""
+    shape: str = "revert"
+    """`revert` or `guard`: which of the runs beside it it looks like (and which refusal it gives)."""
+    guard: BatchGuard | None = None
+    """In a session's guards: the neighbour guard with its function's code swapped for the head's own."""
+
+
+Item = RevertItem | GuardItem | ControlItem
 """What runs alone in a fresh scratch."""
 
 
@@ -79,8 +99,8 @@ class SessionItem:
 
     slot: int
     """Which of the sweep's sessions this is (0-based; at most one per slot runs at a time)."""
-    reverts: tuple[RevertItem, ...]
-    guards: tuple[BatchGuard, ...]
+    reverts: tuple[RevertItem | ControlItem, ...]
+    guards: tuple[BatchGuard | ControlItem, ...]
 
 
 @dataclass(frozen=True)
@@ -91,7 +111,6 @@ class SweepPlan:
     alone: tuple[Item, ...] = ()
     sessions: tuple[SessionItem, ...] = ()
     tail: tuple[BatchGuard, ...] = ()
-    control: BatchGuard | None = None
     scopes: Mapping[tuple[str, int], str] = field(default_factory=dict)
     """Where each coverage-guided hunk's tests were looked for (HunkResult.scope)."""
     batching_off: str | None = None
@@ -100,14 +119,20 @@ class SweepPlan:
     def hunk_keys(self) -> list[tuple[str, int]]:
         """Every planned hunk, in plan order."""
         run = [i.key for i in self.alone if isinstance(i, RevertItem)]
-        run += [r.key for s in self.sessions for r in s.reverts]
+        run += [r.key for s in self.sessions for r in s.reverts if isinstance(r, RevertItem)]
         return [r.key for r in self.known] + run
 
     def guard_jobs(self) -> list[GuardJob]:
-        """Every planned guard (the control's aside: it is not graded for the report)."""
+        """Every planned guard (the controls aside: they are not graded for the report)."""
         jobs = [i.job for i in self.alone if isinstance(i, GuardItem)]
-        jobs += [g.job for s in self.sessions for g in s.guards]
+        jobs += [g.job for s in self.sessions for g in s.guards if isinstance(g, BatchGuard)]
         return jobs + [g.job for g in self.tail]
+
+    @property
+    def controls(self) -> int:
+        """How many null runs the plan holds (alone and in its sessions)."""
+        return (sum(isinstance(i, ControlItem) for i in self.alone)
+                + sum(isinstance(x, ControlItem) for s in self.sessions for x in (*s.reverts, *s.guards)))
 
 
 @dataclass(frozen=True)
@@ -127,16 +152,22 @@ def plan_sweep(
     *,
     slots: int,
     batching: Batching | str | None,
+    rng: random.Random | None = None,
+    controls: int | None = None,
 ) -> SweepPlan:
     """The plan for grading `targets` (and `guards`) on `slots` slots.
 
     `hunk_plans` is each hunk's test choice from the baseline, or a string saying
     why nothing can be learned (the baseline is not green: every hunk `skipped`,
     no guard planned). `batching` is None when the command is not pytest, a
-    string when batching is off (why), else what the batch split needs.
+    string when batching is off (why), else what the batch split needs. `rng`
+    places the controls (default: the system's randomness); `controls` is how many
+    each phase gets at least (default CONTROLS; 0 only for the bench's comparison).
     """
     if isinstance(hunk_plans, str):
         return SweepPlan(known=tuple(hunk_result(h, "skipped", reason=hunk_plans) for _, h in targets))
+    rng = rng or random.SystemRandom()
+    least = CONTROLS if controls is None else controls
     known: list[HunkResult] = []
     pending: list[RevertItem] = []
     scopes: dict[tuple[str, int], str] = {}
@@ -148,8 +179,11 @@ def plan_sweep(
             known.append(replace(hunk_result(h, "uncovered", reason=plan.reason), scope=plan.scope))
         else:
             pending.append(RevertItem(f, h, plan.tests))
+    files = {f.path: f for f, _ in targets}
     if not isinstance(batching, Batching):
-        alone: list[Item] = [*pending, *(GuardItem(j) for j in guards)]
+        alone: list[Item] = [*pending, *(GuardItem(j) for j in guards if j.selection.choice != "uncovered")]
+        alone = _with_controls(alone, least, rng, lambda near: _alone_control(near, files))
+        alone += [GuardItem(j) for j in guards if j.selection.choice == "uncovered"]
         return SweepPlan(known=tuple(known), alone=tuple(alone), scopes=scopes, batching_off=batching)
     by_pending = {id(r.pending()[1]): r for r in pending}
     reverts, solo = revert_batch.batchable([r.pending() for r in pending])
@@ -161,7 +195,80 @@ def plan_sweep(
     def items(chosen: list[revert_batch.Pending]) -> list[RevertItem]:
         return [by_pending[id(p[1])] for p in chosen]
 
-    alone = [*items(solo), *items(left), *(GuardItem(j) for j in rest)]
-    planned = tuple(SessionItem(n, tuple(items(chunk)), tuple(gs)) for n, (chunk, gs) in enumerate(sessions))
-    return SweepPlan(known=tuple(known), alone=tuple(alone), sessions=planned, tail=tuple(held),
-                     control=batch[0] if batch else None, scopes=scopes)
+    def guard_control(near: BatchGuard) -> ControlItem | None:
+        null = null_guard(near, batching.head_text)
+        f = files.get(near.job.guard.file)
+        return None if null is None or f is None else ControlItem(f, near.job.tests, "guard", null)
+
+    graded: list[Item] = [*items(solo), *items(left), *(GuardItem(j) for j in rest if j.selection.choice != "uncovered")]
+    alone = _with_controls(graded, least, rng, lambda near: _alone_control(near, files))
+    alone += [GuardItem(j) for j in rest if j.selection.choice == "uncovered"]
+    planned: list[SessionItem] = []
+    for n, (chunk, gs) in enumerate(sessions):
+        rv = _with_controls(items(chunk), least, rng, _revert_control)
+        gv = _with_controls(gs, least, rng, guard_control)
+        planned.append(SessionItem(n, tuple(rv), tuple(gv)))
+    return SweepPlan(known=tuple(known), alone=tuple(alone), sessions=tuple(planned), tail=tuple(held),
+                     scopes=scopes)
+
+
+CONTROLS = 2
+"""Null runs each phase of a sweep (a session's reverts, its guards, the items alone) holds at least."""
+PER_CONTROL = 64
+"""One more control for every this many graded runs of a phase."""
+T = TypeVar("T")
+
+
+def _with_controls(graded: Sequence[T], least: int, rng: random.Random,
+                   make: Callable[[T], ControlItem | None]) -> list[T | ControlItem]:
+    """`graded` with controls placed among them: the sequence cut into as many equal strata as there
+    are controls, one control at a random place in each (so one is always in the later half), each
+    shaped as a graded run of the phase (`make`; None: that one cannot be mirrored, no control there):
+    its neighbour, unless the neighbour's selection already has a control and another has none (then
+    one of those, at random), so the controls cover as many of the phase's selections as they can."""
+    n = len(graded)
+    if not n or least <= 0:
+        return list(graded)
+    count = least + n // PER_CONTROL
+    places = sorted(rng.randint(k * n // count, (k + 1) * n // count) for k in range(count))
+    used: set[tuple[str, ...]] = set()
+    out: list[T | ControlItem] = []
+    at = 0
+    for place in places:
+        out += graded[at:place]
+        at = place
+        near = graded[min(place, n - 1)] if place == n or rng.random() < 0.5 else graded[max(place - 1, 0)]
+        if _tests_of(near) in used:
+            fresh = [g for g in graded if _tests_of(g) not in used]
+            near = rng.choice(fresh) if fresh else near
+        made = make(near)
+        if made is not None:
+            used.add(made.tests)
+            out.append(made)
+    return out + list(graded[at:])
+
+
+def _tests_of(item: object) -> tuple[str, ...]:
+    """The selection a graded item runs."""
+    if isinstance(item, (RevertItem, ControlItem)):
+        return item.tests
+    if isinstance(item, GuardItem):
+        return item.job.tests
+    if isinstance(item, BatchGuard):
+        return item.job.tests
+    return ()
+
+
+def _revert_control(near: RevertItem) -> ControlItem:
+    return ControlItem(near.file, near.tests, "revert")
+
+
+def _alone_control(near: Item, files: Mapping[str, FileDiff]) -> ControlItem | None:
+    """A control run alone, shaped as `near`: its file rewritten with its own bytes (a file the head
+    does not have: the tree committed as it is), its tests run."""
+    if isinstance(near, RevertItem):
+        return ControlItem(near.file, near.tests, "revert")
+    if isinstance(near, GuardItem):
+        f = files.get(near.job.guard.file)
+        return ControlItem(f, near.job.tests, "guard") if f is not None else None
+    return None

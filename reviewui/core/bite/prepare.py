@@ -24,8 +24,7 @@ from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_check
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guards import Guard
-from reviewui.core.bite.baseline import classify, collection_broken, is_own, quarantine, quarantine_collection
-from reviewui.core.bite.control import control_tests, null_revert_control
+from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
 from reviewui.core.bite.canary import TAMPERED
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
 from reviewui.core.bite.report import Baseline
@@ -303,11 +302,8 @@ def _prepare_in_slot(
             suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
-            # Before anything is graded: nothing reverted, the revert path must stay green (control.py),
-            # its tests named as a coverage-guided revert names them (node ids), else as the baseline did.
-            # A whole-suite run lets the instrument check's garbage run on its own, and so the control.
-            baseline = controlled(scratch, target, ctx, baseline, cov is not None, selected, targets, baseline_limit,
-                                  own)
+            # The null-revert controls run among the graded runs, with their selections (control.py);
+            # the old tests they catch are quarantined there (caught.py), never here.
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
             if early is not None and baseline.left_out:
                 # The garbage half beside the baseline ran the red tests too, whose failure
@@ -336,59 +332,6 @@ def _prepare_in_slot(
             note += ("; the whole suite was searched for the tests of hunks no selected test runs" if suite.cov
                      is not None else f"; the whole suite was not searched ({suite.why_not})")
         return Prepared(baseline, cov, chosen, note, suite), pending
-
-
-CONTROL_ROUNDS = 3
-"""Null-revert controls at most per sweep: each may quarantine the old tests the one before caught."""
-ALONE_AT_MOST = 5
-"""Old tests the control caught that are each run alone to say why (the rest: one word for all)."""
-
-
-def controlled(scratch: Scratch, target: Target, ctx: RunContext, baseline: Baseline, guided: bool,
-               selected: tuple[str, ...], targets: list[tuple[FileDiff, Hunk]], limit: float,
-               own: Collection[str]) -> Baseline:
-    """The baseline once the null-revert control (control.py) passed: an old test it catches failing
-    where the baseline passed (it fails alone, or by the order it runs in) is quarantined with why
-    and the control runs again without it. Raises UntrustedCommand (the refusal) only when the
-    branch's own tests, or the run as a whole, tell a revert run from the baseline."""
-    for round_ in range(CONTROL_ROUNDS):
-        try:
-            null_revert_control(scratch, target, ctx, control_tests(baseline, guided, selected), targets, baseline,
-                                limit, batch=bool(selected))
-            return baseline
-        except UntrustedCommand as e:
-            caught = [t for t in e.tests if not is_own(t, own)]
-            green = tuple(t for t in baseline.tests if t not in caught)
-            if round_ == CONTROL_ROUNDS - 1 or not caught or len(caught) < len(e.tests) or not green:
-                raise
-            why = _why_unstable(scratch, target, ctx, caught, limit)
-            baseline = replace(
-                baseline, tests=green, quarantined=(*baseline.quarantined, *caught), why={**baseline.why, **why},
-                messages={**baseline.messages, **{t: baseline.messages.get(t, why[t]) for t in caught}},
-                reason="; ".join(x for x in (baseline.reason, f"{len(caught)} old test{'s' if len(caught) != 1 else ''}"
-                                             f" quarantined: green in the baseline, red in the null-revert "
-                                             f"control's run, e.g. {caught[0]} ({why[caught[0]]})") if x))
-            ctx.quarantined = baseline.left_out
-    return baseline  # pragma: no cover - the last round returns or raises
-
-
-def _why_unstable(scratch: Scratch, target: Target, ctx: RunContext, tests: list[str], limit: float) -> dict[str, str]:
-    """Why each old test the control caught failed there: run alone at the head (the first few), it
-    fails alone, or it passes alone and so depends on the order tests run in."""
-    out: dict[str, str] = {}
-    for t in tests:
-        if len(out) >= ALONE_AT_MOST or (ctx.cancel is not None and ctx.cancel.is_set()):
-            out[t] = "fails through the revert path"
-            continue
-        scratch.checkout(target.head)
-        try:
-            run = ctx.run(scratch.path, [t], limit).run
-        finally:
-            scratch.reset()
-        alone_red = run.killed or any(o.outcome in ("failed", "error") for o in run.tests) or not run.tests
-        # Green alone and in the baseline, red through the revert path: the tests around it decide.
-        out[t] = "fails when run alone" if alone_red else "depends on test order"
-    return out
 
 
 def _unexecuted(cov: cm.CoverageMap, targets: list[tuple[FileDiff, Hunk]], read: Callable[[str], str | None],

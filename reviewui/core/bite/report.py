@@ -22,6 +22,11 @@ Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error
 VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code")
 QUARANTINE_WHY = "red at the head"
 """Why an old test was quarantined when nothing more is known (Baseline.why)."""
+CAUGHT_ALONE, CAUGHT_ORDER = "fails when run alone", "depends on test order"
+CAUGHT_NULL = "fails in a null run: depends on test order or on state another test leaves"
+CAUGHT_WHY = (CAUGHT_ALONE, CAUGHT_ORDER, CAUGHT_NULL)
+"""Why an old test a control caught was quarantined (caught.py): run alone at the head it fails, it
+passes (so the order decides), or it was not run alone."""
 BaselineStatus = Literal["green", "red", "broken", "timeout"]
 
 STRYKER_STATUS: dict[str, str] = {
@@ -79,6 +84,9 @@ class HunkResult:
     scope: str = ""
     """Where the tests of a coverage-guided hunk were looked for: `selected` (the selected tests
     only: the whole suite was not searched) or `suite` (its one measured run); "" without coverage."""
+    evidence: str = "fresh"
+    """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade, nothing it depends on
+    changed since: core/bite/reuse.py)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -141,6 +149,8 @@ class BiteReport:
     """True when guard reverts were graded too (each hunk's `guards`)."""
     sandbox: str = ""
     """How the branch's code ran: "bwrap", "none" (the reviewer opted out), "" when nothing ran."""
+    controls: int = 0
+    """How many null runs (controls, control.py) ran among the graded ones, every one green."""
 
     def guard_summary(self) -> dict[str, int]:
         """Count of guard results per verdict, apart from the hunks' (every verdict word present)."""
@@ -150,6 +160,15 @@ class BiteReport:
     selection_is_suite: bool = False
     """The selected test files are every test module of the tree: a hunk graded in the `suite`
     scope was graded by selected tests (nothing beyond them was searched)."""
+
+    def evidence_summary(self) -> dict[str, dict[str, int]]:
+        """How many hunks and guards were graded by this sweep (`fresh`) or taken from an earlier one (`reused`)."""
+        hunks = [r for r in self.results if r.verdict != "not-code"]
+        guards = [g for r in self.results for g in r.guards]
+        return {"hunks": {"fresh": sum(r.evidence != "reused" for r in hunks),
+                          "reused": sum(r.evidence == "reused" for r in hunks)},
+                "guards": {"fresh": sum(g.evidence != "reused" for g in guards),
+                           "reused": sum(g.evidence == "reused" for g in guards)}}
 
     def summary(self) -> dict[str, int]:
         """Count of results per verdict (every verdict word present)."""
@@ -246,10 +265,13 @@ class BiteReport:
                     "reason": r.reason or _default_reason(r),
                     "seconds": round(r.seconds, 3),
                     "scope": r.scope or None,
+                    "evidence": r.evidence,
                 }
                 for r in self.results
             ],
             "summary": self.summary(),
+            "evidence": self.evidence_summary(),
+            "controls": self.controls,
         }
 
     def render_text(self, target: Target | None = None) -> str:
@@ -274,7 +296,8 @@ class BiteReport:
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:
-            lines.append(f"{r.verdict.upper():<10} {r.file} hunk {r.index + 1} {r.header} ({r.seconds:.2f}s)")
+            took = "reused" if r.evidence == "reused" else f"{r.seconds:.2f}s"
+            lines.append(f"{r.verdict.upper():<10} {r.file} hunk {r.index + 1} {r.header} ({took})")
             for t in r.failing_tests:
                 msg = r.messages.get(t, "")
                 lines.append(f"    {t}{': ' + msg if msg else ''}")
@@ -282,9 +305,18 @@ class BiteReport:
                 lines.append(f"    {r.reason}")
             if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered" and not self.selection_is_suite:
                 lines.append("    no selected test runs it: graded by tests found in the whole suite")
-            lines.extend(f"    guard {g.one_line()}" for g in r.guards)
+            lines.extend(f"    guard {g.one_line()}{' (reused)' if g.evidence == 'reused' else ''}" for g in r.guards)
         s = self.summary()
         lines.append(", ".join(f"{v} {s[v]}" for v in VERDICTS if s[v]) or "nothing to bite-check")
+        ev = self.evidence_summary()
+        if ev["hunks"]["reused"] or ev["guards"]["reused"]:
+            lines.append(f"evidence: {ev['hunks']['reused']} hunk(s) reused, {ev['hunks']['fresh']} fresh"
+                         + (f"; guards {ev['guards']['reused']} reused, {ev['guards']['fresh']} fresh"
+                            if self.guards_checked else ""))
+        if self.sandbox:
+            caught = sum(w in CAUGHT_WHY for w in self.baseline.why.values())
+            lines.append(f"controls: {self.controls} null run(s) among the graded ones, all green" + (
+                f" but for {caught} old test(s) they quarantined" if caught else ""))
         if self.guards_checked:
             gs = self.guard_summary()
             lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))
@@ -329,6 +361,7 @@ class BiteReport:
             "thresholds": {"high": 80, "low": 60},
             "projectRoot": str(target.repo_dir),
             "files": files,
+            "config": {"reviewui": {"controls": self.controls}},
         }
 
 

@@ -27,6 +27,7 @@ from reviewui.core.bite import canary, origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
+from reviewui.core.bite.staging import Stager
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.run import room, sandbox
@@ -58,31 +59,32 @@ def batchable(pending: list[Pending]) -> tuple[list[Pending], list[Pending]]:
     return batch, rest
 
 
-def deal(reverts: list[Pending], guard_chunks: list[G], slots: int,
-         files_of: Callable[[G], set[str]] | None = None) -> tuple[list[tuple[list[Pending], G]], list[Pending]]:
+def deal(reverts: list[Pending], guard_chunks: list[list[G]], slots: int,
+         files_of: Callable[[list[G]], set[str]] | None = None) -> tuple[list[tuple[list[Pending], list[G]]], list[Pending]]:
     """(reverts and guards of each batch session, reverts to run one by one).
 
-    Reverts ride along in the guard sessions, whose pytest start-up is paid anyway (a session
-    for reverts alone would cost about what it saves at --jobs 2). With fewer sessions than
-    slots, the other slots' share of the reverts runs one by one beside them. With `files_of`
-    (the files a chunk's guards edit), a revert goes to a session whose guards are in its
-    file where the shares allow: their tests are mostly the same, and a session rewrites its
-    test files once for its forks (revert_batch_child.py).
+    Every revert rides in a session, whatever the guard count: a session pays pytest's
+    start-up once for all its reverts, and each fork then costs only its own collection and
+    tests, where a revert run alone pays a scratch copy, the sandbox and pytest's start-up.
+    The guards' sessions take the reverts first; slots without guards get sessions of
+    reverts alone. With `files_of` (the files a chunk's
+    guards edit), a revert goes to a session whose guards are in its file where the shares
+    allow: their tests are mostly the same, and a session rewrites its test files once for
+    its forks (revert_batch_child.py).
     """
-    n = len(guard_chunks)
+    n = max(len(guard_chunks), min(slots, len(reverts)))
     if not n:
-        return [], reverts
-    take = -(-len(reverts) * n // max(n, slots))
-    batched = reverts[:take]
+        return [], list(reverts)
+    chunks: list[list[G]] = [*guard_chunks, *([] for _ in range(n - len(guard_chunks)))]
     if files_of is None:
-        return [(batched[i::n], guard_chunks[i]) for i in range(n)], reverts[take:]
-    room = -(-take // n)
+        return [(reverts[i::n], chunks[i]) for i in range(n)], []
+    room = -(-len(reverts) // n)
     dealt: list[list[Pending]] = [[] for _ in range(n)]
-    files = [files_of(c) for c in guard_chunks]
-    for item in batched:
+    files = [files_of(c) for c in chunks]
+    for item in reverts:
         near = [i for i in range(n) if item[0].path in files[i] and len(dealt[i]) < room]
         dealt[min(near or range(n), key=lambda i: len(dealt[i]))].append(item)
-    return [(dealt[i], guard_chunks[i]) for i in range(n)], reverts[take:]
+    return [(dealt[i], chunks[i]) for i in range(n)], []
 
 
 @dataclass
@@ -116,9 +118,11 @@ class ForkSession:
     Each edit is committed as the scratch's HEAD in its fork, as a revert run's edit is.
     """
 
-    def __init__(self, edits: list[Edit], limit: float) -> None:
+    def __init__(self, edits: list[Edit], limit: float, *, collect: bool = True) -> None:
         self.edits = edits
         self.limit = limit
+        self.collect_after = collect
+        """False: after the forks the session collects nothing (no guards follow)."""
         self.forked: list[Forked] = [Forked() for _ in edits]
         self._place: room.Room | None = None
 
@@ -129,6 +133,10 @@ class ForkSession:
         place = self._place = room.for_run(scratch.path, run_dir)
         seen_as = place.inside
         git = scratch.path / ".git"
+        # Each fork's commit and index, written in Python (staging.py); through git where that cannot.
+        stager = Stager.of(scratch.path) if self.edits else None
+        if stager is not None:
+            stager.store = run_dir  # each fork gets its own objects put in place by the child, no other's
         entries: list[dict[str, object]] = []
         for n, edit in enumerate(self.edits):
             here = run_dir / f"revert-{n}"
@@ -138,15 +146,20 @@ class ForkSession:
                 files[rel] = None if content is None else seen_as(here / f"file-{k}")
                 if content is not None:
                     (here / f"file-{k}").write_bytes(content)
+            commit = stager.stage(edit.files, here / "index") if stager is not None else \
+                staged_commit(scratch.path, edit.files, here / "index")
             entry: dict[str, object] = {"id": n, "files": files, "tests": list(edit.tests), "dir": seen_as(here),
-                                        "index": seen_as(here / "index"),
-                                        "commit": staged_commit(scratch.path, edit.files, here / "index")}
+                                        "index": seen_as(here / "index"), "commit": commit}
+            if stager is not None:
+                entry["objects"] = list(stager.made)
             if edit.maxfail:
                 entry["maxfail"] = edit.maxfail
             entries.append(entry)
         request = {"timeout": self.limit, "scratch": seen_as(scratch.path), "reverts": entries,
+                   "collect": self.collect_after,
                    "mtime_ns": tree_mtime(scratch.path),
-                   "git": {"index": seen_as(git / "index"), "ref": seen_as(git / "refs" / "heads" / "scratch")}}
+                   "git": {"index": seen_as(git / "index"), "ref": seen_as(git / "refs" / "heads" / "scratch"),
+                           "objects": seen_as(git / "objects"), "staged": seen_as(run_dir / "objects")}}
         (run_dir / "revert-batch.json").write_text(json.dumps(request), encoding="utf-8")
         return {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
                 REQUEST_VAR: str(run_dir / "revert-batch.json")}
@@ -170,39 +183,61 @@ class ForkSession:
             forked.run = run
 
 
-class RevertSession:
-    """The reverts of one batch session: staged in its scratch, then graded from the fork's reports."""
+Null = tuple[FileDiff, None, tuple[str, ...]]
+"""A null revert (a control): the file rewritten with its own bytes, the tests run."""
+Entry = Pending | Null
+"""One fork of a revert session: a hunk revert, or a null one."""
 
-    def __init__(self, items: list[Pending], diff: Diff, limit: float) -> None:
+
+class RevertSession:
+    """The reverts of one batch session: staged in its scratch, then graded from the fork's reports.
+
+    A null entry (a control) is staged and forked exactly as a revert is, its file's own bytes
+    written; its run is left in `nulls` for the sweep's controls to judge (control.py).
+    """
+
+    def __init__(self, items: list[Entry], diff: Diff, limit: float, *, collect: bool = True) -> None:
         self.items = items
         self.diff = diff
         self.limit = limit
-        self._staged: list[tuple[Pending, bytes, bytes | None]] = []
-        """Each revert staged: its item, the file at head, the reverted file (None: deleted)."""
+        self.collect_after = collect
+        """False: the session collects nothing once its reverts are done (it has no guards)."""
+        self._staged: list[tuple[int, bytes, bytes | None]] = []
+        """Each entry staged: its place in `items`, the file at head, the file it forks with (None: deleted)."""
         self._forks = ForkSession([], limit)
         self.errors: list[HunkResult] = []
         """Reverts that could not even be applied (graded `error`, as a revert run would be)."""
         self.graded: list[HunkResult] = []
         """After the session: the reverts it graded."""
-        self.again: list[Pending] = list(items)
-        """After the session: the reverts to run the ordinary way (all of them until it ran)."""
+        self.nulls: list[tuple[int, Observation]] = []
+        """After the session: each null entry's place in `items` and its run."""
+        self.again: list[Entry] = list(items)
+        """After the session: the entries to run the ordinary way (all of them until it ran)."""
+
+    @property
+    def tests(self) -> list[str]:
+        """Every test the entries run: the session is configured with them, as their own runs would be."""
+        return list(dict.fromkeys(t for _, _, tests in self.items for t in tests))
 
     def setup(self, run_dir: Path, scratch: Scratch) -> dict[str, str]:
-        """Stage every revert (files, commit and index in `run_dir`); return the run's extra environment."""
+        """Stage every entry (files, commit and index in `run_dir`); return the run's extra environment."""
         edits: list[Edit] = []
-        for item in self.items:
-            f, h, tests = item
+        for n, (f, h, tests) in enumerate(self.items):
             target = scratch.path / f.path
             before = target.read_bytes() if target.is_file() else b""
+            if h is None:  # a null revert: the head's own bytes, written and committed as a revert's are
+                self._staged.append((n, before, before))
+                edits.append(Edit({f.path: before} if target.is_file() else {}, tests))
+                continue
             try:
                 out = revert_bytes(before, raw_hunk_for(f, h))
             except RevertError as e:
                 self.errors.append(hunk_result(h, "error", reason=f"revert could not be applied: {e}"))
                 continue
             after = None if not out and f.status == "added" else out
-            self._staged.append((item, before, after))
+            self._staged.append((n, before, after))
             edits.append(Edit({f.path: after}, tests))
-        self._forks = ForkSession(edits, self.limit)
+        self._forks = ForkSession(edits, self.limit, collect=self.collect_after)
         return self._forks.setup(run_dir, scratch)
 
     def collect(self, run_dir: Path) -> None:
@@ -210,10 +245,11 @@ class RevertSession:
         self._forks.collect(run_dir)
 
     def grade(self, session: RunResult, scratch: Path, ctx: RunContext) -> None:
-        """Grade what the session's forks ran (into `graded`); the rest stays in `again`."""
+        """Grade what the session's forks ran (into `graded` and `nulls`); the rest stays in `again`."""
         self.graded = list(self.errors)
         self.again = []
-        for (item, before, after), forked in zip(self._staged, self._forks.forked, strict=True):
+        for (n, before, after), forked in zip(self._staged, self._forks.forked, strict=True):
+            item = self.items[n]
             run = forked.run
             if run is None or forked.observed is None or (run.junit_error and not run.killed):
                 self.again.append(item)
@@ -223,6 +259,9 @@ class RevertSession:
                                forked.tampered or origin.foreign(forked.observed.modules, scratch, ctx.modules,
                                                                            ctx.argv[0]))
             f, h, tests = item
+            if h is None:
+                self.nulls.append((n, seen))
+                continue
             self.graded.append(grade_revert(self.diff, f, h, seen, tests, scratch, before, after or b"",
                                             pytest_mode=True))
 

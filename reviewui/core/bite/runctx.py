@@ -85,6 +85,11 @@ class RunContext:
         options = [f"--deselect={q}" for q in self.quarantined if "::" in q] + [f"--ignore={m}" for m in sorted(modules)]
         return (kept if kept or not tests else tests), options
 
+    def without_quarantined(self, tests: Sequence[str]) -> tuple[str, ...]:
+        """`tests` as a run names them: without the quarantined modules (a named path is collected
+        whatever `--ignore` says), unless that would leave none."""
+        return tuple(self._without_quarantined(tests)[0])
+
     @property
     def pytest_mode(self) -> bool:
         """True when the command runs pytest (JUnit outcomes available)."""

@@ -12,17 +12,23 @@ from __future__ import annotations
 import contextlib
 import threading
 from dataclasses import dataclass, replace
-from typing import Callable, Collection
+from typing import Callable, Collection, Iterable
 
 from reviewui.core.bite import guard_check
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.cache import BiteCache
+from reviewui.core.bite.baseline import is_own
+from reviewui.core.bite.caught import quarantined, settle, strip_hunk
+from reviewui.core.bite.control import ControlResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
-from reviewui.core.bite.plan import Batching, SweepPlan, plan_sweep
+from reviewui.core.bite.plan import Batching, RevertItem, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.progress import ProgressSink
-from reviewui.core.bite.report import BiteReport, HunkResult
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
+from reviewui.core.bite.reuse import GradeBook, Grades
 from reviewui.core.bite.revert_grade import hunk_result
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, not_code_hunks, static_selection
@@ -73,12 +79,14 @@ class Sweep:
 
     def __init__(self, target: Target, diff: Diff, settings: Settings, spec: Spec, all_tests: bool,
                  timeout: float | None, on_result: Callable[[HunkResult], None] | None,
-                 on_progress: Callable[[int, int], None] | None, own_tests: Collection[str] = (),
+                 on_progress: Callable[[int, int], None] | None, own_tests: Collection[str] | None = None,
                  on_tests: ProgressSink | None = None) -> None:
         self.target, self.diff, self.settings, self.spec = target, diff, settings, spec
-        self.own = frozenset(own_tests)
-        self.on_tests = on_tests
+        self.own = frozenset(own_tests or ())
         """The branch's new and changed tests (function ids): red at the head, never quarantined."""
+        self.own_known = own_tests is not None
+        """False when the caller did not say which tests are the branch's: then every test is (is_old)."""
+        self.on_tests = on_tests
         self.pytest_mode = is_pytest_command(spec.argv)
         self.tree = list_files(target.repo_dir, target.head)
         self.head = HeadFiles(target)
@@ -95,19 +103,41 @@ class Sweep:
         self.work = private_tempdir("bite")  # named with our pid: the next start removes it if we are killed
         self.results: dict[tuple[str, int], HunkResult] = {}
         self.scopes: dict[tuple[str, int], str] = {}
+        self.controls: list[ControlResult] = []
+        """Every control that came back (control.py)."""
+        self.uncontrolled: set[tuple[str, ...]] = set()
+        """Selections no control could vouch for (their null run collected no test)."""
         self._on_result, self._on_progress = on_result, on_progress
+        self._counted = False
+        """True once hold() reports progress (as the runs come back, before anything is reported)."""
         self._lock = threading.Lock()
+        self.book: GradeBook | None = None
+        """Where each hunk's and guard's grade is kept between sweeps (reuse.py); None keeps nothing."""
+        self.grades: Grades | None = None
+        self.reused: list[tuple[GuardJob, GuardResult]] = []
+        """The guards whose grade this sweep reuses (their hunks' are in the plan's `known`)."""
+        self.caught: dict[str, str] = {}
+        """Old tests the controls caught (node id -> why): quarantined, stripped from every grade (caught.py)."""
+        self._stripped: set[tuple[str, int]] = set()
+        """Hunks whose grade (or a guard's) lost a caught test: not kept for a later sweep."""
+        self._new_files = frozenset(f.path for f in diff.files if f.status in ("added", "renamed"))
 
     def emit(self, r: HunkResult) -> None:
-        """Record a complete hunk result and pass it on (with the scope its tests were looked for in)."""
+        """Record a complete hunk result and pass it on (with the scope its tests were looked for in,
+        and without the old tests the controls caught)."""
         if r.key in self.scopes and not r.scope:
             r = replace(r, scope=self.scopes[r.key])
+        if self.caught:
+            stripped = strip_hunk(r, self.caught)
+            if stripped != r:
+                self._stripped.add(r.key)
+            r = stripped
         with self._lock:
             self.results[r.key] = r
             done = len(self.results)
         if self._on_result:
             self._on_result(r)
-        if self._on_progress:
+        if self._on_progress and not self._counted:
             self._on_progress(done, len(self.spec.targets))
 
     def context(self, pool: WorktreePool, cache: BiteCache, halt: threading.Event) -> RunContext:
@@ -162,9 +192,83 @@ class Sweep:
         jobs = prepared.guard_jobs(guards, self.selected) if guards else []
         batching: Batching | str | None = (None if not self.pytest_mode else off if off is not None
                                            else Batching(ctx.modules, self.head.text))
-        planned = plan_sweep(self.spec.targets, hunk_plans, jobs, slots=slots, batching=batching)
+        targets, hunks = self.spec.targets, list[HunkResult]()
+        if self.book is not None:  # what an earlier sweep graded, unchanged since, is reused, not run
+            self.grades = Grades(self.book, self.target, self.diff, self.head, ctx)
+            targets, jobs, hunks, self.reused = self.grades.split(targets, hunk_plans, jobs)
+        planned = plan_sweep(targets, hunk_plans, jobs, slots=slots, batching=batching)
         self.scopes.update(planned.scopes)
-        return planned
+        return replace(planned, known=planned.known + tuple(hunks)) if hunks else planned
+
+    def join_jobs(self, plan: SweepPlan) -> list[GuardJob]:
+        """Every guard the join waits for: the plan's and those reused."""
+        return plan.guard_jobs() + [job for job, _ in self.reused]
+
+    def keep_grades(self) -> None:
+        """Keep what this sweep graded afresh for the next one (reuse.py)."""
+        if self.grades is not None:
+            # A grade a caught test was taken out of rests on this sweep's controls: graded again next time.
+            self.grades.keep([r for r in self.results.values() if r.key not in self._stripped])
+
+    def hold(self, results: Iterable[object], plan: SweepPlan, baseline: Baseline,
+             fails_alone: Callable[[str], bool | None] = lambda _: None) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
+        """Every graded item of the execution, held until every control came back (their count goes
+        out as progress meanwhile). Raises UntrustedCommand when a control failed on one of the
+        branch's own tests or on anything but an old test, once every control came back (the
+        refusal names all they failed on); old tests a control failed on are quarantined with why
+        (`fails_alone` runs one alone at the head), no grade resting on them (caught.settle). An item
+        whose selection no control could vouch for (its null run collected no test) comes back
+        `skipped`, saying so."""
+        held: list[HunkResult | tuple[GuardJob, GuardResult]] = []
+        done: set[tuple[str, int]] = set()
+        self._counted = True  # progress goes out from here; emit() no longer counts
+
+        def count(key: tuple[str, int]) -> None:
+            if key not in done:
+                done.add(key)
+                if self._on_progress:
+                    self._on_progress(len(done), len(self.spec.targets))
+
+        for r in plan.known:
+            count(r.key)
+        for item in results:
+            if isinstance(item, ControlResult):
+                self.controls.append(item)
+                continue
+            if isinstance(item, HunkResult):
+                count(item.key)
+            held.append(item)  # type: ignore[arg-type]  # the executor's Result, less the controls
+        selections = {r.key: r.tests for s in plan.sessions for r in s.reverts if isinstance(r, RevertItem)}
+        selections.update({i.key: i.tests for i in plan.alone if isinstance(i, RevertItem)})
+
+        def selection(x: HunkResult | tuple[GuardJob, GuardResult]) -> tuple[str, ...] | None:
+            return selections.get(x.key) if isinstance(x, HunkResult) else x[0].tests
+
+        settled, self.caught = settle(held, self.controls, baseline, self.is_old, selection, fails_alone)
+        self._stripped.update(x.key if isinstance(x, HunkResult) else x[1].key
+                              for x, y in zip(held, settled, strict=True) if x is not y)
+        held = settled  # emit() strips the caught tests from the grades not held here too (reused, known)
+        green = {c.tests for c in self.controls if c.ran and not c.no_tests}
+        self.uncontrolled = {c.tests for c in self.controls if c.no_tests} - green
+        if not self.uncontrolled:
+            return held
+        why = "no control is possible for its tests: their null-revert run collected no test"
+        out: list[HunkResult | tuple[GuardJob, GuardResult]] = []
+        for x in held:
+            if isinstance(x, HunkResult):
+                out.append(replace(x, verdict="skipped", reason=why, failing_tests=(), messages={})
+                           if selection(x) in self.uncontrolled else x)
+            else:
+                job, res = x
+                out.append((job, replace(res, verdict="skipped", reason=why, failing_tests=(), messages={}))
+                           if job.tests in self.uncontrolled else x)
+        return out
+
+    def is_old(self, test: str) -> bool:
+        """True when `test` (a node id) is an old test: its file is one the base has, and the branch
+        neither added nor changed it (not known which tests are the branch's: no test is old)."""
+        return (self.own_known and not is_own(test, self.own)
+                and test.split("::", 1)[0] not in self._new_files)
 
     def per_run(self, prepared: Prepared) -> float:
         """Seconds one revert or guard run may take."""
@@ -185,9 +289,15 @@ class Sweep:
         ordered = tuple(sorted(self.results.values(), key=lambda r: order[r.key]))
         off = plan.batching_off
         note = prepared.note if off is None else f"{prepared.note}; {off}" if prepared.note else off
-        return BiteReport(baseline=prepared.baseline, results=ordered + self.spec.not_code,
+        if self.uncontrolled:
+            said = (f"no control is possible for {len(self.uncontrolled)} test selection(s) (their null-revert "
+                    "run collected no test): their hunks and guards are not graded")
+            note = f"{note}; {said}" if note else said
+        baseline = quarantined(prepared.baseline, self.caught) if self.caught else prepared.baseline
+        return BiteReport(baseline=baseline, results=ordered + self.spec.not_code,
                           selected_tests=self.selected, test_command=self.spec.command, selection=note,
-                          guards_checked=guards, sandbox=sandbox.level(), selection_is_suite=not self.beyond)
+                          guards_checked=guards, sandbox=sandbox.level(), selection_is_suite=not self.beyond,
+                          controls=sum(c.ran for c in self.controls))
 
 
 def _quietly(settle: Pending) -> None:

@@ -35,8 +35,12 @@ def summary(findings: list[Finding]) -> dict[str, int]:
     return counts
 
 
-def check_json(target: "Target", diff: "Diff", findings: list[Finding]) -> dict[str, Any]:
-    """Return the `reviewui check --format json` document as a dict."""
+def check_json(target: "Target", diff: "Diff", findings: list[Finding],
+               authors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Return the `reviewui check --format json` document as a dict.
+
+    `authors` are the hunk records of the branch's git-ai authorship notes (`Authorship.hunk_records`).
+    """
     return {
         "repo": str(target.repo_dir),
         "branch": target.branch,
@@ -56,6 +60,7 @@ def check_json(target: "Target", diff: "Diff", findings: list[Finding]) -> dict[
         ],
         "findings": [f.to_json() for f in findings],
         "summary": summary(findings),
+        "authors": list(authors or []),
     }
 
 
@@ -83,12 +88,16 @@ def render_text(findings: list[Finding]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(fmt: str, target: "Target", diff: "Diff", findings: list[Finding], tool_version: str) -> str:
-    """Return the check output in `fmt` (`text`, `json` or `sarif`). Raises ValueError for another format."""
+def render(fmt: str, target: "Target", diff: "Diff", findings: list[Finding], tool_version: str,
+           authors: list[dict[str, Any]] | None = None) -> str:
+    """Return the check output in `fmt` (`text`, `json` or `sarif`). Raises ValueError for another format.
+
+    `authors` (the authorship notes' hunk records) go into the JSON.
+    """
     if fmt == "text":
         return render_text(findings)
     if fmt == "json":
-        return json.dumps(check_json(target, diff, findings), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(check_json(target, diff, findings, authors), indent=2, ensure_ascii=False) + "\n"
     if fmt == "sarif":
         changed = [f.path for f in diff.files] if diff is not None else []
         return json.dumps(to_sarif(target, findings, tool_version, changed_files=changed), indent=2,

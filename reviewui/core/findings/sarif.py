@@ -6,10 +6,20 @@ has no `info` level: it becomes `note`. A finding about the branch as a
 whole (no file) is placed on the branch's first changed file (code scanning
 drops results without a physical location), with a logical location naming
 the branch; with no changed file at all it has the logical location only.
+
+Code scanning matches a result to the one of an earlier run by its
+`partialFingerprints`, so a rerun updates an alert rather than adding one:
+each result carries `reviewuiFinding/v1`, a digest of what the finding is
+(kind, file, symbol, message with its numbers and commit ids left out: they
+move when the head does) and its occurrence among equal ones, never of its
+line. `runs[].automationDetails.id` is `reviewui/check/<head>`: the category
+`reviewui/check` stays, the run id is the head judged.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -24,6 +34,11 @@ TOOL_NAME = "reviewui"
 INFORMATION_URI = "https://pypi.org/project/reviewui/"
 """Where the tool is described; SARIF requires an absolute URI here."""
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+FINGERPRINT = "reviewuiFinding/v1"
+"""The `partialFingerprints` key of every result."""
+CATEGORY = "reviewui/check"
+"""`automationDetails.id`'s category: the same for every run, so alerts update rather than duplicate."""
+_MOVING = re.compile(r"\b[0-9a-f]{7,64}\b|\d+")
 
 
 def to_sarif(
@@ -51,7 +66,10 @@ def to_sarif(
     branch = target.branch or "branch"
     anchor = changed_files[0] if changed_files else None
     results = [_result(f, index[f.kind], branch, anchor) for f in findings]
+    for result, print_ in zip(results, fingerprints(findings), strict=True):
+        result["partialFingerprints"] = {FINGERPRINT: print_}
     run: dict[str, Any] = {
+        "automationDetails": {"id": f"{CATEGORY}/{target.head}"},
         "tool": {
             "driver": {
                 "name": TOOL_NAME,
@@ -68,6 +86,22 @@ def to_sarif(
         },
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def fingerprints(findings: list[Finding]) -> list[str]:
+    """Each finding's fingerprint: what it is, never where its line is (see the module docstring).
+
+    Equal findings are told apart by their order in the file (`…:2` for the second)."""
+    seen: dict[str, int] = {}
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].file or "", findings[i].line or 0, i))
+    prints: dict[int, str] = {}
+    for i in order:
+        f = findings[i]
+        what = "\0".join((f.kind, f.file or "", f.symbol or "", _MOVING.sub("#", f.message or "")))
+        digest = hashlib.sha256(what.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        seen[digest] = seen.get(digest, 0) + 1
+        prints[i] = f"{digest}:{seen[digest]}"
+    return [prints[i] for i in range(len(findings))]
 
 
 def _result(f: Finding, rule_index: int, branch: str = "branch", anchor: str | None = None) -> dict[str, Any]:

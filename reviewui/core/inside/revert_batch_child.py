@@ -23,9 +23,12 @@ those would tear down what the plugin's configure made for the whole
 session (a temp dir, say) under the next fork.
 
 Request (JSON file named by REVIEWUI_REVERT_BATCH): {"timeout": s, "mtime_ns" (the
-tree's one mtime, given to every file written here), "scratch":
-dir, "git": {"index", "ref"}, "reverts": [{"id", "files": {path: file with the
-reverted bytes, or null to delete}, "index", "commit", "maxfail" (optional:
+tree's one mtime, given to every file written here), "collect" (false: the session
+collects nothing after the forks, it has no guards), "scratch":
+dir, "git": {"index", "ref", "objects" (the scratch's object store), "staged" (where
+the reverts' own objects wait)}, "reverts": [{"id", "files": {path: file with the
+reverted bytes, or null to delete}, "index", "commit", "objects" (`<xx>/<rest>` of the
+revert's own objects: put in place for its fork only), "maxfail" (optional:
 pytest's --maxfail for the fork), "tests", "dir"}]}. Per revert, in its "dir":
 junit.xml, origin.json, output, and reply.json: {"exit", "seconds", "timeout"}
 or {"fallback": why}.
@@ -66,6 +69,7 @@ def pytest_collection(session: Any) -> bool | None:
         request = json.load(f)
     root = request["scratch"]
     swapped = {request["git"]["index"], request["git"]["ref"]}
+    objects = request["git"].get("objects", "")
     _warm(session)
     clean: dict[str, tuple[int, int]] | None = _snapshot(root)
     for revert in request["reverts"]:
@@ -75,16 +79,19 @@ def pytest_collection(session: Any) -> bool | None:
             continue
         if _run(session, request, revert):
             return None  # this is the fork: pytest collects the revert's tests
-        touched = swapped | {os.path.join(root, rel) for rel in revert["files"]}
+        touched = swapped | {os.path.join(root, rel) for rel in revert["files"]} \
+            | {os.path.join(objects, rel) for rel in revert.get("objects", [])} \
+            | {os.path.dirname(os.path.join(objects, rel)) for rel in revert.get("objects", [])}
         after = _snapshot(root)
         if clean is not None and _without(after, touched) != _without(clean, touched):
             clean = None
         elif clean is not None:
             clean = after
-    if clean is not None:
+    if clean is not None and request.get("collect", True):
         return None
-    # A fork changed the tree under what follows: nothing is collected, so the guard batch
-    # answers `fallback` and reviewui runs each guard afresh.
+    # A fork changed the tree under what follows, or no guards follow (a session of reverts
+    # alone): nothing is collected. After a changed tree the guard batch answers `fallback`
+    # and reviewui runs each guard afresh.
     session.items = []
     session.testscollected = 0
     return True
@@ -125,12 +132,14 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
     root, git = request["scratch"], request["git"]
     head = {rel: _read(os.path.join(root, rel)) for rel in revert["files"]}
     saved_index, saved_ref = _read(git["index"]), _read(git["ref"])
+    placed: list[str] = []
     try:
         for rel, src in revert["files"].items():
             _put(os.path.join(root, rel), None if src is None else _read(src))
         _put(git["index"], _read(revert["index"]))
         _put(git["ref"], (revert["commit"] + "\n").encode())
-        _stamp(request, [os.path.join(root, rel) for rel in revert["files"]] + [git["index"], git["ref"]])
+        placed = _objects(git, revert.get("objects", []))
+        _stamp(request, [os.path.join(root, rel) for rel in revert["files"]] + [git["index"], git["ref"], *placed])
         sys.stdout.flush()
         sys.stderr.flush()
         start = time.monotonic()
@@ -155,8 +164,38 @@ def _run(session: Any, request: dict[str, Any], revert: dict[str, Any]) -> bool:
                 _put(os.path.join(root, rel), content)
             _put(git["index"], saved_index)
             _put(git["ref"], saved_ref)
-            _stamp(request, [os.path.join(root, rel) for rel in head] + [git["index"], git["ref"]])
+            gone = _unplace(placed)
+            _stamp(request, [os.path.join(root, rel) for rel in head] + [git["index"], git["ref"], *gone])
     return False
+
+
+def _objects(git: dict[str, Any], wanted: list[str]) -> list[str]:
+    """Put the revert's own git objects (`<xx>/<rest>`, staged in the run's directory) in place;
+    return each path made (object files, then any folder made for them)."""
+    made: list[str] = []
+    for rel in wanted:
+        target = os.path.join(git["objects"], rel)
+        if os.path.exists(target):
+            continue
+        folder = os.path.dirname(target)
+        if not os.path.isdir(folder):
+            os.mkdir(folder)
+            made.append(folder)
+        _put(target, _read(os.path.join(git["staged"], rel)))
+        os.chmod(target, 0o444)
+        made.insert(0, target)
+    return made
+
+
+def _unplace(placed: list[str]) -> list[str]:
+    """Take away what `_objects` put in place (files first, then folders); return the paths whose
+    parents changed, for their mtimes."""
+    for path in placed:
+        try:
+            (os.rmdir if os.path.isdir(path) else os.unlink)(path)
+        except OSError:
+            pass
+    return [os.path.dirname(p) for p in placed]
 
 
 def _stamp(request: dict[str, Any], paths: list[str]) -> None:

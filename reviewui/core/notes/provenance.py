@@ -11,7 +11,9 @@ way (a plain `git fetch` of the notes ref, or before reviewui kept this).
 
 Saves are atomic (temp file, rename); two processes racing lose at most an
 entry, which only makes a review read as "not recorded here", never as
-the reviewer's own.
+the reviewer's own. A state directory (or file) that is not the user's alone
+(core/private.py) is neither read nor written: every review then reads as
+of unknown origin.
 """
 
 from __future__ import annotations
@@ -29,22 +31,45 @@ if TYPE_CHECKING:
 RECORDED = "recorded here"
 
 
-def _path(repo_dir: str | Path) -> Path:
+def _path(repo_dir: str | Path) -> Path | None:
+    """The repository's provenance file, or None when the state dir is not the user's alone (then
+    nothing is read or written: another user could forge `recorded here`)."""
+    from reviewui.core.config import user_state_dir
     from reviewui.core.state import state_path
+    from reviewui.core.private import private_file
 
     # state_path names the repository's own folder in the state dir; the branch part is dropped.
-    return state_path(repo_dir, "-").parent / "notes-provenance.json"
+    path = state_path(repo_dir, "-").parent / "notes-provenance.json"
+    return None if private_file(path, user_state_dir()) else path
+
+
+_keys: dict["Review", str] = {}
+"""Keys computed (or read back with a kept parse, notes/index.py) in this process: each costs a TOML write."""
 
 
 def key(review: "Review") -> str:
     """The entry key of `review`: its id and a digest of everything it says."""
-    return f"{review.id}:{hashlib.sha256(review.to_toml().encode('utf-8', 'surrogateescape')).hexdigest()[:32]}"
+    known = _keys.get(review)
+    if known is None:
+        known = f"{review.id}:{hashlib.sha256(review.to_toml().encode('utf-8', 'surrogateescape')).hexdigest()[:32]}"
+        remember_key(review, known)
+    return known
+
+
+def remember_key(review: "Review", value: str) -> None:
+    """Keep `value` as `review`'s key in this process (a parse kept on disk carries the key it computed)."""
+    if len(_keys) > 100_000:
+        _keys.clear()
+    _keys[review] = value
 
 
 def load(repo_dir: str | Path) -> dict[str, str]:
     """Entry key -> `recorded here` or `pulled from <remote>`; empty when nothing is known or readable."""
+    path = _path(repo_dir)
+    if path is None:
+        return {}
     try:
-        data = json.loads(_path(repo_dir).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -62,6 +87,8 @@ def remember(repo_dir: str | Path, reviews: Iterable["Review"], where: str) -> N
         return
     try:
         path = _path(repo_dir)
+        if path is None:
+            return
         known = load(repo_dir)
         for k in keys:
             known.setdefault(k, where)

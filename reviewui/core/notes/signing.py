@@ -72,6 +72,18 @@ class SignatureCheck:
     """The signing key's fingerprint, when known."""
     detail: str = ""
     """Why it is bad, in words."""
+    untrusted: bool = False
+    """For `bad`: the signature is whole, but its key is not one the trust settings list (or not known):
+    nothing shows it was tampered with, nothing shows whose it is."""
+
+    @property
+    def state(self) -> str:
+        """`trusted` (good), `untrusted` (whole, by a key not trusted), `bad` (does not verify) or `unsigned`."""
+        if self.status == "good":
+            return "trusted"
+        if self.status == "bad" and self.untrusted:
+            return "untrusted"
+        return self.status
 
     def words(self) -> str:
         """One short phrase for display: `signed by X`, `unsigned`, `bad signature (why)`."""
@@ -83,6 +95,16 @@ class SignatureCheck:
 
 
 UNSIGNED = SignatureCheck("unsigned")
+
+
+@dataclass(frozen=True)
+class Signers:
+    """Whose signatures a check trusts when not git's own settings: `reviewui verify`'s allowed signers."""
+
+    allowed_file: str
+    """An ssh allowed-signers file (git's `gpg.ssh.allowedSignersFile` format), used instead of git's."""
+    openpgp: frozenset[str] = frozenset()
+    """The OpenPGP key fingerprints listed (upper case): a good gpg signature counts only by one of these."""
 
 
 _config = config_value  # the one reading of a git config value, shared with the verdict's preflight
@@ -131,8 +153,8 @@ def split_signed(chunk: str) -> tuple[str, str | None, str | None]:
     return parts.payload, parts.format, parts.signature
 
 
-def verify_chunk(repo_dir: str | Path, chunk: str) -> SignatureCheck:
-    """Check the signature of one review chunk against git's trust settings."""
+def verify_chunk(repo_dir: str | Path, chunk: str, signers: Signers | None = None) -> SignatureCheck:
+    """Check the signature of one review chunk against git's trust settings (or `signers`, when given)."""
     payload, fmt, sig = split_signed(chunk)
     if fmt is None:
         return UNSIGNED
@@ -140,17 +162,18 @@ def verify_chunk(repo_dir: str | Path, chunk: str) -> SignatureCheck:
         return SignatureCheck("bad", detail="malformed signature")
     try:
         if fmt == "ssh":
-            return _verify_ssh(repo_dir, payload.encode("utf-8"), sig)
-        return _verify_gpg(repo_dir, payload.encode("utf-8"), sig)
+            return _verify_ssh(repo_dir, payload.encode("utf-8"), sig, signers)
+        return _verify_gpg(repo_dir, payload.encode("utf-8"), sig, signers)
     except ReviewError as e:
         return SignatureCheck("bad", detail=str(e))
 
 
-def _verify_ssh(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
+def _verify_ssh(repo_dir: str | Path, data: bytes, sig: str, signers: Signers | None = None) -> SignatureCheck:
     program = _config(repo_dir, "gpg.ssh.program") or "ssh-keygen"
-    allowed = _config(repo_dir, "gpg.ssh.allowedSignersFile")
+    where = "the allowed signers" if signers is not None else "gpg.ssh.allowedSignersFile"
+    allowed = signers.allowed_file if signers is not None else _config(repo_dir, "gpg.ssh.allowedSignersFile")
     if not allowed:
-        return SignatureCheck("bad", detail="no gpg.ssh.allowedSignersFile to check it against")
+        return SignatureCheck("bad", detail="no gpg.ssh.allowedSignersFile to check it against", untrusted=True)
     allowed = str(Path(allowed).expanduser())
     with tempfile.TemporaryDirectory(prefix="reviewui-sig-") as tmp:
         sig_file = Path(tmp) / "review.sig"
@@ -159,8 +182,9 @@ def _verify_ssh(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
         principals = found.stdout.decode("utf-8", "replace").split() if found.returncode == 0 else []
         if not principals:
             checked = _probe([program, "-Y", "check-novalidate", "-n", NAMESPACE, "-s", str(sig_file)], data)
-            why = "key not in gpg.ssh.allowedSignersFile" if checked.returncode == 0 else "does not verify"
-            return SignatureCheck("bad", detail=why)
+            if checked.returncode == 0:
+                return SignatureCheck("bad", detail=f"key not in {where}", untrusted=True)
+            return SignatureCheck("bad", detail="does not verify")
         for principal in principals:
             proc = _probe([program, "-Y", "verify", "-f", allowed, "-I", principal, "-n", NAMESPACE,
                            "-s", str(sig_file)], data)
@@ -170,7 +194,7 @@ def _verify_ssh(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
     return SignatureCheck("bad", detail="does not verify")
 
 
-def _verify_gpg(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
+def _verify_gpg(repo_dir: str | Path, data: bytes, sig: str, signers: Signers | None = None) -> SignatureCheck:
     program = _config(repo_dir, "gpg.openpgp.program") or _config(repo_dir, "gpg.program") or "gpg"
     minimum = (_config(repo_dir, "gpg.minTrustLevel") or "undefined").upper()
     with tempfile.TemporaryDirectory(prefix="reviewui-sig-") as tmp:
@@ -182,11 +206,21 @@ def _verify_gpg(repo_dir: str | Path, data: bytes, sig: str) -> SignatureCheck:
     valid = re.search(r"^\[GNUPG:\] VALIDSIG (\S+)", status, re.M)
     trust = re.search(r"^\[GNUPG:\] TRUST_(\w+)", status, re.M)
     if not (good and valid):
-        why = "no public key for it" if "NO_PUBKEY" in status else "does not verify"
-        return SignatureCheck("bad", detail=why)
+        if "NO_PUBKEY" in status:
+            return SignatureCheck("bad", detail="no public key for it", untrusted=True)
+        return SignatureCheck("bad", detail="does not verify")
+    if signers is not None:
+        # The list is the trust: the keyring's web of trust has no say, only whether the key is listed.
+        line = re.search(r"^\[GNUPG:\] VALIDSIG (.*)$", status, re.M)
+        fields = line.group(1).split() if line else []
+        # the signing (sub)key's fingerprint first, the primary key's last: either may be listed
+        prints = {f.upper() for f in (fields[:1] + fields[9:10]) if len(f) >= 16}
+        if not prints & signers.openpgp:
+            return SignatureCheck("bad", detail="key not in the allowed signers", untrusted=True)
+        return SignatureCheck("good", signer=good.group(2).strip(), key=valid.group(1))
     level = trust.group(1) if trust else "UNDEFINED"
     if level == "NEVER" or (level in _TRUST and minimum in _TRUST and _TRUST.index(level) < _TRUST.index(minimum)):
-        return SignatureCheck("bad", detail=f"key trust {level.lower()} is below gpg.minTrustLevel")
+        return SignatureCheck("bad", detail=f"key trust {level.lower()} is below gpg.minTrustLevel", untrusted=True)
     return SignatureCheck("good", signer=good.group(2).strip(), key=valid.group(1))
 
 

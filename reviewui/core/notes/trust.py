@@ -37,7 +37,7 @@ class LocalReviewer:
     @property
     def email(self) -> str:
         """The email part of the identity, lower-cased ("" when none)."""
-        return _email(self.identity)
+        return email_of(self.identity)
 
 
 def local_reviewer(repo_dir: str | Path) -> LocalReviewer:
@@ -60,7 +60,7 @@ def is_theirs(check: SignatureCheck, me: LocalReviewer) -> bool:
         return False
     if me.key and check.key and (check.key == me.key or check.key.upper().endswith(me.key.upper())):
         return True
-    return bool(me.email) and _email(check.signer) == me.email
+    return bool(me.email) and email_of(check.signer) == me.email
 
 
 def shown_reviewer(review: Review, check: SignatureCheck, me: LocalReviewer, provenance: str = "") -> str:
@@ -72,15 +72,32 @@ def shown_reviewer(review: Review, check: SignatureCheck, me: LocalReviewer, pro
     their name (the signature column says `unsigned` beside it); any other
     is an unverified claim.
     """
-    claims_me = bool(me.email) and _email(review.reviewer) == me.email
+    claims_me = bool(me.email) and email_of(review.reviewer) == me.email
     own_unsigned = not me.key and check.status == "unsigned" and provenance == RECORDED
     if claims_me and not is_theirs(check, me) and not own_unsigned:
         return f"unverified (claims to be {review.reviewer})"
     return review.reviewer
 
 
-def _email(text: str) -> str:
+def email_of(text: str) -> str:
+    """The email of `Name <email>` (or of a bare email), lower-cased; "" when there is none."""
     text = text.strip()
     if "<" in text and text.endswith(">"):
         text = text.rsplit("<", 1)[1][:-1]
     return text.strip().lower() if "@" in text else ""
+
+
+def self_review(repo_dir: str | Path, head: str, me: LocalReviewer) -> str:
+    """One line when `me` is the author of the commit `head` (a verdict on one's own work), else "".
+
+    The author is compared by email (by the whole identity when either has none).
+    """
+    from reviewui.core.git import run_git
+
+    raw = run_git(repo_dir, "cat-file", "commit", head, check=False).decode("utf-8", "replace")
+    line = next((x for x in raw.split("\n\n", 1)[0].splitlines() if x.startswith("author ")), "")
+    who = line.removeprefix("author ").rsplit(" ", 2)[0].strip() if line else ""
+    if not who or not me.identity:
+        return ""
+    same = (me.email and email_of(who) == me.email) or (not me.email and who == me.identity)
+    return f"you ({me.identity}) are the author of the head commit: a verdict on your own work" if same else ""

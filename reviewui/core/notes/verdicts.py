@@ -41,7 +41,7 @@ from typing import Any
 from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse
-from reviewui.core.notes.patchid import patch_id
+from reviewui.core.notes.patchid import patch_id  # noqa: F401 - re-exported
 from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is the public face
     BiteRecord,
     CommentRecord,
@@ -59,9 +59,9 @@ from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is th
     reviews_in,
 )
 from reviewui.core.safe_text import visible
-from reviewui.core.notes.signing import SignatureCheck, sign_payload, signing_setup
+from reviewui.core.notes.signing import sign_payload, signing_setup
 from reviewui.core.notes import provenance
-from reviewui.core.notes.view import BranchNotes, branch_notes
+from reviewui.core.notes.relation import BranchVerdicts, branch_verdicts, currency
 from reviewui.core.notes.store import (  # noqa: F401
     NotesEdit,
     NotesSnapshot,
@@ -133,41 +133,28 @@ def branch_history(
     return sorted(found.values(), key=lambda r: r.at)
 
 
-def checked_history(
-    repo_dir: str | Path, branch: str, head: str, ref: str = DEFAULT_NOTES_REF
-) -> list[tuple[Review, SignatureCheck]]:
-    """`branch_history`, each review paired with the check of its signature (signed ones read from their signed bytes)."""
-    return [(s.review, s.check) for s in read_branch_notes(repo_dir, branch, head, ref).reviews]
-
-
-def read_branch_notes(repo_dir: str | Path, branch: str, head: str, ref: str = DEFAULT_NOTES_REF) -> BranchNotes:
-    """The reviews of `branch` as shown (signature, whom, provenance) and the foreign text of their notes."""
-    head_sha = rev_parse(repo_dir, head) or head
-    return branch_notes(repo_dir, branch, head_sha, check_ref(repo_dir, ref))
+def read_branch_notes(repo_dir: str | Path, branch: str, base: str, head: str,
+                      ref: str = DEFAULT_NOTES_REF) -> BranchVerdicts:
+    """The reviews of `branch` (base..head now) weighed by the verdict relation, and their notes' foreign text."""
+    return branch_verdicts(repo_dir, branch, base, head, check_ref(repo_dir, ref))
 
 
 # --- the log ------------------------------------------------------------------
 
 
+RELATION_WORDS = {"this-head": "this-head", "same-patch": "same-patch", "outdated": "different-patch"}
+"""The relation's currency in the words of `log --format json`'s `relation`."""
+
+
 def review_relation(review: Review, head: str, current_patch_id: str) -> str:
-    """Return how `review` relates to the branch now.
+    """Return how `review` relates to the branch now (the relation's currency, in `log`'s words).
 
     `this-head` when it judged `head` itself; `same-patch` when it judged an
-    earlier head whose patch-id equals the current one (a rebase);
-    `different-patch` otherwise (the code changed since).
+    earlier head whose verbatim patch id equals the current one (a rebase that
+    changed no byte of the patch); `different-patch` otherwise (the code
+    changed since, whitespace included).
     """
-    if review.head == head:
-        return "this-head"
-    # An empty diff has patch-id "": equal only counts when it is a real id.
-    if current_patch_id and review.patch_id == current_patch_id:
-        return "same-patch"
-    return "different-patch"
-
-
-def current_ids(reviews: list[Review], head: str, current_patch_id: str) -> set[str]:
-    """The id of the one review that stands now: the latest that judged this patch (empty set if none)."""
-    standing = [r for r in reviews if review_relation(r, head, current_patch_id) != "different-patch"]
-    return {max(standing, key=lambda r: r.at).id} if standing else set()
+    return RELATION_WORDS[currency(review, head, current_patch_id)]
 
 
 def log_json(
@@ -177,24 +164,22 @@ def log_json(
 
     `{"reviews": [{"id", "verdict", "reason", "reviewer", "shown_as", "signature",
     "provenance", "at", "branch", "base", "head", "patch_id", "current",
-    "relation", "bites", "probes", "comments", "findings"}], "foreign": [{"commit",
-    "why", "text"}]}`, reviews oldest first.
-    `current` is true for one review at most: the latest whose patch-id equals
-    base..head's now (or that judged this very head). `signature` is
-    `{"status": good|unsigned|bad, "signer", "key", "detail"}`; `shown_as` is
-    whom the review is shown as (a claim to be the local reviewer without
-    their good signature is marked unverified); `provenance` is `recorded
-    here`, `pulled from <remote>` or "" (unknown). A signed review says only
-    what its signed bytes say; `foreign` is the text of those notes that is
-    no review (or no part of one). Raises ReviewError for an unknown base or
-    head, or a note over the input cap.
+    "relation", "counts", "on_branch", "why_not", "bites", "probes", "comments",
+    "findings"}], "foreign": [{"commit", "why", "text"}]}`, reviews
+    oldest first. `current` is true for a review that stands now: it counts
+    (verdict relation), it is its reviewer's latest that counts, and it judged
+    this patch (this head, or an earlier one with base..head's verbatim patch
+    id). `signature` is `{"status": good|unsigned|bad, "state":
+    trusted|untrusted|bad|unsigned, "signer", "key", "detail"}`; `shown_as` is
+    whom the review is shown as (a claim to be the local reviewer without their
+    good signature is marked unverified); `provenance` is `recorded here`,
+    `pulled from <remote>` or "" (unknown). A signed review says only what its
+    signed bytes say; `foreign` is the text of those notes that is no review
+    (or no part of one). Raises ReviewError for an unknown base or head, or a
+    note over the input cap.
     """
-    head_sha, base_sha = rev_parse(repo_dir, head), rev_parse(repo_dir, base)
-    if head_sha is None or base_sha is None:
-        raise ReviewError(f"no such commit: {head if head_sha is None else base}")
-    now = patch_id(repo_dir, base_sha, head_sha)
-    notes = read_branch_notes(repo_dir, branch, head_sha, ref)
-    standing = current_ids([s.review for s in notes.reviews], head_sha, now)
+    notes = read_branch_notes(repo_dir, branch, base, head, ref)
+    standing = {w.review.id for w in notes.standing if w.current}
     return {
         "reviews": [
             {
@@ -202,17 +187,20 @@ def log_json(
                 "verdict": r.verdict,
                 "reason": r.reason,
                 "reviewer": r.reviewer,
-                "shown_as": s.shown_as,
-                "signature": {"status": s.check.status, "signer": s.check.signer, "key": s.check.key,
-                              "detail": s.check.detail},
-                "provenance": s.provenance,
+                "shown_as": w.shown_as,
+                "signature": {"status": w.check.status, "state": w.signature, "signer": w.check.signer,
+                              "key": w.check.key, "detail": w.check.detail},
+                "provenance": w.provenance,
                 "at": r.at_iso(),
                 "branch": r.branch,
                 "base": r.base,
                 "head": r.head,
                 "patch_id": r.patch_id,
                 "current": r.id in standing,
-                "relation": review_relation(r, head_sha, now),
+                "relation": RELATION_WORDS[w.currency],
+                "counts": w.counts,
+                "on_branch": w.on_branch,
+                "why_not": w.why_not,
                 "bites": [{"file": b.file, "header": b.header, "verdict": b.verdict,
                            "failing_tests": list(b.failing_tests)} for b in r.bites],
                 "probes": [{"name": p.name, "code": p.code, "branch": p.branch, "base": p.base} for p in r.probes],
@@ -220,11 +208,15 @@ def log_json(
                              for c in r.comments],
                 "findings": [{"kind": f.kind, "message": f.message} for f in r.findings],
             }
-            for s in notes.reviews
-            for r in (s.review,)
+            for w in notes.reviews
+            for r in (w.review,)
         ],
         "foreign": [{"commit": f.commit, "why": f.why, "text": f.text} for f in notes.foreign],
     }
+
+
+LOG_WORDS = {"this-head": "this head", "same-patch": "same patch, earlier head", "outdated": "OUTDATED by rework"}
+"""How `log` text names a review's currency."""
 
 
 def render_log_text(
@@ -235,26 +227,17 @@ def render_log_text(
     A review's row is the only line that starts at the left edge; its reason
     is indented and marked `│` on every line, foreign text `!`, so nothing a
     note holds can draw a line that looks like a review. Control characters
-    are shown escaped, never sent to the terminal. Raises ReviewError for an
-    unknown base or head.
+    are shown escaped, never sent to the terminal. A review that does not
+    count (verdict relation) says why. Raises ReviewError for an unknown base or head.
     """
-    head_sha, base_sha = rev_parse(repo_dir, head), rev_parse(repo_dir, base)
-    if head_sha is None or base_sha is None:
-        raise ReviewError(f"no such commit: {head if head_sha is None else base}")
-    notes = read_branch_notes(repo_dir, branch, head_sha, ref)
+    notes = read_branch_notes(repo_dir, branch, base, head, ref)
     lines = [] if notes.reviews else [f"no reviews of {_safe(branch)} under {ref}"]
-    now = patch_id(repo_dir, base_sha, head_sha)
-    labels = {
-        "this-head": "this head",
-        "same-patch": "same patch, earlier head",
-        "different-patch": "OUTDATED",
-    }
-    for s in notes.reviews:
-        r = s.review
-        rel = labels[review_relation(r, head_sha, now)]
-        came = f"  ({_safe(s.provenance)})" if s.provenance and s.provenance != provenance.RECORDED else ""
-        lines.append(f"{r.at_iso()}  {r.verdict:7}  {_safe(s.shown_as)}  {_safe(r.head[:12])}  ({rel})"
-                     f"  [{_safe(s.check.words())}]{came}")
+    for w in notes.reviews:
+        r = w.review
+        came = f"  ({_safe(w.provenance)})" if w.provenance and w.provenance != provenance.RECORDED else ""
+        counts = "" if w.counts else f"  does not count: {_safe(w.why_not)}"
+        lines.append(f"{r.at_iso()}  {r.verdict:7}  {_safe(w.shown_as)}  {_safe(r.head[:12])}  ({LOG_WORDS[w.currency]})"
+                     f"  [{_safe(w.check.words())}]{came}{counts}")
         lines.extend(marked_lines(r.reason, REASON_MARK))
     if notes.foreign:
         lines.append("foreign text in these notes (no signature covers it; it is not a review):")

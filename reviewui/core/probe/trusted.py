@@ -49,6 +49,7 @@ def use_base_config(scratch: Scratch, repo: Path, base: str, paths: tuple[str, .
     for rel in paths:
         target = scratch.path / rel
         content = show_file(repo, base, rel)
+        scratch.note_written(rel)  # the next checkout of the head puts it back
         if content is None:
             if target.is_file() or target.is_symlink():
                 target.unlink()

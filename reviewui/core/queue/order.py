@@ -4,17 +4,25 @@ One pure function, `order(records, now)`, gives every row its tier and a
 reason, like Gerrit's attention set or Critique's dashboard:
 
 1. needs a human now: an approval outdated by rework (the patch changed since
-   the approve), a branch merged although it was rejected, an unreviewed branch
-   whose own new or changed test fails at its head (red is red);
+   the approve, whitespace included), a branch merged although it was rejected,
+   an unreviewed branch whose own new or changed test fails at its head (red is red);
 2. unreviewed with its evidence ready, riskiest first (toothless hunks and
    guards, error findings, contradicted claims, a changed config);
-3. evidence pending, running, stalled (past 3× the median sweep time) or
-   broken (a red baseline, an untrusted test command);
-4. waiting on the agent: rejected and not changed since, or snoozed by the reviewer;
-5. approved and current (a trivial rebase keeps an approval); hidden once merged.
+3. evidence pending, running, stalled (past 3× the median sweep time), stale
+   (made from another key: what changed is said) or broken (a red baseline,
+   an untrusted test command);
+4. waiting on the agent: rejected and not changed since, snoozed by the
+   reviewer, or no commits beyond the base yet;
+5. approved and current (a trivial rebase, one that changed no byte of the
+   patch, keeps an approval); hidden once merged.
 
-Inside a tier the branch that has waited longest since its last change comes
-first (tier 2: riskiest first, then longest waiting).
+The verdict a row shows is the verdict relation's (core/notes/relation.py):
+only a review that counts (a trusted signature, or recorded here) approves.
+
+Inside a tier a small delta comes first (a reworked branch whose patch changed
+in at most SMALL_DELTA hunks since its verdict: a second look is quick), then
+the branch that has waited longest since its last change (tier 2: riskiest
+first, then longest waiting).
 """
 
 from __future__ import annotations
@@ -24,7 +32,10 @@ from datetime import datetime
 from typing import Literal, Sequence
 
 Currency = Literal["current", "carried", "outdated", "none"]
-EvidenceStatus = Literal["ready", "pending", "running", "stalled", "broken"]
+EvidenceStatus = Literal["ready", "pending", "running", "stalled", "broken", "stale", "empty"]
+
+SMALL_DELTA = 5
+"""Hunks new or changed since an outdated verdict up to which a branch goes before others of its tier."""
 
 TIER_NAMES = {1: "needs you now", 2: "ready for review", 3: "evidence not ready", 4: "waiting on the agent",
               5: "approved"}
@@ -47,12 +58,16 @@ class Evidence:
     """Claims contradicted at the head."""
     config_changed: bool = False
     why: str = ""
-    """For pending/running/stalled/broken: what is going on (a red baseline, …)."""
+    """For pending/running/stalled/broken/stale/empty: what is going on (a red baseline, what changed, …)."""
     red_own: int = 0
     """The branch's own new or changed tests red at its head (`test-red-at-head` findings)."""
 
 
 PENDING = Evidence("pending")
+NO_COMMITS = "no commits beyond the base"
+"""The reason of a branch whose head the base already has (made, not yet worked on)."""
+NO_CHANGE = "no change against the base"
+"""The reason of a branch whose commits change nothing."""
 
 
 @dataclass(frozen=True)
@@ -69,11 +84,15 @@ class BranchRecord:
     merged: bool = False
     """The head is in the base branch already."""
     verdict: str | None = None
-    """The latest verdict recorded for this branch (`approve` / `reject`), any head."""
+    """The branch's verdict as the verdict relation decides it (`approve` / `reject`), any head."""
     verdict_by: str | None = None
     verdict_at: datetime | None = None
     currency: Currency = "none"
-    """Does that verdict cover this head: current / carried (same patch-id) / outdated / none."""
+    """Does that verdict cover this head: current / carried (same verbatim patch id) / outdated / none."""
+    verdict_provenance: str = ""
+    """Where the deciding review came from: `recorded here`, `pulled from REMOTE`, or ""."""
+    not_counted: int = 0
+    """Reviews of the branch that do not count (unsigned from elsewhere, untrusted or bad signatures)."""
     snoozed: bool = False
     """The reviewer snoozed it and the branch has not moved since."""
     evidence: Evidence = PENDING
@@ -83,6 +102,17 @@ class BranchRecord:
     transcript: Literal["present", "unparsed", "none"] = "none"
     agent: str | None = None
     task: str | None = None
+    delta: int | None = None
+    """Hunks new or changed since the verdict (core/delta), when the verdict is outdated; else None."""
+    verdict_mine: bool = False
+    """The verdict is the reviewer's own (their identity, recorded in this clone): the delta says `your`."""
+
+
+def delta_words(r: BranchRecord) -> str:
+    """`changed since your approve: 3 hunks` for an outdated verdict whose delta is known, else ""."""
+    if r.delta is None or r.verdict is None:
+        return ""
+    return f"changed since {'your' if r.verdict_mine else 'the'} {r.verdict}: {r.delta} hunk{'s' * (r.delta != 1)}"
 
 
 @dataclass(frozen=True)
@@ -132,6 +162,8 @@ def place(r: BranchRecord) -> Row:
     if r.snoozed:
         return Row(r, 4, "snoozed until the branch changes")
     e = r.evidence
+    if e.status == "empty":
+        return Row(r, 4, e.why or NO_COMMITS)
     again = "reworked since the reject; " if r.verdict == "reject" else ""
     if e.red_own:
         return Row(r, 1, f"{again}its own test fails" + (f" ({e.red_own} red at the head)" if e.red_own > 1 else ""))
@@ -140,15 +172,22 @@ def place(r: BranchRecord) -> Row:
         what = ", ".join(words) if words else "nothing stands out"
         return Row(r, 2, f"{again}unreviewed, evidence ready: {what}", risk=score)
     status = {"pending": "evidence pending", "running": "evidence running", "stalled": "evidence stalled",
-              "broken": "evidence broken"}[e.status]
+              "broken": "evidence broken", "stale": "evidence stale"}[e.status]
+    if e.status == "stale":
+        return Row(r, 3, f"{again}{status} ({e.why})")
     return Row(r, 3, f"{again}{status}" + (f": {e.why}" if e.why else ""))
 
 
 def order(records: Sequence[BranchRecord]) -> list[Row]:
-    """Every record placed and sorted: by tier, then (tier 2) riskiest first, then longest waiting, then name."""
+    """Every record placed and sorted: by tier, then a small delta first, then (tier 2) riskiest first, then
+    longest waiting, then name."""
     rows = [place(r) for r in records]
-    return sorted(rows, key=lambda row: (row.tier, -row.risk if row.tier == 2 else 0, row.record.changed_at,
-                                         row.record.branch))
+
+    def small(r: BranchRecord) -> int:
+        return 0 if r.delta is not None and r.delta <= SMALL_DELTA else 1
+
+    return sorted(rows, key=lambda row: (row.tier, small(row.record), -row.risk if row.tier == 2 else 0,
+                                         row.record.changed_at, row.record.branch))
 
 
 def stalled(e: Evidence, running_for: float, median_sweep: float | None) -> Evidence:

@@ -23,7 +23,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from reviewui.core.bite import control
 from reviewui.core.bite.cache import BiteCache
 from reviewui.core.bite.executor import SweepJob
 from reviewui.core.bite.executor_local import run_session
@@ -67,7 +66,6 @@ class NodeSweep:
         self.sessions = [self.decoder.session(w) for w in share.sessions]
         held = [self.decoder.batch(w) for w in share.tail]
         self.tail = Tail(held, len(self.sessions)) if held and self.sessions else None
-        self.control = self.decoder.batch(share.control) if share.control is not None else None
         self.key = ""
         """The tree this sweep runs on."""
 
@@ -162,8 +160,8 @@ class Node:
 
     def control(self, sweep: str) -> UntrustedCommand | None:
         """Check this node before its grades count: the plan's tests green at the head here (a
-        node whose environment fails them would make every revert bite), then the plan's control
-        where this node has it. The UntrustedCommand either gave, else None."""
+        node whose environment fails them would make every revert bite; the controls ride among
+        its items). The UntrustedCommand that gave, else None."""
         s = self._sweeps[sweep]
         key = (s.key, s.green_key)
         with self._lock:
@@ -175,12 +173,6 @@ class Node:
         if not known and not s.cancel.is_set():
             with self._lock:
                 self._green.add(key)
-        if s.control is None:
-            return None
-        try:
-            control.null_guard_control(s.pool, s.job.target, s.control, s.job.head_text, s.job.ctx, s.job.per_run)
-        except UntrustedCommand as e:
-            return e
         return None
 
     def session(self, sweep: str, n: int) -> list[Back]:

@@ -6,7 +6,8 @@ no such repository anyway. So the driver sends a `DiffWire` (every file's
 fields and raw patch, read once) and items that name their file by its index
 in the diff; the node rebuilds one Diff of its own and resolves every item
 against it. Guards travel with their index in the plan's guard list
-(`SweepPlan.guard_jobs()`, the control last), and come back as that index:
+(`SweepPlan.guard_jobs()`), and come back as that index (a control's
+result, plain data, as it is):
 the driver hands run_bite the plan's own GuardJob objects (GuardJoin matches
 them by identity).
 """
@@ -22,7 +23,8 @@ from reviewui.core.bite.guard_batch import BatchGuard
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.origin import ChangedModule
-from reviewui.core.bite.plan import GuardItem, Item, RevertItem, SessionItem
+from reviewui.core.bite.control import ControlResult
+from reviewui.core.bite.plan import ControlItem, GuardItem, Item, RevertItem, SessionItem
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
@@ -82,15 +84,25 @@ class BatchWire:
 
 
 @dataclass(frozen=True)
+class ControlWire:
+    """A control, its file named by index in the diff (a null guard travels whole: it is no plan job)."""
+
+    file: int
+    tests: tuple[str, ...]
+    shape: str
+    guard: BatchGuard | None
+
+
+@dataclass(frozen=True)
 class SessionWire:
     """One batch session's share of the plan."""
 
     slot: int
-    reverts: tuple[RevertWire, ...]
-    guards: tuple[BatchWire, ...]
+    reverts: tuple[RevertWire | ControlWire, ...]
+    guards: tuple[BatchWire | ControlWire, ...]
 
 
-ItemWire = RevertWire | GuardWire
+ItemWire = RevertWire | GuardWire | ControlWire
 
 
 @dataclass(frozen=True)
@@ -114,17 +126,16 @@ class NodeSpec:
 
 @dataclass(frozen=True)
 class NodeShare:
-    """The part of a plan dealt to one node up front: its sessions, their tail, and the control."""
+    """The part of a plan dealt to one node up front: its sessions and their tail."""
 
     sessions: tuple[SessionWire, ...]
     tail: tuple[BatchWire, ...]
-    control: BatchWire | None
 
 
 HunkBack = HunkResult
 GuardBack = tuple[int, GuardResult]
-Back = HunkBack | GuardBack
-"""One result as a node returns it: a hunk's result, or (guard index, guard result)."""
+Back = HunkBack | GuardBack | ControlResult
+"""One result as a node returns it: a hunk's result, (guard index, guard result), or a control's."""
 
 
 class Encoder:
@@ -145,10 +156,17 @@ class Encoder:
         assert n is not None, f"{item.file.path} is not in the sweep's diff"
         return RevertWire(n, item.hunk, item.tests)
 
+    def control(self, c: ControlItem) -> ControlWire:
+        n = self._files.get(id(c.file), self._paths.get(c.file.path))
+        assert n is not None, f"{c.file.path} is not in the sweep's diff"
+        return ControlWire(n, c.tests, c.shape, c.guard)
+
     def item(self, item: Item) -> ItemWire:
         """One item run alone, as data."""
         if isinstance(item, GuardItem):
             return GuardWire(self.index(item.job), item.job)
+        if isinstance(item, ControlItem):
+            return self.control(item)
         return self.revert(item)
 
     def batch(self, g: BatchGuard) -> BatchWire:
@@ -156,11 +174,13 @@ class Encoder:
 
     def session(self, s: SessionItem) -> SessionWire:
         """One session, as data."""
-        return SessionWire(s.slot, tuple(self.revert(r) for r in s.reverts), tuple(self.batch(g) for g in s.guards))
+        return SessionWire(s.slot, tuple(self.control(r) if isinstance(r, ControlItem) else self.revert(r)
+                                         for r in s.reverts),
+                           tuple(self.control(g) if isinstance(g, ControlItem) else self.batch(g) for g in s.guards))
 
-    def back(self, r: Back) -> HunkResult | tuple[GuardJob, GuardResult]:
+    def back(self, r: Back) -> HunkResult | tuple[GuardJob, GuardResult] | ControlResult:
         """A node's result as run_bite takes it (a guard's with the plan's own job object)."""
-        if isinstance(r, HunkResult):
+        if isinstance(r, (HunkResult, ControlResult)):
             return r
         return (self.jobs[r[0]], r[1])
 
@@ -175,11 +195,16 @@ class Decoder:
     def revert(self, w: RevertWire) -> RevertItem:
         return RevertItem(self.diff.files[w.file], w.hunk, w.tests)
 
+    def control(self, w: ControlWire) -> ControlItem:
+        return ControlItem(self.diff.files[w.file], w.tests, w.shape, w.guard)
+
     def item(self, w: ItemWire) -> Item:
         """One item to run alone."""
         if isinstance(w, GuardWire):
             self._index[id(w.job)] = w.index
             return GuardItem(w.job)
+        if isinstance(w, ControlWire):
+            return self.control(w)
         return self.revert(w)
 
     def batch(self, w: BatchWire) -> BatchGuard:
@@ -188,10 +213,12 @@ class Decoder:
 
     def session(self, w: SessionWire) -> SessionItem:
         """One session of this node's share."""
-        return SessionItem(w.slot, tuple(self.revert(r) for r in w.reverts), tuple(self.batch(g) for g in w.guards))
+        return SessionItem(w.slot, tuple(self.control(r) if isinstance(r, ControlWire) else self.revert(r)
+                                         for r in w.reverts),
+                           tuple(self.control(g) if isinstance(g, ControlWire) else self.batch(g) for g in w.guards))
 
-    def back(self, r: HunkResult | tuple[GuardJob, GuardResult]) -> Back:
+    def back(self, r: HunkResult | tuple[GuardJob, GuardResult] | ControlResult) -> Back:
         """A result as the driver maps it back (a guard by its index)."""
-        if isinstance(r, HunkResult):
+        if isinstance(r, (HunkResult, ControlResult)):
             return r
         return (self._index[id(r[0])], r[1])

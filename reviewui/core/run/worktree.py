@@ -52,7 +52,7 @@ from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import git_text
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
-from reviewui.core.run import sandbox
+from reviewui.core.run import sandbox, storage
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
 from reviewui.core.run.scratch_build import (
     commit_scratch, git_plain, prune_pristines, pristine,
@@ -91,16 +91,31 @@ class Scratch:
         self.root = root or path.parent.parent.parent
         self.rev: str | None = None
         """The commit the scratch was last checked out at."""
+        self._sha: str | None = None
+        self._touched: set[str] | None = None
+        """Paths reviewui wrote since the last checkout (None: unknown, the next checkout copies afresh)."""
 
     def checkout(self, rev: str) -> None:
         """Make the scratch a clean copy of `rev` with a repository of its own (HEAD = that tree).
 
-        Everything a previous run left in the slot is removed. Raises ReviewError when git fails.
+        Everything a previous run left in the slot is removed. Where no run can write the
+        slot's tree (sized storage: every run writes a tmpfs copy, storage.py) and the scratch
+        is already at `rev`, only what reviewui itself wrote since is put back (each edited
+        file and the scratch's `.git`), not the whole tree emptied and copied again. Raises
+        ReviewError when git fails.
         """
         sha = git_plain(self.repo_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
         if not sha:
             raise ReviewError(f"cannot check out {rev!r}: no such commit")
         source = pristine(self.repo_dir, self.root, sha)
+        if sha == self._sha and self._touched is not None and self.path.is_dir() and storage.level() == "tmpfs":
+            try:
+                self._put_back(source)
+                self.rev = rev
+                return
+            except (OSError, shutil.Error):
+                pass  # copied afresh below
+        self._touched = None
         slot_dir = self.path.parent
         slot_dir.mkdir(parents=True, exist_ok=True)
         _empty(slot_dir)
@@ -108,7 +123,39 @@ class Scratch:
             shutil.copytree(source, self.path, symlinks=True)
         except (OSError, shutil.Error) as e:
             raise ReviewError(f"cannot copy the scratch tree: {e}") from e
-        self.rev = rev
+        self.rev, self._sha, self._touched = rev, sha, set()
+
+    def _put_back(self, source: Path) -> None:
+        """Undo reviewui's own writes since the checkout: each touched path as in `source`, `.git` copied whole."""
+        touched, self._touched = self._touched or set(), None  # unknown until this succeeds
+        for rel in sorted(touched):
+            here, there = self.path / rel, source / rel
+            if here.is_symlink() or here.is_file():
+                here.unlink()
+            elif here.is_dir():
+                remove_tree(here)
+            if there.is_symlink() or there.exists():
+                here.parent.mkdir(parents=True, exist_ok=True)
+                if there.is_dir() and not there.is_symlink():
+                    shutil.copytree(there, here, symlinks=True)
+                else:
+                    shutil.copy2(there, here, follow_symlinks=False)
+            # A folder the edit made (the head has none there) goes too, up to one the head has.
+            parent = here.parent
+            while parent != self.path and not (source / parent.relative_to(self.path)).exists() and parent.is_dir():
+                remove_tree(parent)
+                parent = parent.parent
+        remove_tree(self.path / ".git")
+        shutil.copytree(source / ".git", self.path / ".git", symlinks=True)
+        for rel in touched:  # the folders above an edit get the head's own mtimes back
+            parent = (self.path / rel).parent
+            while parent != self.path and parent.is_dir():
+                st = (source / parent.relative_to(self.path)).stat()
+                os.utime(parent, ns=(st.st_atime_ns, st.st_mtime_ns))
+                parent = parent.parent
+        st = source.stat()
+        os.utime(self.path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        self._touched = set()
 
     def reset(self) -> None:
         """Undo every change made since the last checkout (a no-op before any)."""
@@ -137,6 +184,7 @@ class Scratch:
         if not present and filediff.status != "deleted":
             raise RevertError(f"{filediff.path} is missing from the scratch worktree")
         out = revert_bytes(content, raw)
+        self.note_written(filediff.path)
         if link:
             target.unlink()  # replaced, never written through
         if not out and filediff.status == "added":
@@ -156,6 +204,7 @@ class Scratch:
         Raises ReviewError when `rel` would escape the scratch.
         """
         p = self._inside(rel)
+        self.note_written(rel)
         p.parent.mkdir(parents=True, exist_ok=True)
         if p.is_symlink():
             p.unlink()  # a link there is replaced, never written through
@@ -175,6 +224,11 @@ class Scratch:
         for rel, content in files.items():
             self.add_file(rel, content)
         commit_scratch(self.path, *files)
+
+    def note_written(self, rel: str) -> None:
+        """Note that reviewui writes `rel` (the next checkout of the same commit puts it back)."""
+        if self._touched is not None:
+            self._touched.add(rel)
 
     def _inside(self, rel: str) -> Path:
         """`rel` under the scratch, by its name alone: no `..`, no absolute path, and no folder on the way

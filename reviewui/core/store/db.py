@@ -2,34 +2,39 @@
 
 Why SQLite in WAL mode: a background sweep writes while the app and other
 reviewui processes read, and a reader never waits for a writer. Why so
-suspicious on open: the file sits in a directory anything of the user's can
-write, so a database that is not reviewui's (another application id), or that
-SQLite finds corrupt, is renamed aside with one line and a new one started;
-nothing in it is ever trusted. A row that does not decode as the record it
-claims to be is treated as absent.
+suspicious on open: a database that is not reviewui's (another application
+id), that SQLite finds corrupt, or that is not the user's alone is set aside
+with one line and a new one started; a state directory another user owns or
+can write is refused; nothing in either is ever trusted (connection.py says
+when, and why each process keeps one connection per database). A row that
+does not decode as the record it claims to be is treated as absent.
 
 Strings in the store come from the repository (test ids, messages, output):
 they are stored as they are and drawn terminal-safe by whoever shows them.
-What is stored is bounded: each payload, and the number of rows kept.
+What is stored is bounded: each payload, and the number of rows kept
+(MAX_ROWS, sized for the queue's branch cap; the oldest go first, found by
+an index on `saved_at`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 from reviewui.core.findings.model import Finding
+import reviewui.core.store.connection as connection
 from reviewui.core.store.codec import CodecError, decode, encode
+from reviewui.core.store.connection import Shared, StoreNotNow, StoreRefused, StoreUnusable, is_corrupt
 from reviewui.core.store.key import StoreKey, Stored
 
 if TYPE_CHECKING:
+    from reviewui.core.store.grades import GradeStore
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
 
@@ -37,31 +42,21 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 FILENAME = "evidence.sqlite"
-APPLICATION_ID = 0x72755549
-"""`PRAGMA application_id` of reviewui's store ("ruUI"): any other id is a foreign database."""
-SCHEMA_VERSION = 1
 MAX_PAYLOAD = 8 * 1024 * 1024
 """Bytes of JSON one stored record may take; a larger one is not stored (and never read)."""
-MAX_ROWS = 5000
+ROWS_PER_SWEEP = 4
+"""Rows one queued branch's sweep saves: the sweep, its truth table, its findings and its summary."""
+BRANCHES_KEPT = 10_000
+"""Branches whose latest sweep the store keeps (the queue lists at least this many)."""
+MAX_ROWS = ROWS_PER_SWEEP * BRANCHES_KEPT
 """Rows kept; the oldest go first when a save passes this."""
-BUSY_MS = 10_000
-"""How long a write waits for another process's write to finish."""
+RETRY_OPEN = 30.0
+"""Seconds before a store that could not be used now is tried again."""
+_CHUNK = 500
+"""Keys asked of SQLite in one statement (its limit on bound parameters is 32766, older ones 999)."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS evidence (
-    key TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    repo TEXT NOT NULL,
-    branch TEXT NOT NULL,
-    head TEXT NOT NULL,
-    key_json TEXT NOT NULL,
-    saved_at REAL NOT NULL,
-    payload TEXT NOT NULL,
-    PRIMARY KEY (key, kind)
-);
-CREATE INDEX IF NOT EXISTS evidence_branch ON evidence (repo, branch, kind, saved_at);
-CREATE INDEX IF NOT EXISTS evidence_head ON evidence (head, kind, saved_at);
-"""
+Row = tuple[str, float, str]
+"""(key_json, saved_at, payload) of one stored record."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +67,7 @@ class StoredFindings:
     """In the order they were computed (sorted)."""
 
 
-class StoreUnusable(Exception):
-    """The database file cannot be used as reviewui's store (foreign or corrupt)."""
+__all__ = ["EvidenceStore", "StoreUnusable", "StoredFindings", "default_path"]
 
 
 def default_path() -> Path:
@@ -86,9 +80,12 @@ def default_path() -> Path:
 class EvidenceStore:
     """Evidence records by StoreKey and kind (see the module docstring). Thread-safe."""
 
-    def __init__(self, conn: sqlite3.Connection | None, path: Path, notice: str | None = None) -> None:
-        self._conn = conn
+    def __init__(self, shared: Shared | None, path: Path, notice: str | None = None,
+                 retry_at: float | None = None) -> None:
+        self._shared = shared
         self._lock = threading.Lock()
+        self._retry_at = retry_at
+        self._said: set[str] = set()
         self.path = path
         """The database file."""
         self.notice = notice
@@ -98,37 +95,83 @@ class EvidenceStore:
     def open(cls, path: Path | None = None) -> EvidenceStore:
         """Open (or create) the store at `path` (default: the state directory's).
 
-        A foreign or corrupt database is renamed aside (`.set-aside-<time>`)
-        and a new one started; `notice` says so in one line. A store that
-        cannot be opened at all (unwritable directory) works as an empty one
-        that keeps nothing, with its `notice` saying why. Never raises for the file's content.
+        A foreign or corrupt database, or one that is not the user's alone, is
+        renamed aside (`.set-aside-<time>`) and a new one started; `notice` says
+        so in one line. A state directory that is not the user's alone is
+        refused: the store keeps nothing, and `notice` says why. A passing
+        error (I/O, busy, locked) leaves the file be: the store is empty for now
+        and tried again later. Never raises for the file's content.
         """
         path = path or default_path()
         try:
-            return cls(_connect(path), path)
+            return cls(connection.acquire(path), path)
+        except StoreRefused as e:
+            return cls._disabled(path, f"the evidence store's {e}: evidence is not kept (make it yours alone)")
+        except StoreNotNow as e:
+            return cls._disabled(path, f"the evidence store {path} cannot be used now ({e}): evidence is not kept "
+                                       "until it can", retry=True)
         except StoreUnusable as e:
-            aside = _set_aside(path)
+            try:
+                aside = connection.set_aside(path)
+            except OSError as again:
+                return cls._disabled(path, f"the evidence store {path} {e}, and cannot be set aside ({again}): "
+                                           "evidence is not kept")
             notice = f"the evidence store {path} {e}: set aside as {aside.name}, starting a new one"
             log.warning("%s", notice)
             try:
-                return cls(_connect(path), path, notice)
-            except (StoreUnusable, sqlite3.Error, OSError) as again:
-                return cls._disabled(path, f"cannot start a new one ({again})")
-        except (sqlite3.Error, OSError) as e:
-            return cls._disabled(path, str(e))
+                return cls(connection.acquire(path), path, notice)
+            except (StoreUnusable, StoreRefused, StoreNotNow, OSError) as again:
+                return cls._disabled(path, f"the evidence store {path} cannot start a new one ({again}): "
+                                           "evidence is not kept")
 
     @classmethod
-    def _disabled(cls, path: Path, why: str) -> EvidenceStore:
-        notice = f"the evidence store {path} cannot be used ({why}): evidence is not kept"
+    def _disabled(cls, path: Path, notice: str, retry: bool = False) -> EvidenceStore:
         log.warning("%s", notice)
-        return cls(None, path, notice)
+        return cls(None, path, notice, time.monotonic() + RETRY_OPEN if retry else None)
 
     def close(self) -> None:
-        """Close the database (later calls keep and find nothing)."""
+        """Let go of the database (later calls keep and find nothing)."""
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            shared, self._shared, self._retry_at = self._shared, None, None
+        if shared is not None:
+            connection.release(shared)
+
+    def _connection(self) -> Shared | None:
+        with self._lock:
+            if self._shared is None and self._retry_at is not None and time.monotonic() >= self._retry_at:
+                try:
+                    self._shared = connection.acquire(self.path)
+                    self._retry_at = None
+                except (StoreNotNow, StoreRefused, StoreUnusable, OSError):
+                    self._retry_at = time.monotonic() + RETRY_OPEN
+            return self._shared
+
+    def _use(self, fn: Callable[[sqlite3.Connection], T], default: T, what: str) -> T:
+        """`fn(connection)` under the process's lock for it; a passing error is retried, then said once."""
+        shared = self._connection()
+        if shared is None:
+            return default
+        for pause in (*connection.RETRIES, None):
+            try:
+                with shared.lock:
+                    return fn(shared.conn)
+            except sqlite3.Error as e:
+                if is_corrupt(e):
+                    # The next open checks the file again and sets it aside; this process stops using it.
+                    self._say(f"the evidence store {self.path} is corrupt ({e}): evidence is not kept")
+                    self.close()
+                    connection.forget(shared)
+                    return default
+                if pause is None:
+                    self._say(f"the evidence store {self.path} cannot be used now ({e}): {what}")
+                    return default
+                time.sleep(pause)
+        return default  # pragma: no cover - the loop returns
+
+    def _say(self, line: str) -> None:
+        if line not in self._said:
+            self._said.add(line)
+            log.warning("%s", line)
 
     # --- writing ---------------------------------------------------------------
 
@@ -143,19 +186,18 @@ class EvidenceStore:
             return False
         row = (key.digest, kind, key.repo, key.branch, key.head, json.dumps(encode(key)),
                time.time() if now is None else now, payload)
-        with self._lock:
-            if self._conn is None:
-                return False
-            try:
-                with self._conn:
-                    self._conn.execute("INSERT OR REPLACE INTO evidence VALUES (?,?,?,?,?,?,?,?)", row)
-                    self._conn.execute(
-                        "DELETE FROM evidence WHERE rowid IN (SELECT rowid FROM evidence "
-                        "ORDER BY saved_at DESC LIMIT -1 OFFSET ?)", (MAX_ROWS,))
-            except sqlite3.Error as e:
-                log.warning("evidence not stored (%s)", e)
-                return False
-        return True
+
+        def write(conn: sqlite3.Connection) -> bool:
+            with conn:
+                conn.execute("INSERT OR REPLACE INTO evidence VALUES (?,?,?,?,?,?,?,?)", row)
+                # The MAX_ROWS-th newest, found by walking the saved_at index: older ones go.
+                cut = conn.execute("SELECT saved_at FROM evidence ORDER BY saved_at DESC LIMIT 1 OFFSET ?",
+                                   (MAX_ROWS,)).fetchone()
+                if cut is not None:
+                    conn.execute("DELETE FROM evidence WHERE saved_at <= ?", (cut[0],))
+            return True
+
+        return self._use(write, False, "evidence not stored")
 
     # --- reading ---------------------------------------------------------------
 
@@ -167,21 +209,73 @@ class EvidenceStore:
     def latest_for(self, key: StoreKey, kind: str, cls: type[T]) -> Stored[T] | None:
         """The newest `kind` evidence of `key`'s branch (or, failing that, of its head), whatever it was
         computed from; its `changed` says what differs from `key` (empty: it is current)."""
-        exact = self.load(key, kind, cls)
-        if exact is not None:
-            return exact
-        for where, params in (("repo = ? AND branch = ? AND kind = ?", (key.repo, key.branch, kind)),
-                              ("head = ? AND kind = ?", (key.head, kind))):
-            for row in self._select(where, params, 5):
-                stored = self._decode(row, cls, key)
+        return self.latest_for_many([key], kind, cls).get(key.digest)
+
+    def latest_for_many(self, keys: Iterable[StoreKey], kind: str, cls: type[T]) -> dict[str, Stored[T]]:
+        """`latest_for` of each key, by key digest, in a few statements: the one rule deciding which stored
+        evidence a review (and each row of the queue) is shown, and whether it is current."""
+        wanted = {k.digest: k for k in keys}
+        found: dict[str, Stored[T]] = {}
+        for chunk in _chunks(list(wanted), _CHUNK):
+            marks = ",".join("?" * len(chunk))
+            for row in self._select_rows(f"SELECT key, key_json, saved_at, payload FROM evidence WHERE kind = ? "  # noqa: S608
+                                         f"AND key IN ({marks})", (kind, *chunk)):
+                stored = self._decode(row[1:], cls, wanted[row[0]])
                 if stored is not None:
-                    return stored
-        return None
+                    found[row[0]] = stored
+        for column, of in (("branch", lambda k: (k.repo, k.branch)), ("head", lambda k: (k.head,))):
+            left = [k for d, k in wanted.items() if d not in found]
+            if not left:
+                break
+            stored_groups = self._groups(column, kind, {k.repo for k in left})
+            left = [k for k in left if of(k) in stored_groups]  # most rows have nothing stored at all
+            if not left:
+                continue
+            newest = self._newest_by(column, {of(k) for k in left}, kind)
+            for k in left:
+                candidates = newest.get(of(k), [])
+                stored = next((s for s in (self._decode(r, cls, k) for r in candidates) if s is not None), None)
+                if stored is not None:
+                    found[k.digest] = stored
+        return found
+
+    def _groups(self, column: str, kind: str, repos: set[str]) -> set[tuple[str, ...]]:
+        """The (repo, branch) or (head,) groups that hold any `kind` row (read from an index alone)."""
+        if column == "branch":
+            out: set[tuple[str, ...]] = set()
+            for repo in repos:
+                out |= {(str(repo), str(b)) for (b,) in self._select_rows(
+                    "SELECT DISTINCT branch FROM evidence WHERE repo = ? AND kind = ?", (repo, kind))}
+            return out
+        return {(str(h),) for (h,) in self._select_rows("SELECT DISTINCT head FROM evidence WHERE kind = ?",
+                                                         (kind,))}
+
+    def _newest_by(self, column: str, groups: set[tuple[str, ...]], kind: str) -> dict[tuple[str, ...], list[Row]]:
+        """Up to 5 newest rows of each (repo, branch) or (head,) group, newest first."""
+        out: dict[tuple[str, ...], list[Row]] = {}
+        if column == "branch":
+            by_repo: dict[str, list[str]] = {}
+            for repo, branch in groups:
+                by_repo.setdefault(repo, []).append(branch)
+            asks: list[tuple[str, tuple[str, ...], list[str]]] = [
+                ("repo = ? AND branch IN ({})", (repo,), branches) for repo, branches in by_repo.items()]
+        else:
+            asks = [("head IN ({})", (), [h for (h,) in groups])]
+        for where, fixed, values in asks:
+            for chunk in _chunks(values, _CHUNK):
+                sql = (f"SELECT repo, branch, head, key_json, saved_at, payload FROM (SELECT *, row_number() OVER "  # noqa: S608
+                       f"(PARTITION BY {'repo, branch' if column == 'branch' else 'head'} ORDER BY saved_at DESC) "
+                       f"AS n FROM evidence WHERE kind = ? AND {where.format(','.join('?' * len(chunk)))} AND "
+                       f"length(CAST(payload AS BLOB)) <= ?) WHERE n <= 5 ORDER BY saved_at DESC")
+                for repo, branch, head, *row in self._select_rows(sql, (kind, *fixed, *chunk, MAX_PAYLOAD)):
+                    group: tuple[str, ...] = (repo, branch) if column == "branch" else (head,)
+                    out.setdefault(group, []).append((str(row[0]), float(row[1]), str(row[2])))
+        return out
 
     def newest(self, kind: str, cls: type[T], *, repo: str, branch: str | None = None,
                head: str | None = None) -> Stored[T] | None:
-        """The newest `kind` evidence of `repo`'s `branch` (or of `head`), for readers without a session
-        (the review queue): its `key` says what it was computed from, for the reader to compare."""
+        """The newest `kind` evidence of `repo`'s `branch` (or of `head`), for readers without a session:
+        its `key` says what it was computed from, for the reader to compare."""
         where, params = (("repo = ? AND branch = ? AND kind = ?", (repo, branch, kind)) if branch is not None
                          else ("head = ? AND kind = ?", (head or "", kind)))
         for row in self._select(where, params, 5):
@@ -194,31 +288,33 @@ class EvidenceStore:
                 return stored
         return None
 
-    def _select(self, where: str, params: tuple[object, ...], limit: int) -> list[tuple[str, float, str]]:
-        with self._lock:
-            if self._conn is None:
-                return []
+    def _select(self, where: str, params: tuple[object, ...], limit: int) -> list[Row]:
+        rows = self._select_rows(
+            f"SELECT key_json, saved_at, payload FROM evidence WHERE {where} "  # noqa: S608 - fixed clauses
+            "AND length(CAST(payload AS BLOB)) <= ? ORDER BY saved_at DESC LIMIT ?", (*params, MAX_PAYLOAD, limit))
+        return [(str(a), float(b), str(c)) for a, b, c in rows]
+
+    def _select_rows(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        def read(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
             try:
-                cur = self._conn.execute(
-                    f"SELECT key_json, saved_at, payload FROM evidence WHERE {where} "  # noqa: S608 - fixed clauses
-                    "AND length(CAST(payload AS BLOB)) <= ? ORDER BY saved_at DESC LIMIT ?",
-                    (*params, MAX_PAYLOAD, limit))
-                return [(str(a), float(b), str(c)) for a, b, c in cur.fetchall()]
-            except (sqlite3.Error, TypeError, ValueError) as e:
+                return list(conn.execute(sql, params).fetchall())
+            except (TypeError, ValueError) as e:
                 log.warning("evidence store not readable (%s)", e)
                 return []
 
+        return self._use(read, [], "nothing read from it")
+
     @staticmethod
-    def _decode(row: tuple[str, float, str], cls: type[T], asked: StoreKey) -> Stored[T] | None:
+    def _decode(row: Sequence[object], cls: type[T], asked: StoreKey) -> Stored[T] | None:
         key_json, saved_at, payload = row
         try:
-            key = decode(StoreKey, json.loads(key_json))
-            value = decode(cls, json.loads(payload))
-        except (CodecError, ValueError, RecursionError) as e:
+            key = decode(StoreKey, json.loads(str(key_json)))
+            value = decode(cls, json.loads(str(payload)))
+        except (CodecError, ValueError, RecursionError, TypeError) as e:
             log.debug("stored %s ignored: %s", cls.__name__, e)
             return None
-        return Stored(value, key, saved_at, asked.changed_from(key))
-
+        when = float(saved_at) if isinstance(saved_at, (int, float)) else 0.0
+        return Stored(value, key, when, asked.changed_from(key))
 
     # --- the typed records ----------------------------------------------------
 
@@ -257,53 +353,19 @@ class EvidenceStore:
         return self.load(key, "tests", TruthTable)
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """Open the database at `path` as reviewui's store, or raise StoreUnusable saying why."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fresh = not path.exists() or path.stat().st_size == 0
-    if not fresh:
-        with open(path, "rb") as f:
-            if f.read(16) != b"SQLite format 3\x00":
-                raise StoreUnusable("is not an SQLite database")
-    else:
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-    conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, check_same_thread=False, isolation_level=None)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if app_id != APPLICATION_ID and not (app_id == 0 and tables == 0):
-            raise StoreUnusable("is not reviewui's (another application's database)")
-        check = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
-        if check != "ok":
-            raise StoreUnusable(f"is corrupt ({check})")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if tables and version != SCHEMA_VERSION:
-            raise StoreUnusable(f"has schema {version}, not {SCHEMA_VERSION}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        if not tables:
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.executescript(_SCHEMA)
-        conn.isolation_level = "DEFERRED"  # transactions from here: `with conn` commits or rolls back
-        return conn
-    except sqlite3.DatabaseError as e:
-        conn.close()
-        raise StoreUnusable(f"is corrupt ({e})") from e
-    except BaseException:
-        conn.close()
-        raise
+    # --- per-hunk grades (grades.py) -----------------------------------------
+
+    def grades(self, context: str, read: bool = True) -> GradeStore:
+        """Each hunk's and guard's grade by its key (grades.py), for sweeps whose context digest is `context`;
+        `read` False (`--fresh`): nothing is reused, what is graded is kept."""
+        from reviewui.core.store.grades import GradeStore
+
+        return GradeStore(self._use, context, read, cap_text)
 
 
-def _set_aside(path: Path) -> Path:
-    """Rename the database (and its WAL files) out of the way; the new name."""
-    aside = path.with_name(f"{path.name}.set-aside-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(path) + suffix)
-        if src.exists():
-            os.replace(src, Path(str(aside) + suffix))
-    return aside
+def _chunks(items: list[str], n: int) -> Iterable[list[str]]:
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
 
 
 OUTPUT_KEPT = 16 * 1024

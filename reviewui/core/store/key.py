@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from reviewui import __version__
+
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
@@ -62,9 +64,9 @@ class StoreKey:
     version: str
     """The reviewui version that graded it."""
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
-        """The identity (IDENTITY fields) as a hex digest: the store's primary key."""
+        """The identity (IDENTITY fields) as a hex digest: the store's primary key (computed once per key)."""
         ident = {name: getattr(self, name) for name in IDENTITY}
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
 
@@ -91,6 +93,10 @@ class Stored(Generic[T]):
         """True when nothing it was computed from has changed."""
         return not self.changed
 
+    def changed_words(self) -> str:
+        """What changed since it was computed, in words (`head changed, test command changed`); "" if current."""
+        return ", ".join(_CHANGED_WORDS[c] for c in self.changed)
+
     def age_words(self, now: float | None = None) -> str:
         """`from 14:02, this head` or `from 2026-11-30 14:02, stale: head changed` (local time)."""
         when = time.localtime(self.saved_at)
@@ -98,7 +104,7 @@ class Stored(Generic[T]):
         stamp = time.strftime("%H:%M" if when[:3] == today[:3] else "%Y-%m-%d %H:%M", when)
         if self.current:
             return f"from {stamp}, this head"
-        return f"from {stamp}, stale: " + ", ".join(_CHANGED_WORDS[c] for c in self.changed)
+        return f"from {stamp}, stale: " + self.changed_words()
 
 
 def settings_digest(settings: Settings) -> str:
@@ -127,13 +133,20 @@ def _process_facts() -> tuple[str, ...]:
 
 def key_for(session: ReviewSession) -> StoreKey:
     """The key of the evidence a sweep of `session` now would produce."""
-    from reviewui import __version__
-
     t = session.target
-    command = session.test_command + (" --all-tests" if session.run.all_tests else "")
+    return expected_key(str(t.repo_dir), t.branch, t.head, t.base, session.test_command,
+                        settings_digest(session.settings), all_tests=session.run.all_tests)
+
+
+def expected_key(repo: str, branch: str, head: str, base: str, test_command: str, config: str, *,
+                 all_tests: bool = False, environment: str | None = None) -> StoreKey:
+    """The key a sweep of `branch` at `head` against `base` with `test_command` and the settings whose
+    digest is `config` would be stored under here, now (key_for's, and the review queue's for each row).
+    `environment` is environment_digest(test_command), when the caller has it already."""
     return StoreKey(
-        repo=str(t.repo_dir), branch=t.branch, head=t.head, base=t.base, test_command=command,
-        config=settings_digest(session.settings), environment=environment_digest(session.test_command),
+        repo=repo, branch=branch, head=head, base=base,
+        test_command=test_command + (" --all-tests" if all_tests else ""), config=config,
+        environment=environment if environment is not None else environment_digest(test_command),
         version=__version__,
     )
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript import aider_inputs
+import reviewui.core.transcript.aider_inputs as aider_inputs
 from reviewui.core.transcript.aider_inputs import Block
 from reviewui.core.transcript.builder import Draft, Run
 from reviewui.core.transcript.detect import AIDER_HEADER
@@ -84,6 +84,24 @@ class _State:
         self.question: str | None = None  # a question Aider asked whose answer is on the next line
         self.not_typed: set[int] = set()  # lines of `#### ` blocks that are the model's headings
 
+    def _whole_files(self, reply: Draft, applied: set[str]) -> None:
+        """Record the whole-file edits Aider applied (the `whole` and architect/editor-whole formats).
+
+        Such a reply carries no SEARCH block: the file is named on a line before a
+        fence holding its entire new content, and `Applied edit to X` follows.
+        """
+        named = {p for c in reply.calls for p in c.paths}
+        blocks = _whole_blocks("\n".join(reply.texts))
+        for path in sorted(applied - named):
+            content = blocks.get(path)
+            if content is None:
+                continue
+            self.n += 1
+            cid = f"aider-{self.n}"
+            edit = FileEdit(path, "write", None, content, None, None, cid)
+            self.run.add_call(reply, ToolCall("whole", {"path": path, "content": content}, "write", (path,), cid), [edit])
+            reply.stop = "tool_use"
+
     def close_tool(self) -> None:
         """Settle which of the reply's edits applied, once its output block is complete.
 
@@ -119,6 +137,8 @@ class _State:
             reply.calls = [ToolCall(c.name, c.arguments, "other", c.paths, c.id) for c in reply.calls]
             self.reply = None
             return
+        if applied:
+            self._whole_files(reply, applied)
         if tool is None or not reply.calls:
             return
         for call in reply.calls:
@@ -205,6 +225,26 @@ def _answer(st: _State, text: str, line: int, question: str | None = None) -> No
     asked = question or st.question
     dr.note = f"answer to Aider's question: {asked}" if asked else "answer to Aider's question"
     st.question = None
+
+
+def _whole_blocks(text: str) -> dict[str, str]:
+    """The whole-file blocks of a reply: a line naming the file, then a fence holding its entire new content."""
+    lines = text.split("\n")
+    out: dict[str, str] = {}
+    i = 0
+    while i + 1 < len(lines):
+        name = lines[i].strip().strip("`*").strip()
+        fence = _FENCE.match(lines[i + 1].strip())
+        if not name or " " in name or name.endswith(":") or fence is None or _FENCE.match(name):
+            i += 1
+            continue
+        j = i + 2
+        while j < len(lines) and not lines[j].strip().startswith(fence.group(1)):
+            j += 1
+        if j < len(lines):
+            out[name] = "\n".join(lines[i + 2:j]) + "\n"
+        i = j + 1
+    return out
 
 
 def _quoted_block(st: _State, lines: list[str], i: int, end: int) -> int:

@@ -26,7 +26,7 @@ class Draft:
     __slots__ = (
         "role", "texts", "reasoning", "reasoning_size", "has_reasoning", "calls", "edits", "stop",
         "usage", "flags", "is_error", "exit_code", "prompt_key", "final", "line", "key", "last_uuid", "result_kind", "raw_usage",
-        "group", "time", "result_of", "kind", "note",
+        "group", "time", "result_of", "kind", "note", "notice",
     )
 
     def __init__(self, role: str, line: int | None = None, key: Any = None) -> None:
@@ -54,6 +54,9 @@ class Draft:
         self.result_of: str | None = None  # the id of the tool call whose result this turn holds
         self.kind: str | None = None  # a finer kind than the role (Turn.kind)
         self.note: str | None = None  # why the turn reads as it does (Turn.note)
+        # A notice of the agent's harness (an API error, a retry), shown in its log but never sent to
+        # the model: not a prompt, so its text says nothing about the prompt's prefix.
+        self.notice = False
 
     def add_flag(self, flag: str) -> None:
         """Mark the turn with `flag` (a name from FLAGS) before any is computed."""
@@ -90,6 +93,13 @@ class Run:
         d = Draft(role, line, key)
         d.time = self.stamp
         self.drafts.append(d)
+        return d
+
+    def notice(self, text: str, line: int | None = None) -> Draft:
+        """Add a system turn holding a notice of the agent's harness (an API error, a retry): never a prompt."""
+        d = self.new("system", line)
+        d.add_text(text)
+        d.notice = True
         return d
 
     def take_drafts(self) -> list[Draft]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewui.core.transcript import claude_lines
+import reviewui.core.transcript.claude_lines as claude_lines
 from reviewui.core.transcript.builder import SHAPE_ERRORS, Draft, Run
 from reviewui.core.transcript.model import COMPACTION, FileEdit
 from reviewui.core.transcript.normalize import content_text, norm_stop, text_size

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewui.core.transcript import source
+import reviewui.core.transcript.source as source
 
 _RESULT_KEY = ',"toolUseResult":'
 _MESSAGE_KEY = ',"message":'

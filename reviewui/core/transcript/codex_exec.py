@@ -72,8 +72,8 @@ def _event(st: _State, d: dict[str, Any], lineno: int) -> None:
         st.cur = None
     elif t in ("turn.failed", "error"):
         err = dict_at(d, "error")
-        dr = run.new("system", lineno)
-        dr.add_text(str(err.get("message") or d.get("message") or "turn failed"))
+        # `Reconnecting... 2/5 (…)` retries and failures: Codex's notices, never sent to the model.
+        run.notice(str(err.get("message") or d.get("message") or "turn failed"), lineno)
         st.cur = None
 
 
@@ -127,7 +127,7 @@ def _item(st: _State, item: dict[str, Any], lineno: int) -> None:
         res.is_error = bool(item.get("error")) or item.get("status") == "failed"
         st.cur = None
     elif kind == "error":
-        run.new("system", lineno).add_text(str(item.get("message") or "error"))
+        run.notice(str(item.get("message") or "error"), lineno)
         st.cur = None
 
 

@@ -77,12 +77,22 @@ def sniff(path: Path) -> Sniff:
     first = texts[0]
     first_obj = _parse(first)
     document: Document | None = None
-    if first[:1] == b"[" or (first[:1] == b"{" and first_obj is None):
+    if first_obj is None and len(texts) > 1 and _log_line(first) and isinstance(_parse(texts[1]), dict):
+        pass  # a log line in front of JSONL (`[WARN] …` before `codex exec --json` events): not a document
+    elif first[:1] == b"[" or (first[:1] == b"{" and first_obj is None):
         document = parse_document(path, head if complete else read_text(path))
     elif isinstance(first_obj, dict) and complete and len(texts) == 1:
         document = Document(first_obj)  # one JSON object on one line: a document, not a log
     objects = [first_obj] + [_parse(t) for t in texts[1:]]
     return Sniff(path, head=head, objects=tuple(o for o in objects if isinstance(o, dict)), document=document)
+
+
+def _log_line(first: bytes) -> bool:
+    """True for a first line that cannot open a JSON document: not `[`/`{` alone nor followed by a value."""
+    if first[:1] not in (b"[", b"{"):
+        return True
+    rest = first[1:].lstrip()
+    return bool(rest) and rest[:1] not in b'[{"-0123456789tfn]}'
 
 
 def _parse(raw: bytes) -> Any:

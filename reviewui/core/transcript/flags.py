@@ -45,7 +45,8 @@ __all__ = ["BaseFile", "claims_done_text", "finalize", "prose", "read_verdict", 
 BaseFile = Callable[[str], "str | None"]
 """Reads a repo-relative path at the base commit (None when the file is not there)."""
 
-_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai", "gemini-cli", "copilot-cli", "cline", "opencode"}
+_FINAL_BY_SHAPE = {"claude-code", "openai", "anthropic", "inspect-ai", "gemini-cli", "copilot-cli", "cline", "opencode",
+                   "copilot-chat"}
 """Formats with no explicit "done" record, where a text-only reply that hands control back is the final answer."""
 
 _BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(FLAGS)}
@@ -308,7 +309,7 @@ def finalize(
                 kind = d.result_kind
                 if kind is None or kind == "shell" or kind == "other":
                     verdicts.outputs.append(text)
-            elif text and fmt != "aider":  # Aider's session headers are a log, not a prompt
+            elif text and fmt != "aider" and not d.notice:  # Aider's session headers, harness notices: not prompts
                 # Per-turn metadata at the top of the prompt (`turn=7 ts=…`): the prefix
                 # changes every turn, so no provider can serve it from cache.
                 head = _volatile_head(text)

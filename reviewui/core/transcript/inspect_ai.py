@@ -18,7 +18,7 @@ from typing import Any
 
 from reviewui.core.bounded import read_zip_member
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript import messages
+import reviewui.core.transcript.messages as messages
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import content_text, usage_from

@@ -9,16 +9,25 @@ their own. Edits whose content the transcript does not record (`sed -i`)
 link only to hunks of their file that no content match claimed. Hunks are
 duck-typed: anything with `file`, `index` and `lines` (each with `kind` and
 `text`) works, so this module does not import the diff model.
+
+Authorship notes (git-ai, read by `core/notes/authorship.py`) are a second
+source: `authored` maps a file's head line numbers (a line's `new_no`) to
+the agent session that wrote it. A hunk no edit content matched, whose
+added lines the notes give to one of the transcript's own sessions, links to
+the turns that edited its file; a file the notes give to any agent is not
+`unattributed` (it is in `by_notes`): `unattributed` is what neither the
+notes nor the transcript account for.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from reviewui.core.transcript.model import Transcript
 from reviewui.core.transcript.patches import changed_lines
+from reviewui.core.transcript.pathmatch import norm_path, paths_match
 
 HunkKey = tuple[str, int]
 
@@ -50,7 +59,9 @@ class HunkLinks:
     by_script: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """Diff file → the turns that ran the script that wrote it (files no edit names)."""
     unattributed: tuple[str, ...] = ()
-    """Diff files no turn accounts for, in diff order: the transcript does not explain them."""
+    """Diff files neither a turn nor an authorship note accounts for, in diff order."""
+    by_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Diff file → the agent sessions its authorship notes give its added lines to (files no turn explains)."""
 
     def files_for(self, turn_index: int) -> list[str]:
         """Return the diff files turn `turn_index` produced hunks in, in diff order."""
@@ -87,22 +98,6 @@ def git_base_reader(repo_dir: str | Path, base: str) -> Callable[[str], str | No
 def significant(line: str) -> bool:
     """True when a (stripped) line is distinctive enough to identify who wrote it."""
     return len(line) >= 4 and line not in _TRIVIAL and any(c.isalnum() for c in line)
-
-
-def norm_path(path: str) -> str:
-    """Normalize a path for suffix matching (forward slashes, no leading `./`)."""
-    p = path.replace("\\", "/").strip()
-    while p.startswith("./"):
-        p = p[2:]
-    return p
-
-
-def paths_match(transcript_path: str, diff_path: str) -> bool:
-    """True when two paths name the same file, one possibly a longer (absolute) form of the other."""
-    a, b = norm_path(transcript_path), norm_path(diff_path)
-    if not a or not b:
-        return False
-    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
 @dataclass
@@ -143,14 +138,25 @@ def _matches(entry: _EditLines, added: list[str], removed: list[str]) -> bool:
     return bool(removed) and all(r in entry.removed for r in removed)
 
 
-def link_hunks(transcript: Transcript, hunks: Iterable[Any], files: Iterable[str] = ()) -> HunkLinks:
+def _agent_sessions(authored: Mapping[str, Mapping[int, Any]], file: str, numbers: Iterable[int]) -> set[str]:
+    """The agent sessions the notes give these head lines of `file` to."""
+    per = authored.get(file, {})
+    return {a.session for a in (per.get(n) for n in numbers) if a is not None and a.is_agent}
+
+
+def link_hunks(transcript: Transcript, hunks: Iterable[Any], files: Iterable[str] = (),
+               authored: Mapping[str, Mapping[int, Any]] | None = None, sessions: Iterable[str] = ()) -> HunkLinks:
     """Link each hunk to the turns whose edits produced or touched its lines, and each diff file to its turns.
 
     `hunks` are `reviewui.core.diff.Hunk`-shaped objects (attributes `file`,
     `index`, `lines`; each line has `kind` in added/removed/context and `text`).
     `files` adds diff files that have no hunks (binary, renamed, mode-only).
-    A file no turn accounts for is listed in `unattributed`.
+    `authored` (head file → line number → an `Author` of core/notes/authorship)
+    and `sessions` (the transcript's own session ids) add the authorship
+    notes' links. A file neither accounts for is listed in `unattributed`.
     """
+    authored = authored or {}
+    own = frozenset(sessions)
     index = _edit_index(transcript)
     by_hunk: dict[HunkKey, tuple[int, ...]] = {}
     by_turn: dict[int, list[HunkKey]] = {}
@@ -169,11 +175,20 @@ def link_hunks(transcript: Transcript, hunks: Iterable[Any], files: Iterable[str
         turns = sorted({e.turn for e in candidates if not e.contentless and _matches(e, added, removed)})
         if not turns:
             turns = sorted({e.turn for e in candidates if e.contentless})
+        if not turns and own and _agent_sessions(
+                authored, h.file, (ln.new_no for ln in h.lines if ln.kind == "added" and getattr(ln, "new_no", None))) & own:
+            turns = sorted({e.turn for e in candidates})  # the notes say this session wrote it: its edits of the file
         by_hunk[key] = tuple(turns)
         for t in turns:
             by_turn.setdefault(t, []).append(key)
     by_file, by_script, unattributed = _link_files(transcript, index, by_hunk, files, added_lines)
-    return HunkLinks(by_hunk, {t: tuple(v) for t, v in by_turn.items()}, by_file, by_script, unattributed)
+    by_notes: dict[str, tuple[str, ...]] = {}
+    for f in unattributed:
+        who = _agent_sessions(authored, f, authored.get(f, {}).keys())
+        if who:
+            by_notes[f] = tuple(sorted(who))
+    unattributed = tuple(f for f in unattributed if f not in by_notes)
+    return HunkLinks(by_hunk, {t: tuple(v) for t, v in by_turn.items()}, by_file, by_script, unattributed, by_notes)
 
 
 def _link_files(
@@ -198,7 +213,7 @@ def _link_files(
             # No content match: any turn whose edits name the file (a rename, a binary, an rm) accounts for it.
             ts.update(e.turn for e in index.get(norm_path(f).rsplit("/", 1)[-1], ()) if paths_match(e.path, f))
         if not ts:
-            scripts = scripts or ScriptRuns(transcript)
+            scripts = scripts or ScriptRuns(transcript, {k: "\n".join(v) for k, v in added_lines.items()})
             runners = scripts.attribute(f, added_by_file.get(f, []))
             if runners:
                 ts.update(runners)

@@ -9,11 +9,11 @@ from typing import Any, Iterable
 from reviewui.core.bounded import check_input
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
-from reviewui.core.transcript import registry
+import reviewui.core.transcript.registry as registry
 from reviewui.core.transcript.detect import Sniff, sniff
 from reviewui.core.transcript.flags import BaseFile, finalize
 from reviewui.core.transcript.model import Transcript
-from reviewui.core.transcript.registry import LoadOptions
+from reviewui.core.transcript.format_spec import LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 

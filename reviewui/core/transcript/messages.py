@@ -63,17 +63,20 @@ def load_document(doc: Any, fmt: str, counter: LineCounter) -> Run:
     for i, m in enumerate(messages if isinstance(messages, list) else []):
         guarded(st, m, i + 1, counter)
     if isinstance(response, dict):
-        guarded(st, response, None, counter)
+        # An OpenHands LLM-call log stamps the call (`timestamp`, epoch seconds, written as the response
+        # came back): that is the reply's time; the request's messages carry none.
+        guarded(st, response, None, counter, iso_time(doc.get("timestamp")) if isinstance(doc, dict) else None)
     return st.run
 
 
-def guarded(st: State, m: Any, lineno: int | None, counter: LineCounter) -> None:
-    """Add message `m` to the run; one of an unexpected shape is counted in `counter`, not fatal."""
+def guarded(st: State, m: Any, lineno: int | None, counter: LineCounter, stamp: str | None = None) -> None:
+    """Add message `m` to the run (at `stamp` when it carries no time of its own); one of an unexpected
+    shape is counted in `counter`, not fatal."""
     if not isinstance(m, dict):
         counter.skipped += 1
         return
     extra = m.get("extra")
-    st.run.stamp = iso_time(extra.get("timestamp") if type(extra) is dict else m.get("timestamp"))
+    st.run.stamp = iso_time(extra.get("timestamp") if type(extra) is dict else m.get("timestamp")) or stamp
     try:
         message(st, m, lineno)
     except SHAPE_ERRORS:

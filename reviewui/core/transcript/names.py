@@ -16,5 +16,8 @@ FORMATS: tuple[str, ...] = (
     "copilot-cli",
     "cline",
     "opencode",
+    "qwen-code",
+    "cursor",
+    "copilot-chat",
 )
 """Every format name a transcript can report (the registry in `formats/` is checked against it)."""

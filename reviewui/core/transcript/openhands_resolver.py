@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript import openhands
+import reviewui.core.transcript.openhands as openhands
 from reviewui.core.transcript.builder import Run
-from reviewui.core.transcript.linking import paths_match
+from reviewui.core.transcript.pathmatch import paths_match
 from reviewui.core.transcript.patches import parse_unified_diff
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 

@@ -1,65 +1,30 @@
 """The transcript formats reviewui reads: one registration per format, in one place.
 
-Each module under `formats/` declares one `Format`: its name, the aliases a
-user may type, a detector that looks at a `Sniff` of the file, a loader that
-turns the file into drafts, and the real sample file its tests load.
-`FORMAT_LIST` is the detection order (the more specific shapes first);
-`detect`, `canonical` and `names` are all the rest of reviewui needs.
+Each module under `formats/` declares one `Format` (see `format_spec`): its
+name, the aliases a user may type, a detector that claims a `Sniff` of the
+file, a loader that turns the file into drafts, and the real sample file its
+tests load. `detect`, `canonical` and `names` are all the rest of reviewui
+needs. Detection asks every format: a file is read only when exactly one is
+sure of it; two sure claims, or only weak ones, are refused in one line
+naming the candidates and the fields each lacks (`--transcript-format`
+picks one).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
-
 from reviewui.core.errors import ReviewError
-from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions
+from reviewui.core.transcript.formats import FORMAT_LIST
 from reviewui.core.transcript.names import FORMATS
-from reviewui.core.transcript.source import LineCounter
 
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """Choices a loader may need beyond the file itself."""
-
-    instance: str | None = None
-    """Which run to read from a file holding several (OpenHands resolver output, an Inspect AI log)."""
-    branch_files: frozenset[str] = field(default_factory=frozenset)
-    """Paths the branch under review changes; picks the run whose patch matches when `instance` is None."""
-
-
-Detector = Callable[[Sniff], bool]
-Loader = Callable[[Path, Sniff, LineCounter, LoadOptions], Run]
-
-
-@dataclass(frozen=True)
-class Format:
-    """One transcript format: how to recognise it and how to load it."""
-
-    name: str
-    """The canonical name (`--transcript-format` value, `Transcript.format`)."""
-    detect: Detector
-    """True when a file's sniffed head is in this format."""
-    load: Loader
-    """Read the file into drafts (malformed records counted in the LineCounter)."""
-    sample: str
-    """A real sample of the format, relative to tests/fixtures/transcripts (or ../shared/transcripts)."""
-    aliases: tuple[str, ...] = ()
-    """Other spellings accepted for `name`."""
-
-
-def _formats() -> tuple[Format, ...]:
-    from reviewui.core.transcript.formats import FORMAT_LIST
-
-    return FORMAT_LIST
+__all__ = ["Claim", "Format", "LoadOptions", "canonical", "claims", "detect", "get", "names"]
 
 
 def names() -> tuple[str, ...]:
     """Every registered format name, in the order of `names.FORMATS` (unlisted ones last)."""
     order = {n: i for i, n in enumerate(FORMATS)}
-    return tuple(sorted((f.name for f in _formats()), key=lambda n: order.get(n, len(order))))
+    return tuple(sorted((f.name for f in FORMAT_LIST), key=lambda n: order.get(n, len(order))))
 
 
 def get(name: str) -> Format:
@@ -68,7 +33,7 @@ def get(name: str) -> Format:
     Raises ReviewError listing the accepted names when there is none.
     """
     key = name.strip().lower()
-    for f in _formats():
+    for f in FORMAT_LIST:
         if key == f.name or key in f.aliases:
             return f
     raise ReviewError(f"unknown transcript format {name!r} (accepted: {', '.join(names())})")
@@ -79,14 +44,35 @@ def canonical(name: str) -> str:
     return get(name).name
 
 
-def detect(s: Sniff) -> Format:
-    """The first registered format whose detector accepts `s`.
+def claims(s: Sniff, formats: tuple[Format, ...] = FORMAT_LIST) -> list[tuple[Format, Claim]]:
+    """Every format's claim on `s` (formats making none left out), in registration order."""
+    out: list[tuple[Format, Claim]] = []
+    for f in formats:
+        c = f.claim(s)
+        if c is not None:
+            out.append((f, c))
+    return out
 
-    Raises ReviewError naming the accepted formats when none does.
+
+def detect(s: Sniff, formats: tuple[Format, ...] = FORMAT_LIST) -> Format:
+    """The one format sure of `s`.
+
+    Raises ReviewError (one line) when none claims it, when two or more are
+    sure of it, or when the only claims are weak, naming the candidates and
+    the fields each lacks.
     """
-    for f in _formats():
-        if f.detect(s):
-            return f
+    found = claims(s, formats)
+    sure = [f for f, c in found if c.sure]
+    if len(sure) == 1:
+        return sure[0]
+    hint = "pass --transcript-format NAME to read it as one of them"
+    if sure:
+        raise ReviewError(
+            f"transcript {s.path.name} reads as more than one format ({', '.join(f.name for f in sure)}); {hint}"
+        )
+    if found:
+        said = "; ".join(f"{f.name} (lacks {', '.join(c.missing)})" for f, c in found)
+        raise ReviewError(f"transcript {s.path.name} is not surely any format: {said}; {hint}")
     if s.is_dir:
         raise ReviewError(f"{s.path} is a folder but not an OpenHands conversation (no events/*.json)")
     raise ReviewError(

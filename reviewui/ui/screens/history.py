@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 RELATION = {
     "this-head": ("on this head", "$success"),
     "same-patch": ("earlier head, same patch", "$success"),
-    "different-patch": ("earlier head, the change differs since", "$warning"),
+    "different-patch": ("earlier head, outdated by rework", "$warning"),
 }
 REASON_MARK = "          \u2502 "
 """What starts every line of a reason: under the row's text, marked `│`."""

@@ -172,7 +172,7 @@ class ProbeScreen(Screen[None]):
             check_probe_edited(code)
         except ReviewError as e:
             self._summary(Content.styled(str(e), "bold $error"))
-            self.notify(str(e), severity="error")
+            self.notify(visible(str(e)), severity="error", markup=False)
             line = _line_of(str(e))
             if line is not None:
                 self.editor.cursor_location = (line - 1, 0)
@@ -209,7 +209,7 @@ class ProbeScreen(Screen[None]):
         if message.report is None:
             error = message.error or "the probe could not run"
             self._summary(Content.styled(error, "bold $error"))
-            self.notify(error, severity="error")
+            self.notify(visible(error), severity="error", markup=False)
             return
         report = message.report
         self.last = (message.code, report)
@@ -247,7 +247,7 @@ class ProbeScreen(Screen[None]):
             check_probe_edited(code)
         except ReviewError as e:
             self._summary(Content.styled(f"not kept: {e}", "bold $error"))
-            self.notify(f"not kept: {e}", severity="error")
+            self.notify(visible(f"not kept: {e}"), severity="error", markup=False)
             return
         name = probe_name(code)
         outcomes = self.last[1].outcomes() if self.last is not None and self.last[0] == code else {}
@@ -255,10 +255,10 @@ class ProbeScreen(Screen[None]):
         if not self._save_state():
             return
         if outcomes:
-            self.notify(f"kept probe {name}: {self.last[1].summary() if self.last else ''}")
+            self.notify(visible(f"kept probe {name}: {self.last[1].summary() if self.last else ''}"), markup=False)
         else:
-            self.notify(f"kept probe {name} without outcomes: run it (ctrl+r) to record them",
-                        severity="warning")
+            self.notify(visible(f"kept probe {name} without outcomes: run it (ctrl+r) to record them"),
+                        severity="warning", markup=False)
 
     def action_export(self) -> None:
         code = self.editor.text
@@ -267,7 +267,7 @@ class ProbeScreen(Screen[None]):
             check_probe_syntax(code)
             check_probe_edited(code)
         except ReviewError as e:
-            self.notify(f"not exported: {e}", severity="error")
+            self.notify(visible(f"not exported: {e}"), severity="error", markup=False)
             return
 
         def write(path: str | None) -> None:
@@ -276,7 +276,7 @@ class ProbeScreen(Screen[None]):
             try:
                 written, is_patch = export_to_review(code, path, t.repo_dir, t.git_dir, t.branch, t.head)
             except ReviewError as e:
-                self.notify(f"not exported: {e}", severity="error")
+                self.notify(visible(f"not exported: {e}"), severity="error", markup=False)
                 self._summary(Content.styled(f"not exported: {e}", "bold $error"))
                 return
             if is_patch:
@@ -317,7 +317,7 @@ class ProbeScreen(Screen[None]):
         try:
             self.state.save()
         except ReviewError as e:
-            self.notify(str(e), severity="error")
+            self.notify(visible(str(e)), severity="error", markup=False)
             return False
         return True
 

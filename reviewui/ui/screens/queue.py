@@ -4,7 +4,10 @@ The rows come from the core (`core/queue`: read in a worker, ordered by one
 pure function); this screen draws them, filters and sorts them, snoozes a row
 and opens the review of the one under the cursor. Coming back from a review
 (`escape` there) re-reads the queue and puts the cursor on the same branch.
-Drawing the queue never runs a test.
+Drawing the queue never runs a test. The list is a QueueTable: fixed columns,
+only the visible rows drawn, so ten thousand branches paint at once; every
+cell is `Text` (a trailer holding `[@click=app.quit]` is drawn as those
+characters). A cut (more branches than the cap) is said in the title.
 """
 
 from __future__ import annotations
@@ -21,27 +24,39 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Static
+from rich.text import Text
+from textual.content import Content
+from textual.widgets import Input, Static
 
 from reviewui.core.config import load_user_prefs, save_user_pref
-from reviewui.core.queue.order import TIER_NAMES, Row
-from reviewui.core.queue.read import QueueSource
-from reviewui.core.queue.report import age_text
+from reviewui.core.queue.order import TIER_NAMES, Row, delta_words
+from reviewui.core.queue.read import QueueSource, QueueView
+from reviewui.core.queue.report import age_text, omitted_words
 from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.key_footer import KeyFooter
+from reviewui.ui.widgets.queue_table import QueueTable
+
+from reviewui.ui.screens.queue_verdict import RowVerdictFlow
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
 
 SORTS = ("tier", "waiting", "size", "name")
+COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 18), ("findings", 9),
+           ("claims", 6), ("transcript", 10), ("verdict", 30), ("currency", 9), ("delta", 30), ("size", 14),
+           ("waiting", 7))
+"""The queue's columns and their fixed widths (nothing is measured: a long value ends in an ellipsis)."""
 
 
 class QueueRead(Message):
-    """The queue was read (in a worker)."""
+    """The queue was read (in a worker); or, with `kept_at`, the rows of the last read were found."""
 
-    def __init__(self, rows: list[Row]) -> None:
+    def __init__(self, view: QueueView, kept_at: float | None = None) -> None:
         super().__init__()
-        self.rows = rows
+        self.view = view
+        self.rows = view.rows
+        self.kept_at = kept_at
+        """When the kept rows were read (None: this is a fresh read)."""
 
 
 class QueueReady(Message):
@@ -95,6 +110,7 @@ class QueueScreen(Screen[None]):
     DEFAULT_CSS = """
     QueueScreen #queue-title { height: 1; padding: 0 1; background: $panel; }
     QueueScreen #queue-table { height: 1fr; }
+    QueueScreen #queue-title.cut { color: $warning; }
     QueueScreen #queue-filter { dock: bottom; display: none; }
     QueueScreen #queue-filter.shown { display: block; }
     QueueScreen #queue-focus { height: 1; padding: 0 1; color: $text-muted; }
@@ -123,6 +139,12 @@ class QueueScreen(Screen[None]):
         """Set each time the background sweep finishes a branch (tests wait on it)."""
         self.rows: list[Row] = []
         self.shown: list[Row] = []
+        self.omitted = 0
+        """Branches past the cap the last read did not list (said in the title)."""
+        self.kept_at: float | None = None
+        """While the rows shown are the last start's (snapshot.py): when they were read."""
+        self.kept_count = 0
+        """How many rows that read had (only its first screenful is shown)."""
         self.filter_text = ""
         self._keep: str | None = None
         """The branch the cursor should land on after the next read."""
@@ -134,19 +156,15 @@ class QueueScreen(Screen[None]):
         self.set_reactive(QueueScreen.sort, wanted if wanted in SORTS else "tier")
 
     def compose(self) -> ComposeResult:
-        yield Static("review queue: reading…", id="queue-title")
-        table: DataTable[str] = DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
-        yield table
-        yield Static("", id="queue-focus")
+        yield Static(Content("review queue: reading…"), id="queue-title")
+        yield QueueTable(COLUMNS, id="queue-table")
+        yield Static(Content(""), id="queue-focus")
         yield Input(placeholder="filter: part of a branch name or reason (enter applies, escape clears)",
                     id="queue-filter")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#queue-table", DataTable)
-        for label in ("tier", "reason", "branch", "agent", "bite", "findings", "claims", "transcript", "verdict",
-                      "currency", "size", "waiting"):
-            table.add_column(label, key=label)
+        self.query_one("#queue-table", QueueTable).focus()
         self.read()
 
     # --- reading ---------------------------------------------------------------
@@ -158,10 +176,33 @@ class QueueScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="queue-read", exit_on_error=False)
     def _read_rows(self) -> None:
-        self.post_message(QueueRead(self.source.rows()))
+        from reviewui.core.queue import snapshot
+        from reviewui.core.run.worktree import repo_id
+
+        where = snapshot.path_for(repo_id(self.source.repo), self.source.base)
+        if not self.rows:  # the first read: the last one's rows at once (snapshot.py), then the real one
+            kept = snapshot.load(where)
+            if kept is not None:
+                self.kept_count = kept.count
+                self.post_message(QueueRead(QueueView(kept.rows, kept.omitted), kept_at=kept.saved_at))
+        view = self.source.read()
+        self.post_message(QueueRead(view))
+        snapshot.save(where, view.rows, view.omitted)
 
     @on(QueueRead)
     def _read(self, message: QueueRead) -> None:
+        if message.kept_at is not None:
+            if self.loaded.is_set():
+                return  # the real read came first
+            self.kept_at = message.kept_at
+            self.omitted = message.view.omitted
+            self.rows = list(message.rows)
+            self.redraw()
+            return
+        self.kept_at = None
+        for notice in message.view.notices:
+            self.notify(visible(notice), severity="warning", markup=False)
+        self.omitted = message.view.omitted
         self.rows = [self._as_known(r) for r in message.rows]
         self.redraw()
         self.loaded.set()
@@ -176,7 +217,7 @@ class QueueScreen(Screen[None]):
         from reviewui.core.queue.order import Evidence, place, stalled
 
         e, branch = row.record.evidence, row.record.branch
-        if e.status != "pending":
+        if e.status not in ("pending", "stale"):
             return row
         if branch == self.sweeping:
             median = sorted(self._sweep_times)[len(self._sweep_times) // 2] if self._sweep_times else None
@@ -193,7 +234,7 @@ class QueueScreen(Screen[None]):
         """Start sweeping the next branch still waiting for evidence (rerun requests first)."""
         if not self.sweep_enabled or self.sweeping is not None or self._stopped or not self.is_current:
             return
-        waiting = [r.record.branch for r in self.rows if r.tier == 3 and r.record.evidence.status == "pending"
+        waiting = [r.record.branch for r in self.rows if r.tier == 3 and r.record.evidence.status in ("pending", "stale")
                    and r.record.branch not in self._failed]
         todo = [b for b in self._rerun if any(r.record.branch == b for r in self.rows)] or waiting
         if not todo:
@@ -241,42 +282,48 @@ class QueueScreen(Screen[None]):
 
     def redraw(self) -> None:
         """Draw the rows that pass the filter, in the chosen order; the cursor stays on its branch."""
-        table = self.query_one("#queue-table", DataTable)
+        table = self.query_one("#queue-table", QueueTable)
         keep = self._keep or self.current_branch()
         self._keep = None
         wanted = self.filter_text.lower()
         self.shown = [r for r in sorted_rows(self.rows, self.sort) if not r.hidden and (
             not wanted or wanted in r.record.branch.lower() or wanted in r.reason.lower())]
-        table.clear()
         now = datetime.now(timezone.utc)
-        for row in self.shown:
-            table.add_row(*self._cells(row, now), key=row.record.branch)
+        shown = self.shown
+        at = next((i for i, r in enumerate(shown) if r.record.branch == keep), None) if keep else None
+        table.set_rows(len(shown), lambda n: self._cells(shown[n], now),
+                       cursor=at if at is not None else table.cursor_row)
         hidden = sum(1 for r in self.rows if r.hidden)
-        title = f"review queue: {len(self.shown)} branch{'es' * (len(self.shown) != 1)} · sort: {self.sort}"
+        count = self.kept_count if self.kept_at is not None else len(self.shown)
+        title = f"review queue: {count} branch{'es' * (count != 1)} · sort: {self.sort}"
         title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
         title += f" · {hidden} approved and merged not shown" if hidden else ""
-        self.query_one("#queue-title", Static).update(title)
-        names = [r.record.branch for r in self.shown]
-        if keep in names:
-            table.move_cursor(row=names.index(keep))
+        title += f" · {omitted_words(self.omitted)}" if self.omitted else ""
+        if self.kept_at is not None:
+            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
+        box = self.query_one("#queue-title", Static)
+        box.update(Content(title))
+        box.set_class(bool(self.omitted), "cut")
         self._focus_line()
 
     @staticmethod
-    def _cells(row: Row, now: datetime) -> tuple[str, ...]:
+    def _cells(row: Row, now: datetime) -> tuple[Text, ...]:
+        """A row's cells, each `Text` built from escaped strings (never markup)."""
         r, e = row.record, row.record.evidence
         bite = f"{e.bites}/{e.total}" + (f" ({e.toothless} toothless)" if e.toothless else "") \
             if e.status == "ready" else "…"
         found = " ".join(f"{n}{k[0]}" for k, n in sorted(e.findings.items()) if n) or "—"
-        verdict = f"{r.verdict} · {visible(r.verdict_by or '')[:24]}" if r.verdict else "—"
-        agent = " ".join(visible(x)[:20] for x in (r.agent, r.task) if x) or "—"
-        short = visible(r.branch)
-        return (str(row.tier), visible(row.reason)[:60], short if len(short) <= 40 else short[:39] + "…", agent,
-                bite, found, str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
-                f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
+        who = visible(r.verdict_by or "")[:24] + (" (pulled)" if r.verdict_provenance.startswith("pulled") else "")
+        verdict = f"{r.verdict} · {who}" if r.verdict else "—"
+        agent = " ".join(visible(x) for x in (r.agent, r.task) if x) or "—"
+        cells = (str(row.tier), visible(row.reason), visible(r.branch), agent, bite, found,
+                 str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
+                 delta_words(r) or "—", f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
+        return tuple(Text(c, no_wrap=True, end="") for c in cells)
 
     def current_row(self) -> Row | None:
         """The row under the cursor, or None when the queue is empty."""
-        table = self.query_one("#queue-table", DataTable)
+        table = self.query_one("#queue-table", QueueTable)
         if not self.shown or table.cursor_row < 0 or table.cursor_row >= len(self.shown):
             return None
         return self.shown[table.cursor_row]
@@ -286,31 +333,33 @@ class QueueScreen(Screen[None]):
         row = self.current_row()
         return row.record.branch if row else None
 
-    @on(DataTable.RowHighlighted)
+    @on(QueueTable.RowHighlighted)
     def _highlighted(self) -> None:
         self._focus_line()
 
-    @on(DataTable.RowSelected)
+    @on(QueueTable.RowSelected)
     def _selected(self) -> None:
         self.action_open()  # the table takes `enter` itself and says so with this message
 
     def _focus_line(self) -> None:
         row = self.current_row()
-        text = f"{visible(row.record.branch)} — {visible(row.reason)}" if row else "no agent branches"
-        self.query_one("#queue-focus", Static).update(text)
+        who = " ".join(visible(x) for x in (row.record.agent, row.record.task) if x) if row else ""
+        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {who}" if who else "") \
+            if row else "no agent branches"
+        self.query_one("#queue-focus", Static).update(Content(text))
 
     # --- keys -------------------------------------------------------------------
 
     def action_cursor(self, step: int) -> None:
-        table = self.query_one("#queue-table", DataTable)
-        table.move_cursor(row=max(0, min(len(self.shown) - 1, table.cursor_row + step)))
+        table = self.query_one("#queue-table", QueueTable)
+        table.move_cursor(table.cursor_row + step)
 
     def action_tier(self, tier: int) -> None:
         n = next((i for i, r in enumerate(self.shown) if r.tier == tier), None)
         if n is None:
-            self.notify(f"no branch in tier {tier} ({TIER_NAMES[tier]})")
+            self.notify(f"no branch in tier {tier} ({TIER_NAMES[tier]})", markup=False)
             return
-        self.query_one("#queue-table", DataTable).move_cursor(row=n)
+        self.query_one("#queue-table", QueueTable).move_cursor(n)
 
     def action_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
@@ -329,7 +378,7 @@ class QueueScreen(Screen[None]):
     def _filter(self, event: Input.Submitted) -> None:
         self.filter_text = event.value.strip()
         event.input.remove_class("shown")
-        self.query_one("#queue-table", DataTable).focus()
+        self.query_one("#queue-table", QueueTable).focus()
         self.redraw()
 
     def action_snooze(self) -> None:
@@ -358,6 +407,8 @@ class QueueScreen(Screen[None]):
         self._sweep_next()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("approve", "reject", "snooze", "rerun", "sort", "filter") and self.kept_at is not None:
+            return False  # the last start's rows: nothing is done from them until the real read is in
         if action in ("approve", "reject"):
             row = self.current_row()
             # From the row only when its evidence is complete, for this head.
@@ -373,40 +424,11 @@ class QueueScreen(Screen[None]):
         self._verdict_from_row("reject")
 
     def _verdict_from_row(self, verdict: str) -> None:
-        from reviewui.ui.screens.text_prompt import TextPromptModal
-
         row = self.current_row()
-        if row is None or row.record.evidence.status != "ready":
+        if row is None or row.record.evidence.status != "ready" or self.kept_at is not None:
             return
-        branch, e = row.record.branch, row.record.evidence
-        against = "" if verdict == "reject" else ", ".join(
-            w for w in (f"{e.toothless} toothless" if e.toothless else "",
-                        f"{e.findings.get('error', 0)} error findings" if e.findings.get("error") else "",
-                        f"{e.contradicted} contradicted claims" if e.contradicted else "") if w)
-        title = f"{verdict} {visible(branch)}" + (f" — against it: {against}" if against else "")
-
-        def done(reason: str | None) -> None:
-            if reason is None or (verdict == "reject" and not reason):
-                return
-            self._keep = branch
-            self._record(branch, verdict, reason)
-
-        self.app.push_screen(TextPromptModal(title, "reason" + (" (required)" if verdict == "reject" else ""),
-                                             allow_empty=verdict == "approve"), done)
-
-    @work(thread=True, exclusive=True, group="queue-verdict", exit_on_error=False)
-    def _record(self, branch: str, verdict: str, reason: str) -> None:
-        """Record the verdict with the branch's stored evidence, then read the queue again."""
-        from reviewui.core.errors import ReviewError
-        from reviewui.core.session import ReviewSession
-
-        try:
-            session = ReviewSession.open(self.source.repo, branch, self.source.base)
-            session.evidence.add_stored(session.stored())
-            session.verdict(verdict, reason)
-        except ReviewError as e:
-            self.app.call_from_thread(self.notify, visible(str(e)), severity="error", markup=False)
-        self.app.call_from_thread(self.read)
+        self._keep = row.record.branch
+        RowVerdictFlow(self, self.source, self.read).start(row.record.branch, verdict)
 
     def action_open(self) -> None:
         row = self.current_row()
@@ -424,7 +446,7 @@ class QueueScreen(Screen[None]):
         try:
             session = ReviewSession.open(self.source.repo, branch, None)
         except ReviewError as e:
-            self.app.call_from_thread(self.notify, str(e), severity="error")
+            self.app.call_from_thread(self.notify, visible(str(e)), severity="error", markup=False)
             return
         self.app.call_from_thread(self._push_review, session)
 

@@ -27,11 +27,12 @@ from textual.worker import Worker, WorkerState
 from reviewui.core.safe_text import visible
 from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
-from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, DiffLoaded, FindingsReady, FixturesReady,
-                                  HistoryRead, ReviewReady, StoredLoaded, TestsProgressed, TranscriptReady,
-                                  TruthTableReady,
-                                  VerdictRecorded, VerdictSetupChecked, WorkFailed)
+from reviewui.ui.messages import (AuthorshipRead, BiteFinished, BiteProgress, BiteResult, DeltaRead, DiffLoaded,
+                                  FindingsReady, FixturesReady, HistoryRead, ReviewReady, StoredLoaded,
+                                  TestsProgressed, TranscriptReady, TruthTableReady, VerdictRecorded,
+                                  VerdictSetupChecked, WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
+from reviewui.ui.screens.review_delta import DeltaPart
 from reviewui.ui.screens.review_findings import FindingsPart
 from reviewui.ui.screens.review_fixtures import FixturesPart
 from reviewui.ui.screens.review_navigation import NavigationPart
@@ -62,8 +63,8 @@ class ReviewScreen(Screen[None]):
 
     # Footer and help list keys in this order: moving around first, the probe last.
     # Search before bites: with both going, escape clears the search first, then cancels the bite-check.
-    BINDINGS = [*NavigationPart.BINDINGS, *SearchPart.BINDINGS, *VerdictsPart.BINDINGS, *TranscriptPart.BINDINGS,
-                *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *FixturesPart.BINDINGS]
+    BINDINGS = [*NavigationPart.BINDINGS, *SearchPart.BINDINGS, *VerdictsPart.BINDINGS, *DeltaPart.BINDINGS,
+                *TranscriptPart.BINDINGS, *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *FixturesPart.BINDINGS]
     BINDINGS.append(Binding("e", "probe", "Probe", id="review.probe",
                             tooltip="Write a probe test for this hunk; run it on branch and base"))
 
@@ -83,9 +84,10 @@ class ReviewScreen(Screen[None]):
         self.bites_part = BitesPart(self)
         self.fixtures_part = FixturesPart(self)
         self.search = SearchPart(self)
-        self.parts: tuple[ReviewPart, ...] = (self.startup, self.navigation, self.search, self.verdicts_part,
-                                              self.transcript_part, self.findings_part, self.bites_part,
-                                              self.fixtures_part)
+        self.delta_part = DeltaPart(self, self)
+        self.parts: tuple[ReviewPart | DeltaPart, ...] = (self.startup, self.navigation, self.search, self.verdicts_part,
+                                              self.delta_part, self.transcript_part, self.findings_part,
+                                              self.bites_part, self.fixtures_part)
 
     @property
     def ledger(self) -> EvidenceLedger:
@@ -168,6 +170,10 @@ class ReviewScreen(Screen[None]):
                         severity="error", timeout=10, markup=False)
             self.startup.settled(event.worker.group)
 
+    @on(AuthorshipRead)
+    def _authorship_read(self, message: AuthorshipRead) -> None:
+        self.startup.on_authorship(message)
+
     @on(WorkFailed)
     def _work_failed(self, message: WorkFailed) -> None:
         self.notify(visible(f"{message.what}: {message.error}"), severity="error", markup=False)
@@ -180,6 +186,7 @@ class ReviewScreen(Screen[None]):
         """The cursor moved onto another hunk: panes that follow it catch up."""
         self.bites_part.show_result()
         self.fixtures_part.follow()
+        self.delta_part.follow()
 
     @on(FileList.FileHighlighted)
     def _file_highlighted(self, event: FileList.FileHighlighted) -> None:
@@ -204,6 +211,11 @@ class ReviewScreen(Screen[None]):
     def _history_read(self, message: HistoryRead) -> None:
         self.verdicts_part.on_history(message)
         self.startup.settled("history")
+
+    @on(DeltaRead)
+    def _delta_read(self, message: DeltaRead) -> None:
+        self.delta_part.on_ready(message)
+        self.startup.settled("delta")
 
     @on(VerdictRecorded)
     def _verdict_recorded(self, message: VerdictRecorded) -> None:
@@ -309,6 +321,12 @@ class ReviewScreen(Screen[None]):
     def action_history(self) -> None:
         self.verdicts_part.read_history(show=True)
 
+    def action_delta_only(self) -> None:
+        self.delta_part.toggle_only()
+
+    def action_interdiff(self) -> None:
+        self.delta_part.toggle_interdiff()
+
     async def action_toggle_transcript(self) -> None:
         await self.transcript_part.toggle()
 
@@ -364,7 +382,8 @@ class ReviewScreen(Screen[None]):
         if f is None:
             return
         if view.file is not None and view.file.path == path:
-            view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) for h in f.hunks})
+            view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) + self.delta_part.badges(path, h.index)
+                             for h in f.hunks})
         self.fixtures_part.follow()  # a test seen biting this hunk calls its code: the pane says so
         hunks = f.hunks if self.startup.diff_loaded else None
         name_only = [r for r in self.ledger.bites.values() if r.file == path and only_a_missing_name(r)]

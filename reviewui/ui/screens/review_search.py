@@ -16,7 +16,7 @@ from textual.binding import Binding
 from reviewui.core.safe_text import visible
 from reviewui.ui.diff_rows import display_text
 from reviewui.ui.screens.review_part import ReviewPart
-from reviewui.ui.widgets.diff_view import find_all
+from reviewui.ui.diff_rows import find_all
 
 if TYPE_CHECKING:
     from reviewui.ui.screens.review import ReviewScreen

@@ -13,13 +13,14 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from reviewui.ui.messages import DiffLoaded, ReviewReady
+from reviewui.core.errors import ReviewError
+from reviewui.ui.messages import AuthorshipRead, DiffLoaded, ReviewReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
 
 if TYPE_CHECKING:
     from reviewui.ui.screens.review import ReviewScreen
 
-STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox", "stored"})
+STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox", "stored", "authorship", "delta"})
 """The start-up jobs ReviewReady waits for (also the names of the worker groups that run them)."""
 
 
@@ -44,6 +45,7 @@ class StartupPart(ReviewPart):
         self.thread(self._check_sandbox, group="sandbox", name="check the sandbox")
         self.screen.bites_part.load_stored()  # the evidence store's sweep of this head, if any
         self.screen.verdicts_part.read_history(show=False)
+        self.screen.delta_part.start()  # what changed since your verdict
         if self.session.transcript_path is not None:
             # The transcript first: parsing the diff and the findings would only
             # compete with it for the GIL (and the findings need it anyway).
@@ -66,9 +68,27 @@ class StartupPart(ReviewPart):
         self.settled("sandbox")
 
     def start_background(self) -> None:
-        """Parse the whole diff and compute the findings in workers."""
+        """Parse the whole diff, compute the findings and read the authorship notes, in workers."""
         self.thread(self._preload_diff, group="diff", name="parse the diff")
         self.screen.findings_part.compute()
+        self.thread(self._read_authorship, group="authorship", name="read the authorship notes")
+
+    def _read_authorship(self) -> None:
+        """Who wrote each head line, from the branch's git-ai notes (git blame per file: off the UI thread)."""
+        try:
+            authorship = self.session.authorship()
+        except ReviewError as e:  # a bad `authorship-notes-ref`: said, and the review goes on without it
+            self.screen.post_message(WorkFailed("authorship", str(e)))
+            return
+        self.screen.post_message(AuthorshipRead(authorship))
+
+    def on_authorship(self, message: AuthorshipRead) -> None:
+        """The notes were read: the diff draws each line's author in the gutter and each hunk's on its header."""
+        from reviewui.ui.widgets.author_marks import AuthorMarks
+
+        files = [f.path for f in self.session.diff.files]
+        self.screen.diff_view.set_authors(AuthorMarks.of(message.authorship, files))
+        self.settled("authorship")
 
     def _preload_diff(self) -> None:
         """Fetch every patch in one git call and parse every file (off the UI thread)."""
@@ -78,11 +98,9 @@ class StartupPart(ReviewPart):
         self.screen.post_message(DiffLoaded())
 
     def on_diff_loaded(self) -> None:
-        """Every file is parsed: forget stale marks, count progress, redraw every file's evidence."""
+        """Every file is parsed: count progress, redraw every file's evidence (stale marks: _keep_marks)."""
         self.diff_loaded = True
-        verdicts = self.screen.verdicts_part
-        self.ledger.state.drop_stale(verdicts.all_hunks())
-        verdicts.refresh_progress()
+        self.screen.verdicts_part.refresh_progress()
         for f in self.session.diff.files:
             self.screen.evidence_changed(f.path)
         self.settled("diff")
@@ -92,5 +110,16 @@ class StartupPart(ReviewPart):
         if not self._pending:
             return
         self._pending.discard(job)
+        if job in ("diff", "delta"):
+            self._keep_marks()
         if not self._pending:
             self.screen.post_message(ReviewReady())
+
+    def _keep_marks(self) -> None:
+        """Forget the marks whose hunk text is gone, once every file is parsed and the marks of files
+        renamed since your verdict have moved with them (the delta); recount progress."""
+        if not self.diff_loaded or "delta" in self._pending:
+            return
+        verdicts = self.screen.verdicts_part
+        self.ledger.state.drop_stale(verdicts.all_hunks())
+        verdicts.refresh_progress()

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from reviewui.ui.screens.verdict import VerdictModal
 
 RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
-                 "different-patch": " (earlier head, changed since)"}
+                 "different-patch": " (outdated by rework)"}
 DONE = {"approve": "approved", "reject": "rejected"}
 
 
@@ -48,7 +48,10 @@ class VerdictsPart(ReviewPart):
     def __init__(self, screen: ReviewScreen) -> None:
         super().__init__(screen)
         self.history_rows: list[HistoryRow] = []
-        """The branch's verdicts as last read (an earlier reject stands against an approve)."""
+        """The branch's verdicts that count (verdict relation), as last read: an earlier reject stands
+        against an approve."""
+        self.self_review = ""
+        """Said before a verdict is recorded when the reviewer is the head commit's author (else "")."""
         self.drafts: dict[str, str] = {}
         """Verdict -> the reason typed and not yet recorded (offered again when the dialog reopens)."""
         self.failures: dict[str, str] = {}
@@ -60,7 +63,7 @@ class VerdictsPart(ReviewPart):
         """Read the reviewer's marks and comments for this branch (into the ledger) and say if that failed."""
         state = self.ledger.state
         if state.problem:
-            self.screen.notify(state.problem, severity="warning")
+            self.screen.notify(visible(state.problem), severity="warning", markup=False)
 
     def all_hunks(self) -> list[Hunk]:
         """Every hunk of the branch (parses every file: call after DiffLoaded or in a worker)."""
@@ -128,7 +131,7 @@ class VerdictsPart(ReviewPart):
         try:
             self.ledger.state.save()
         except ReviewError as e:
-            self.screen.notify(str(e), severity="error")
+            self.screen.notify(visible(str(e)), severity="error", markup=False)
 
     def verdict(self, verdict: str) -> None:
         """Show what a verdict would record (and whether git can record it); record it when confirmed."""
@@ -136,7 +139,8 @@ class VerdictsPart(ReviewPart):
 
         hunks = self.all_hunks() if self.screen.startup.diff_loaded else None
         draft = verdict_draft(verdict, self.ledger, self.history_rows, hunks,
-                              reason=self.drafts.get(verdict, ""), kept_because=self.failures.get(verdict, ""))
+                              reason=self.drafts.get(verdict, ""), kept_because=self.failures.get(verdict, ""),
+                              warnings=(self.self_review,) if self.self_review else ())
         modal = VerdictModal(draft)
 
         def done(answer: VerdictAnswer | None) -> None:
@@ -213,26 +217,29 @@ class VerdictsPart(ReviewPart):
 
         def work() -> None:
             try:
-                rows, foreign = self.session.history_view()
+                view = self.session.history_view()
             except ReviewError as e:
                 self.screen.post_message(WorkFailed("history", str(e)))
                 return
-            self.screen.post_message(HistoryRead(rows, show, foreign))
+            self.screen.post_message(HistoryRead(view, show))
 
         self.thread(work, group="history", name="verdict history")
 
     def on_history(self, message: HistoryRead) -> None:
-        """The history arrived: the latest verdict to the header; the list on screen when asked for."""
-        self.history_rows = message.rows
-        if message.rows:
-            review, relation, _signed = message.rows[-1]
+        """The history arrived: the verdict now (verdict relation) to the header; the list on screen when
+        asked for."""
+        view = message.view
+        self.history_rows = list(view.counted)
+        self.self_review = view.self_review
+        if view.verdict is not None:
+            review, relation, _signed = view.verdict
             self.show_in_header(review, relation)
         else:
             self.screen.query_one(ReviewHeader).verdict = ""
         if message.show:
             from reviewui.ui.screens.history import HistoryScreen  # its notes model: not before the first screen
 
-            self.screen.app.push_screen(HistoryScreen(message.rows, message.foreign))
+            self.screen.app.push_screen(HistoryScreen(view.rows, view.foreign))
 
     def show_in_header(self, review: Review, relation: str) -> None:
         """Put a verdict (and whether it still applies) in the header."""

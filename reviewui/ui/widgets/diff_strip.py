@@ -20,6 +20,8 @@ class RowStyles(NamedTuple):
     """The `→`/`←` cut markers."""
     mark: tuple[str, Style] | None
     """A checked guard's mark and its style, drawn in the gutter's last cell."""
+    author: tuple[int, str, Style] | None = None
+    """Who wrote the line (authorship notes): the gutter cell, its letter and style."""
 
 
 def assemble(gutter: str, code: Text, bg: Style, width: int, scroll_x: int, styles: RowStyles, console: Console,
@@ -48,6 +50,11 @@ def assemble(gutter: str, code: Text, bg: Style, width: int, scroll_x: int, styl
     segments = [Segment(gutter[:width], lineno)]
     if styles.mark is not None and len(gutter) <= width:  # a checked guard: its mark in the gutter's last cell
         segments = [Segment(gutter[:-1], lineno), Segment(*styles.mark)]
+    if styles.author is not None and styles.author[0] < min(len(gutter) - 1, width):
+        at, letter, style = styles.author  # who wrote it, in a gutter cell that is otherwise blank
+        first = segments[0].text
+        segments[0:1] = [Segment(first[:at], lineno), Segment(letter[:1], style + Style(bgcolor=bg.bgcolor)),
+                         Segment(first[at + 1:], lineno)]
     used = min(len(gutter), width)
     for seg in code.render(console):
         if not seg.text:

@@ -8,7 +8,6 @@ of any size opens at once. A cursor row names the hunk under it; badges
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,8 +23,10 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from reviewui.core.diff import FileDiff, Hunk
+from reviewui.ui.widgets.author_marks import AuthorMarks
 from reviewui.ui.widgets.line_cursor import LineCursorView
-from reviewui.ui.diff_rows import Row, Side, display_text, line_spans, split_rows, unified_rows, with_comments
+from reviewui.ui.diff_rows import (Row, Side, display_text, find_all, line_spans, lineno, split_rows, unified_rows,
+                                   with_comments)
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
 from reviewui.ui.widgets.diff_strip import RowStyles, assemble
 
@@ -64,6 +65,7 @@ class DiffView(LineCursorView):
         "diff--comment",
         "diff--cut",
         "diff--match",
+        "diff--author",
     }
 
     DEFAULT_CSS = """
@@ -84,6 +86,7 @@ class DiffView(LineCursorView):
     DiffView > .diff--cut { color: $warning; text-style: bold; }
     DiffView > .diff--match { background: $warning 70%; color: $background; text-style: bold; }
     DiffView > .diff--comment { background: $boost; color: $text-muted; text-style: italic; }
+    DiffView > .diff--author { color: $secondary; text-style: bold; }
     """
 
     BINDINGS = [
@@ -126,6 +129,10 @@ class DiffView(LineCursorView):
         self._styles: dict[str, Style] = {}
         self.search = ""
         """The search the reviewer typed (`/`): its matches are highlighted; "" for none."""
+        self.hidden: dict[str, frozenset[int]] = {}
+        """Path -> the hunks not drawn (the since-verdict view's `d`: the unchanged ones); a note says how many."""
+        self.authors = AuthorMarks()
+        """Who wrote each head line (git-ai notes): gutter letters and the hunk headers' authors."""
 
     # --- showing a file ----------------------------------------------------
 
@@ -142,6 +149,12 @@ class DiffView(LineCursorView):
     def set_badges(self, badges: dict[int, list[Badge]]) -> None:
         """Replace the badges drawn on hunk headers of the shown file."""
         self.badges = badges
+        self._strips.clear()
+        self.refresh()
+
+    def set_authors(self, marks: AuthorMarks) -> None:
+        """Replace the authorship drawn in the gutter and on hunk headers."""
+        self.authors = marks
         self._strips.clear()
         self.refresh()
 
@@ -191,9 +204,22 @@ class DiffView(LineCursorView):
                 return y
         return None
 
+    def set_hidden(self, hidden: dict[str, frozenset[int]]) -> None:
+        """Draw every hunk but `hidden[path]` of each file (empty: every hunk), keeping the cursor's hunk if drawn."""
+        self.hidden = hidden
+        hunk = self.current_hunk_index
+        self._rebuild()
+        row = self.hunk_row(hunk) if hunk is not None else None
+        self.cursor = row if row is not None else next((y for y, r in enumerate(self.rows) if r.kind == "hunk"), 0)
+        self._announce()
+
     def _rebuild(self) -> None:
         f = self.file
         self.rows = [] if f is None else (split_rows(f) if self.split else unified_rows(f))
+        hidden = self.hidden.get(f.path, frozenset()) if f is not None else frozenset()
+        if hidden:
+            self.rows = [Row("note", None, f"{len(hidden)} hunk(s) unchanged since your verdict, not shown (d shows them)"),
+                         *(r for r in self.rows if r.hunk not in hidden)]
         comments = self.comments.get(f.path, ()) if f is not None else ()
         if f is not None and comments:
             self._wrap_width = self._content_width() if self.is_mounted else 0
@@ -347,9 +373,14 @@ class DiffView(LineCursorView):
         on_header = bool(self.rows) and self.rows[self.cursor].kind == "hunk"
         if current is None:
             return False
-        if direction < 0 and not on_header:
-            return self.goto_hunk(current)
-        return self.goto_hunk(current + direction)
+        if direction < 0 and not on_header and self.goto_hunk(current):
+            return True
+        target = current + direction
+        while self.file is not None and 0 <= target < len(self.file.hunks):
+            if self.goto_hunk(target):  # a hunk not drawn (set_hidden) is stepped over
+                return True
+            target += direction
+        return False
 
 
     def cursor_moved(self) -> None:
@@ -435,6 +466,8 @@ class DiffView(LineCursorView):
         for badge in self.badges.get(row.hunk or 0, []):
             text.append(" ")
             text.append(f" {badge.text} ", self._style(f"badge-{badge.tone}"))
+        if hunk is not None:
+            text.append_text(self.authors.header(hunk, self._style("author") + Style(bgcolor=style.bgcolor), style))
         if hunk is not None and hunk.section:
             text.append("  " + display_text(hunk.section), self._style("lineno") + Style(bgcolor=style.bgcolor))
         text.truncate(width)
@@ -471,12 +504,13 @@ class DiffView(LineCursorView):
     def _render_unified(self, row: Row, width: int, scroll_x: int) -> Strip:
         bg = {"added": self._style("added"), "removed": self._style("removed")}.get(row.kind, self._base_style())
         sign = {"added": "+", "removed": "-"}.get(row.kind, " ")
-        gutter = f"{_no(row.old_no)} {_no(row.new_no)} {sign} "
+        gutter = f"{lineno(row.old_no)} {lineno(row.new_no)} {sign} "
         code = self._code(row.hunk, row.line, row.text, row.partner, row.kind)
         mark = self.line_marks.get(row.new_no or 0)
+        who = self.authors.letter(self.file.path, row.new_no) if self.file is not None else None
         # Marked here too: the scrollbar says some line is wider than the view, not which one,
         # and what an agent wrote past the edge (an `or True`) is exactly what must not go unseen.
-        return assemble(gutter, code, bg, width, scroll_x, self._marks_style(mark), self.app.console,
+        return assemble(gutter, code, bg, width, scroll_x, self._marks_style(mark, who, 11), self.app.console,
                         cut_marks=True)
 
     def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
@@ -486,22 +520,14 @@ class DiffView(LineCursorView):
         sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
         code = self._code(hunk, side.line, side.text, side.partner, side.kind)
         mark = self.line_marks.get(side.no or 0) if side.kind != "removed" else None
-        return assemble(f"{_no(side.no)}{sign}", code, bg, width, scroll_x, self._marks_style(mark), self.app.console,
+        who = self.authors.letter(self.file.path, side.no) if self.file is not None and side.kind != "removed" else None
+        return assemble(f"{lineno(side.no)}{sign}", code, bg, width, scroll_x,
+                        self._marks_style(mark, who if (side.no or 0) < 10000 else None, 0), self.app.console,
                         cut_marks=True)
 
-    def _marks_style(self, mark: tuple[str, str] | None) -> RowStyles:
-        """The gutter and cut-marker styles of one row, and its guard mark (text, style) if any."""
+    def _marks_style(self, mark: tuple[str, str] | None, who: str | None = None, at: int = 0) -> RowStyles:
+        """The gutter and cut-marker styles of one row, its guard mark (text, style) and author letter if any."""
         return RowStyles(self._style("lineno"), self._style("cut"),
-                         None if mark is None else (mark[0], self._style(f"badge-{mark[1]}")))
+                         None if mark is None else (mark[0], self._style(f"badge-{mark[1]}")),
+                         None if who is None else (at, who, self._style("author")))
 
-
-def find_all(text: str, query: str) -> list[tuple[int, int]]:
-    """(start, end) of every match of `query` in `text`, case-insensitive, not overlapping."""
-    if not query:
-        return []
-    # A regex with IGNORECASE keeps offsets into `text` itself (casefold() can change lengths).
-    return [m.span() for m in re.finditer(re.escape(query), text, re.IGNORECASE)]
-
-
-def _no(n: int | None) -> str:
-    return f"{n:>5}" if n is not None else "     "

@@ -67,6 +67,8 @@ class FileList(LineCursorView):
         self._row_of: dict[str, int] = {}
         self._files: dict[str, FileDiff] = {}
         self._announced: str | None = None
+        self.shown: frozenset[str] | None = None
+        """Only these paths are listed (the since-verdict view's `d`); None lists every file."""
 
     def on_mount(self) -> None:
         self.rebuild()
@@ -76,7 +78,7 @@ class FileList(LineCursorView):
         keep = self.highlighted_path
         rows: list[ListRow] = []
         for role, title in GROUPS:
-            files = [f for f in self.diff.files if f.role == role]
+            files = [f for f in self.diff.files if f.role == role and (self.shown is None or f.path in self.shown)]
             if files:
                 rows.append(ListRow(None, f"{title} ({len(files)})"))
                 rows.extend(ListRow(f.path) for f in files)

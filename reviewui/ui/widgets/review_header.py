@@ -1,7 +1,8 @@
 """ReviewHeader: what is under review, at a glance.
 
 Repo, branch, base and head short SHAs, commit count, files and +/−
-totals, review progress and the latest verdict; all drawn as literal text.
+totals, review progress and the latest verdict, what changed since your
+verdict; all drawn as literal text.
 UNSANDBOXED in the error colour when agent code runs without bubblewrap;
 how many tests red at the head the last bite-check quarantined, and in the
 error colour how many of the branch's own tests are red there (red is red).
@@ -30,6 +31,8 @@ class ReviewHeader(Static):
     unsandboxed: reactive[bool] = reactive(False)
     """Agent code runs without bubblewrap (the reviewer opted in); learned after the first paint."""
     quarantined: reactive[int] = reactive(0)
+    since: reactive[str] = reactive("")
+    """`since your approve of <date>: 2 hunks changed, 1 new, 14 unchanged` (the since-verdict view), or ""."""
     """Tests red at the head that the last bite-check left out (its baseline's `quarantined`)."""
     red_own: reactive[int] = reactive(0)
     """The branch's own new or changed tests red at the head (its baseline's `own_red`)."""
@@ -51,6 +54,8 @@ class ReviewHeader(Static):
             parts.append("  ")
             tone = "$success" if self.verdict.startswith("approve") else "$error"
             parts.append((self.verdict, f"bold {tone}"))
+        if self.since:
+            parts.append(("  " + self.since, "$accent"))
         if self.status:
             parts.append(("  " + self.status, "$warning"))
         if self.unsandboxed:

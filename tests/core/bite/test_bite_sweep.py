@@ -72,7 +72,9 @@ def test_json_contract(sweep) -> None:
     _, _, t, _, report, *_ = sweep
     doc = json.loads(json.dumps(report.to_json(t)))
     assert set(doc) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "sandbox",
-                        "limits", "disk", "baseline", "hunks", "summary"}  # issue 27: disk added
+                        "limits", "disk", "baseline", "hunks", "summary", "evidence",
+                        "controls"}  # 27: disk; 40: evidence; 37: how many controls ran among the graded runs
+    assert isinstance(doc["controls"], int) and doc["controls"] >= 2
     assert doc["sandbox"] == "bwrap"
     assert doc["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
     assert "sandbox: bwrap" in report.render_text(t)
@@ -84,7 +86,8 @@ def test_json_contract(sweep) -> None:
     assert doc["selection"].startswith("4 tests: 4 in changed test files")
     for h in doc["hunks"]:
         assert set(h) == {"file", "index", "number", "header", "text", "verdict", "failing_tests", "failures", "reason",
-                          "seconds", "scope"}
+                          "seconds", "scope", "evidence"}  # issue 40: evidence reused|fresh
+        assert h["evidence"] == "fresh"  # run_bite with no grade book reuses nothing
         assert h["text"].startswith(h["header"]) and h["reason"]
     guard = next(h for h in doc["hunks"] if h["file"] == "pkg/guard.py")
     assert [f["test"] for f in guard["failures"]] == ["tests/test_feature.py::test_clamp"]

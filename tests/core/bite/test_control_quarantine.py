@@ -3,9 +3,10 @@
 The shape that refused whole reviews: an old test module whose tests share
 module state. One of them is red at the head and quarantined, so later runs
 leave it out; then a second old test, green in the baseline only because the
-red one ran before it, fails in the null-revert control's run. That used to
-refuse the command (exit 3). Now the old test is quarantined with why (run
-alone: it passes, so it depends on test order), the control runs again, and
+red one ran before it, fails in the controls (null runs among the graded
+ones, with a graded run's selection) and in the graded runs alike. That used
+to refuse the command (exit 3). Now the old test is quarantined with why (run
+alone: it passes, so it depends on test order), taken out of every grade, and
 the branch's own new test still grades its hunk. The branch's own test
 caught the same way still refuses: one JSON object (`refused`) in every
 `--format json` command.
@@ -22,17 +23,22 @@ from tests.core.bite.helpers import use_venv_python
 from tests.gitrepo import make_repo
 
 OLD_TESTS = (
-    "import shutil\n\nSTATE = {}\n\n\n"
+    "import shutil\n\nfrom pkg.calc import clamp\n\nSTATE = {}\n\n\n"
     # red at the head (a tool the tree's environment lacks), after it set the shared state
     "def test_tool_present():\n    STATE['seen'] = True\n    assert shutil.which('no-such-tool-xyz')\n\n\n"
-    # green either way; pollutes the state when the red test did not run first
-    "def test_defaults():\n    if not STATE.get('seen'):\n        STATE['polluted'] = True\n\n\n"
+    # green either way; pollutes the state when the red test did not run first (named to sort before
+    # the next: a coverage-guided run names its tests in sorted order)
+    "def test_apply_defaults():\n    assert clamp(3, 0, 9) == 3\n    if not STATE.get('seen'):\n"
+    "        STATE['polluted'] = True\n\n\n"
     # green alone and in the baseline; red when the test before it polluted the state
-    "def test_clean_state():\n    assert not STATE.get('polluted')\n"
+    "def test_clean_state():\n    assert clamp(5, 0, 9) == 5\n    assert not STATE.get('polluted')\n"
 )
+# The old tests call clamp (its hunk's lines run in them), so the interleaved controls, which run
+# the graded runs' own selections, run them too: a test no graded run runs can refuse nothing.
+# (The up-front control this test was written for ran every baseline test in the baseline's order.)
 BASE = {"pkg/__init__.py": "", "pkg/calc.py": "def clamp(x, lo, hi):\n    return x\n", "tests/__init__.py": "",
         "tests/test_calc.py": OLD_TESTS}
-NEW_TEST = "\n\nfrom pkg.calc import clamp\n\n\ndef test_low():\n    assert clamp(-1, 0, 9) == 0\n"
+NEW_TEST = "\n\ndef test_low():\n    assert clamp(-1, 0, 9) == 0\n"
 BRANCH = {"pkg/calc.py": "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    return x\n",
           "tests/test_calc.py": OLD_TESTS + NEW_TEST}
 # The branch's own new test that depends on the same state: a run through the revert path tells it apart.

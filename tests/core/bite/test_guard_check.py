@@ -226,7 +226,7 @@ def test_json_contract(lab) -> None:
     doc = report.to_json(t)
     hunk = doc["hunks"][0]
     assert [set(g) for g in hunk["guards"]] == [
-        {"line", "kind", "description", "verdict", "failing_tests", "reason", "seconds"}
+        {"line", "kind", "description", "verdict", "failing_tests", "reason", "seconds", "evidence"}  # 40: evidence
     ] * len(hunk["guards"])
     kinds = {g["kind"] for g in hunk["guards"]}
     assert kinds == {"condition", "operand", "boundary", "early-exit", "statement", "body"}

@@ -7,7 +7,10 @@ from reviewui.core.bite.coverage_map import Selection
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.origin import ChangedModule
-from reviewui.core.bite.plan import Batching, GuardItem, RevertItem, plan_sweep
+import random
+
+from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.plan import CONTROLS, Batching, ControlItem, GuardItem, RevertItem, plan_sweep
 from reviewui.core.bite.prepare import HunkPlan
 from reviewui.core.diff import FileDiff, parse_hunks
 
@@ -41,7 +44,7 @@ def test_a_red_baseline_plans_every_hunk_skipped_and_runs_nothing() -> None:
                       batching=BATCHING)
     assert [(r.key, r.verdict, r.reason) for r in plan.known] == [
         (h.key, "skipped", "baseline is red: nothing can be learned") for _, h in targets]
-    assert not plan.alone and not plan.sessions and not plan.tail and plan.control is None
+    assert not plan.alone and not plan.sessions and not plan.tail and plan.controls == 0
     assert plan.guard_jobs() == []
 
 
@@ -53,7 +56,9 @@ def test_uncovered_hunks_are_known_without_a_run_with_their_scope() -> None:
     [known] = plan.known
     assert (known.key, known.verdict, known.reason, known.scope) == (targets[0][1].key, "uncovered",
                                                                       "no test runs it", "suite")
-    assert plan.alone == (RevertItem(*targets[1], ("tests/test_m.py",)),)
+    # (was: `plan.alone == (RevertItem(...),)`; the controls now run among the items alone)
+    assert [i for i in plan.alone if not isinstance(i, ControlItem)] == [RevertItem(*targets[1], ("tests/test_m.py",))]
+    assert plan.controls == CONTROLS
     assert dict(plan.scopes) == {targets[0][1].key: "suite", targets[1][1].key: "selected"}
 
 
@@ -62,7 +67,9 @@ def test_without_pytest_or_with_batching_off_every_item_runs_alone() -> None:
     jobs = [guard("pkg/m.py", n) for n in range(2, 12)]
     for batching in (None, "batching off: pytest 9.9 moved `_pytest.main.Session.perform_collect`"):
         plan = plan_sweep(targets, covered(targets), jobs, slots=2, batching=batching)
-        assert not plan.sessions and not plan.tail and plan.control is None
+        assert not plan.sessions and not plan.tail
+        assert plan.controls >= CONTROLS and all(c.tests == ("tests/test_m.py::test_f",) for c in plan.alone
+                                                 if isinstance(c, ControlItem))  # the graded runs' selection
         assert [i.key for i in plan.alone if isinstance(i, RevertItem)] == [h.key for _, h in targets]
         assert [i.job for i in plan.alone if isinstance(i, GuardItem)] == jobs
         assert plan.batching_off == batching
@@ -77,18 +84,22 @@ def test_batchable_reverts_and_guards_share_sessions_and_the_rest_runs_alone() -
     at_import = guard("pkg/m.py", 17)  # `TOP = 1`: no function encloses it
     outside = guard("pkg/m.py", 3, choice="all")  # executed outside a test body
     plan = plan_sweep([*py, *conf, *whole], plans, [*jobs, at_import, outside], slots=2, batching=BATCHING)
-    alone = {i.key if isinstance(i, RevertItem) else i.job for i in plan.alone}
+    alone = {i.key if isinstance(i, RevertItem) else i.job for i in plan.alone if not isinstance(i, ControlItem)}
     assert conf[0][1].key in alone and whole[0][1].key in alone
     assert at_import in alone and outside in alone
-    in_sessions = [r.key for s in plan.sessions for r in s.reverts]
+    in_sessions = [r.key for s in plan.sessions for r in s.reverts if isinstance(r, RevertItem)]
     assert sorted(in_sessions + [k for k in alone if isinstance(k, tuple) and k[0] == "pkg/m.py"]) == \
         sorted(h.key for _, h in py)
     assert [s.slot for s in plan.sessions] == [0, 1]
-    batched = [g.job for s in plan.sessions for g in s.guards] + [g.job for g in plan.tail]
+    batched = [g.job for s in plan.sessions for g in s.guards if isinstance(g, BatchGuard)] + [g.job for g in plan.tail]
     assert sorted(map(id, batched)) == sorted(map(id, jobs))  # every batchable guard once, and only those
     assert len(plan.tail) == int(len(jobs) * guard_tail.TAIL_SHARE)  # for whichever session is free first
-    assert plan.control is not None and plan.control.job is jobs[0]
-    assert plan.control.module == "pkg.m" and plan.control.path[0][0] == "f"
+    # (was: one control guard, `plan.control`, graded alone before the sweep; now null guards ride in
+    # every session, each its neighbour's function with the head's own code)
+    nulls = [g for s in plan.sessions for g in s.guards if isinstance(g, ControlItem)]
+    assert len(nulls) >= CONTROLS * len(plan.sessions)
+    assert all(c.shape == "guard" and c.guard is not None and c.guard.job.guard.source == FUNC
+               and c.guard.module == "pkg.m" and c.guard.path[0][0] == "f" for c in nulls)
 
 
 def test_every_hunk_and_guard_is_planned_exactly_once() -> None:
@@ -104,14 +115,16 @@ def test_every_hunk_and_guard_is_planned_exactly_once() -> None:
         assert plan.tail == () or slots >= 2  # one session has nobody to balance with
 
 
-def test_with_fewer_sessions_than_slots_the_other_slots_share_of_reverts_runs_alone() -> None:
+def test_with_fewer_guard_sessions_than_slots_the_other_slots_get_sessions_of_reverts() -> None:
+    # (was: the third slot's share of the reverts ran alone; every batchable revert rides in a session now)
     targets = hunks_of("pkg/m.py", 3)
     jobs = [guard("pkg/m.py", 2), guard("pkg/m.py", 3)]  # two batchable guards: two sessions of three slots
     plan = plan_sweep(targets, covered(targets), jobs, slots=3, batching=BATCHING)
-    assert len(plan.sessions) == 2 and plan.tail == ()
-    assert sum(len(s.reverts) for s in plan.sessions) == 2  # ceil(3 * 2 / 3) ride along
-    [alone] = [i for i in plan.alone if isinstance(i, RevertItem)]  # the third slot's share
-    assert alone.key == targets[2][1].key and alone.tests == ("tests/test_m.py::test_f",)
+    assert len(plan.sessions) == 3 and plan.tail == ()
+    assert sorted(r.key for s in plan.sessions for r in s.reverts if isinstance(r, RevertItem)) == \
+        sorted(h.key for _, h in targets)
+    assert not [i for i in plan.alone if isinstance(i, RevertItem)]
+    assert [sum(isinstance(g, BatchGuard) for g in s.guards) for s in plan.sessions] == [1, 1, 0]
 
 
 def test_a_plan_lists_the_reverts_and_guards_it_runs_alone_too() -> None:
@@ -131,8 +144,55 @@ def test_a_hunk_without_a_coverage_scope_records_none() -> None:
     assert dict(plan.scopes) == {targets[1][1].key: "suite"}  # no coverage map, no scope
 
 
-def test_with_no_batchable_guard_there_is_no_control_and_no_session() -> None:
-    targets = hunks_of("pkg/m.py", 2)
+def test_with_no_batchable_guard_the_reverts_still_share_sessions() -> None:
+    # (was: no session at all, every revert alone in a fresh scratch)
+    targets = hunks_of("pkg/m.py", 4)
     plan = plan_sweep(targets, covered(targets), [guard("pkg/m.py", 17)], slots=2, batching=BATCHING)
-    assert plan.control is None and plan.sessions == () and plan.tail == ()
-    assert [type(i).__name__ for i in plan.alone] == ["RevertItem", "RevertItem", "GuardItem"]
+    assert len(plan.sessions) == 2 and plan.tail == ()
+    assert all(s.guards == () for s in plan.sessions)
+    assert [sum(isinstance(r, RevertItem) for r in s.reverts) for s in plan.sessions] == [2, 2]
+    assert [type(i).__name__ for i in plan.alone if not isinstance(i, ControlItem)] == ["GuardItem"]
+
+
+def test_controls_are_placed_at_random_one_in_each_half_shaped_as_their_neighbours() -> None:
+    targets = hunks_of("pkg/m.py", 8)
+    plans = {h.key: HunkPlan(False, (f"tests/test_m.py::test_{n}",)) for n, (_, h) in enumerate(targets)}
+    orders = set()
+    for seed in range(40):
+        plan = plan_sweep(targets, plans, [], slots=1, batching=BATCHING, rng=random.Random(seed))
+        [session] = plan.sessions
+        kinds = [isinstance(r, ControlItem) for r in session.reverts]
+        orders.add(tuple(kinds))
+        places = [n for n, k in enumerate(kinds) if k]
+        assert len(places) == CONTROLS
+        graded_before = [sum(not k for k in kinds[:p]) for p in places]
+        assert graded_before[0] <= 4 and graded_before[-1] >= 4  # one in each half of the eight reverts
+        graded = [r for r in session.reverts if isinstance(r, RevertItem)]
+        for p in places:
+            c = session.reverts[p]
+            assert isinstance(c, ControlItem) and c.shape == "revert" and c.file is targets[0][0]
+            assert c.tests in {r.tests for r in graded}  # a graded revert's own selection
+    assert len(orders) > 5  # random, not fixed places
+    plain = plan_sweep(targets, plans, [], slots=1, batching=BATCHING, controls=0)
+    assert plain.controls == 0
+
+
+def test_every_phase_of_a_session_gets_its_own_controls() -> None:
+    targets = hunks_of("pkg/m.py", 2)
+    jobs = [guard("pkg/m.py", n) for n in range(2, 14)]
+    plan = plan_sweep(targets, covered(targets), jobs, slots=1, batching=BATCHING, rng=random.Random(1))
+    [session] = plan.sessions
+    assert sum(isinstance(r, ControlItem) for r in session.reverts) == CONTROLS
+    assert sum(isinstance(g, ControlItem) for g in session.guards) == CONTROLS
+    assert plan.controls == 2 * CONTROLS
+
+
+def test_the_controls_cover_as_many_of_a_phases_selections_as_they_can() -> None:
+    targets = hunks_of("pkg/m.py", 6)
+    plans = {h.key: HunkPlan(False, ("tests/test_a.py::test_a",) if n else ("tests/test_b.py",))
+             for n, (_, h) in enumerate(targets)}
+    for seed in range(30):
+        plan = plan_sweep(targets, plans, [], slots=1, batching=BATCHING, rng=random.Random(seed))
+        [session] = plan.sessions
+        assert {c.tests for c in session.reverts if isinstance(c, ControlItem)} == {
+            ("tests/test_a.py::test_a",), ("tests/test_b.py",)}  # the rare selection too, every time

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from reviewui.core.bite import revert_batch
+from reviewui.core.bite import plan, revert_batch
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import feature_repo, load, use_venv_python
@@ -29,10 +29,16 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     return seen
 
 
+def _no_controls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count a session's forks: no null runs placed among them at random (test_controls.py)."""
+    monkeypatch.setattr(plan, "CONTROLS", 0)
+
+
 def _sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: dict[str, str], branch: dict[str, str],
            **kw):
     """(batch sessions as _spy records them, report) of a guarded sweep of a new repo, one slot."""
     use_venv_python(monkeypatch)
+    _no_controls(monkeypatch)
     t, d = load(make_repo(tmp_path / "r", base, branch).root)
     sessions = _spy(monkeypatch)
     return sessions, run_bite(t, d, Settings(), jobs=1, guards=True, **kw)
@@ -49,6 +55,7 @@ def _graded(report) -> dict[str, tuple[str, tuple[str, ...], str]]:
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
 def test_batched_and_one_by_one_reverts_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool) -> None:
     use_venv_python(monkeypatch)
+    _no_controls(monkeypatch)
     t, d = load(feature_repo(tmp_path / "r").root)
     sessions = _spy(monkeypatch)
     batched = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=True)
@@ -163,13 +170,16 @@ def test_a_batched_revert_looks_committed_to_git(tmp_path: Path, monkeypatch: py
     assert [r.verdict for r in rep.results] == ["toothless"], rep.results[0].output
 
 
-def test_reverts_ride_along_in_guard_sessions_only() -> None:
+def test_every_revert_rides_in_a_session_whatever_the_guard_count() -> None:
+    # (was: reverts rode only in guard sessions; without one each revert ran alone in a fresh scratch)
     items: list[Any] = [(f, None, ("t",)) for f in "abcd"]  # stand-ins: deal only moves them around
-    assert revert_batch.deal(items, [], 2) == ([], items)  # no guard session: each revert on its own
-    sessions, rest = revert_batch.deal(items, ["g0", "g1"], 2)
-    assert sessions == [(items[0::2], "g0"), (items[1::2], "g1")] and rest == []
-    sessions, rest = revert_batch.deal(items, ["g0"], 2)  # one session, two slots: half beside it
-    assert sessions == [(items[:2], "g0")] and rest == items[2:]
+    assert revert_batch.deal(items, [], 2) == ([(items[0::2], []), (items[1::2], [])], [])  # sessions of reverts
+    assert revert_batch.deal(items[:1], [], 2) == ([(items[:1], [])], [])  # never an empty session
+    sessions, rest = revert_batch.deal(items, [["g0"], ["g1"]], 2)
+    assert sessions == [(items[0::2], ["g0"]), (items[1::2], ["g1"])] and rest == []
+    sessions, rest = revert_batch.deal(items, [["g0"]], 2)  # one guard session, two slots: a session of reverts
+    assert sessions == [(items[0::2], ["g0"]), (items[1::2], [])] and rest == []
+    assert revert_batch.deal([], [], 2) == ([], [])
 
 
 def test_a_revert_goes_to_the_session_whose_guards_share_its_file() -> None:

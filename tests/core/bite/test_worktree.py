@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -94,3 +95,44 @@ def test_acquire_lends_the_preferred_slot_when_it_is_free(repo) -> None:
             assert done == []  # both lent: it waits
         t.join(5)
         assert done == [a]
+
+
+def _tree(root: Path) -> dict[str, tuple[str, bytes | str, int]]:
+    """Every entry under `root` (`.git` included): its kind, its bytes (a link: its target) and mtime."""
+    out: dict[str, tuple[str, bytes | str, int]] = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        kind = "link" if p.is_symlink() else "dir" if p.is_dir() else "file"
+        body: bytes | str = os.readlink(p) if kind == "link" else p.read_bytes() if kind == "file" else b""
+        out[str(p.relative_to(root))] = (kind, body, st.st_mtime_ns)
+    return out
+
+
+@pytest.mark.parametrize("level", ["tmpfs", "watch"])
+def test_a_second_checkout_of_the_same_commit_puts_back_exactly_the_head(repo, monkeypatch, level: str) -> None:
+    """Where no run writes the slot (sized storage) only reviewui's own edits are put back, not the
+    whole tree copied again; either way the scratch is the head's, byte for byte, mtimes and `.git` too."""
+    from reviewui.core.run import storage, worktree
+
+    monkeypatch.setattr(storage, "level", lambda: level)
+    copies: list[str] = []
+    real = shutil.copytree
+
+    def spy(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        copies.append(Path(dst).name)
+        return real(src, dst, *a, **k)
+
+    with WorktreePool(repo.root, 1) as pool, pool.acquire() as s:
+        s.checkout("agent/work")
+        fresh = _tree(s.path)
+        s.edit_files({"a.py": b"x = 3\n", "new/deep/test_probe.py": b"def test_p():\n    pass\n"})
+        s.add_file("b.txt", "more")
+        assert _tree(s.path) != fresh
+        monkeypatch.setattr(worktree.shutil, "copytree", spy)
+        s.checkout("agent/work")
+        assert _tree(s.path) == fresh
+        # (copytree also calls itself for each folder: the first call says what was copied)
+        assert copies[0] == (".git" if level == "tmpfs" else "tree") and ("tree" in copies) == (level != "tmpfs")
+        copies.clear()
+        s.checkout("main")  # another commit: copied afresh
+        assert (s.path / "a.py").read_text() == "x = 1\n" and copies[0] == "tree"

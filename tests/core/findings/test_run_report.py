@@ -113,7 +113,8 @@ SAMPLE = [
 def test_check_json_has_exactly_the_contract_keys(tmp_path: Path) -> None:
     target, diff, settings = branch(tmp_path / "r", {"a.py": "x = 1\n", "tests/t.py": "def test_x():\n    assert 1\n"}, {"a.py": "x = 2\ny = 3\n"})
     doc = check_json(target, diff, SAMPLE)
-    assert set(doc) == {"repo", "branch", "base", "head", "files", "findings", "summary"}
+    # issue 42: `authors` added (the git-ai authorship notes' hunk records; empty without notes)
+    assert set(doc) == {"repo", "branch", "base", "head", "files", "findings", "summary", "authors"}
     assert (doc["branch"], doc["base"], doc["head"]) == ("agent/work", target.base, target.head)
     assert doc["files"] == [{"path": "a.py", "old_path": None, "status": "modified", "role": "source", "binary": False, "added": 2, "removed": 1}]
     assert doc["findings"][0] == {

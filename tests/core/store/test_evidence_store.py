@@ -118,7 +118,9 @@ def _foreign(path: Path) -> None:
 
 
 def _damaged(path: Path) -> None:
-    EvidenceStore.open(path).save_bite(KEY, report("x" * 40000))
+    writer = EvidenceStore.open(path)
+    writer.save_bite(KEY, report("x" * 40000))
+    writer.close()  # the process's one connection to it goes: the damage below is to a file no one here holds
     for suffix in ("-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     data = bytearray(path.read_bytes())

@@ -30,8 +30,12 @@ def test_a_new_process_shows_the_stored_sweep_with_its_age_and_fresh_reruns(repo
     assert again.returncode == first.returncode
     line = [ln for ln in again.stderr.splitlines() if "stored results" in ln]
     assert len(line) == 1 and ", this head (rerun with --fresh)" in line[0] and "from " in line[0]
-    strip = lambda doc: {**doc, "hunks": [{**h, "seconds": 0} for h in doc["hunks"]]}  # noqa: E731
+    # issue 40: the stored sweep's grades are said to be `reused` (nothing ran), the first run's `fresh`
+    strip = lambda doc: {**doc, "hunks": [{**h, "seconds": 0, "evidence": "-"} for h in doc["hunks"]],  # noqa: E731
+                         "evidence": "-"}
     assert strip(json.loads(again.stdout)) == strip(json.loads(first.stdout))
+    assert {h["evidence"] for h in json.loads(first.stdout)["hunks"]} == {"fresh"}
+    assert {h["evidence"] for h in json.loads(again.stdout)["hunks"]} == {"reused"}
     fresh = run_cli("bite", "agent/work", "--format", "json", "--fresh", cwd=repo.root)
     assert fresh.returncode == first.returncode and "stored results" not in fresh.stderr
 

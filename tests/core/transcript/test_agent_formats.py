@@ -30,7 +30,8 @@ CP_DEMO = COPILOT / "session-demo_events_subagent_tail.jsonl"
 FOLDER_FORMAT = {
     "aider": "aider", "claude-code": "claude-code", "cline": "cline", "codex": "codex", "copilot-cli": "copilot-cli",
     "gemini-cli": "gemini-cli", "inspect-ai": "inspect-ai", "mini-swe-agent": "mini-swe-agent", "openai": "openai",
-    "openhands": "openhands", "opencode": "opencode",
+    "openhands": "openhands", "opencode": "opencode", "qwen-code": "qwen-code", "cursor": "cursor",
+    "copilot-chat": "copilot-chat",
     "swe-agent": "swe-agent",
 }
 

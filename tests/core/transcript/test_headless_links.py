@@ -31,7 +31,7 @@ def test_files_linked_and_unattributed_in_json_and_text(tmp_path: Path) -> None:
     data = json.loads(r.stdout)
     files = {f["path"]: f for f in data["files"]}
     assert files["LICENSE"]["turns"] == [4] and not files["LICENSE"]["unattributed"]
-    assert files["NOTES.md"] == {"path": "NOTES.md", "turns": [], "unattributed": True}
+    assert files["NOTES.md"] == {"path": "NOTES.md", "turns": [], "unattributed": True, "authors": []}
     assert data["unattributed"] == ["NOTES.md"]
     assert any(n.startswith("unattributed: 1 changed file") and "NOTES.md" in n for n in data["notes"])
     text = _run(str(RESOLVER), "--repo", str(repo), "--branch", "agent/work", "--base", "main")

@@ -30,9 +30,9 @@ def test_flag_and_format_vocabularies_are_the_contract() -> None:
         "edits-test-after-failure", "claims-done", "cache-miss", "prompt-changed", "tool-error",
         "compaction", "touch-declared",
     )
-    assert set(FORMATS) == {  # issue 28 added gemini-cli, copilot-cli, cline and opencode
+    assert set(FORMATS) == {  # issue 28 added gemini-cli, copilot-cli, cline and opencode; issue 42 qwen-code, cursor,
         "claude-code", "codex", "openai", "anthropic", "mini-swe-agent", "swe-agent", "openhands", "aider", "inspect-ai",
-        "gemini-cli", "copilot-cli", "cline", "opencode",
+        "gemini-cli", "copilot-cli", "cline", "opencode", "qwen-code", "cursor", "copilot-chat",  # copilot-chat
     }
 
 

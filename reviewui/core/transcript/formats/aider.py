@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import AIDER_HEADER, Sniff
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions, keyed
 from reviewui.core.transcript.source import LineCounter
 
 
-def detect(s: Sniff) -> bool:
-    """Aider's history file name, or its `# aider chat started at` header."""
+_LINES = re.compile(r"^(?:#### |> )", re.M)
+
+
+def detect(s: Sniff) -> Claim | None:
+    """Aider's history file name or its `# aider chat started at` header, on Markdown text (not JSON) with
+    Aider's `#### ` prompt or `> ` output lines."""
     if s.is_dir or s.is_zip:
-        return False
-    if s.path.name.endswith(".aider.chat.history.md"):
-        return True
-    return s.document is None and AIDER_HEADER in s.head[:20_000]
+        return None
+    head = s.head[:20_000]
+    return keyed(s.path.name.endswith(".aider.chat.history.md") or AIDER_HEADER in head, {
+        "`# aider chat started at` header or the history file name": True,
+        "Markdown text, not JSON": s.document is None and not s.objects,
+        "`#### ` prompt or `> ` output lines": _LINES.search(head) is not None,
+    })
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the Markdown history (the last session in it, or `--instance N` for the N-th)."""
-    from reviewui.core.transcript import aider  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.aider as aider  # on load, not import: see formats/__init__.py
 
     return aider.load(path, counter, opts.instance)
 

@@ -25,7 +25,7 @@ from reviewui.core.transcript.formats.cline_ui import is_ui_messages, replace_ed
 from reviewui.core.transcript.formats.cline_ui import load as load_ui
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import FileEdit, ToolCall, Usage
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions, keyed
 from reviewui.core.transcript.source import LineCounter
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call
@@ -43,18 +43,19 @@ _XML_CALL = re.compile(r"<(" + "|".join(_XML_TOOLS) + r")>\s*(.*?)\s*</\1>", re.
 _XML_ARG = re.compile(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.S)
 
 
-def _is_api_history(doc: Any) -> bool:
-    if not isinstance(doc, list):
-        return False
+def detect(s: Sniff) -> Claim | None:
+    """A JSON array stamped with integer `ts`: of messages, every one with a `role`; or of UI records, every one
+    `{ts, type: say|ask}` with its kind."""
+    doc = s.doc
+    if s.document is None or s.is_dir or not isinstance(doc, list):
+        return None
     items = [x for x in doc[:20] if isinstance(x, dict)]
-    return bool(items) and all("role" in x for x in items) and any(type(x.get("ts")) is int for x in items)
-
-
-def detect(s: Sniff) -> bool:
-    """A JSON array of messages with `role` and integer `ts`, or of UI messages `{ts, type: say|ask}`."""
-    if s.document is None or s.is_dir:
-        return False
-    return _is_api_history(s.doc) or is_ui_messages(s.doc)
+    if not any(type(x.get("ts")) is int for x in items):
+        return None
+    if any("role" in x for x in items):
+        return keyed(True, {"integer `ts` stamps": True, "`role` on every message": all("role" in x for x in items)})
+    return keyed(any(x.get("type") in ("say", "ask") for x in items), {
+        "integer `ts` stamps": True, "UI records `{type: say|ask}` with their kind": is_ui_messages(doc)})
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:

@@ -117,7 +117,8 @@ def _record(st: _State, m: dict[str, Any], line: int) -> None:
     elif kind == "use_mcp_server":
         _mcp(st, text, line)
     elif kind in _ERRORS:
-        st.run.new("system", line).add_text(f"{kind}: {text}".strip())
+        # Cline's own notices (error_retry's `{"attempt": N, …}`, a failed request): never sent to the model.
+        st.run.notice(f"{kind}: {text}".strip(), line)
     st.first = st.first and kind not in ("text", "user_feedback")
 
 

@@ -30,7 +30,7 @@ from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
 from reviewui.core.transcript.model import Usage
 from reviewui.core.transcript.normalize import content_text
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions, keyed
 from reviewui.core.transcript.source import LineCounter, iter_jsonl
 from reviewui.core.transcript.timestamps import iso_time
 from reviewui.core.transcript.tools import interpret_call
@@ -55,18 +55,27 @@ def is_session(doc: Any) -> bool:
     return isinstance(msgs, list) and bool(msgs) and all(_message(m) for m in msgs[:20] if isinstance(m, dict))
 
 
-def detect(s: Sniff) -> bool:
-    """A session JSON, or JSONL whose header line is a session or whose records are typed user/gemini."""
+def _record(o: dict[str, Any]) -> bool:
+    return _message(o) or "$set" in o or "$patch" in o or "$rewindTo" in o or "sessionId" in o
+
+
+def detect(s: Sniff) -> Claim | None:
+    """A session JSON (`sessionId` with `projectHash`, messages typed user/gemini without a `role`), or JSONL
+    whose header line is a session and whose lines are its records."""
     if s.is_dir or s.is_zip:
-        return False
-    if s.document is not None and is_session(s.doc):
-        return True
+        return None
+    doc = s.doc
+    if s.document is not None and isinstance(doc, dict) and (len(s.objects) <= 1):
+        msgs = doc.get("messages")
+        typed = isinstance(msgs, list) and all(_message(m) for m in msgs[:20] if isinstance(m, dict))
+        return keyed(is_session(doc), {"`sessionId` with `projectHash`": "sessionId" in doc and "projectHash" in doc,
+                                       "messages typed user/gemini, no `role`": typed})
     if not s.objects:
-        return False
-    return is_session(s.objects[0]) or (
-        any(o.get("type") == "gemini" and _message(o) for o in s.objects)
-        and all(_message(o) or "$set" in o or "$patch" in o or "$rewindTo" in o or "sessionId" in o for o in s.objects)
-    )
+        return None
+    header = is_session(s.objects[0])
+    gemini = any(o.get("type") == "gemini" and _message(o) for o in s.objects)
+    return keyed(header or gemini, {"a session header line (sessionId, projectHash) or `gemini` records": True,
+                                    "every line a message record or update": all(_record(o) for o in s.objects)})
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
@@ -155,7 +164,7 @@ def _one(run: Run, m: dict[str, Any], line: int) -> None:
         run.new("user", line).add_text(text)
         return
     if t != "gemini":
-        run.new("system", line).add_text(f"{t}: {text}" if text else str(t))
+        run.notice(f"{t}: {text}" if text else str(t), line)  # info/error/warning: Gemini CLI's, not the model's
         return
     dr = run.new("assistant", line)
     dr.add_text(text)

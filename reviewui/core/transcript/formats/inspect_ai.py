@@ -7,21 +7,37 @@ from pathlib import Path
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
 from reviewui.core.transcript.formats._shape import document
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions, keyed
 from reviewui.core.transcript.source import LineCounter
 
 
-def detect(s: Sniff) -> bool:
-    """A zip archive, or a JSON log with an `eval` header and `samples`/`status`."""
+_MEMBERS = ("header.json", "_journal/start.json")
+
+
+def _log_members(path: Path) -> bool:
+    """True when the zip archive holds an Inspect log's `header.json` or `_journal/start.json`."""
+    import zipfile  # only for a zip: most transcripts are not
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return any(n in _MEMBERS for n in z.namelist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+
+
+def detect(s: Sniff) -> Claim | None:
+    """A zip archive holding an Inspect log's members, or a JSON log with an `eval` header and `samples`/`status`."""
     if s.is_zip:
-        return True
+        return keyed(True, {"a zip archive": True, "Inspect log members (header.json, _journal/start.json)":
+                            _log_members(s.path)})
     doc = s.doc
-    return isinstance(doc, dict) and isinstance(doc.get("eval"), dict) and ("samples" in doc or "status" in doc)
+    return keyed(isinstance(doc, dict) and isinstance(doc.get("eval"), dict), {
+        "`eval` header": True, "`samples` or `status`": isinstance(doc, dict) and ("samples" in doc or "status" in doc)})
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read one sample of the log (`--instance ID` or `ID:EPOCH`; default the first)."""
-    from reviewui.core.transcript import inspect_ai  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.inspect_ai as inspect_ai  # on load, not import: see formats/__init__.py
 
     if s.is_zip:
         return inspect_ai.load_zip(path, counter, opts.instance)

@@ -6,21 +6,22 @@ from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
-from reviewui.core.transcript.formats._shape import document, shape
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.formats._shape import document, messages_claim
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions
 from reviewui.core.transcript.source import LineCounter
 
 NAME = "mini-swe-agent"
 
 
-def detect(s: Sniff) -> bool:
-    """True when the document or its JSONL lines have this message-list shape."""
-    return shape(s) == NAME
+def detect(s: Sniff) -> Claim | None:
+    """A message list with mini-swe-agent's marks (`trajectory_format`, `info.mini_version`, `extra.actions`,
+    ```mswea_bash_command``, a `.traj.json` name) whose items are all messages."""
+    return messages_claim(s, NAME, "mini-swe-agent marks (trajectory_format, mini_version, .traj.json)")
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the message list (a document, or JSONL one message per line)."""
-    from reviewui.core.transcript import messages  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.messages as messages  # on load, not import: see formats/__init__.py
 
     if s.document is None and not s.is_dir and s.objects:
         return messages.load_jsonl(path, counter, NAME)

@@ -6,16 +6,16 @@ from pathlib import Path
 
 from reviewui.core.transcript.builder import Run
 from reviewui.core.transcript.detect import Sniff
-from reviewui.core.transcript.formats._shape import document, shape
-from reviewui.core.transcript.registry import Format, LoadOptions
+from reviewui.core.transcript.formats._shape import document, messages_claim
+from reviewui.core.transcript.format_spec import Claim, Format, LoadOptions, keyed
 from reviewui.core.transcript.source import LineCounter
 
 NAME = "openai"
 
 
-def detect(s: Sniff) -> bool:
-    """True when the document or its JSONL lines have this message-list shape."""
-    return shape(s) == NAME
+def detect(s: Sniff) -> Claim | None:
+    """A message list of OpenAI's shape (the last resort of the shape test) whose items are all messages."""
+    return messages_claim(s, NAME, "a message list (a JSON array, `messages`, JSONL or `choices`)")
 
 
 def _empty(s: Sniff) -> bool:
@@ -25,14 +25,16 @@ def _empty(s: Sniff) -> bool:
     return isinstance(doc, dict) and doc.get("messages") == [] and len(doc) <= 3
 
 
-def detect_or_empty(s: Sniff) -> bool:
+def detect_or_empty(s: Sniff) -> Claim | None:
     """A message list of this shape, or an empty document (`[]`, `{}`, no messages): zero turns."""
-    return detect(s) or (s.document is not None and _empty(s))
+    if s.document is not None and _empty(s):
+        return keyed(True, {"an empty document": True})
+    return detect(s)
 
 
 def load(path: Path, s: Sniff, counter: LineCounter, opts: LoadOptions) -> Run:
     """Read the message list (a document, or JSONL one message per line)."""
-    from reviewui.core.transcript import messages  # on load, not import: see formats/__init__.py
+    import reviewui.core.transcript.messages as messages  # on load, not import: see formats/__init__.py
 
     if s.document is None and not s.is_dir and s.objects:
         return messages.load_jsonl(path, counter, NAME)

@@ -1,0 +1,202 @@
+"""The queue app for a fleet: repository text drawn as text, never markup (cells read span by span); a cut
+said on screen; an empty branch said as such; `a` on a row asks what the review's own dialog asks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual.content import Content
+
+from reviewui.core.queue.read import QueueSource, QueueView
+from reviewui.core.session import ReviewSession
+from reviewui.ui.queue_app import QueueApp
+from reviewui.ui.screens.queue import COLUMNS, QueueScreen
+from reviewui.ui.screens.verdict import VerdictModal
+from reviewui.ui.widgets.queue_table import QueueTable
+from tests.core.queue.test_queue_fleet import sweep_of
+from tests.gitrepo import RepoBuilder
+
+AGENT = "[reverse green]mallory"
+TASK = "[@click=app.quit]T-1"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> RepoBuilder:
+    rb = RepoBuilder(tmp_path / "r")
+    rb.commit({"calc.py": "def add(a, b):\n    return a + b\n"}, "base")
+    rb.branch("agent/one")
+    rb.commit({"calc.py": "def add(a, b):\n    return b + a\n"}, f"agent: swap\n\nAgent: {AGENT}\nTask: {TASK}\n")
+    rb.checkout("main")
+    rb.git("branch", "agent/fresh", "main")
+    return rb
+
+
+def source(rb: RepoBuilder, limit: int = 10_000) -> QueueSource:
+    return QueueSource(rb.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", (), limit)
+
+
+async def loaded(queue: QueueScreen) -> None:
+    await asyncio.wait_for(queue.loaded.wait(), 60)
+
+
+def column(name: str) -> int:
+    return [c for c, _ in COLUMNS].index(name)
+
+
+async def test_markup_in_trailers_is_drawn_as_text(repo: RepoBuilder) -> None:
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        n = [r.record.branch for r in queue.shown].index("agent/one")
+        table = queue.query_one(QueueTable)
+        cell = table.cell(n, column("agent"))
+        assert isinstance(cell, Text) and cell.plain == f"{AGENT} {TASK}"
+        assert cell.spans == [] and not cell.style  # the brackets styled nothing
+        line = table.render_line(n + 1 - round(table.scroll_y))
+        drawn = "".join(s.text for s in line)
+        assert "[reverse green]mallor" in drawn  # the characters, cut by the column's width, not a style
+        assert not any(s.style and (s.style.reverse or s.style.meta.get("@click")) for s in line
+                       if "mallory" in s.text or "T-1" in s.text)
+        # clicking the cell runs no action: the app is still there
+        table.move_cursor(n)
+        await pilot.click(QueueTable, offset=(sum(w + 1 for _, w in COLUMNS[:column("agent")]) + 3, n + 1))
+        await pilot.pause()
+        assert app.is_running
+
+
+async def test_a_cut_is_said_on_screen_and_an_empty_branch_as_such(repo: RepoBuilder) -> None:
+    app = QueueApp(source(repo, limit=1), sweep=False)
+    async with app.run_test(size=(200, 30)):
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        title = str(queue.query_one("#queue-title").render())
+        assert len(queue.shown) == 1 and "1 older branch not listed" in title, title
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)):
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        fresh = next(r for r in queue.rows if r.record.branch == "agent/fresh")
+        assert (fresh.tier, fresh.reason) == (4, "no commits beyond the base")
+
+
+async def test_a_on_a_row_needs_ctrl_y_against_evidence_as_the_reviews_dialog_does(repo: RepoBuilder) -> None:
+    session = ReviewSession.open(repo.root, "agent/one", "main")
+    assert session.save_evidence(sweep_of(session, "toothless"))
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        queue.query_one(QueueTable).move_cursor([r.record.branch for r in queue.shown].index("agent/one"))
+        row = queue.current_row()
+        assert row is not None and row.tier == 2 and row.record.evidence.toothless == 1
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, VerdictModal)
+        assert any("toothless" in item for item in modal.draft.against)
+        await pilot.press(*"fine", "enter")
+        await pilot.pause()
+        assert app.screen is modal and repo.git("notes", "--ref=reviewui", "list") == ""  # enter did not
+        queue.loaded.clear()
+        await pilot.press("ctrl+y")
+        await app.workers.wait_for_complete()
+        await loaded(queue)
+        assert repo.git("notes", "--ref=reviewui", "list") != ""
+        row = next(r for r in queue.rows if r.record.branch == "agent/one")
+        assert (row.tier, row.record.verdict) == (5, "approve")
+
+
+def test_queue_cells_and_lines_are_text_or_content() -> None:
+    # the screen's own helpers: every cell a Text (no str reaches the table)
+    from datetime import datetime, timezone
+
+    from reviewui.core.queue.order import BranchRecord, place
+
+    row = place(BranchRecord("agent/[b]x", "a" * 40, "b" * 40, datetime.now(timezone.utc), agent="[i]y"))
+    cells = QueueScreen._cells(row, datetime.now(timezone.utc))
+    assert len(cells) == len(COLUMNS) and all(isinstance(c, Text) and not c.spans for c in cells)
+    assert cells[column("branch")].plain == "agent/[b]x" and Content("[b]").plain == "[b]"
+
+
+async def test_a_warm_start_paints_the_last_reads_rows_and_acts_on_none_of_them(
+        repo: RepoBuilder, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)):
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        await app.workers.wait_for_complete()  # the rows are kept after the read
+    release = threading.Event()
+    real = QueueSource.read
+
+    def slow(self: QueueSource) -> QueueView:
+        release.wait(30)
+        return real(self)
+
+    monkeypatch.setattr(QueueSource, "read", slow)
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        for _ in range(500):
+            if queue.rows:
+                break
+            await pilot.pause(0.01)
+        assert queue.rows and not queue.loaded.is_set() and queue.kept_at is not None
+        title = str(queue.query_one("#queue-title").render())
+        assert "as of" in title and "reading…" in title
+        assert not queue.check_action("snooze", ()) and not queue.check_action("approve", ())
+        release.set()
+        await loaded(queue)
+        assert queue.kept_at is None and "reading…" not in str(queue.query_one("#queue-title").render())
+
+
+async def test_a_verdict_on_ones_own_work_stands_against_it_in_the_dialog(repo: RepoBuilder) -> None:
+    from tests.gitrepo import ENV
+
+    session = ReviewSession.open(repo.root, "agent/one", "main")
+    assert session.save_evidence(sweep_of(session, "bites"))
+    repo.git("config", "user.email", ENV["GIT_AUTHOR_EMAIL"])  # the reviewer wrote the head commit
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        queue.query_one(QueueTable).move_cursor([r.record.branch for r in queue.shown].index("agent/one"))
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, VerdictModal)
+        assert modal.draft.against and modal.draft.against[0].endswith("are the author of the head commit: "
+                                                                         "a verdict on your own work")
+        await pilot.press("enter")  # enter does not record it; ctrl+y would
+        await pilot.pause()
+        assert app.screen is modal and repo.git("notes", "--ref=reviewui", "list") == ""
+
+
+async def test_the_collector_paused_for_the_start_goes_back_on_with_the_first_real_read(repo: RepoBuilder) -> None:
+    import gc
+
+    gc.disable()
+    try:
+        app = QueueApp(source(repo), sweep=False, resume_gc=True)
+        async with app.run_test(size=(200, 30)) as pilot:
+            queue = app.screen
+            assert isinstance(queue, QueueScreen)
+            await loaded(queue)
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        gc.enable()
