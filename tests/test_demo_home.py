@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,20 @@ from reviewui.core.errors import ReviewError
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
+                          env={**os.environ, **IDENTITY}).stdout.strip()
+
+
+IDENTITY = {"GIT_AUTHOR_NAME": "Demo Reviewer", "GIT_AUTHOR_EMAIL": "reviewer@example.com",
+            "GIT_COMMITTER_NAME": "Demo Reviewer", "GIT_COMMITTER_EMAIL": "reviewer@example.com"}
+"""A reviewer's git identity, as the test's own: a new machine has none (and reviewui refuses a verdict without)."""
+
+
+@pytest.fixture
+def reviewer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reviewer has a git identity (in the environment: the demo's repos are not the test's to configure)."""
+    for name, value in IDENTITY.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
@@ -48,7 +62,7 @@ def test_default_dir_is_per_user_and_stable(tmp_path: Path, monkeypatch: pytest.
     assert demo_home.default_demo_dir() == Path.home() / ".local" / "share" / "reviewui" / "demo"
 
 
-def test_verdict_in_story_1_survives_opening_story_2(tmp_path: Path, opened, capsys) -> None:
+def test_verdict_in_story_1_survives_opening_story_2(tmp_path: Path, opened, capsys, reviewer: None) -> None:
     where = tmp_path / "demo"
     assert cli.main(["demo", "--dir", str(where)]) == 0
     story1 = where / "01-trim-reasoning"

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from reviewui.ui.browser_driver import BROWSER_FALLBACKS
-from tests.test_browser_glyphs import WGL4
+from tests.test_browser_glyphs import FONT
 from tests.clirun import ROOT
 
 STORY = "01-trim-reasoning"
@@ -180,8 +180,12 @@ def test_a_missing_branch_is_refused_before_serving(story: tuple[Path, dict[str,
     assert "http" not in proc.stdout
 
 
-def _browser(profile: Path) -> Any:
-    """Headless Debian Chromium under Selenium; fails under CI=true when it is not installed."""
+def _browser(profile: Path, window: tuple[int, int] = WINDOW, network_log: bool = False) -> Any:
+    """Headless Debian Chromium under Selenium; fails under CI=true when it is not installed.
+
+    `network_log`: every request the page makes is kept in the performance log, and no
+    name but the loopback one resolves (a request meant for elsewhere is still logged).
+    """
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     try:
@@ -196,9 +200,12 @@ def _browser(profile: Path) -> Any:
         pytest.skip(f"needs {missing}")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for flag in (*CHROMIUM_FLAGS, f"--window-size={WINDOW[0]},{WINDOW[1]}",
+    for flag in (*CHROMIUM_FLAGS, f"--window-size={window[0]},{window[1]}",
                  f"--user-data-dir={profile}"):
         options.add_argument(flag)
+    if network_log:
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
     browser = webdriver.Chrome(options=options, service=Service(driver))
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FIND_TERMINALS})
     return browser
@@ -265,7 +272,7 @@ def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> No
         helped = _wait_for(browser, r"Review", 20)
         keys.send_keys(Keys.ESCAPE)
         _wait_for(browser, r"n Next hunk", 20)
-        outside = {f"{c} U+{ord(c):04X}" for c in first + bitten + helped if c not in WGL4 | {"\n"}}
+        outside = {f"{c} U+{ord(c):04X}" for c in first + bitten + helped if c not in FONT | {"\n"}}
         assert not outside, outside
 
         png = browser.get_screenshot_as_png()
@@ -274,6 +281,57 @@ def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> No
         inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
         assert (width, height) == tuple(inner), (width, height, inner)
         assert distinct_rows > height // 4, distinct_rows  # text on many rows, not a blank page
+    finally:
+        browser.quit()
+
+
+PAGE_FACTS = """const d = document.documentElement, q = s => document.querySelector(s);
+const term = q('#terminal'), viewport = q('.xterm-viewport'), screen = q('.xterm-screen');
+return {page: [d.scrollWidth, d.clientWidth, d.scrollHeight, d.clientHeight],
+        viewport: viewport && [viewport.offsetWidth, viewport.clientWidth],
+        screen: screen && screen.offsetWidth, terminal: term && term.clientWidth,
+        fonts: [...document.fonts].map(f => [f.family, f.status]),
+        resources: performance.getEntriesByType('resource').map(r => r.name)};"""
+
+
+def _requested(browser: Any) -> list[str]:
+    """Every URL the page asked for (documents, styles, fonts, scripts, images, websockets), from the performance log."""
+    import json
+
+    urls = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+        elif message["method"] == "Network.webSocketCreated":
+            urls.append(message["params"]["url"])
+    return urls
+
+
+def test_the_page_asks_nothing_beyond_this_host_draws_its_icons_and_fits_800x500(served: str,
+                                                                                  tmp_path: Path) -> None:
+    """Walked in Chromium: the page asked fonts.googleapis.com for its web font, ⏎ showed as ¶ and ⚑
+    as !, and at 800x500 a scrollbar took a strip of the terminal."""
+    browser = _browser(tmp_path / "chromium-profile", window=(800, 500), network_log=True)
+    try:
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 800, "height": 500, "deviceScaleFactor": 1, "mobile": False})
+        browser.get(served)
+        _wait_for(browser, r"n Next hunk", 60)
+        browser.find_element("css selector", ".xterm-helper-textarea").send_keys("L")  # the file list wide
+        text = _wait_for(browser, r"⚑\d", 60)  # its findings count, drawn as itself (not !1)
+        origin = f"{urlsplit(served).hostname}:{urlsplit(served).port}"
+        asked = [u for u in _requested(browser) if urlsplit(u).scheme in ("http", "https", "ws", "wss")]
+        assert any(u.endswith(".ttf") for u in asked), asked  # the page's font, from this host
+        assert asked and all(urlsplit(u).netloc == origin for u in asked), asked
+        facts = browser.execute_script(PAGE_FACTS)
+        assert all(urlsplit(u).netloc == origin for u in facts["resources"]), facts["resources"]
+        assert ["Roboto Mono", "loaded"] in facts["fonts"], facts["fonts"]  # the bundled one, under that name
+        width, client, height, client_height = facts["page"]
+        assert width <= client and height <= client_height, facts  # no scrollbar either way
+        assert facts["viewport"][0] == facts["viewport"][1], facts  # no scrollbar strip over the terminal
+        assert facts["screen"] <= facts["terminal"], facts
+        assert not re.search(r"!\d", text), text
     finally:
         browser.quit()
 

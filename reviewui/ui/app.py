@@ -38,6 +38,10 @@ class ReviewApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit reviewui"),
         Binding("tab", "app.focus_next", "Next pane", id="app.next_pane", show=False,
                 tooltip="Move focus to the next pane"),
+        # Every screen and dialog, the queue's too: a priority binding, since a dialog's keys shut out the app's
+        # (a text field with the focus still takes `?` as a character: f1 opens help there).
+        Binding("question_mark,f1", "help", "Help", id="app.help", priority=True,
+                tooltip="Every key of every view, opened at the view in front"),
     ]
 
     def __init__(self, session: ReviewSession | None, initial_file: str | None = None, theme: str | None = None,
@@ -99,6 +103,12 @@ class ReviewApp(App[None]):
     def watch_theme(self, theme: str) -> None:
         if self._mounted_once and self._requested_theme != theme:
             save_user_pref("theme", theme)
+
+    def action_help(self) -> None:
+        """Open help over the screen in front, at its view's keys (help itself closes on `?`)."""
+        from reviewui.ui.screens.help import open_help  # help imports every view: only when it opens
+
+        open_help(self)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from reviewui.ui.bindings import key_actions  # not at the top: only the palette needs it

@@ -11,7 +11,10 @@ from textual.content import Content
 
 from typing import TYPE_CHECKING, Sequence
 
+from reviewui.core.bite.guard_report import hunk_words
 from reviewui.core.safe_text import visible
+# The colours live in ui/tones.py, below guard_marks too; named here as well, where they always were.
+from reviewui.ui.tones import BITE_TONE as BITE_TONE, TONE_STYLE as TONE_STYLE, bite_style as bite_style
 from reviewui.ui.widgets.diff_view import Badge
 
 if TYPE_CHECKING:
@@ -20,24 +23,10 @@ if TYPE_CHECKING:
     from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
     from reviewui.ui.screens.verdict import VerdictDraft
 
-BITE_TONE: dict[str, str] = {
-    "bites": "good", "toothless": "bad", "uncovered": "warn", "broken": "warn",
-    "timeout": "warn", "error": "bad", "skipped": "info", "not-code": "info",
-}
-"""Bite verdict -> badge tone (good | bad | warn | info)."""
-
-TONE_STYLE: dict[str, str] = {"good": "$success", "bad": "$error", "warn": "$warning", "info": "$text-muted"}
-"""Badge tone -> the theme variable drawn for it in text."""
-
 
 def verdict_count(n: int, verdict: str) -> str:
     """`1 bite`, `2 bites`, `1 toothless`: a count of bite verdicts as a person would say it."""
     return f"{n} bite" if verdict == "bites" and n == 1 else f"{n} {verdict}"
-
-
-def bite_style(verdict: str) -> str:
-    """The theme style of a bite verdict word (muted for one this table does not know)."""
-    return TONE_STYLE[BITE_TONE.get(verdict, "info")]
 
 
 def _plural(n: int, word: str) -> str:
@@ -48,7 +37,7 @@ def hunk_badges(ev: HunkEvidence) -> list[Badge]:
     """The badges of one hunk: bite verdict, reviewed, findings, transcript turns, comments."""
     row: list[Badge] = []
     if ev.bite is not None:
-        from reviewui.ui.widgets.guard_marks import hunk_badge  # guard_marks draws with this module's colours
+        from reviewui.ui.widgets.guard_marks import hunk_badge  # not at the top: guard_marks loads with the bites
 
         row.append(hunk_badge(ev.bite) or Badge(ev.bite.verdict, BITE_TONE.get(ev.bite.verdict, "info")))
     if ev.reviewed:
@@ -111,7 +100,7 @@ def verdict_draft(verdict: str, ledger: EvidenceLedger, history: Sequence[Histor
     from reviewui.core.probe.run import outcome_words
     from reviewui.ui.screens.verdict import VerdictDraft  # not at the top: not on the first screen
 
-    bites = [f"{r.file} {r.header}: {r.verdict}" for r in ledger.bite_results()]
+    bites = [f"{r.file} {r.header}: {hunk_words(r)}" for r in ledger.bite_results()]
     probes = [f"{p.name}: {outcome_words(p.outcomes)}" for p in ledger.probes()]
     findings = [f"{f.severity} {f.kind}: {f.message}" for f in ledger.findings]
     comments = [f"{c.file} {c.header}: {c.text}" for c in ledger.state.comments()]

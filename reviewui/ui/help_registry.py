@@ -46,6 +46,9 @@ VIEWS: tuple[tuple[str, str], ...] = (
 )
 """(view name as help shows it, `module:Class`), in the order help lists them."""
 
+PART_OF_REVIEW = frozenset({"Diff", "File list"})
+"""Views that are the review screen itself: help opens at the review's keys when one has the focus."""
+
 
 @dataclass(frozen=True)
 class HelpKey:
@@ -64,6 +67,28 @@ def view_class(where: str) -> type[DOMNode]:
     module, name = where.split(":")
     cls: type[DOMNode] = getattr(importlib.import_module(module), name)
     return cls
+
+
+def current_view(screen: DOMNode) -> str | None:
+    """The name of the view in front on `screen`, as help lists it (None: a view help does not list).
+
+    The innermost registered view holding the focus (the transcript, a dialog),
+    else the screen's own; the diff and the file list count as the review screen.
+    """
+    by_class = {where: name for name, where in VIEWS}
+    focused = getattr(screen, "focused", None)
+    chain: list[DOMNode] = []
+    node: DOMNode | None = focused
+    while node is not None and node is not screen:
+        chain.append(node)
+        node = node.parent  # type: ignore[assignment]
+    chain.append(screen)
+    for node in chain:
+        for cls in type(node).__mro__:
+            name = by_class.get(f"{cls.__module__}:{cls.__qualname__}")
+            if name is not None and name not in PART_OF_REVIEW:
+                return name
+    return None
 
 
 def own_bindings(cls: type[DOMNode]) -> BindingsMap:

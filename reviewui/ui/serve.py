@@ -9,7 +9,8 @@ printed once in the URL. Any other path, a wrong token, or a websocket opened fr
 another origin gets 403, so another local user (or a web page the reviewer visits)
 cannot drive the app. Pages are sent with no-referrer and a same-origin content
 policy: the token never leaves in a Referer, and the page fetches nothing from
-the network (textual-serve's page asks for a web font; it falls back to local ones).
+the network: it is textual-serve's page without its web font (`serve_page/`), the
+terminal drawn in the DejaVu Sans Mono this package bundles, served from here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import shlex
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Awaitable, Callable, Sequence
 
 from aiohttp import web
@@ -31,6 +33,9 @@ import jinja2
 from textual_serve.server import Server
 
 from reviewui.core.errors import ReviewError
+
+PAGE = Path(__file__).resolve().parent / "serve_page"
+"""The served page's template (app_index.html) and, under fonts/, the terminal's font."""
 
 DRIVER = "reviewui.ui.browser_driver:BrowserDriver"
 """The Textual driver the served app runs with (textual-serve's, with browser-safe icons)."""
@@ -92,11 +97,13 @@ class TokenServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard])
-        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path), autoescape=True)  # the title is a branch name
+        # the title is a branch name: autoescape
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(PAGE), autoescape=True)
         prefix = f"/{self.token}"
         app.add_routes([
             web.get(f"{prefix}/", self.handle_index, name="index"),
             web.get(f"{prefix}/ws", self.handle_websocket, name="websocket"),
+            web.static(f"{prefix}/static/reviewui", PAGE / "fonts", name="fonts"),  # before the wider prefix
             web.static(f"{prefix}/static", self.statics_path, name="static"),
         ])
         app.on_startup.append(self.on_startup)

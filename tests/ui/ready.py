@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from textual.app import App
+from textual.message_pump import MessagePump
 from textual.pilot import Pilot
 
 from reviewui.ui.screens.review import ReviewScreen
@@ -31,3 +32,19 @@ async def first_painted(app: App[None], pilot: Pilot[None], timeout: float = 30.
         await pilot.pause(0.02)
     await pilot.pause()
     return screen
+
+
+async def handled_posted(node: MessagePump, timeout: float = 30.0) -> None:
+    """Wait until `node` (the app, a screen) has handled every message posted to it before this call.
+
+    A callback queued behind them runs after them: an event, not a pause that
+    hopes the machine was quick enough.
+    """
+    done = asyncio.Event()
+    node.call_later(done.set)
+    await asyncio.wait_for(done.wait(), timeout)
+
+
+async def app_handled_posted(app: App[None], timeout: float = 30.0) -> None:
+    """Wait until the app has handled every message posted to it before this call (its `notify`s, say)."""
+    await handled_posted(app, timeout)

@@ -12,6 +12,7 @@ from reviewui.ui.keymap import binding_ids, keymap_from_prefs
 from reviewui.ui.screens.help import HelpScreen
 from reviewui.ui.screens.review import ReviewScreen
 from reviewui.ui.widgets.review_header import ReviewHeader
+from tests.ui.ready import app_handled_posted, review_ready
 
 SIZE = (140, 40)
 
@@ -44,8 +45,9 @@ async def test_a_rebound_key_runs_its_action_and_help_shows_it(awkward_session: 
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
-        await pilot.pause()
+        await app_handled_posted(app)  # the warning is posted on mount: wait for it, not for a quiet machine
         assert any("review.nope" in n.message for n in app._notifications)
+        await review_ready(app, pilot)  # the header's progress is counted at start-up: read it after that
         header = screen.query_one(ReviewHeader)
         before = header.progress
         await pilot.press("space")  # the old key no longer marks the hunk

@@ -101,6 +101,31 @@ async def test_the_background_sweep_fills_a_row_in_and_a_verdict_from_the_row(tm
         await pilot.press("a")
         await pilot.pause()
         await pilot.press(*"looks right", "enter")
+        # The verdict is written in a worker that reads the queue again when done; closing the prompt
+        # also reads it (the screen resumed), which can finish first: wait for the verdict's own read.
+        await app.workers.wait_for_complete()
         await loaded(queue)
         row = queue.current_row()
         assert row is not None and row.tier == 5 and row.record.verdict == "approve"
+
+
+async def test_a_read_overtaken_by_a_newer_one_is_not_drawn(repo: RepoBuilder) -> None:
+    """A thread worker replaced by a newer read still posts what it read: its rows may predate a verdict."""
+    from reviewui.core.queue.read import QueueView
+    from reviewui.ui.screens.queue import QueueRead
+    from tests.ui.ready import handled_posted
+
+    app = QueueApp(QueueSource(repo.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()),
+                   sweep=False)
+    async with app.run_test(size=(160, 40)):
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        rows = list(queue.rows)
+        assert len(rows) == 3
+        queue.post_message(QueueRead(QueueView(rows[:1]), nth=queue._reads - 1))  # an older read, arriving late
+        await handled_posted(queue)
+        assert queue.rows == rows
+        queue.post_message(QueueRead(QueueView(rows[:1]), nth=queue._reads))  # the last one asked for is drawn
+        await handled_posted(queue)
+        assert queue.rows != rows and len(queue.rows) == 1

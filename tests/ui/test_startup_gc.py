@@ -28,7 +28,7 @@ async def test_the_app_turns_the_paused_collector_back_on_after_its_first_paint(
         awkward_session: ReviewSession, collector_off: None) -> None:
     app = make_app(awkward_session, resume_gc=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await first_painted(app, pilot)  # the paint itself, not a pause hoping it came
         assert app.screen.first_paint_at is not None
         assert gc.isenabled()
 
@@ -38,7 +38,7 @@ async def test_an_app_not_asked_to_resume_leaves_the_collector_alone(
     # Tests and embedders build the app with make_app: it only touches the collector when told to.
     app = make_app(awkward_session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await first_painted(app, pilot)
         assert app.screen.first_paint_at is not None
         assert not gc.isenabled()
 

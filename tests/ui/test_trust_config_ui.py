@@ -8,13 +8,19 @@ from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
 from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.widgets.file_list import FileList
+from reviewui.ui.screens.review import ReviewScreen
 from tests.gitrepo import make_repo
+from tests.ui.ready import review_ready
 
 SIZE = (140, 40)
 BASE = {"app.py": "def f():\n    return 1\n", "tests/test_app.py": "from app import f\n\n\ndef test_f():\n    assert f() == 1\n"}
 
 
 async def _open_findings(app, pilot) -> FindingsScreen:
+    # The start-up's findings first (ReviewReady: a worker not started yet is not waited for below), then
+    # any recomputation under way.
+    if isinstance(app.screen, ReviewScreen):
+        await review_ready(app, pilot)
     await app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.press("F")

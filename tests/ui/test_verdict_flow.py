@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
@@ -197,3 +198,56 @@ async def test_a_signing_setup_that_cannot_sign_is_said_when_the_dialog_opens(
         await pilot.pause()
         setup = text_of(app, "#setup")
         assert said in setup and fix in setup, setup
+
+
+async def test_enter_after_running_the_fix_shown_records_without_reopening(no_identity: ReviewSession) -> None:
+    """Seen at 80x24: the reviewer ran the dialog's own `git config` lines, and enter still refused."""
+    import shlex
+
+    app = make_app(no_identity)
+    recorded = asyncio.Event()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await review_ready(app, pilot)
+        on_recorded = screen.verdicts_part.on_recorded
+
+        def note_recorded(message: object) -> None:
+            on_recorded(message)  # type: ignore[arg-type]
+            recorded.set()
+
+        screen.verdicts_part.on_recorded = note_recorded  # type: ignore[method-assign]
+        await pilot.press("x")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, VerdictModal) and modal.setup
+        await pilot.press(*"dodges the bug", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal) and "git cannot record it yet" in text_of(app, "#verdict-error")
+        for problem in modal.setup:  # exactly the lines the dialog shows, run as a reviewer would
+            assert problem.fix in text_of(app, "#setup")
+            subprocess.run(shlex.split(problem.fix), cwd=no_identity.target.repo_dir, check=True,
+                           capture_output=True)
+        await pilot.press("enter")  # no escape, no reopening: enter asks git again and records
+        await asyncio.wait_for(recorded.wait(), 30)
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+    assert notes(no_identity)
+
+
+async def test_at_60x15_the_reason_box_is_whole_beside_a_setup_problem(no_identity: ReviewSession) -> None:
+    """Walked at 60x15: the git fix lines took the room and the reason box lost its lower edge."""
+    from textual.containers import Vertical
+
+    app = make_app(no_identity)
+    async with app.run_test(size=(60, 15)) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, VerdictModal) and modal.setup
+        frame = modal.query_one(Vertical).content_region
+        reason = modal.query_one("#reason", Input).region
+        assert reason.height == 3 and reason.y + reason.height <= frame.y + frame.height, (reason, frame)
+        assert modal.query_one("#evidence").region.height >= 1  # some of the evidence is still in sight

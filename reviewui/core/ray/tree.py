@@ -132,10 +132,11 @@ def unpack_repo(data: bytes, dest: Path) -> str:
     """Unpack a shipped tree into `dest/tree` and make it a repository of one commit; return its sha."""
     tree = dest / "tree"
     tree.mkdir(parents=True)
-    if not hasattr(tarfile, "tar_filter"):
-        raise ReviewError("a Ray node needs Python 3.11.4 or later (tarfile extraction filters)")
     with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
-        tar.extractall(tree, filter="tar")  # nothing written outside `tree`, never through a link
+        if hasattr(tarfile, "tar_filter"):
+            tar.extractall(tree, filter="tar")  # nothing written outside `tree`, never through a link
+        else:
+            _extract_checked(tar, tree)  # Python before 3.11.4 (Debian 12's 3.11.2): no extraction filters
     gd = str(tree / ".git")
     scratch_git(tree, gd, "init", "-q", "--template=", "-b", "head")
     (tree / ".git" / "info").mkdir(exist_ok=True)
@@ -145,6 +146,29 @@ def unpack_repo(data: bytes, dest: Path) -> str:
     commit = scratch_git(tree, gd, "commit-tree", tree_sha, "-m", "reviewui ray node").strip()
     scratch_git(tree, gd, "update-ref", "refs/heads/head", commit)
     return commit
+
+
+def _extract_checked(tar: tarfile.TarFile, tree: Path) -> None:
+    """Extract `tar` into `tree` as the `tar` extraction filter does, where Python has none.
+
+    Only files, directories and symlinks (all a shipped tree holds); each member's
+    path, resolved through what is already on disk, inside `tree`; a symlink's
+    target relative and inside `tree`; modes without setuid, setgid, sticky and
+    group or other write. Raises ReviewError on anything else.
+    """
+    root = tree.resolve()
+    for member in tar.getmembers():
+        target = (root / member.name).resolve()
+        if member.name.startswith("/") or (target != root and root not in target.parents):
+            raise ReviewError(f"a shipped tree's member leaves the tree: {member.name!r}")
+        if member.issym():
+            link = (target.parent / member.linkname).resolve()
+            if member.linkname.startswith("/") or (link != root and root not in link.parents):
+                raise ReviewError(f"a shipped tree's link points out of the tree: {member.name!r}")
+        elif not (member.isfile() or member.isdir()):
+            raise ReviewError(f"a shipped tree holds something that is not a file or a link: {member.name!r}")
+        member.mode &= 0o755
+        tar.extract(member, root, set_attrs=not member.issym())
 
 
 def tree_of(repo_dir: Path, rev: str) -> str:

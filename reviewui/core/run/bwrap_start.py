@@ -46,10 +46,13 @@ def options_in_file(argv: list[str], exe: str) -> list[str]:
         if _options_dir is None:
             _options_dir = private_tempdir("bwrap")
         path = _options_dir / f"{os.getpid()}-{next(_options_seq)}"
-    path.write_bytes(b"".join(a.encode() + b"\0" for a in argv[at + 1:cut]))
+    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path="/usr/bin:/bin")
+    options = argv[at + 1:cut]
+    if bash:  # bash exports SHLVL=0 to what it execs: a variable only runs started this way would see
+        options = [*options, "--unsetenv", "SHLVL"]
+    path.write_bytes(b"".join(a.encode() + b"\0" for a in options))
     # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)
     rm = shutil.which("rm", path="/usr/bin:/bin") or "/bin/rm"
-    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path="/usr/bin:/bin")
     shell, line = (bash, OPTIONS_LINE_NAMED) if bash else ("/bin/sh", OPTIONS_LINE)
     return [*argv[:at], shell, "-c", line, exe, str(path), rm, *argv[cut:]]
 

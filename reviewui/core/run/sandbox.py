@@ -379,7 +379,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     from reviewui.core.run import storage  # here: storage imports this module
 
     final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
-    out += ["--chdir", str(box.chdir), "--", *final]
+    out += ["--chdir", str(box.chdir), "--", *_nproc_inside(box.limits), *final]
     return bwrap_start.options_in_file(mountns.mounted(out, exe, box), exe)
 
 
@@ -402,7 +402,24 @@ def _prlimit(lim: Limits) -> list[str]:
     exe = shutil.which("prlimit")
     if exe is None:
         return []
+    if _nproc_inside(lim):
+        return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", "--"]
     return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", f"--nproc={lim.processes}", "--"]
+
+
+def _nproc_inside(lim: Limits) -> list[str]:
+    """`prlimit --nproc=N --` for inside the run's user namespace, where only the run's processes count.
+
+    Set outside, before bwrap makes the namespace, RLIMIT_NPROC counts every process of the
+    reviewer's uid: the kernel checks the namespace's parent level against the limit its creator
+    had, so a reviewer with more processes than `process-limit` (a browser's, a test suite's)
+    could not start a run at all ("Cannot fork"). Empty when prlimit is not in the system's
+    directories (then it is set outside, as before).
+    """
+    exe = shutil.which("prlimit")
+    if exe is None or not sandbox_world.covered(Path(exe)):
+        return []
+    return [exe, f"--nproc={lim.processes}", "--"]
 
 
 def preexec_limits(lim: Limits) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -63,8 +65,21 @@ def _shown(node: object) -> bool:
     return True
 
 
+def open_help(app: App[Any]) -> None:
+    """Help over the screen in front, at the keys of the view in front (on help itself: close it)."""
+    from reviewui.ui.help_registry import current_view
+
+    if isinstance(app.screen, HelpScreen):
+        app.screen.dismiss()
+        return
+    app.push_screen(HelpScreen(app.screen, current_view(app.screen)))
+
+
 class HelpScreen(ModalScreen[None]):
-    """Every key of every view and dialog (from the registry in `help_registry`); escape, q or ? closes it."""
+    """Every key of every view and dialog (from the registry in `help_registry`), opened at the view in front.
+
+    escape, q or ? closes it.
+    """
 
     BINDINGS = [
         Binding("escape,q,question_mark", "dismiss", "Close help"),
@@ -78,9 +93,13 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, under: Screen) -> None:
+    def __init__(self, under: Screen, section: str | None = None) -> None:
         super().__init__()
         self.under = under
+        self.section = section
+        """The view whose keys help opens at (None: the top)."""
+        self._before: dict[str, Content] = {}
+        """View name -> the help text above its title (its height is where the view's section starts)."""
 
     def compose(self) -> ComposeResult:
         from reviewui.ui.help_registry import help_views  # imports every view: only when help opens
@@ -88,6 +107,7 @@ class HelpScreen(ModalScreen[None]):
         lines: list[Content] = [Content.assemble(("Keys, by the view they act in", "bold $accent"))]
         for view, rows in help_views(self.app):
             lines.append(Content(""))
+            self._before[view] = Content("\n").join(lines)
             lines.append(Content.assemble((view, "bold $accent")))
             for k in rows:  # the id is the name to rebind it by in [keymap]
                 lines.append(Content.assemble((f"{k.keys:>12}", "bold"), "  ", k.help,
@@ -99,3 +119,20 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(Content("\n").join(lines), id="help-text")
         yield ModalFooter()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.scroll_to_section)
+
+    def section_line(self, view: str) -> int | None:
+        """The line of the help text where `view`'s title is drawn at its width now (None: not listed)."""
+        before = self._before.get(view)
+        if before is None:
+            return None
+        text = self.query_one("#help-text", Static)
+        return before.get_height({}, text.content_region.width or 1)  # the Static's rules are the defaults
+
+    def scroll_to_section(self) -> None:
+        """Scroll so that the section of the view in front starts at the top (as far as the text goes)."""
+        y = self.section_line(self.section) if self.section else None
+        if y is not None:
+            self.query_one(VerticalScroll).scroll_to(y=y, animate=False, immediate=True)

@@ -1,9 +1,10 @@
 """MatrixScreen: which test bit which hunk; tests that bit nothing are named decorative.
 
 Tests are rows (their short names), hunks are columns labelled `file:line`.
-Cells and labels are plain `str`/`Text`: DataTable measures those by their
-cell width, where a `Content` label counts as one column and every column
-collapsed to a single character.
+Cells and labels are `Text`: DataTable measures those by their cell width,
+where a `Content` label counts as one column and every column collapsed to a
+single character; and it reads a plain `str` as Rich markup, where a
+parametrized name's `[case]` would vanish.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ MISSED = "·"
 NOT_RUN = "✗"
 LEGEND = (f"{BIT} the test failed with the hunk reverted (it bit)   {MISSED} it still passed   "
           f"{NOT_RUN} it could not run (collection or import error, timeout)   columns: hunks as file:line")
+
+SHORT_LEGEND = f"{BIT} bit   {MISSED} still passed   {NOT_RUN} could not run   columns: file:line"
+"""The legend on a short screen (one line), so the table keeps rows to show."""
+
+SHORT_HEIGHT = 20
+"""Below this many rows the screen is short: one-line legend, at most two lines of decorative tests."""
 
 COULD_NOT_RUN = frozenset({"broken", "timeout", "error"})
 """Bite verdicts of a revert whose tests could not run: no test can be said to have passed or bitten."""
@@ -79,9 +86,13 @@ class MatrixScreen(ModalScreen[None]):
     MatrixScreen > Vertical {
         width: 95%; height: 90%; padding: 0 1; background: $panel; border: round $accent;
     }
-    MatrixScreen DataTable { height: 1fr; }
+    MatrixScreen DataTable { height: 1fr; min-height: 4; }
     MatrixScreen #legend { height: auto; color: $text-muted; }
+    MatrixScreen #legend-short { display: none; height: 1; color: $text-muted; }
     MatrixScreen #decorative { height: auto; }
+    MatrixScreen.-short #legend { display: none; }
+    MatrixScreen.-short #legend-short { display: block; }
+    MatrixScreen.-short #decorative { max-height: 2; }
     """
 
     def __init__(self, hunks: list[MatrixHunk], tests: list[str], bit: set[tuple[str, str]]) -> None:
@@ -94,6 +105,7 @@ class MatrixScreen(ModalScreen[None]):
         with Vertical():
             yield Static(Content.assemble(("Which test bit which hunk", "bold $accent")))
             yield Static(Content(LEGEND), id="legend")
+            yield Static(Content(SHORT_LEGEND), id="legend-short")
             # The test names and the verdict row stay while the table scrolls either way.
             yield DataTable(id="matrix", zebra_stripes=True, cursor_type="cell", fixed_columns=1, fixed_rows=1)
             decorative = [t for t in self.tests if not any((h.key, t) in self.bit for h in self.hunks)]
@@ -105,13 +117,18 @@ class MatrixScreen(ModalScreen[None]):
             yield Static(text, id="decorative")
         yield ModalFooter()
 
+    def on_resize(self) -> None:
+        self.set_class(self.size.height < SHORT_HEIGHT, "-short")
+
     def on_mount(self) -> None:
+        self.on_resize()
         table = self.query_one("#matrix", DataTable)
         names = short_names(self.tests)
         first = max([len("verdict"), *(len(n) for n in names.values())])
         table.add_column("test", key="test", width=min(first, 60))
         for h in self.hunks:
-            table.add_column(visible(h.label), key=h.key, width=max(len(h.label), len(h.verdict)))
+            # Text, never str: DataTable reads a str as markup, and `[x]` in a name would vanish
+            table.add_column(Text(visible(h.label)), key=h.key, width=max(len(h.label), len(h.verdict)))
         theme = self.app.current_theme  # DataTable cells are Rich Text: the theme's colours, by value
         bit_style = f"bold {theme.success or 'green'}"
         not_run_style = f"bold {theme.warning or 'yellow'}"
@@ -120,7 +137,7 @@ class MatrixScreen(ModalScreen[None]):
         for t in self.tests:
             cells = [Text(BIT, style=bit_style) if (h.key, t) in self.bit
                      else (MISSED if h.ran else Text(NOT_RUN, style=not_run_style)) for h in self.hunks]
-            table.add_row(visible(names[t]), *cells, key=t)
+            table.add_row(Text(visible(names[t])), *cells, key=t)
 
     def action_column(self, direction: int) -> None:
         """Move the cell cursor one hunk column sideways (the table scrolls to keep it in sight)."""

@@ -51,12 +51,14 @@ COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 
 class QueueRead(Message):
     """The queue was read (in a worker); or, with `kept_at`, the rows of the last read were found."""
 
-    def __init__(self, view: QueueView, kept_at: float | None = None) -> None:
+    def __init__(self, view: QueueView, kept_at: float | None = None, nth: int = 0) -> None:
         super().__init__()
         self.view = view
         self.rows = view.rows
         self.kept_at = kept_at
         """When the kept rows were read (None: this is a fresh read)."""
+        self.nth = nth
+        """Which read this is (QueueScreen.read counts them): an older one than the last is stale."""
 
 
 class QueueReady(Message):
@@ -169,13 +171,17 @@ class QueueScreen(Screen[None]):
 
     # --- reading ---------------------------------------------------------------
 
+    _reads = 0
+    """Reads asked for so far: only the last one's rows are drawn."""
+
     def read(self) -> None:
         """Read the queue again (in a worker); `loaded` is set when it is drawn."""
         self.loaded.clear()
-        self._read_rows()
+        self._reads += 1
+        self._read_rows(self._reads)
 
     @work(thread=True, exclusive=True, group="queue-read", exit_on_error=False)
-    def _read_rows(self) -> None:
+    def _read_rows(self, nth: int) -> None:
         from reviewui.core.queue import snapshot
         from reviewui.core.run.worktree import repo_id
 
@@ -184,13 +190,17 @@ class QueueScreen(Screen[None]):
             kept = snapshot.load(where)
             if kept is not None:
                 self.kept_count = kept.count
-                self.post_message(QueueRead(QueueView(kept.rows, kept.omitted), kept_at=kept.saved_at))
+                self.post_message(QueueRead(QueueView(kept.rows, kept.omitted), kept_at=kept.saved_at, nth=nth))
         view = self.source.read()
-        self.post_message(QueueRead(view))
+        self.post_message(QueueRead(view, nth=nth))
         snapshot.save(where, view.rows, view.omitted)
 
     @on(QueueRead)
     def _read(self, message: QueueRead) -> None:
+        if message.nth != self._reads:
+            # An earlier read, overtaken (a thread worker runs on when a newer one replaces it): what it
+            # read may predate what made the newer one (a verdict written from the row), so it is not drawn.
+            return
         if message.kept_at is not None:
             if self.loaded.is_set():
                 return  # the real read came first

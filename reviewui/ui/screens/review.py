@@ -305,9 +305,9 @@ class ReviewScreen(Screen[None]):
         self.navigation.toggle_split()
 
     def action_help(self) -> None:
-        from reviewui.ui.screens.help import HelpScreen
+        from reviewui.ui.screens.help import open_help
 
-        self.app.push_screen(HelpScreen(self))
+        open_help(self.app)
 
     def action_toggle_reviewed(self) -> None:
         self.verdicts_part.toggle_reviewed()

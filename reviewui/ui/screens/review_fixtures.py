@@ -34,10 +34,20 @@ class FixturesPart(ReviewPart):
         """Show or hide the fixtures pane (analysing the tests the first time)."""
         pane = self.pane()
         pane.toggle_class("-hidden")
+        self.screen.navigation.fit_sidebar()  # on a narrow screen the file list gives the diff room
         if not pane.has_class("-hidden"):
             if self.report is None:
                 self.thread(self._compute, group="fixtures", name="fixtures")
             self.follow()
+
+    def width_beside(self, total: int) -> int:
+        """Columns the fixtures pane takes beside the diff on a screen `total` wide (0: closed)."""
+        found = self.screen.query("#fixtures")
+        if not found or found.first().has_class("-hidden"):
+            return 0  # (not mounted before the first `f`: its module is not imported before then)
+        from reviewui.ui.widgets.fixtures_pane import WIDTH_SHARE
+
+        return int(total * WIDTH_SHARE)
 
     def pane(self) -> FixturesPane:
         """The fixtures pane beside the diff, mounted (hidden) the first time it is asked for."""

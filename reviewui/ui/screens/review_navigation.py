@@ -34,6 +34,9 @@ class NavigationPart(ReviewPart):
     FILE_LIST_MODES = ("fit", "wide", "hidden")
     """What `L` cycles through."""
 
+    MIN_DIFF = 40
+    """Columns the diff keeps with the fixtures pane open: below that, the file list gives way."""
+
     def __init__(self, screen: ReviewScreen) -> None:
         super().__init__(screen)
         self.file_list_mode = "fit"
@@ -48,9 +51,12 @@ class NavigationPart(ReviewPart):
         self.fit_sidebar()
 
     def fit_sidebar(self) -> None:
-        """Size the file list for its mode and the screen: never under 20 cells, never over 40 % (wide: 70 %)."""
+        """Size the file list for its mode and the screen: never under 20 cells, never over 40 % (wide: 70 %).
+
+        With the fixtures pane open beside the diff, a file list that would leave the
+        diff under MIN_DIFF columns gives way (hidden until the pane closes).
+        """
         sidebar = self.screen.query_one("#sidebar")
-        sidebar.set_class(self.file_list_mode == "hidden", "-hidden")
         total = self.screen.size.width or self.screen.app.size.width
         wanted = self.screen.file_list.wanted_width() + 1  # and the border
         share = 0.7 if self.file_list_mode == "wide" else 0.4
@@ -58,6 +64,11 @@ class NavigationPart(ReviewPart):
         if self.file_list_mode == "wide":
             wanted = max(wanted, int(total * 0.5))
         width = max(20, min(wanted, top))
+        crowded = total - self.screen.fixtures_part.width_beside(total) - width < self.MIN_DIFF
+        hidden = self.file_list_mode == "hidden" or crowded
+        if hidden and self.screen.file_list.has_focus:
+            self.screen.diff_view.focus()
+        sidebar.set_class(hidden, "-hidden")
         if sidebar.styles.width is None or sidebar.styles.width.value != width:
             sidebar.styles.width = width
 

@@ -141,7 +141,7 @@ class VerdictsPart(ReviewPart):
         draft = verdict_draft(verdict, self.ledger, self.history_rows, hunks,
                               reason=self.drafts.get(verdict, ""), kept_because=self.failures.get(verdict, ""),
                               warnings=(self.self_review,) if self.self_review else ())
-        modal = VerdictModal(draft)
+        modal = VerdictModal(draft, recheck=self.check_setup)
 
         def done(answer: VerdictAnswer | None) -> None:
             self._modal = None

@@ -14,7 +14,7 @@ offers again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from textual import on
 from textual.app import ComposeResult
@@ -81,16 +81,22 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
     VerdictModal #setup { height: auto; }
     VerdictModal #evidence { height: 1fr; }
     VerdictModal #verdict-error { color: $error; height: auto; }
+    VerdictModal #verdict-error.-empty { display: none; }
     VerdictModal.reject > Vertical { border: round $error; }
     VerdictModal.approve > Vertical { border: round $success; }
     """
 
-    setup: reactive[tuple[SetupProblem, ...] | None] = reactive(None, bindings=True)
-    """What stops git from recording a verdict here (None: still checking; empty: nothing)."""
+    setup: reactive[tuple[SetupProblem, ...] | None] = reactive(None, bindings=True, always_update=True)
+    """What stops git from recording a verdict here (None: still checking; empty: nothing).
+    Every answer is drawn, the same as the last one too (a recheck that found the problem still there)."""
 
-    def __init__(self, draft: VerdictDraft) -> None:
+    def __init__(self, draft: VerdictDraft, recheck: Callable[[], None] | None = None) -> None:
         super().__init__(classes=draft.verdict)
         self.draft = draft
+        self.recheck = recheck
+        """Asks git again (its answer comes back as `setup`): enter after the reviewer ran a fix."""
+        self._waiting: str | None = None
+        """The action (`record`, `approve_anyway`) that runs when the recheck finds nothing in the way."""
 
     def compose(self) -> ComposeResult:
         d = self.draft
@@ -98,7 +104,8 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
             yield Static(Content.styled("checking that git can record a verdict here…", "$text-muted"), id="setup")
             with VerticalScroll(id="evidence"):
                 yield Static(Content("\n").join(self.evidence_lines()), id="evidence-text")
-            yield Static(self._kept_line(), id="verdict-error")
+            kept = self._kept_line()
+            yield Static(kept, id="verdict-error", classes="" if kept else "-empty")  # no row until it says something
             placeholder = "Reason (required)" if d.verdict == "reject" else "Reason (optional)"
             yield Input(d.reason, placeholder=placeholder, id="reason")
         yield ModalFooter()
@@ -152,13 +159,23 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
             return  # not composed yet: on_mount draws it
         if not setup:
             box.update(Content.styled("git can record this verdict here.", "$text-muted"))
+        else:
+            lines = [Content.styled("git cannot record a verdict here yet — fix this first, then press enter:",
+                                    "bold $error")]
+            for p in setup:
+                lines.append(Content.assemble(("  ✗ ", "$error"), visible(p.problem), ("   fix: ", "$text-muted"),
+                                              (visible(p.fix), "bold")))
+            box.update(Content("\n").join(lines))
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:
             return
-        lines = [Content.styled("git cannot record a verdict here yet — fix this first, then press enter:",
-                                "bold $error")]
-        for p in setup:
-            lines.append(Content.assemble(("  ✗ ", "$error"), visible(p.problem), ("   fix: ", "$text-muted"),
-                                          (visible(p.fix), "bold")))
-        box.update(Content("\n").join(lines))
+        # the answer to the recheck enter asked for: on a clear one, do what enter was pressed for
+        if setup:
+            self._say("git cannot record it yet: run the fix shown above, then press enter again "
+                      "(escape keeps your reason).")
+        else:
+            self._say("")
+            self.call_later(getattr(self, f"action_{waiting}"))
 
     @property
     def reason(self) -> str:
@@ -175,7 +192,9 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
         self.action_record()
 
     def _say(self, text: str) -> None:
-        self.query_one("#verdict-error", Static).update(Content(text))
+        line = self.query_one("#verdict-error", Static)
+        line.update(Content(text))
+        line.set_class(not text, "-empty")  # on a short screen the evidence gets the row
 
     def _can_record(self) -> bool:
         if self.draft.verdict == "reject" and not self.reason:
@@ -186,9 +205,22 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
             return False
         return True
 
+    def _recheck_for(self, action: str) -> bool:
+        """With a setup problem shown, ask git again and run `action` on a clear answer; True when it asked.
+
+        The reviewer fixes git outside the dialog (the `git config` line shown),
+        then presses enter: the answer shown is older than that fix.
+        """
+        if not self.setup or self.recheck is None or (self.draft.verdict == "reject" and not self.reason):
+            return False
+        self._waiting = action
+        self._say("git cannot record it yet, as last checked: checking again…")
+        self.recheck()
+        return True
+
     def action_record(self) -> None:
         """Record the verdict, unless something stands against an approve."""
-        if not self._can_record():
+        if self._recheck_for("record") or not self._can_record():
             return
         if self.draft.verdict == "approve" and self.draft.against:
             n = len(self.draft.against)
@@ -200,6 +232,8 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
 
     def action_approve_anyway(self) -> None:
         """Approve although things stand against it."""
+        if self._recheck_for("approve_anyway"):
+            return
         if self._can_record():
             self.dismiss(VerdictAnswer(self.reason, True))
 

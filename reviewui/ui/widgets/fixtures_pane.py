@@ -60,6 +60,10 @@ class _Page:
     options: list[Option]
 
 
+WIDTH_SHARE = 0.45
+"""The share of the screen's width the pane takes beside the diff (its DEFAULT_CSS width)."""
+
+
 class FixturesPane(Vertical):
     """The anatomy of the tests behind the hunk under the cursor."""
 

@@ -12,8 +12,11 @@ from typing import Any, Iterable
 
 from textual.content import Content
 
+# Said in the core (the verdict dialog's words too), drawn here.
+from reviewui.core.bite.guard_report import GUARD_ORDER, NAME_ONLY_REASON as NAME_ONLY_REASON
+from reviewui.core.bite.guard_report import guard_headline as headline, only_a_missing_name as only_a_missing_name
 from reviewui.core.safe_text import visible
-from reviewui.ui.evidence_view import TONE_STYLE
+from reviewui.ui.tones import TONE_STYLE
 from reviewui.ui.widgets.diff_view import Badge
 
 MARKS: dict[str, tuple[str, str]] = {
@@ -27,7 +30,7 @@ MARKS: dict[str, tuple[str, str]] = {
 """Verdict -> (gutter character, tone)."""
 
 # When one line has several guards, the mark shows the one a reviewer must see first.
-_PRIORITY = ("toothless", "uncovered", "error", "broken", "timeout", "bites")
+_PRIORITY = GUARD_ORDER
 
 
 def line_marks(results: Iterable[Any], path: str) -> dict[int, tuple[str, str]]:
@@ -61,35 +64,12 @@ def summary(guards: Iterable[Any]) -> str:
     return ", ".join(f"{counts[v]} {words.get(v, v)}" for v in _PRIORITY[::-1] if counts.get(v))
 
 
-def headline(guards: Iterable[Any]) -> str:
-    """`6 guards bite, 1 toothless`: a hunk's guard results as the words its headline says."""
-    counts: dict[str, int] = {}
-    for g in guards:
-        counts[g.verdict] = counts.get(g.verdict, 0) + 1
-    bite = counts.pop("bites", 0)
-    rest = [f"{counts[v]} {v}" for v in _PRIORITY if counts.get(v)]
-    rest += [f"{n} {v}" for v, n in counts.items() if v not in _PRIORITY]
-    if bite:
-        return ", ".join([f"{bite} guard{'s bite' if bite != 1 else ' bites'}", *rest])
-    total = sum(counts.values())
-    return f"{total} guard{'s' if total != 1 else ''}: " + ", ".join(rest)
-
-
 def headline_tone(guards: Iterable[Any]) -> str:
     """The tone of a guard headline: bad with a toothless guard, good when every guard bites, else warn."""
     verdicts = [g.verdict for g in guards]
     if "toothless" in verdicts:
         return "bad"
     return "good" if verdicts and all(v == "bites" for v in verdicts) else "warn"
-
-
-NAME_ONLY_REASON = "the revert only removes a name"
-"""The reason line of a hunk whose revert fails every test on import: its guards are the evidence."""
-
-
-def only_a_missing_name(result: Any) -> bool:
-    """True when the hunk revert is `broken` and its guards say more (the new-function case)."""
-    return getattr(result, "verdict", "") == "broken" and bool(getattr(result, "guards", ()))
 
 
 def hunk_badge(result: Any) -> Badge | None:

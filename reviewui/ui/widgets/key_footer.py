@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from textual import events
 from textual.actions import parse as parse_action
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
@@ -31,7 +32,7 @@ class FooterEntry:
     tooltip: str
 
 
-PINNED_ACTIONS = frozenset({"help"})
+PINNED_ACTIONS = frozenset({"help", "app.help"})
 """Actions whose key stays in the footer at any width (drawn on the right, beside the palette's)."""
 
 
@@ -167,4 +168,23 @@ class ModalFooter(KeyFooter):
                 display = b.key_display or app.get_key_display(b)
                 shown.append(FooterEntry(b.key, display, b.action, b.description, state is True,
                                          b.tooltip or b.description))
+        if "help" not in seen and not any(b.action == "dismiss" and "question_mark" in b.key
+                                          for bs in bindings.key_to_bindings.values() for b in bs):
+            shown += self._app_help()
         return shown, None
+
+    def _app_help(self) -> list[FooterEntry]:
+        """The app's help key, as this dialog can take it: `f1` while a text field takes `?` as a character."""
+        from textual.widgets import Input, TextArea  # dialogs only: not on the first screen
+
+        app = self.app
+        bindings = app._bindings.copy()
+        if app._keymap:
+            bindings.apply_keymap(app._keymap)
+        keys = [b.key for bs in bindings.key_to_bindings.values() for b in bs if b.action == "help"]
+        if not keys:
+            return []
+        typing = isinstance(self.screen.focused, (Input, TextArea))
+        key = next((k for k in keys if k != "question_mark"), keys[0]) if typing else keys[0]
+        display = app.get_key_display(Binding(key, ""))
+        return [FooterEntry(key, display, "help", "Help", True, "Every key of every view, this dialog's first")]

@@ -32,7 +32,7 @@ def old(t: str) -> bool:
 
 def hunk(*failing: str, verdict: str = "bites", guards: tuple[GuardResult, ...] = ()) -> HunkResult:
     return HunkResult("pkg/m.py", 0, "@@ -1 +1 @@", "", verdict, failing_tests=failing,  # type: ignore[arg-type]
-                      messages={t: "boom" for t in failing}, guards=guards)
+                      messages=dict.fromkeys(failing, "boom"), guards=guards)
 
 
 def guard(*failing: str) -> GuardResult:

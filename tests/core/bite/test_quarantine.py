@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.bite.engine import run_bite
+from reviewui.core.bite.report import BiteReport
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
@@ -48,13 +49,24 @@ BRANCH = {
 RED = "tests/test_meta.py::test_installed_version_matches"
 
 
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, dict[bool, BiteReport]]:
+    """The metadata shape swept once warm and once cold (several tests read the same two sweeps)."""
+    home = tmp_path_factory.mktemp("quarantine")
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("CONFIG", "STATE", "CACHE", "DATA"):  # this module's own user dirs, as conftest gives a test
+            mp.setenv(f"XDG_{var}_HOME", str(home / var.lower()))
+        use_venv_python(mp)
+        rb = make_repo(home / "r", BASE, BRANCH)
+        t, d = load(rb.root)
+        return t, {warm: run_bite(t, d, Settings(warm_runner=warm)) for warm in (True, False)}
+
+
 @pytest.mark.parametrize("warm", [True, False])
 def test_a_metadata_test_red_at_head_is_quarantined_and_the_hunks_graded(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool) -> None:
-    use_venv_python(monkeypatch)
-    rb = make_repo(tmp_path / "r", BASE, BRANCH)
-    t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(warm_runner=warm))
+        swept: tuple[object, dict[bool, BiteReport]], warm: bool) -> None:
+    t, reports = swept
+    rep = reports[warm]
     b = rep.baseline
     assert b.status == "green" and b.quarantined == (RED,)
     assert RED not in b.tests and "tests/test_core.py::test_clamp" in b.tests
@@ -72,14 +84,10 @@ def test_a_metadata_test_red_at_head_is_quarantined_and_the_hunks_graded(
     assert f"QUARANTINED {RED}: " in text and "1 test red at the head quarantined" in text
 
 
-def test_warm_and_cold_quarantine_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_venv_python(monkeypatch)
-    rb = make_repo(tmp_path / "r", BASE, BRANCH)
-    t, d = load(rb.root)
-    seen = []
-    for warm in (True, False):
-        rep = run_bite(t, d, Settings(warm_runner=warm))
-        seen.append((rep.baseline.quarantined, tuple((r.key, r.verdict, r.failing_tests) for r in rep.results)))
+def test_warm_and_cold_quarantine_alike(swept: tuple[object, dict[bool, BiteReport]]) -> None:
+    _, reports = swept
+    seen = [(rep.baseline.quarantined, tuple((r.key, r.verdict, r.failing_tests) for r in rep.results))
+            for rep in (reports[True], reports[False])]
     assert seen[0] == seen[1]
 
 

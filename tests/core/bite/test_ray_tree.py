@@ -88,13 +88,16 @@ def test_engine_keys_are_trusted_and_never_the_branchs(tmp_path: Path) -> None:
     assert trusted.ray_address is None and trusted.ray_extras == ()  # ...never where, nor what leaves
 
 
-def test_without_ray_the_engine_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_without_ray_the_engine_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, capsys,
+                                                       tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     with pytest.raises(ReviewError, match=r"^the ray engine needs `pip install 'reviewui\[ray\]'`$"):
         engine_for(Settings(engine="ray"))
     assert engine_for(Settings()) is None  # the local engine needs nothing
     monkeypatch.setattr(cluster, "_current", {})
-    code = main(["bite", "--engine", "ray", "--repo", str(Path(__file__).parent)])
+    # a repository of the test's own (the suite's checkout need not be one: a copy of its files, an sdist)
+    rb = make_repo(tmp_path / "r", {"a.py": "X = 1\n"}, {"a.py": "X = 2\n"})
+    code = main(["bite", "agent/work", "--engine", "ray", "--repo", str(rb.root)])
     err = capsys.readouterr().err
     assert code == 2 and err == "reviewui: the ray engine needs `pip install 'reviewui[ray]'`\n", err
 
@@ -108,3 +111,48 @@ def test_an_address_nobody_answers_is_one_line_before_anything_runs(tmp_path: Pa
     err = capsys.readouterr().err
     assert code == 2 and err == "reviewui: cannot connect to Ray at 127.0.0.1:1: Connection refused\n", err
     assert time.monotonic() - started < cluster.CONNECT_WAIT + 5  # Ray's own retries would take minutes
+
+
+def _tar(*members: tuple[str, str, str]) -> bytes:
+    """A tar of (name, kind, content or link target): kind `file`, `link`, `fifo` or `dir`."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, kind, content in members:
+            info = tarfile.TarInfo(name)
+            if kind == "link":
+                info.type, info.linkname = tarfile.SYMTYPE, content
+                tar.addfile(info)
+            elif kind in ("fifo", "dir"):
+                info.type = tarfile.FIFOTYPE if kind == "fifo" else tarfile.DIRTYPE
+                tar.addfile(info)
+            else:
+                info.size, info.mode = len(content), 0o6777  # setuid, setgid, world-writable: all dropped
+                tar.addfile(info, io.BytesIO(content.encode()))
+    return out.getvalue()
+
+
+def test_a_python_without_extraction_filters_unpacks_the_same_and_refuses_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Debian 12's Python 3.11.2 has no tarfile filters: a node there checks each member itself."""
+    rb = _repo(tmp_path / "r")
+    head = rb.git("rev-parse", "HEAD").strip()
+    shipped = build_tree(rb.root, head, ())
+    if hasattr(tarfile, "tar_filter"):
+        monkeypatch.delattr(tarfile, "tar_filter")
+    node = unpack_repo(shipped.data, tmp_path / "node")
+    assert tree_of(tmp_path / "node" / "tree", node) == tree_of(rb.root, head)  # object for object
+    assert (tmp_path / "node" / "tree" / "link").readlink() == Path("pkg/a.py")
+    made = unpack_repo(_tar(("bin/tool", "file", "x")), tmp_path / "modes")
+    assert made and (tmp_path / "modes" / "tree" / "bin" / "tool").stat().st_mode & 0o7777 == 0o755
+    outside = tmp_path / "outside"
+    for n, hostile in enumerate([
+        _tar(("../outside/x", "file", "escaped")),
+        _tar(("/tmp/abs", "file", "escaped")),
+        _tar(("up", "link", "../../outside")),
+        _tar(("abs", "link", "/etc/passwd")),
+        _tar(("sub", "link", ".."), ("sub/../../outside/y", "file", "escaped")),
+        _tar(("pipe", "fifo", "")),
+    ]):
+        with pytest.raises(ReviewError):
+            unpack_repo(hostile, tmp_path / f"hostile{n}")
+    assert not outside.exists() and not Path("/tmp/abs").exists()

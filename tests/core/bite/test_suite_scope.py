@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.bite.engine import run_bite
+from reviewui.core.bite.report import BiteReport
 from reviewui.core.config import Settings
 from reviewui.core.findings.bite_rules import bite_findings
 from tests.core.bite.helpers import load, use_venv_python
@@ -41,13 +42,24 @@ def _verdicts(rep) -> dict[tuple[str, int], tuple[str, str]]:
     return {r.key: (r.verdict, r.scope) for r in rep.results}
 
 
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, dict[bool, BiteReport]]:
+    """The branch swept once warm and once cold (several tests read the same two sweeps)."""
+    home = tmp_path_factory.mktemp("suite-scope")
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("CONFIG", "STATE", "CACHE", "DATA"):  # this module's own user dirs, as conftest gives a test
+            mp.setenv(f"XDG_{var}_HOME", str(home / var.lower()))
+        use_venv_python(mp)
+        rb = make_repo(home / "r", BASE, BRANCH)
+        t, d = load(rb.root)
+        return t, {warm: run_bite(t, d, Settings(warm_runner=warm)) for warm in (True, False)}
+
+
 @pytest.mark.parametrize("warm", [True, False])
 def test_a_hunk_only_an_unchanged_test_runs_is_graded_by_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool) -> None:
-    use_venv_python(monkeypatch)
-    rb = make_repo(tmp_path / "r", BASE, BRANCH)
-    t, d = load(rb.root)
-    rep = run_bite(t, d, Settings(warm_runner=warm))
+        swept: tuple[object, dict[bool, BiteReport]], warm: bool) -> None:
+    t, reports = swept
+    rep = reports[warm]
     assert rep.selected_tests == ("tests/test_a.py",)
     assert _verdicts(rep) == {
         ("pkg/a.py", 0): ("bites", "selected"),
@@ -68,12 +80,10 @@ def test_a_hunk_only_an_unchanged_test_runs_is_graded_by_it(
     assert warning.file == "pkg/b.py" and "no test in the suite runs it" in warning.message
 
 
-def test_warm_and_cold_search_the_suite_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_venv_python(monkeypatch)
-    rb = make_repo(tmp_path / "r", BASE, BRANCH)
-    t, d = load(rb.root)
-    seen = [[(r.key, r.verdict, r.scope, r.failing_tests, r.tests_run) for r in run_bite(
-        t, d, Settings(warm_runner=warm)).results] for warm in (True, False)]
+def test_warm_and_cold_search_the_suite_alike(swept: tuple[object, dict[bool, BiteReport]]) -> None:
+    _, reports = swept
+    seen = [[(r.key, r.verdict, r.scope, r.failing_tests, r.tests_run) for r in reports[warm].results]
+            for warm in (True, False)]
     assert seen[0] == seen[1]
 
 

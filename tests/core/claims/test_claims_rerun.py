@@ -16,6 +16,7 @@ from reviewui.core.claims import verify
 from reviewui.core.claims.extract import extract_claims
 from reviewui.core.transcript import load_transcript
 from reviewui.demo import build_sample
+from tests import gitrepo
 from tests.clirun import ROOT
 
 pytestmark = pytest.mark.slow
@@ -45,8 +46,8 @@ def test_the_agents_last_run_and_final_claim_are_confirmed_at_its_head(story: Pa
 
 
 def test_a_head_the_agent_never_ran_contradicts_its_green_report(story: Path) -> None:
-    def git(*a: str) -> None:
-        subprocess.run(["git", *a], cwd=story, check=True, capture_output=True)
+    def git(*a: str) -> None:  # the test's own identity: a new machine has none
+        subprocess.run(["git", *a], cwd=story, check=True, capture_output=True, env={**os.environ, **gitrepo.ENV})
 
     git("checkout", "-q", BRANCH)
     writer = story / "ledger" / "writer.py"
