@@ -307,6 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except ReviewError as e:
         sys.stderr.write(f"reviewui: {visible(str(e))}\n")
+        if e.exit_code == 3 and getattr(args, "format", None) == "json":
+            # A refusal (the sandbox or a limit cannot be had) is one JSON object, as every other one is.
+            from reviewui.command_args import emit
+            from reviewui.core.errors import refusal
+
+            emit(refusal(str(e), getattr(e, "tests", ())))
         return e.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("reviewui: interrupted\n")

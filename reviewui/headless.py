@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.bounded import read_input_text
-from reviewui.core.errors import ReviewError
+from reviewui.core.errors import ReviewError, refusal
 from reviewui.core.safe_text import json_visible, visible
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.instrument import UntrustedCommand
+    from reviewui.core.bite.progress import ProgressSink, TestsProgress
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.queue.read import QueueSource
@@ -137,6 +139,38 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
+def tests_progress(args: argparse.Namespace) -> "ProgressSink":
+    """A long run's progress on stderr (tests done of pytest's collection count, elapsed): rewritten in
+    place on a terminal, else one line every LINE_EVERY seconds (a CI log is not flooded)."""
+    import time
+
+    tty = sys.stderr.isatty()
+    last = {"at": 0.0}
+
+    def say(p: "TestsProgress") -> None:
+        if tty:
+            sys.stderr.write("\r\x1b[K" + visible(p.words()))
+            sys.stderr.flush()
+        elif time.monotonic() - last["at"] >= LINE_EVERY:
+            last["at"] = time.monotonic()
+            sys.stderr.write(f"reviewui: {visible(p.words())}\n")
+
+    return say
+
+
+LINE_EVERY = 15.0
+"""Seconds between progress lines on a stderr that is not a terminal."""
+
+
+def refuse(args: argparse.Namespace, e: "UntrustedCommand") -> int:
+    """Say a refused command (exit 3): one line on stderr, and with `--format json` the one
+    `refused` object on stdout, naming the tests that made it untrusted."""
+    sys.stderr.write(f"reviewui: {e}\n")
+    if getattr(args, "format", "text") == "json":
+        emit(refusal(str(e), e.tests))
+    return 3
+
+
 # --- bite-checks --------------------------------------------------------------
 
 
@@ -164,14 +198,16 @@ def cmd_bite(args: argparse.Namespace) -> int:
         report = stored_sweep(session, args.guards, witness) if whole else None
         if report is None:
             report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config,
-                                  witness=witness)
+                                  witness=witness, on_tests=tests_progress(args))
             if whole:
                 session.save_evidence(report)
     except UntrustedCommand as e:
-        sys.stderr.write(f"reviewui: {e}\n")
-        return 3
+        return refuse(args, e)
     if args.format == "json":
-        emit(report.to_json(session.target))
+        doc = report.to_json(session.target)
+        if report.exit_code == 3:  # nothing learned: the document says why, as every refusal does
+            doc.update(refusal(report.refusal_reason(), report.baseline.failing_tests))
+        emit(doc)
     elif args.format == "stryker":
         emit(report.to_stryker(session.target))
     else:
@@ -211,18 +247,26 @@ def stored_sweep(session: ReviewSession, guards: bool, witness: bool = False) ->
     return report
 
 
-def swept_with_table(session: ReviewSession) -> tuple[BiteReport, TruthTable]:
+def swept_with_table(session: ReviewSession,
+                     on_tests: "ProgressSink | None" = None) -> tuple[BiteReport, TruthTable]:
     """A guard-graded sweep and the truth table for the session, from the store when current, else run
     (and stored). Raises UntrustedCommand or ReviewError as the sweep does."""
+    from reviewui.core.bite.cache import BiteCache
+
     report = stored_sweep(session, guards=True, witness=True)
     table = None
-    if report is not None:
-        stored = session.stored().table
-        table = stored.value if stored is not None and stored.current else None
-    else:
-        report = session.bite(guards=True, witness=True)  # the gate tells a toothless guard with a witness
-    if table is None:
-        table = session.tests_table(report)
+    cache = BiteCache()  # the sweep's warm servers make the table's base run too
+    try:
+        if report is not None:
+            stored = session.stored().table
+            table = stored.value if stored is not None and stored.current else None
+        else:
+            # the gate tells a toothless guard with a witness
+            report = session.bite(guards=True, witness=True, on_tests=on_tests, cache=cache)
+        if table is None:
+            table = session.tests_table(report, on_tests=on_tests, cache=cache)
+    finally:
+        cache.close()
     if report.baseline.reason != "cancelled":
         session.save_evidence(report, table, session.findings(report, table))
     return report, table
@@ -236,13 +280,15 @@ def cmd_tests(args: argparse.Namespace) -> int:
 
     session = session_from_args(args)
     try:
-        report, table = swept_with_table(session)
+        report, table = swept_with_table(session, tests_progress(args))
     except UntrustedCommand as e:
-        sys.stderr.write(f"reviewui: {e}\n")
-        return 3
+        return refuse(args, e)
     t = session.target
     if args.format == "json":
-        emit({"repo": str(t.repo_dir), "branch": t.branch, "test_command": report.test_command, **table.to_json()})
+        doc = {"repo": str(t.repo_dir), "branch": t.branch, "test_command": report.test_command, **table.to_json()}
+        if table.status != "complete":
+            doc.update(refusal(table.reason, report.baseline.failing_tests))
+        emit(doc)
     else:
         out(f"{t.branch}: " + table.render_text())
     if table.status != "complete":
@@ -258,7 +304,7 @@ def cmd_tests(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Static findings (and bite findings with --bite); exit 1 when any is an error."""
     from reviewui import __version__
-    from reviewui.core.findings import exit_code, render
+    from reviewui.core.findings import check_json, exit_code, render
 
     from reviewui.core.bite.engine import UntrustedCommand
 
@@ -272,14 +318,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.bite:
         session.claims()  # first: the sweep's stored findings then include the reruns
         try:
-            report, table = swept_with_table(session) if not session.target.is_empty else (None, None)
+            report, table = swept_with_table(session, tests_progress(args)) if not session.target.is_empty \
+                else (None, None)
         except UntrustedCommand as e:  # nothing learned from the bites; the static findings still stand
             untrusted = e
     findings = session.findings(report, table)
     authors = session.authorship().hunk_records([h for f in session.diff.files for h in f.hunks]) \
         if args.format == "json" else None  # who wrote each hunk, from git-ai notes
-    out(render(args.format, session.target, session.diff, findings, __version__, authors),
-        is_json=args.format != "text")
+    if untrusted is not None and args.format == "json":
+        # One object: the static findings that still stand, and the refusal a tool reading only the JSON sees.
+        emit({**check_json(session.target, session.diff, findings, authors),
+              **refusal(str(untrusted), untrusted.tests)})
+    else:
+        out(render(args.format, session.target, session.diff, findings, __version__, authors),
+            is_json=args.format != "text")
     if untrusted is not None:
         sys.stderr.write(f"reviewui: {untrusted}\n")
         return 3  # as `bite` says it: nothing could be learned
@@ -427,12 +479,18 @@ def cmd_probe(args: argparse.Namespace) -> int:
         report = session.probe(code, name=Path(args.file).name, hunk=hunk)
     except ReviewError as e:
         sys.stderr.write(f"reviewui: the probe could not run: {e}\n")
+        if args.format == "json":
+            emit(refusal(f"the probe could not run: {e}"))
         return PROBE_COULD_NOT_RUN
+    exit_with = {"passed": 0, "failed": 1}.get(report.branch.status, PROBE_COULD_NOT_RUN)
     if args.format == "json":
-        emit(report.to_json())
+        doc = report.to_json()
+        if exit_with == PROBE_COULD_NOT_RUN:
+            doc.update(refusal(f"the probe did not run to an outcome on the branch ({report.branch.status})"))
+        emit(doc)
     else:
         out(report.render_text())
-    return {"passed": 0, "failed": 1}.get(report.branch.status, PROBE_COULD_NOT_RUN)
+    return exit_with
 
 
 PROBE_COULD_NOT_RUN = 3

@@ -89,6 +89,10 @@ def run_case(case: dict, python: str, tmp: Path, pythonpath: bool = False) -> li
     except ValueError:
         return [(h["file"], h["header"], h["verdict"], f"no report (exit {proc.returncode}): "
                  + (proc.stderr.strip().splitlines() or [""])[-1][:120]) for h in case["hunks"]]
+    if "hunks" not in doc:  # a refusal alone: {"refused": {"reason", "tests"}}
+        why = doc.get("refused", {}).get("reason", "no hunks in the report")
+        print(f"      refused: {why[:300]}")
+        return [(h["file"], h["header"], h["verdict"], "refused") for h in case["hunks"]]
     got = {(h["file"], h["header"]): h for h in doc["hunks"]}
     rows = []
     for h in case["hunks"]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
-from reviewui.core.test_layout import UNITTEST_COMMAND, TestLayout, read_layout
+from reviewui.core.test_layout import TestLayout, read_layout
 from reviewui.core.witness.model import Budget
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
@@ -359,9 +359,16 @@ def resolve_settings(repo_dir: str | Path, base: str, head: str, *, trust_branch
 def with_layout(settings: Settings, layout: TestLayout, *, command_set: bool) -> Settings:
     """`settings` with the base commit's test layout: its test files count as tests, and a
     unittest-only suite runs under `python -m unittest` unless a test command is configured."""
-    globs = tuple(dict.fromkeys([*settings.test_globs, *layout.role_globs()]))
-    command = UNITTEST_COMMAND if layout.wants_unittest and not command_set else settings.test_command
-    return replace(settings, test_globs=globs, test_command=command, test_layout=layout)
+    command = layout.unittest_command if layout.wants_unittest and not command_set else settings.test_command
+    return with_command(replace(settings, test_command=command), command, layout)
+
+
+def with_command(settings: Settings, command: str, layout: TestLayout | None = None) -> Settings:
+    """`settings` whose test layout (by default its own) knows the files `command` names by path
+    (a `--test-cmd` given for this review included): those count as tests everywhere."""
+    known = (layout or settings.test_layout).with_command(command).with_globs(settings.test_globs)
+    globs = tuple(dict.fromkeys([*settings.test_globs, *known.role_globs()]))
+    return replace(settings, test_globs=globs, test_layout=known)
 
 
 def _may_name_reviewui(pyproject: bytes) -> bool:

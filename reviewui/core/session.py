@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
-from reviewui.core.config import BranchConfigChange, Settings, branch_config_change, resolve_settings
+from reviewui.core.config import (BranchConfigChange, Settings, branch_config_change, resolve_settings,
+                                   with_command)
 from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
 from reviewui.core.review_inputs import default_task, find_transcript
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from reviewui.core.diff import Diff
     from reviewui.core.evidence import EvidenceLedger, HistoryRow, HistoryView, HunkKey, VerdictEvidence
     from reviewui.core.bite.engine import BiteCache
+    from reviewui.core.bite.progress import ProgressSink
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store import EvidenceStore, StoreKey
@@ -112,6 +114,8 @@ class ReviewSession:
         """
         target = resolve_target(repo, branch, base)
         settings = resolve_settings(target.repo_dir, target.base, target.head, trust_branch=trust_branch_config)
+        if run is not None and run.test_cmd:  # the files a --test-cmd names are tests, as a configured one's
+            settings = with_command(settings, run.test_cmd)
         from reviewui.core.diff import load_diff
 
         diff = load_diff(str(target.repo_dir), target.base, target.head, settings.test_globs)
@@ -154,6 +158,8 @@ class ReviewSession:
         """
         t = self.target
         self.settings = resolve_settings(t.repo_dir, t.base, t.head, trust_branch=True)
+        if self.run.test_cmd:
+            self.settings = with_command(self.settings, self.run.test_cmd)
         self.diff.reclassify(self.settings.test_globs)
         with self._lock:
             for key in ("findings", "analysed_diff", "fixtures"):
@@ -214,7 +220,8 @@ class ReviewSession:
         paths = [f.path for f in self.analysed_diff().files if f.status != "deleted"]
         t = self.target
         return self._cached(
-            "fixtures", lambda: analyze(t.repo_dir, t.base, t.head, paths, self.settings.test_globs)
+            "fixtures", lambda: analyze(t.repo_dir, t.base, t.head, paths, self.settings.test_globs,
+                                        self.settings.test_layout)
         )
 
     def task_text(self) -> str | None:
@@ -311,12 +318,14 @@ class ReviewSession:
         guards: bool = False,
         include_config: bool = False,
         witness: bool = False,
+        on_tests: "ProgressSink | None" = None,
     ) -> "BiteReport":
         """Bite-check `hunks` (None: every source hunk) of the analysed diff with the session's run options.
 
         `guards` also grades the guard reverts inside each hunk (core/bite/guards.py);
         `include_config` bite-checks hunks of files that are not code too; `witness` looks
-        for a witness of each toothless guard and hunk (core/witness/, within `witness-budget`).
+        for a witness of each toothless guard and hunk (core/witness/, within `witness-budget`);
+        `on_tests` hears the baseline's progress (tests done of collected, elapsed).
 
         Does not touch the ledger (the UI runs this in a worker): callers add
         the report with `evidence.add_report`. Raises ReviewError as run_bite does.
@@ -331,9 +340,13 @@ class ReviewSession:
             self.target, self.analysed_diff(), self.settings, hunks=hunks,
             all_tests=r.all_tests, jobs=r.jobs, timeout=r.timeout, test_cmd=r.test_cmd,
             on_result=on_result, on_progress=on_progress, cancel=cancel, cache=cache, guards=guards,
-            include_config=include_config, engine=engine, grades=self.grade_book(),
-            witness=self.settings.witness_budget if witness else None,
+            include_config=include_config, engine=engine, own_tests=self.own_tests(), on_tests=on_tests,
+            grades=self.grade_book(), witness=self.settings.witness_budget if witness else None,
         )
+
+    def own_tests(self) -> tuple[str, ...]:
+        """The branch's new and changed tests (function ids, `file::Class::test`), from the fixtures analysis."""
+        return tuple(t.id for t in self.fixtures().tests if t.status in ("added", "changed"))
 
     def claims(self, *, rerun: bool = True, cancel: threading.Event | None = None) -> "list[ClaimCheck]":
         """The transcript's claims about its tests, each test command rerun once at the head in the
@@ -359,7 +372,7 @@ class ReviewSession:
         return checks
 
     def tests_table(self, report: "BiteReport", cancel: threading.Event | None = None,
-                    cache: "BiteCache | None" = None) -> "TruthTable":
+                    cache: "BiteCache | None" = None, on_tests: "ProgressSink | None" = None) -> "TruthTable":
         """The per-test truth table of the branch's tests: head outcomes and bites from `report` (a finished
         sweep), base outcomes from one run of the same tests on the base commit's source.
 
@@ -378,7 +391,7 @@ class ReviewSession:
 
             warm = cache.warm_server(split_command(self.test_command)[0], self.settings)
         return truth_table(self.target, self.analysed_diff(), self.settings, changed, report,
-                           test_cmd=r.test_cmd, timeout=r.timeout, cancel=cancel, warm=warm)
+                           test_cmd=r.test_cmd, timeout=r.timeout, cancel=cancel, warm=warm, on_tests=on_tests)
 
     # --- the evidence store --------------------------------------------------
 

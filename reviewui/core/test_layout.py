@@ -11,12 +11,20 @@ unittest's `load_tests` protocol, which pytest does not run.
 
 Beyond pytest's own names, a root `test.py`, `tests.py` and `*_tests.py`
 count as test modules: projects use them, and pytest collects any file it
-is handed by path, so a run names them when pytest would not find them.
+is handed by path, so a run names them when pytest would not find them. So
+do the files an explicit test command names (`pytest tests/tests_io.py`):
+pytest collects a file it is handed whatever its name.
+
+`TestLayout.is_module` is the one rule for "is this file a test module":
+bite's selection, the truth table's and the fixtures pane's test analysis,
+coverage attribution and the findings all ask it (a test checks that each
+does); `is_test_class` / `is_test_function` are pytest's `python_classes`
+and `python_functions` for the tests inside one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
@@ -25,6 +33,10 @@ PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini",
 """Where pytest looks for its configuration, in its own order."""
 PYTEST_DEFAULT_FILES = ("test_*.py", "*_test.py")
 """pytest's default `python_files`."""
+PYTEST_DEFAULT_CLASSES = ("Test",)
+"""pytest's default `python_classes` (prefixes or globs)."""
+PYTEST_DEFAULT_FUNCTIONS = ("test",)
+"""pytest's default `python_functions` (prefixes or globs)."""
 EXTRA_TEST_FILES = ("test.py", "tests.py", "*_tests.py")
 """Test modules projects name so though pytest does not collect them by name."""
 UNITTEST_PATTERN = "test*.py"
@@ -55,6 +67,21 @@ class TestLayout:
     """Files only `python -m unittest`'s discovery finds (test*.py, not a pytest test module)."""
     blocked_cases: tuple[str, ...] = ()
     """Test modules with unittest TestCases that `-p no:unittest` in addopts keeps pytest from running."""
+    python_classes: tuple[str, ...] = PYTEST_DEFAULT_CLASSES
+    """pytest's `python_classes`: prefixes (or globs) of the classes whose tests it collects."""
+    python_functions: tuple[str, ...] = PYTEST_DEFAULT_FUNCTIONS
+    """pytest's `python_functions`: prefixes (or globs) of the functions it collects as tests."""
+    xdist: bool = False
+    """`addopts` start pytest-xdist workers (`-n`, `--numprocesses`, `--dist`): every run turns them off."""
+    discovery: str = ""
+    """Where `python -m unittest discover` must start to find the suite ("" : the root, as a bare
+    `python -m unittest` does), e.g. `src` when the tests live inside a package of a src layout."""
+    named: tuple[str, ...] = ()
+    """File-name globs the reviewer's trusted `test-globs` setting adds (those without a folder,
+    `check_*.py`): a run names such a module, so pytest collects it."""
+    command_files: tuple[str, ...] = ()
+    """Test modules the explicit test command names (`pytest tests/tests_io.py`): pytest collects a
+    file it is handed by path whatever its name, so these are test modules too."""
 
     @property
     def module_globs(self) -> tuple[str, ...]:
@@ -69,23 +96,59 @@ class TestLayout:
         not make the package's own modules tests.
         """
         names = [g for g in self.module_globs if g not in PYTEST_DEFAULT_FILES and g not in EXTRA_TEST_FILES]
-        folders = [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
+        folders = self._folders()
         scoped = [f"{d}/**/{g}" for d in folders for g in names] if folders else names
-        return tuple(dict.fromkeys([*EXTRA_TEST_FILES, *scoped, *self.unittest_modules]))
+        return tuple(dict.fromkeys([*EXTRA_TEST_FILES, *scoped, *self.unittest_modules, *self.command_files]))
+
+    def _folders(self) -> list[str]:
+        return [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
 
     def is_module(self, path: str) -> bool:
-        """True when `path` is a test module (collected tests, not a helper or conftest)."""
-        if path in self.unittest_modules:
+        """True when `path` is a test module (collected tests, not a helper or conftest).
+
+        The one rule every part of reviewui asks (see the module docstring): a file the
+        test command names, a module only unittest's discovery finds, or a file whose
+        name pytest's `python_files`, a name projects use (`test.py`) or the reviewer's
+        `test-globs` (`named`) match; a
+        configured `python_files` counts inside `testpaths` only when those are set,
+        as `role_globs` says.
+        """
+        if path in self.command_files or path in self.unittest_modules:
             return True
         name = PurePosixPath(path).name
-        return name != "conftest.py" and any(fnmatchcase(name, g) for g in self.module_globs)
+        if name == "conftest.py":
+            return False
+        if any(fnmatchcase(name, g) for g in (*EXTRA_TEST_FILES, *self.named)):
+            return True
+        matched = [g for g in self.python_files if fnmatchcase(name, g)]
+        if not matched or any(g in PYTEST_DEFAULT_FILES for g in matched):
+            return bool(matched)
+        folders = self._folders()
+        return not folders or any(path.startswith(d + "/") for d in folders)
+
+    def is_test_class(self, name: str) -> bool:
+        """True when pytest's `python_classes` collect a class called `name` (unittest cases aside)."""
+        return _prefix_or_glob(name, self.python_classes)
+
+    def is_test_function(self, name: str) -> bool:
+        """True when pytest's `python_functions` collect a function or method called `name`."""
+        return _prefix_or_glob(name, self.python_functions)
+
+    def with_globs(self, test_globs: Iterable[str]) -> TestLayout:
+        """This layout with the folder-less file globs of the trusted `test-globs` (`named`)."""
+        names = [g for g in test_globs if "/" not in g and g != "conftest.py" and g.endswith(".py")]
+        return replace(self, named=tuple(dict.fromkeys(names)))
+
+    def with_command(self, command: str) -> TestLayout:
+        """This layout with the test modules `command` names by path (`command_files`)."""
+        return replace(self, command_files=command_files(command))
 
     def pytest_finds(self, path: str) -> bool:
         """True when a bare `pytest` run collects `path` by itself (name and testpaths)."""
         name = PurePosixPath(path).name
         if not any(fnmatchcase(name, g) for g in self.python_files):
             return False
-        folders = [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
+        folders = self._folders()
         return not folders or any(path == d or path.startswith(d + "/") for d in folders)
 
     def suite_paths(self, tree: Iterable[str]) -> tuple[str, ...]:
@@ -94,7 +157,7 @@ class TestLayout:
         With `testpaths` configured, modules outside them are not the project's suite (sample
         projects, vendored trees): only modules inside them that pytest's names miss are added.
         """
-        folders = [p.strip("/") for p in self.testpaths if p.strip("/") not in ("", ".")]
+        folders = self._folders()
 
         def in_suite(path: str) -> bool:
             return not folders or any(path == d or path.startswith(d + "/") for d in folders)
@@ -104,6 +167,14 @@ class TestLayout:
         if all(self.pytest_finds(p) for p in modules):
             return ()
         return tuple(modules)
+
+    @property
+    def unittest_command(self) -> str:
+        """The command a unittest suite runs with: a bare `python -m unittest` from the root, or
+        discovery from where the suite can be imported (`discovery`)."""
+        if not self.discovery:
+            return UNITTEST_COMMAND
+        return f"{UNITTEST_COMMAND} discover -s {self.discovery} -t {self.discovery}"
 
     @property
     def wants_unittest(self) -> bool:
@@ -139,6 +210,9 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
         testpaths=tuple(options.get("testpaths") or ()),
         config_file=config_file,
         plugins=_plugins(options.get("addopts") or []),
+        python_classes=tuple(options.get("python_classes") or PYTEST_DEFAULT_CLASSES),
+        python_functions=tuple(options.get("python_functions") or PYTEST_DEFAULT_FUNCTIONS),
+        xdist=uses_xdist(options.get("addopts") or []),
     )
     tree = [p for p in everything if p.endswith(".py")]
     # unittest's pattern also matches `testing.py` helpers: only files with a TestCase in them count.
@@ -153,8 +227,10 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     blocked: tuple[str, ...] = ()
     if "no:unittest" in layout.plugins:
         blocked = tuple(p for p in _grep(repo_dir, rev, r"TestCase\b", where) if layout.is_module(p))
-    return TestLayout(layout.python_files, layout.testpaths, config_file, layout.plugins, loaders, unittest_only,
-                      blocked)
+    read = replace(layout, load_tests=loaders, unittest_modules=unittest_only, blocked_cases=blocked)
+    if not read.wants_unittest:
+        return read
+    return replace(read, discovery=discovery_start([p for p in tree if read.is_module(p)], present))
 
 
 def _may_configure_pytest(name: str, blob: bytes) -> bool:
@@ -229,3 +305,80 @@ def _plugins(addopts: list[str]) -> tuple[str, ...]:
         elif word.startswith("-p") and len(word) > 2 and not word.startswith("--"):
             out.append(word[2:])
     return tuple(out)
+
+
+def _prefix_or_glob(name: str, options: tuple[str, ...]) -> bool:
+    """pytest's own test for `python_classes` / `python_functions`: a prefix, or a glob when it has one."""
+    return any(name.startswith(o) or (any(c in o for c in "*?[") and fnmatchcase(name, o)) for o in options)
+
+
+_VALUE_OPTIONS = frozenset("-c -p -k -m -o --rootdir --confcutdir --ignore --ignore-glob --deselect --override-ini "
+                           "--basetemp --junitxml --junit-xml --cov --cov-config -s -t --start-directory "
+                           "--top-level-directory --pattern".split())
+"""Options of pytest and `unittest discover` whose next word is their value, never a test file."""
+
+
+def command_files(command: str) -> tuple[str, ...]:
+    """The `.py` files a test command names by path (`pytest tests/tests_io.py::T`, `python -m
+    unittest tests/tests_io.py`): never the interpreter, a script it runs, or an option's value."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ()
+    while words and "=" in words[0] and not words[0].startswith(("-", "/", ".")):
+        words = words[1:]  # `VAR=value` words before the command
+    if not words:
+        return ()
+    rest = words[1:]
+    if PurePosixPath(words[0]).name.startswith("python"):
+        # `python -m runner ARGS` (the runner's name is no file) or `python script.py ARGS` (a runner script).
+        while rest and rest[0].startswith("-") and rest[0] != "-m":
+            rest = rest[1:]
+        rest = rest[2:] if rest[:1] == ["-m"] else rest[1:]
+    out: list[str] = []
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+            continue
+        if word.startswith("-"):
+            skip = word in _VALUE_OPTIONS
+            continue
+        path = word.split("::", 1)[0]
+        while path.startswith("./"):
+            path = path[2:]
+        if path.endswith(".py") and not path.startswith(("/", "../")):
+            out.append(path)
+    return tuple(dict.fromkeys(out))
+
+
+def uses_xdist(words: Iterable[str]) -> bool:
+    """True when pytest options `words` start pytest-xdist workers: the last `-n`/`--numprocesses` wins, as in
+    pytest (`--numprocesses=auto` then `--numprocesses=0` starts none), and `--tx` starts them too."""
+    items = list(words)
+    workers = False
+    for i, w in enumerate(items):
+        name, eq, value = w.partition("=")
+        if name in ("-n", "--numprocesses"):
+            value = value if eq else (items[i + 1] if i + 1 < len(items) else "")
+            workers = value not in ("0", "no", "")
+        elif w.startswith("-n") and not w.startswith("--") and len(w) > 2:
+            workers = w[2:] != "0"
+        elif name == "--tx":
+            return True
+    return workers
+
+
+def discovery_start(modules: Iterable[str], files: set[str]) -> str:
+    """Where unittest's discovery finds `modules` (test modules): the directory their packages are
+    imported from (the first folder above them without an `__init__.py`), "" for the root. A root
+    with modules in several such places keeps "" (a bare run, as before)."""
+    starts: set[str] = set()
+    for m in modules:
+        parent = PurePosixPath(m).parent
+        while str(parent) not in (".", "") and f"{parent}/__init__.py" in files:
+            parent = parent.parent
+        starts.add("" if str(parent) in (".", "") else str(parent))
+    return next(iter(starts)) if len(starts) == 1 else ""

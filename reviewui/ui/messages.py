@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from reviewui.core.bite.progress import TestsProgress
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.delta.model import Delta
@@ -97,6 +98,20 @@ class BiteProgress(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, BiteProgress)
+
+
+class TestsProgressed(Message):
+    """A long run's progress (the baseline, the truth table's base run): tests done of collected,
+    elapsed; only the newest matters."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    def __init__(self, progress: TestsProgress) -> None:
+        super().__init__()
+        self.progress = progress
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TestsProgressed)
 
 
 class BiteFinished(Message):

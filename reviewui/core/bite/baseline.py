@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TypedDict
+from typing import Collection, Mapping, Sequence, TypedDict
 
-from reviewui.core.bite.report import Baseline
+from reviewui.core.bite.report import QUARANTINE_WHY, Baseline
 from reviewui.core.run.runner import RunResult
 
 TAIL_LINES = 12
@@ -23,6 +23,8 @@ _ERROR_LINE = re.compile(
     r"^(E\s+\S.*|ERROR:? .*|\w*Error: .*|ImportError while .*|.*No module named .*|"
     r".*unrecognized arguments: .*|INTERNALERROR> .*|error: .*)$"
 )
+_NO_TESTS = re.compile(r"^(?:Ran 0 tests in |NO TESTS RAN)", re.MULTILINE)
+"""unittest's words for a run that found no test."""
 _NO_MODULE = re.compile(r"No module named '?([\w.]+)'?")
 _UNRECOGNIZED = re.compile(r"unrecognized arguments: (.*)")
 _PLUGIN_FOR_OPTION = {"--cov": "pytest-cov", "-n": "pytest-xdist", "--dist": "pytest-xdist",
@@ -42,6 +44,9 @@ def error_lines(output: str, limit: int = TAIL_LINES) -> str:
 
 def hint(output: str, command: str) -> str:
     """A fix hint for a known cause of a broken baseline, else ''."""
+    if _NO_TESTS.search(output):
+        return ("unittest's discovery found no test module from where it started: name the folder it "
+                "starts in (--test-cmd \"python -m unittest discover -s DIR -t DIR\"), or the test modules")
     if m := _UNRECOGNIZED.search(output):
         option = m.group(1).split()[0] if m.group(1).split() else ""
         plugin = next((p for o, p in _PLUGIN_FOR_OPTION.items() if option.startswith(o)), "")
@@ -69,26 +74,47 @@ class _Common(TypedDict):
     output_tail: str
 
 
-def quarantine(base: Baseline) -> Baseline:
-    """A red baseline whose other tests are green, made green against those: the failing tests
-    are quarantined (left out of every later run) by id with their first error line.
+def is_own(node_id: str, own: Collection[str]) -> bool:
+    """True when `node_id` is one of the branch's own new or changed tests (`own`: function ids,
+    `file::Class::test`), or the module one of them lives in (a collection error's id)."""
+    if "::" not in node_id:
+        return any(o.startswith(node_id + "::") for o in own)
+    return node_id.split("[", 1)[0] in own
+
+
+def quarantine(base: Baseline, own: Collection[str] = ()) -> Baseline:
+    """A red baseline whose other tests are green, made green against those: the failing old tests
+    are quarantined (left out of every later run) by id with their first error line; the branch's
+    own failing tests (`own`, function ids) are left out too but kept apart (`own_red`): red is red.
 
     A test red at the head says nothing about any hunk (it fails with or without it), and
     one such test (one reading installed metadata the tree does not have) must not keep the
-    green ones from grading. Any other baseline, and one with nothing green, comes back as it is.
+    green ones from grading. Any other baseline, and one with nothing green, comes back as it
+    is, its own red tests named.
     """
     if base.status != "red" or not base.failing_tests:
         return base
     red = set(base.failing_tests)
     green = tuple(t for t in base.tests if t not in red)
+    mine = tuple(t for t in base.failing_tests if is_own(t, own))
     if not green:
-        return base
-    n = len(base.failing_tests)
-    reason = (f"{n} test{'s' if n != 1 else ''} red at the head quarantined (left out; every hunk is "
-              f"graded against the {len(green)} green), e.g. {base.failing_tests[0]}: "
-              f"{base.messages.get(base.failing_tests[0], '')}")
-    return replace(base, status="green", failing_tests=(), tests=green, reason=reason, output_tail="",
-                   quarantined=base.failing_tests)
+        return replace(base, own_red=mine)
+    old = tuple(t for t in base.failing_tests if t not in mine)
+    return replace(base, status="green", failing_tests=(), tests=green, output_tail="",
+                   reason=_left_out_words(old, mine, len(green), base.messages),
+                   quarantined=old, own_red=mine, why=dict.fromkeys(old, QUARANTINE_WHY))
+
+
+def _left_out_words(old: Sequence[str], mine: Sequence[str], green: int, messages: Mapping[str, str]) -> str:
+    """One line: which red tests later runs leave out (the branch's own first), and against what."""
+    parts = []
+    if mine:
+        parts.append(f"{len(mine)} of the branch's own test{'s' if len(mine) != 1 else ''} red at the head "
+                     f"(left out, never quarantined), e.g. {mine[0]}: {messages.get(mine[0], '')}")
+    if old:
+        parts.append(f"{len(old)} test{'s' if len(old) != 1 else ''} red at the head quarantined "
+                     f"(left out), e.g. {old[0]}: {messages.get(old[0], '')}")
+    return "; ".join(parts) + f"; every hunk is graded against the {green} green"
 
 
 def collection_broken(run: RunResult) -> bool:
@@ -96,22 +122,22 @@ def collection_broken(run: RunResult) -> bool:
     return any(t.collection for t in run.tests) and not run.killed and not run.limit and not run.junit_error
 
 
-def quarantine_collection(run: RunResult) -> Baseline | None:
+def quarantine_collection(run: RunResult, own: Collection[str] = ()) -> Baseline | None:
     """The baseline of the second run, made past collection errors: green against the tests that
-    passed, with the modules that cannot be collected and the failing tests quarantined (a module
-    by its path). None when nothing passed there, or the run did not end as pytest ends a run."""
+    passed, with the modules that cannot be collected and the failing tests left out (a module
+    by its path): the old ones quarantined, the branch's own (`own`) kept apart as `own_red`.
+    None when nothing passed there, or the run did not end as pytest ends a run."""
     if run.killed or run.limit or run.junit_error or run.returncode not in (0, 1):
         return None
     bad = [t for t in run.tests if t.outcome in ("failed", "error")]
     green = tuple(t.id for t in run.tests if t.outcome not in ("failed", "error"))
     if not any(t.outcome == "passed" for t in run.tests) or not bad:
         return None
-    first = bad[0]
-    n = len(bad)
-    reason = (f"{n} test{'s' if n != 1 else ''} or module{'s' if n != 1 else ''} red at the head quarantined "
-              f"(left out; every hunk is graded against the {len(green)} green), e.g. {first.id}: {first.message}")
-    return Baseline("green", (), {t.id: t.message for t in bad}, run.seconds, reason, run.output, green,
-                    quarantined=tuple(t.id for t in bad))
+    messages = {t.id: t.message for t in bad}
+    mine = tuple(t.id for t in bad if is_own(t.id, own))
+    old = tuple(t.id for t in bad if t.id not in mine)
+    return Baseline("green", (), messages, run.seconds, _left_out_words(old, mine, len(green), messages), run.output,
+                    green, quarantined=old, own_red=mine, why=dict.fromkeys(old, QUARANTINE_WHY))
 
 
 def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
@@ -132,6 +158,10 @@ def classify(run: RunResult, pytest_mode: bool, command: str) -> Baseline:
         return Baseline("broken", reason=run.limit, **common)
     first = tail.splitlines()[0].strip() if tail else ""
     if not pytest_mode:
+        if run.returncode in (0, 5) and _NO_TESTS.search(run.output):
+            # unittest's discovery found nothing (exit 0 on Python 3.11): no verdict can come of it,
+            # and the instrument check must not be asked to judge a command that runs nothing.
+            return Baseline("broken", reason=why("the command runs no tests (Ran 0 tests)"), **common)
         if run.returncode == 0:
             return Baseline("green", **common)
         return Baseline("red", reason=why(f"exit code {run.returncode}" + (f": {first}" if first else "")), **common)

@@ -13,9 +13,11 @@ graded revert's file with its own bytes and runs that revert's tests, a null
 guard swaps in its function's own code and runs that guard's tests, through
 the same runner, fork, environment and plugins as the runs beside them.
 
-A control that fails refuses the sweep (UntrustedCommand, exit 3, naming the
-tests): they can tell a graded run from the baseline, so no bite they give
-can be believed. A control whose run collected no test (pytest's exit 5)
+A control that fails on the branch's own tests, or on anything but a test,
+refuses the sweep (UntrustedCommand, exit 3, naming the tests): they can tell
+a graded run from the baseline, so no bite they give can be believed. One that
+fails only on old tests quarantines those instead, and no grade rests on them
+(caught.py). A control whose run collected no test (pytest's exit 5)
 vouches for nothing: its selection is not graded (said in the report), and
 the sweep learns nothing only when no selection is left.
 """
@@ -23,7 +25,7 @@ the sweep learns nothing only when no selection is left.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from typing import Callable, Collection, Iterable
 
 from reviewui.core.bite.guard_batch import BatchGuard
 from reviewui.core.bite.guard_report import GuardResult
@@ -83,8 +85,9 @@ def judge_guard(res: GuardResult, tests: tuple[str, ...]) -> ControlResult:
     return ControlResult("guard", tests)
 
 
-def refusal(results: Iterable[ControlResult]) -> UntrustedCommand | None:
-    """The refusal the failed controls among `results` give, or None when none failed."""
+def refusal(results: Iterable[ControlResult], named: Collection[str] = ()) -> UntrustedCommand | None:
+    """The refusal the failed controls among `results` give, or None when none failed; it carries
+    the tests among `named` (node ids: the baseline's) they failed on."""
     results = list(results)
     said: list[str] = []
     for shape, what, edit in (("revert", "the revert path", "reverted"), ("guard", "the guard batch", "edited")):
@@ -97,7 +100,8 @@ def refusal(results: Iterable[ControlResult]) -> UntrustedCommand | None:
                      "believed")
     if not said:
         return None
-    return UntrustedCommand("the test command is not trusted for bites: " + "; and ".join(said))
+    tests = [t for t in dict.fromkeys(t for r in results for t in r.failing) if t in named]
+    return UntrustedCommand("the test command is not trusted for bites: " + "; and ".join(said), tests=tests)
 
 
 def null_guard(guard: BatchGuard, head_text: Callable[[str], str | None]) -> BatchGuard | None:

@@ -26,12 +26,9 @@
    exit non-zero when every changed source file is replaced by garbage; a
    command that cannot fail raises UntrustedCommand instead of calling hunks
    toothless. With two slots it runs beside the baseline, and the reverts may
-   start before it ends: nothing is reported until it has passed. Then the
-   null-revert control (control.py): the revert path with nothing reverted
-   must stay green, else UntrustedCommand names the tests that can tell a
-   revert run from the baseline; with batched guards, one guard with nothing
-   edited must not bite either. Every pytest run carries a canary test that
-   must fail (canary.py): a run whose canary passes is `broken`.
+   start before it ends: nothing is reported until it has passed. Every
+   pytest run carries a canary test that must fail (canary.py): a run whose
+   canary passes is `broken`.
 3. Per hunk (Prepared.plan): `uncovered` straight from the coverage map, when
    no test in the suite executes it (a hunk no selected test executes sends
    the whole suite through one measured run at the baseline, within
@@ -43,6 +40,12 @@
    guards going to whichever session is free first (guard_tail.py); the rest
    run one by one. Slots work in parallel; results stream through `on_result` /
    `on_progress`; the `cancel` event kills running process groups promptly.
+4. Controls (control.py, plan.py): null reverts and null guards, shaped as the
+   graded runs, at random among them; results are held until every control is
+   back (Sweep.hold). A control that fails on the branch's own test, or on
+   anything but an old test, refuses the sweep (UntrustedCommand names the
+   tests); one that fails only on old tests quarantines them with why, and no
+   grade rests on them (caught.py).
 
 Pass a `BiteCache` (one per review session) to reuse the baseline and the
 instrument check across `b` presses on the same head.
@@ -56,15 +59,17 @@ import os
 import shutil
 import threading
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Collection
 
 from reviewui.core.bite import guard_batch, guard_check, revert_batch  # noqa: F401  (tests patch through them)
 from reviewui.core.bite.cache import BiteCache
 from reviewui.core.bite.executor import Executor, SweepJob
 from reviewui.core.bite.executor_local import LocalExecutor
 from reviewui.core.bite.instrument import UntrustedCommand
+from reviewui.core.bite.progress import ProgressSink
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.reuse import GradeBook
+from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, parse_hunk_spec, selected_test_files
 from reviewui.core.bite.sweep import LOST, Spec, Sweep
 from reviewui.core.config import Settings
@@ -96,6 +101,8 @@ def run_bite(
     guards: bool = False,
     include_config: bool = False,
     engine: Callable[[WorktreePool], Executor] | None = None,
+    own_tests: Collection[str] | None = None,
+    on_tests: ProgressSink | None = None,
     grades: GradeBook | None = None,
     witness: Budget | None = None,
 ) -> BiteReport:
@@ -106,9 +113,14 @@ def run_bite(
     instrument check, ReviewError when it is unusable (unparseable, cannot be
     started) or for unknown hunks. With `guards`, each result also carries its
     guard reverts (guard_check.py). `engine` makes the executor that carries
-    out the plan (default: the local one, on this machine's slots). With `grades`, each hunk's and
-    guard's grade an earlier sweep kept under the same key is reused instead of run (reuse.py), and
-    what this sweep grades is kept there. With a `witness`
+    out the plan (default: the local one, on this machine's slots). `on_tests` hears the
+    baseline's progress (tests done of collected, elapsed) while it runs. `own_tests` (function ids,
+    `file::Class::test`) are the branch's new and changed tests: red at the head they are left
+    out of later runs as quarantined old tests are, but reported apart (`Baseline.own_red`); an old
+    test a control catches is quarantined, one of these refuses (caught.py). None: not known, so
+    every test counts as the branch's own and any control that fails refuses. With `grades`, each
+    hunk's and guard's grade an earlier sweep kept under the same key is reused instead of run
+    (reuse.py), and what this sweep grades is kept there. With a `witness`
     budget, each toothless guard and hunk carries a witness search (core/witness/).
     """
     spec = Spec.of(diff, settings, test_cmd, hunks, include_config)
@@ -119,7 +131,8 @@ def run_bite(
         return BiteReport(baseline=Baseline("green", reason="nothing to bite-check: no source hunk"),
                           results=spec.not_code, selected_tests=(), test_command=spec.command,
                           selection="nothing to bite-check: the branch changes no source code")
-    sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress)
+    sweep = Sweep(target, diff, settings, spec, all_tests, timeout or settings.timeout, on_result, on_progress,
+                  own_tests, on_tests)
     sweep.book = grades
     sweep.reuse_tag = "" if witness is None else f"witness {witness!r}"
     jobs = max(1, jobs or os.cpu_count() or 1)
@@ -154,7 +167,8 @@ def run_bite(
                     check_left()
                     sweep.keep(cache, prepared)
                 execution.settle()
-                held = sweep.hold(execution.results(), plan)
+                held = sweep.hold(execution.results(), plan, prepared.baseline,
+                                  lambda test: _fails_alone(pool, target, ctx, test, sweep.per_run(prepared)))
             except BaseException:
                 ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
                 execution.cancel()
@@ -176,6 +190,22 @@ def run_bite(
         shutil.rmtree(sweep.work, ignore_errors=True)
     report = sweep.report(prepared, plan, guards)
     return replace(report, witnesses_checked=True) if witness is not None else report
+
+
+def _fails_alone(pool: WorktreePool, target: Target, ctx: RunContext, test: str, limit: float) -> bool | None:
+    """Whether `test` fails when run alone at the head (None: the sweep was cancelled), to say why
+    a control caught it (caught.py)."""
+    if ctx.cancel is not None and ctx.cancel.is_set():
+        return None
+    with pool.acquire() as scratch:
+        scratch.checkout(target.head)
+        try:
+            run = ctx.run(scratch.path, [test], limit).run
+        finally:
+            scratch.reset()
+    if run.cancelled:
+        return None
+    return run.killed or not run.tests or any(o.outcome in ("failed", "error") for o in run.tests)
 
 
 class _Halt(threading.Event):

@@ -181,8 +181,15 @@ def grade_pytest(run: RunResult, names: frozenset[str], user_of: Callable[[str],
     return Grade("bites", tuple(t.id for t in real), {t.id: t.message for t in real})
 
 
-def grade_exit_code(run: RunResult) -> Grade:
-    """Grade a non-pytest revert run by its exit code alone."""
+_MISSING_NAME = re.compile(r"name '(\w+)' is not defined|cannot import name '(\w+)'")
+_ASSERTED = re.compile(r"^FAIL: |AssertionError", re.MULTILINE)
+
+
+def grade_exit_code(run: RunResult, names: frozenset[str] = frozenset(),
+                    user_of: Callable[[str], str | None] | None = None) -> Grade:
+    """Grade a non-pytest revert run by its exit code (and, for a failure, its output: a run whose
+    every error is a name the revert removes that another hunk of the branch uses is `broken`, as
+    grade_pytest says it: the revert broke the branch, it tested nothing)."""
     if run.timed_out:
         return Grade("timeout", reason=f"killed after {run.seconds:.1f}s")
     if run.cancelled:
@@ -191,6 +198,12 @@ def grade_exit_code(run: RunResult) -> Grade:
         return Grade("broken", reason=run.limit)
     if run.returncode == 0:
         return Grade("toothless", reason="the test command still exits 0")
+    missing = {a or b for a, b in _MISSING_NAME.findall(run.output)}
+    if missing and user_of is not None and not _ASSERTED.search(run.output) \
+            and all(n in names and user_of(n) is not None for n in missing):
+        name = sorted(missing)[0]
+        return Grade("broken", reason=f"the revert removes {name}, which {user_of(name)} uses: every failure "
+                                      f"is that name missing (exit code {run.returncode})")
     return Grade("bites", reason=f"exit code {run.returncode}: {_last_line(run.output)}".rstrip(": "))
 
 

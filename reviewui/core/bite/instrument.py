@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import PurePosixPath
+from typing import Sequence
 
 from reviewui.core.bite.baseline import error_lines
 from reviewui.core.bite.origin import QUIET_STOP, ChangedModule
@@ -29,7 +30,14 @@ GARBAGE = b")(}{ reviewui instrument check: this file is deliberately broken ][\
 
 
 class UntrustedCommand(ReviewError):
-    """The test command failed the instrument check: nothing it says can be believed (exit 3)."""
+    """The test command failed the instrument check or a control: nothing it says can be believed (exit 3)."""
+
+    exit_code = 3  # a refusal wherever it surfaces (`verdict --with-bites` too), as `bite` says it
+
+    def __init__(self, message: str, tests: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.tests = tuple(tests)
+        """The node ids that made it untrusted (those that can tell a revert run from the baseline), if any."""
 
 
 def instrument_check(

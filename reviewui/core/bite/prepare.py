@@ -15,9 +15,10 @@ import contextlib
 from contextlib import AbstractContextManager
 import os
 import shutil
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite import guard_check
@@ -92,7 +93,7 @@ class Prepared:
         everything = self.chosen if whole and self.chosen and self.cov is None else selected
         if self.cov is None:
             return HunkPlan(False, everything)
-        quarantined = frozenset(self.baseline.quarantined)
+        quarantined = frozenset(self.baseline.left_out)
         scope = "suite" if whole or complete else "selected"
         sel = self.cov.select(h, head_text, skip=quarantined, scope=scope)
         if sel.choice == "tests":
@@ -113,7 +114,7 @@ class Prepared:
     def guard_jobs(self, guards: list[Guard], selected: tuple[str, ...]) -> list[GuardJob]:
         """Each guard with the tests its run needs, chosen as `plan` chooses a hunk's: never a
         quarantined test, and the whole suite's run searched for a line no selected test executes."""
-        red = frozenset(self.baseline.quarantined)
+        red = frozenset(self.baseline.left_out)
         out: list[GuardJob] = []
         for job in guard_check.select_all(guards, self.cov, selected):
             sel = job.selection
@@ -139,9 +140,11 @@ Pending = Callable[[], None]
 def prepare(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], limit: float | None, read: Callable[[str], str | None] | None = None,
+    own: Collection[str] = (),
 ) -> tuple[Prepared, Pending | None]:
     """Run the baseline and the instrument check: (what the reverts need, the check if it is
-    still running). Raises UntrustedCommand when the check has already failed.
+    still running). Raises UntrustedCommand when the check has already failed. `own`: the
+    branch's new and changed tests (function ids), never quarantined when red.
 
     With `read` (a head file's text), a hunk no selected test executes sends the whole
     suite through one measured run (`SuiteSearch`) to find the tests that do."""
@@ -151,6 +154,7 @@ def prepare(
     # meanwhile (pytest's half, then garbage in every changed module), and its verdict is read
     # once the baseline is green.
     early: cf.Future[bool | None] | None = None
+    stop_side = _Stop(ctx.cancel)
     side = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="instrument") if ctx.pytest_mode and pool.size > 1 \
         else None
     first = _first_ready(pool, target, ctx) if side is not None else None
@@ -161,16 +165,32 @@ def prepare(
         lease = pool.acquire(other)
         held = lease.__enter__()
         early = side.submit(_in_slot, lease, held,
-                            lambda s: side_checks(s, target, ctx, selected, baseline_limit, fresh=s is other))
+                            lambda s: side_checks(s, target, replace(ctx, cancel=stop_side), selected, baseline_limit,
+                                                  fresh=s is other))
     pending: Pending | None = None
+    green = False
     try:
         prepared, pending = _prepare_in_slot(pool, target, ctx, selected, static, targets, baseline_limit, early,
-                                             first, read)
+                                             first, read, own)
+        green = prepared.baseline.status == "green"
         return prepared, pending
     finally:
         if side is not None:
+            if not green:
+                stop_side.set()  # nothing the check says is needed past a baseline that is not green: no wait
             # Its slot is back in the pool once the check ends; a pending check ends it itself.
             side.shutdown(wait=pending is None)
+
+
+class _Stop(threading.Event):
+    """Set to stop the instrument check beside the baseline, or set when the sweep is cancelled."""
+
+    def __init__(self, outer: threading.Event | None) -> None:
+        super().__init__()
+        self._outer = outer
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._outer is not None and self._outer.is_set())
 
 
 def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.CoverageSupport) -> RunFiles:
@@ -187,28 +207,28 @@ def _coverage_files(keep: Path, scratch: Path, py_files: list[str], support: cm.
     return RunFiles(setup, collect)
 
 
-def _quarantined(baseline: Baseline, ctx: RunContext) -> Baseline:
-    """The baseline with its red-at-head tests quarantined (baseline.quarantine), every later
-    run of the sweep told to leave them out."""
-    baseline = quarantine(baseline)
-    ctx.quarantined = baseline.quarantined
+def _quarantined(baseline: Baseline, ctx: RunContext, own: Collection[str]) -> Baseline:
+    """The baseline with its red-at-head tests left out (baseline.quarantine: the old ones
+    quarantined, the branch's own `own` kept apart), every later run of the sweep told so."""
+    baseline = quarantine(baseline, own)
+    ctx.quarantined = baseline.left_out
     return baseline
 
 
 def _past_collection_errors(
     scratch: Path, ctx: RunContext, selected: tuple[str, ...], limit: float, cov_args: list[str],
-    measured: RunFiles | None, cov_dir: Path, first: tuple[Observation, Baseline],
+    measured: RunFiles | None, cov_dir: Path, first: tuple[Observation, Baseline], own: Collection[str] = (),
 ) -> tuple[Observation, Baseline]:
     """The baseline run again past its collection errors (`--continue-on-collection-errors`): the
     modules that cannot be imported at the head are quarantined when other tests are green there,
     else the first run's broken baseline stands."""
     shutil.rmtree(cov_dir, ignore_errors=True)  # the first run measured only imports
     seen = ctx.run(scratch, selected, limit, argv=[*ctx.argv, *cov_args, "--continue-on-collection-errors"],
-                   record_opens=True, in_run_dir=measured, coverage=measured is not None)
-    baseline = quarantine_collection(seen.run)
+                   record_opens=True, in_run_dir=measured, coverage=measured is not None, phase="baseline")
+    baseline = quarantine_collection(seen.run, own)
     if baseline is None:
         return first
-    ctx.quarantined = baseline.quarantined
+    ctx.quarantined = baseline.left_out
     return seen, baseline
 
 
@@ -237,7 +257,7 @@ def _in_slot(lease: AbstractContextManager[Scratch], scratch: Scratch,
 def _prepare_in_slot(
     pool: WorktreePool, target: Target, ctx: RunContext, selected: tuple[str, ...], static: StaticSelection,
     targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, early: cf.Future[bool | None] | None,
-    first: Scratch | None = None, read: Callable[[str], str | None] | None = None,
+    first: Scratch | None = None, read: Callable[[str], str | None] | None = None, own: Collection[str] = (),
 ) -> tuple[Prepared, Pending | None]:
     py_files = sorted({f.path for f, _ in targets if f.path.endswith(".py") and f.status != "deleted"})
     cov_dir = ctx.work / "cov"
@@ -253,18 +273,26 @@ def _prepare_in_slot(
                 measured, cov_args = _coverage_files(cov_dir, scratch.path, py_files, support), args
         # Measured in a warm fork when the server can serve it, else under `coverage run`.
         seen = ctx.run(scratch.path, selected, baseline_limit, argv=[*ctx.argv, *cov_args], record_opens=True,
-                       in_run_dir=measured, coverage=measured is not None)
+                       in_run_dir=measured, coverage=measured is not None, phase="baseline")
         if seen.foreign and seen.foreign.startswith(TAMPERED):
             # The baseline's canary passed: no run of this command can be believed (canary.py).
             raise UntrustedCommand(f"the test command cannot be trusted: {seen.foreign}; check the branch's "
                                    "conftest files and plugins")
-        baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx)
+        baseline = _quarantined(classify(seen.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx, own)
         if baseline.status == "broken" and ctx.pytest_mode and collection_broken(seen.run):
             seen, baseline = _past_collection_errors(scratch.path, ctx, selected, baseline_limit, cov_args, measured,
-                                                     cov_dir, (seen, baseline))
+                                                     cov_dir, (seen, baseline), own)
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
         cov, note = None, ""
+        if baseline.status in ("broken", "timeout") and measured is not None and not ctx.killed():
+            # Never call a baseline broken that the plain command passes: measuring it may be what broke it.
+            plain = ctx.run(scratch.path, selected, baseline_limit, record_opens=True, phase="baseline")
+            again = _quarantined(classify(plain.run, ctx.pytest_mode, " ".join(ctx.argv)), ctx, own)
+            if again.status == "green" and not plain.foreign:
+                note = (f"; the run measured with coverage was {baseline.status} ({baseline.reason[:120]}) and the "
+                        "plain one green: no coverage map, every hunk runs all selected tests")
+                seen, baseline, measured = plain, again, None
         if baseline.status == "green" and measured is not None:
             cov = cm.read_map(cov_dir, scratch.path, py_files, baseline.tests)
             if cov is not None and (blind := cov.blind_to(ctx.modules, seen.observed.modules)):
@@ -273,13 +301,14 @@ def _prepare_in_slot(
         if cov is not None:
             baseline = replace(baseline, coverage_guided=True)
         suite: SuiteSearch | None = None
-        if cov is not None and selected and read is not None and _unexecuted(cov, targets, read, baseline.quarantined):
+        if cov is not None and selected and read is not None and _unexecuted(cov, targets, read, baseline.left_out):
             suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
-            # The null-revert controls run among the graded runs, with their selections (control.py).
+            # The null-revert controls run among the graded runs, with their selections (control.py);
+            # the old tests they catch are quarantined there (caught.py), never here.
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
-            if early is not None and baseline.quarantined:
+            if early is not None and baseline.left_out:
                 # The garbage half beside the baseline ran the red tests too, whose failure
                 # answers nothing: it runs again here without them.
                 early.result()  # raises UntrustedCommand for pytest's half
@@ -300,6 +329,8 @@ def _prepare_in_slot(
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))
         note = selection_note(static, selected, baseline.tests, openers, cov) + note
+        if ctx.xdist_off:
+            note += "; pytest-xdist off (-n 0): its workers would not see the run's tree and import paths"
         if suite is not None:
             note += ("; the whole suite was searched for the tests of hunks no selected test runs" if suite.cov
                      is not None else f"; the whole suite was not searched ({suite.why_not})")

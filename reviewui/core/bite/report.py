@@ -21,6 +21,13 @@ from reviewui.core.witness.model import Witness
 
 Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code"]
 VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code")
+QUARANTINE_WHY = "red at the head"
+"""Why an old test was quarantined when nothing more is known (Baseline.why)."""
+CAUGHT_ALONE, CAUGHT_ORDER = "fails when run alone", "depends on test order"
+CAUGHT_NULL = "fails in a null run: depends on test order or on state another test leaves"
+CAUGHT_WHY = (CAUGHT_ALONE, CAUGHT_ORDER, CAUGHT_NULL)
+"""Why an old test a control caught was quarantined (caught.py): run alone at the head it fails, it
+passes (so the order decides), or it was not run alone."""
 BaselineStatus = Literal["green", "red", "broken", "timeout"]
 
 STRYKER_STATUS: dict[str, str] = {
@@ -113,8 +120,20 @@ class Baseline:
     output_tail: str = ""
     """pytest's first error lines (else the last lines of output) when not green."""
     quarantined: tuple[str, ...] = ()
-    """Node ids red at the head beside green ones: left out of every revert run (their first
-    error line in `messages`); the baseline is green against the rest."""
+    """Old tests' node ids red at the head beside green ones (or failing alone, or by the order
+    they run in): left out of every revert run (their first error line in `messages`, why in
+    `why`); the baseline is green against the rest."""
+    own_red: tuple[str, ...] = ()
+    """The branch's own new or changed tests red at the head: left out of every later run as the
+    quarantined are (they fail with or without any revert), but never quarantined: each is a
+    `test-red-at-head` error (their first error line in `messages`)."""
+    why: dict[str, str] = field(default_factory=dict, hash=False)
+    """Quarantined node id -> why it was left out ("red at the head", "fails when run alone", ...)."""
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """Every test later runs leave out: the quarantined and the branch's own red ones."""
+        return (*self.quarantined, *self.own_red)
 
 
 @dataclass(frozen=True)
@@ -143,6 +162,9 @@ class BiteReport:
         return guard_summary(g for r in self.results for g in r.guards)
     selection: str = ""
     """How many tests were selected and why, in one line."""
+    selection_is_suite: bool = False
+    """The selected test files are every test module of the tree: a hunk graded in the `suite`
+    scope was graded by selected tests (nothing beyond them was searched)."""
 
     def evidence_summary(self) -> dict[str, dict[str, int]]:
         """How many hunks and guards were graded by this sweep (`fresh`) or taken from an earlier one (`reused`)."""
@@ -173,6 +195,13 @@ class BiteReport:
         if self.baseline.status != "green" or all(r.verdict in ("skipped", "error") for r in code):
             return EXIT_NOTHING_LEARNED
         return EXIT_ALL_BITE if all(r.verdict == "bites" for r in code) else EXIT_SOME_WEAK
+
+    def refusal_reason(self) -> str:
+        """Why nothing could be learned (the `refused` reason of an exit 3), in one line."""
+        b = self.baseline
+        if b.status != "green":
+            return f"the baseline is {b.status}" + (f": {b.reason}" if b.reason else "")
+        return "every code hunk was skipped or errored: nothing could be learned"
 
     def matrix(self) -> dict[str, tuple[tuple[str, int], ...]]:
         """Test node id -> the hunks it bit; tests that bit nothing map to ()."""
@@ -226,8 +255,11 @@ class BiteReport:
                 "seconds": round(self.baseline.seconds, 3),
                 "reason": self.baseline.reason,
                 "output_tail": self.baseline.output_tail,
-                "quarantined": [{"test": t, "message": self.baseline.messages.get(t, "")}
+                "quarantined": [{"test": t, "message": self.baseline.messages.get(t, ""),
+                                 "why": self.baseline.why.get(t, QUARANTINE_WHY)}
                                 for t in self.baseline.quarantined],
+                "own_red": [{"test": t, "message": self.baseline.messages.get(t, "")}
+                            for t in self.baseline.own_red],
             },
             "hunks": [
                 {
@@ -266,8 +298,10 @@ class BiteReport:
         lines.append(f"baseline: {b.status} ({b.seconds:.2f}s){' - ' + b.reason if b.reason else ''}")
         for t in b.failing_tests:
             lines.append(f"  FAILED {t}: {b.messages.get(t, '')}")
+        for t in b.own_red:
+            lines.append(f"  RED (the branch's own test) {t}: {b.messages.get(t, '')}")
         for t in b.quarantined:
-            lines.append(f"  QUARANTINED {t}: {b.messages.get(t, '')}")
+            lines.append(f"  QUARANTINED {t}: {b.messages.get(t, '')} ({b.why.get(t, QUARANTINE_WHY)})")
         if b.status != "green" and b.output_tail:
             lines.extend("  | " + ln for ln in b.output_tail.splitlines())
         for r in self.results:
@@ -280,7 +314,7 @@ class BiteReport:
                 lines.append(f"    {r.reason}")
             if r.witness is not None:
                 lines.append(f"    {r.witness.words()}")
-            if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered":
+            if self.selected_tests and r.scope == "suite" and r.verdict != "uncovered" and not self.selection_is_suite:
                 lines.append("    no selected test runs it: graded by tests found in the whole suite")
             lines.extend(f"    guard {g.one_line()}{' (reused)' if g.evidence == 'reused' else ''}" for g in r.guards)
         s = self.summary()
@@ -291,7 +325,9 @@ class BiteReport:
                          + (f"; guards {ev['guards']['reused']} reused, {ev['guards']['fresh']} fresh"
                             if self.guards_checked else ""))
         if self.sandbox:
-            lines.append(f"controls: {self.controls} null run(s) among the graded ones, all green")
+            caught = sum(w in CAUGHT_WHY for w in self.baseline.why.values())
+            lines.append(f"controls: {self.controls} null run(s) among the graded ones, all green" + (
+                f" but for {caught} old test(s) they quarantined" if caught else ""))
         if self.guards_checked:
             gs = self.guard_summary()
             lines.append("guards: " + (", ".join(f"{v} {gs[v]}" for v in gs if gs[v]) or "none on the agent's lines"))

@@ -38,13 +38,15 @@ def grade_revert(diff: Diff, f: FileDiff, h: Hunk, seen: Observation, tests: tup
     if seen.foreign:
         return hunk_result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output),
                            tests_run=tests)
+    head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
+    is_py = f.path.endswith(".py")
+    removed = removed_by_revert(head_text, reverted_text) if is_py else None
+    names = defined_names(f, h) | (removed.all if removed else frozenset())
     if pytest_mode:
-        head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
-        is_py = f.path.endswith(".py")
-        removed = removed_by_revert(head_text, reverted_text) if is_py else None
-        names = defined_names(f, h) | (removed.all if removed else frozenset())
         needed = needed_by_revert(head_text, reverted_text) if is_py else frozenset()
         g = grade_pytest(run, names, lambda n: user_of(n, diff, h), needed)
+    elif run.returncode:
+        g = grade_exit_code(run, names, lambda n: user_of(n, diff, h))
     else:
         g = grade_exit_code(run)
     return hunk_result(

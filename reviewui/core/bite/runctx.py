@@ -10,16 +10,25 @@ The result says whether a changed module came from outside the scratch.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
-from reviewui.core.bite import canary, origin
+from reviewui.core.bite import canary, origin, progress
+from reviewui.core.bite import coverage_map as cm
+from reviewui.core.bite.progress import Poller, ProgressSink
 from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
+from reviewui.core.test_layout import uses_xdist
 from reviewui.core.witness.model import Seeds
+
+XDIST_OFF = ["-n", "0"]
+"""What every pytest run adds when the project's addopts (or the command) start pytest-xdist workers:
+the workers are new interpreters that do not see the run's tree and import paths, so the run is made
+in one process (said once, in the selection note)."""
 
 
 class Capture(Protocol):
@@ -73,6 +82,8 @@ class RunContext:
     """Node ids red at the head, left out of every pytest run after the baseline (`--deselect`)."""
     capture: Capture | None = None
     """Set by a sweep looking for witnesses: its baseline run (`record_opens`) also captures seeds."""
+    progress: ProgressSink | None = None
+    """Where a long run's progress goes (runs made with a `phase`): tests done of collected, elapsed."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def _without_quarantined(self, tests: Sequence[str]) -> tuple[Sequence[str], list[str]]:
@@ -97,10 +108,30 @@ class RunContext:
         """True when the command runs pytest (JUnit outcomes available)."""
         return is_pytest_command(self.argv)
 
+    def killed(self) -> bool:
+        """True when the sweep was cancelled (nothing more should start)."""
+        return self.cancel is not None and self.cancel.is_set()
+
+    def _no_cov(self, command: Sequence[str]) -> list[str]:
+        """`--no-cov` when the test Python has pytest-cov: a project's own coverage run (addopts `--cov`,
+        a `fail_under` in its rcfile) fails any run of a subset of its tests whatever they do
+        (aio-libs/yarl: "Required test coverage of 98.95% not reached", exit 1 with every test green),
+        so no run of a sweep measures the project's coverage, the baseline included."""
+        if "--no-cov" in command or not os.path.basename(command[0]).startswith("python"):
+            return []  # a bare `pytest` command: its Python is not asked (the probe runs `<python> -c`)
+        support = cm.probe_coverage(command[0], os.environ.get("PATH", os.defpath))
+        return ["--no-cov"] if support is not None and support.pytest_cov else []
+
+    @property
+    def xdist_off(self) -> bool:
+        """True when the base's addopts (or the command) start pytest-xdist workers: every run adds `-n 0`."""
+        return self.pytest_mode and (self.settings.test_layout.xdist or uses_xdist(self.argv))
+
     def run(
         self, scratch: Path, tests: Sequence[str], limit: float | None, *,
         argv: Sequence[str] | None = None, extra: Mapping[str, str] | None = None,
         warm: bool = True, record_opens: bool = False, in_run_dir: RunFiles | None = None, coverage: bool = False,
+        phase: str = "",
     ) -> Observation:
         """Run the command (or `argv`) on `tests` in `scratch`. Raises ReviewError when it cannot start.
 
@@ -109,11 +140,13 @@ class RunContext:
         `in_run_dir` puts more files in the run's own directory (its `setup`
         returns more environment) and reads them back before the directory goes.
         `record_opens` marks the baseline: it also records data-file opens and,
-        with `capture` set, the tests' arguments (witness/seeds.py).
+        with `capture` set, the tests' arguments (witness/seeds.py). A `phase` (`baseline`) sends
+        the run's progress to `progress` while it runs.
         """
         box: dict[str, origin.Observed] = {}
         name = canary.new_name()
         seeds = self.capture.files(scratch) if record_opens and self.capture is not None else None
+        pollers: list[Poller] = []
 
         def setup(run_dir: Path) -> dict[str, str]:
             # The plugin and its report live in the run's own directory: the only place
@@ -121,11 +154,17 @@ class RunContext:
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
                                  self.data_files if record_opens else (), self.checkout_dirs, canary=name)
             env = origin.merge_env(env, extra)
+            env[progress.VAR] = str(run_dir / progress.FILE)  # every run writes it alike; long ones are read
+            if phase and self.progress is not None:
+                pollers.append(Poller(run_dir / progress.FILE, phase, self.progress))
+                pollers[0].start()
             for more in (in_run_dir, seeds):
                 env = origin.merge_env(env, more.setup(run_dir)) if more is not None else env
             return env
 
         def collect(run_dir: Path) -> None:
+            for poller in pollers:
+                poller.stop()
             box["seen"] = origin.read_observed(run_dir / "origin.json")
             for more in (in_run_dir, seeds):
                 if more is not None:
@@ -134,7 +173,7 @@ class RunContext:
         command = list(argv or self.argv)
         if self.pytest_mode:
             tests, more = self._without_quarantined(tests or self.suite)
-            command += more
+            command += more + (XDIST_OFF if self.xdist_off else []) + self._no_cov(command)
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
                         run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)

@@ -12,19 +12,22 @@ from __future__ import annotations
 import contextlib
 import threading
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from typing import Callable, Collection, Iterable
 
 from reviewui.core.bite import guard_check
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.cache import BiteCache
-from reviewui.core.bite.control import ControlResult, refusal
+from reviewui.core.bite.baseline import is_own
+from reviewui.core.bite.caught import quarantined, settle, strip_hunk
+from reviewui.core.bite.control import ControlResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite.plan import Batching, RevertItem, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
-from reviewui.core.bite.report import BiteReport, HunkResult
+from reviewui.core.bite.progress import ProgressSink
+from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.reuse import GradeBook, Grades
 from reviewui.core.bite.revert_grade import hunk_result
 from reviewui.core.bite.runctx import RunContext
@@ -76,8 +79,14 @@ class Sweep:
 
     def __init__(self, target: Target, diff: Diff, settings: Settings, spec: Spec, all_tests: bool,
                  timeout: float | None, on_result: Callable[[HunkResult], None] | None,
-                 on_progress: Callable[[int, int], None] | None) -> None:
+                 on_progress: Callable[[int, int], None] | None, own_tests: Collection[str] | None = None,
+                 on_tests: ProgressSink | None = None) -> None:
         self.target, self.diff, self.settings, self.spec = target, diff, settings, spec
+        self.own = frozenset(own_tests or ())
+        """The branch's new and changed tests (function ids): red at the head, never quarantined."""
+        self.own_known = own_tests is not None
+        """False when the caller did not say which tests are the branch's: then every test is (is_old)."""
+        self.on_tests = on_tests
         self.pytest_mode = is_pytest_command(spec.argv)
         self.tree = list_files(target.repo_dir, target.head)
         self.head = HeadFiles(target)
@@ -86,7 +95,7 @@ class Sweep:
         self.selected = () if self.whole else self.static.files
         self.timeout = timeout
         self.key = (str(target.repo_dir), target.head, tuple(spec.argv), tuple(sorted(spec.user_env.items())),
-                    self.selected, tuple(settings.env_allow))
+                    self.selected, tuple(settings.env_allow), tuple(sorted(self.own)))
         # The suite is searched for the tests of a hunk no selected test runs only when the
         # selection leaves some test module out; otherwise the selection is the suite.
         self.beyond = not self.whole and any(settings.test_layout.is_module(p) and p not in self.selected
@@ -110,11 +119,22 @@ class Sweep:
         carries no witness, so a sweep that asks for witnesses never reuses it, and the reverse)."""
         self.reused: list[tuple[GuardJob, GuardResult]] = []
         """The guards whose grade this sweep reuses (their hunks' are in the plan's `known`)."""
+        self.caught: dict[str, str] = {}
+        """Old tests the controls caught (node id -> why): quarantined, stripped from every grade (caught.py)."""
+        self._stripped: set[tuple[str, int]] = set()
+        """Hunks whose grade (or a guard's) lost a caught test: not kept for a later sweep."""
+        self._new_files = frozenset(f.path for f in diff.files if f.status in ("added", "renamed"))
 
     def emit(self, r: HunkResult) -> None:
-        """Record a complete hunk result and pass it on (with the scope its tests were looked for in)."""
+        """Record a complete hunk result and pass it on (with the scope its tests were looked for in,
+        and without the old tests the controls caught)."""
         if r.key in self.scopes and not r.scope:
             r = replace(r, scope=self.scopes[r.key])
+        if self.caught:
+            stripped = strip_hunk(r, self.caught)
+            if stripped != r:
+                self._stripped.add(r.key)
+            r = stripped
         with self._lock:
             self.results[r.key] = r
             done = len(self.results)
@@ -134,7 +154,7 @@ class Sweep:
                                   self.tree)
         return RunContext(self.spec.argv, self.spec.user_env, modules, s, self.work, halt, warm,
                           self.static.data_files, checkout_roots(self.spec.argv[0], self.target.repo_dir),
-                          s.test_layout.suite_paths(self.tree))
+                          s.test_layout.suite_paths(self.tree), progress=self.on_tests)
 
     def prepare(self, pool: WorktreePool, ctx: RunContext, cache: BiteCache,
                 before_close: contextlib.ExitStack) -> tuple[Prepared, Pending | None]:
@@ -149,7 +169,7 @@ class Sweep:
             # baseline serves later checks of other hunks too.
             prepared, check_left = prepare(pool, self.target, ctx, self.selected, self.static,
                                            checkable_hunks(self.diff), self.timeout,
-                                           self.head.text if self.beyond else None)
+                                           self.head.text if self.beyond else None, self.own)
             if ctx.capture is not None:
                 prepared = replace(prepared, seeds=ctx.capture.seeds())
             if check_left is not None:
@@ -157,7 +177,7 @@ class Sweep:
                 before_close.callback(_quietly, check_left)
             else:
                 self.keep(cache, prepared)
-        ctx.quarantined = prepared.baseline.quarantined  # a cached baseline's too
+        ctx.quarantined = prepared.baseline.left_out  # a cached baseline's too
         return prepared, check_left
 
     def keep(self, cache: BiteCache, prepared: Prepared) -> None:
@@ -194,13 +214,18 @@ class Sweep:
     def keep_grades(self) -> None:
         """Keep what this sweep graded afresh for the next one (reuse.py)."""
         if self.grades is not None:
-            self.grades.keep(list(self.results.values()))
+            # A grade a caught test was taken out of rests on this sweep's controls: graded again next time.
+            self.grades.keep([r for r in self.results.values() if r.key not in self._stripped])
 
-    def hold(self, results: Iterable[object], plan: SweepPlan) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
+    def hold(self, results: Iterable[object], plan: SweepPlan, baseline: Baseline,
+             fails_alone: Callable[[str], bool | None] = lambda _: None) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
         """Every graded item of the execution, held until every control came back (their count goes
-        out as progress meanwhile). Raises UntrustedCommand when a control failed, once every
-        control came back (the refusal names all they failed on); an item whose selection no control could vouch for (its null run
-        collected no test) comes back `skipped`, saying so."""
+        out as progress meanwhile). Raises UntrustedCommand when a control failed on one of the
+        branch's own tests or on anything but an old test, once every control came back (the
+        refusal names all they failed on); old tests a control failed on are quarantined with why
+        (`fails_alone` runs one alone at the head), no grade resting on them (caught.settle). An item
+        whose selection no control could vouch for (its null run collected no test) comes back
+        `skipped`, saying so."""
         held: list[HunkResult | tuple[GuardJob, GuardResult]] = []
         done: set[tuple[str, int]] = set()
         self._counted = True  # progress goes out from here; emit() no longer counts
@@ -220,26 +245,37 @@ class Sweep:
             if isinstance(item, HunkResult):
                 count(item.key)
             held.append(item)  # type: ignore[arg-type]  # the executor's Result, less the controls
-        refused = refusal(self.controls)
-        if refused is not None:
-            raise refused
+        selections = {r.key: r.tests for s in plan.sessions for r in s.reverts if isinstance(r, RevertItem)}
+        selections.update({i.key: i.tests for i in plan.alone if isinstance(i, RevertItem)})
+
+        def selection(x: HunkResult | tuple[GuardJob, GuardResult]) -> tuple[str, ...] | None:
+            return selections.get(x.key) if isinstance(x, HunkResult) else x[0].tests
+
+        settled, self.caught = settle(held, self.controls, baseline, self.is_old, selection, fails_alone)
+        self._stripped.update(x.key if isinstance(x, HunkResult) else x[1].key
+                              for x, y in zip(held, settled, strict=True) if x is not y)
+        held = settled  # emit() strips the caught tests from the grades not held here too (reused, known)
         green = {c.tests for c in self.controls if c.ran and not c.no_tests}
         self.uncontrolled = {c.tests for c in self.controls if c.no_tests} - green
         if not self.uncontrolled:
             return held
-        tests = {r.key: r.tests for s in plan.sessions for r in s.reverts if isinstance(r, RevertItem)}
-        tests.update({i.key: i.tests for i in plan.alone if isinstance(i, RevertItem)})
         why = "no control is possible for its tests: their null-revert run collected no test"
         out: list[HunkResult | tuple[GuardJob, GuardResult]] = []
         for x in held:
             if isinstance(x, HunkResult):
                 out.append(replace(x, verdict="skipped", reason=why, failing_tests=(), messages={})
-                           if tests.get(x.key) in self.uncontrolled else x)
+                           if selection(x) in self.uncontrolled else x)
             else:
                 job, res = x
                 out.append((job, replace(res, verdict="skipped", reason=why, failing_tests=(), messages={}))
                            if job.tests in self.uncontrolled else x)
         return out
+
+    def is_old(self, test: str) -> bool:
+        """True when `test` (a node id) is an old test: its file is one the base has, and the branch
+        neither added nor changed it (not known which tests are the branch's: no test is old)."""
+        return (self.own_known and not is_own(test, self.own)
+                and test.split("::", 1)[0] not in self._new_files)
 
     def per_run(self, prepared: Prepared) -> float:
         """Seconds one revert or guard run may take."""
@@ -264,9 +300,10 @@ class Sweep:
             said = (f"no control is possible for {len(self.uncontrolled)} test selection(s) (their null-revert "
                     "run collected no test): their hunks and guards are not graded")
             note = f"{note}; {said}" if note else said
-        return BiteReport(baseline=prepared.baseline, results=ordered + self.spec.not_code,
+        baseline = quarantined(prepared.baseline, self.caught) if self.caught else prepared.baseline
+        return BiteReport(baseline=baseline, results=ordered + self.spec.not_code,
                           selected_tests=self.selected, test_command=self.spec.command, selection=note,
-                          guards_checked=guards, sandbox=sandbox.level(),
+                          guards_checked=guards, sandbox=sandbox.level(), selection_is_suite=not self.beyond,
                           controls=sum(c.ran for c in self.controls))
 
 

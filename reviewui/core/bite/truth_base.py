@@ -17,7 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from reviewui.core.bite.new_names import added_names
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
+from reviewui.core.bite.progress import ProgressSink
 from reviewui.core.bite.report import BiteReport
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.truth_table import ChangedTest, TruthTable, build_table, unavailable
@@ -58,7 +60,7 @@ def test_overlay(target: Target, diff: Diff) -> dict[str, bytes]:
 def truth_table(
     target: Target, diff: Diff, settings: Settings, changed: Sequence[ChangedTest], report: BiteReport, *,
     test_cmd: str | None = None, timeout: float | None = None, cancel: threading.Event | None = None,
-    warm: WarmPytest | None = None,
+    warm: WarmPytest | None = None, on_tests: ProgressSink | None = None,
 ) -> TruthTable:
     """The truth table of the branch: `report` (a finished sweep) gives the head, one run gives the base.
 
@@ -86,7 +88,7 @@ def truth_table(
             if use_warm is not None:
                 use_warm.prestart([scratch.path])
             ctx = RunContext(argv, user_env, modules, settings, work, cancel, use_warm, (),
-                             checkout_roots(argv[0], target.repo_dir))
+                             checkout_roots(argv[0], target.repo_dir), progress=on_tests)
             scratch.checkout(base)
             if overlay:
                 scratch.edit_files(overlay)
@@ -94,7 +96,7 @@ def truth_table(
             # run nothing at all, and every other test's outcome there is what the table is for.
             root = str(scratch.path).rstrip("/") + "/"
             obs = ctx.run(scratch.path, list(report.selected_tests), limit,
-                          argv=[*argv, "--continue-on-collection-errors"])
+                          argv=[*argv, "--continue-on-collection-errors"], phase="base run")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     run = obs.run
@@ -108,7 +110,7 @@ def truth_table(
         why = run.junit_error or f"exit code {run.returncode}"
         return unavailable(head, base, f"the base run reported no test ({why})")
     return build_table(changed, report, [_unscratched(t, root) for t in run.tests], head=head, base=base,
-                       base_seconds=run.seconds)
+                       base_seconds=run.seconds, new_names=added_names(target, diff))
 
 
 def _unscratched(t: TestOutcome, root: str) -> TestOutcome:

@@ -15,20 +15,18 @@ which hunk reverts and guards make each test fail.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Collection, Literal, Sequence
 
+from reviewui.core.bite.new_names import only_a_new_name_missing
 from reviewui.core.bite.report import BiteReport
 from reviewui.core.run.junit import TestOutcome
 
 Outcome = Literal["passes", "fails", "errors", "skipped", "not-run"]
-"""A test's outcome in one place: `errors` is a missing name, import or attribute; any other failure `fails`."""
+"""A test's outcome in one place: `errors` is a name the branch adds or renames missing while importing or
+collecting (new_names.py); any other failure `fails`: then the failure is the behaviour."""
 Change = Literal["added", "changed", "unchanged"]
 
-_NAME_ERRORS = ("NameError", "ImportError", "ModuleNotFoundError", "AttributeError")
-_NAME_TEXT = re.compile(r"\b(?:NameError|ImportError|ModuleNotFoundError|AttributeError)\b|cannot import name|"
-                        r"No module named|has no attribute|is not defined")
 
 
 @dataclass(frozen=True)
@@ -169,31 +167,34 @@ def function_id(node_id: str) -> str:
     return node_id.split("[", 1)[0]
 
 
-def classify(t: TestOutcome | None, collection: TestOutcome | None = None) -> tuple[Outcome, str]:
-    """(outcome word, first message line) of one run of a test; `collection` is its file's collection error."""
+def classify(t: TestOutcome | None, collection: TestOutcome | None = None,
+             new_names: Collection[str] = ()) -> tuple[Outcome, str]:
+    """(outcome word, first message line) of one run of a test; `collection` is its file's collection
+    error. `errors` only when a name of `new_names` (those the branch adds or renames) is what is
+    missing while importing or collecting; any other failure is the behaviour: `fails`."""
     if t is None:
         if collection is not None:
-            return _failure(collection)
+            return _failure(collection, True, new_names)
         return "not-run", ""
     if t.outcome == "passed":
         return "passes", ""
     if t.outcome == "skipped":
         return "skipped", t.message
-    return _failure(t)
+    return _failure(t, False, new_names)
 
 
-def _failure(t: TestOutcome) -> tuple[Outcome, str]:
-    missing = t.exception in _NAME_ERRORS or bool(_NAME_TEXT.search(t.message))
+def _failure(t: TestOutcome, collection: bool, new_names: Collection[str]) -> tuple[Outcome, str]:
+    missing = only_a_new_name_missing(t, collection, new_names)
     return ("errors" if missing else "fails"), t.message
 
 
 def head_outcomes(report: BiteReport) -> dict[str, TestOutcome]:
     """The head's outcomes, read from the sweep's baseline run (node id -> outcome)."""
     b = report.baseline
-    # Tests red at the head are failing whether they sank the baseline or were quarantined beside green ones.
-    failing = set(b.failing_tests) | set(b.quarantined)
+    # Tests red at the head are failing whether they sank the baseline or were left out beside green ones.
+    failing = set(b.failing_tests) | set(b.left_out)
     out = {t: TestOutcome(t, "failed" if t in failing else "passed", b.messages.get(t, "")) for t in b.tests}
-    for t in (*b.failing_tests, *b.quarantined):  # a collection error has no entry in `tests`
+    for t in (*b.failing_tests, *b.left_out):  # a collection error has no entry in `tests`
         out.setdefault(t, TestOutcome(t, "error", b.messages.get(t, ""), collection="::" not in t))
     return out
 
@@ -214,9 +215,10 @@ def bites_of(report: BiteReport) -> dict[str, list[Bite]]:
 
 def build_table(
     changed: Sequence[ChangedTest], report: BiteReport, base_run: Sequence[TestOutcome], *,
-    head: str, base: str, base_seconds: float = 0.0,
+    head: str, base: str, base_seconds: float = 0.0, new_names: Collection[str] = (),
 ) -> TruthTable:
-    """The truth table from the changed tests, the sweep (head outcomes, bites) and the base run's outcomes."""
+    """The truth table from the changed tests, the sweep (head outcomes, bites) and the base run's outcomes;
+    `new_names` (new_names.added_names) decide which base failures are only a new name missing."""
     heads = head_outcomes(report)
     bases = {t.id: t for t in base_run}
     collection = {t.id: t for t in base_run if t.collection or "::" not in t.id}
@@ -229,7 +231,7 @@ def build_table(
         cases = [i for i in ids if function_id(i) == c.id] or [c.id]
         for node in cases:
             seen.add(node)
-            rows.append(_row(node, c.file, c.line, c.change, heads, bases, collection, bites))
+            rows.append(_row(node, c.file, c.line, c.change, heads, bases, collection, bites, new_names))
     regressions: list[TestRow] = []
     already: list[str] = []
     for node in ids:
@@ -238,7 +240,8 @@ def build_table(
         h, b = heads[node], bases[node]
         if h.outcome in ("failed", "error"):
             if b.outcome == "passed":
-                regressions.append(_row(node, node.split("::", 1)[0], 0, "unchanged", heads, bases, collection, bites))
+                regressions.append(_row(node, node.split("::", 1)[0], 0, "unchanged", heads, bases, collection, bites,
+                                        new_names))
             elif b.outcome in ("failed", "error"):
                 already.append(node)
     return TruthTable(head=head, base=base, status="complete", tests=tuple(rows), regressions=tuple(regressions),
@@ -246,10 +249,11 @@ def build_table(
 
 
 def _row(node: str, file: str, line: int, change: Change, heads: dict[str, TestOutcome],
-         bases: dict[str, TestOutcome], collection: dict[str, TestOutcome], bites: dict[str, list[Bite]]) -> TestRow:
+         bases: dict[str, TestOutcome], collection: dict[str, TestOutcome], bites: dict[str, list[Bite]],
+         new_names: Collection[str]) -> TestRow:
     file_of = node.split("::", 1)[0]
-    h, h_msg = classify(heads.get(node), collection=None)
-    b, b_msg = classify(bases.get(node), collection.get(file_of))
+    h, h_msg = classify(heads.get(node), collection=None, new_names=new_names)
+    b, b_msg = classify(bases.get(node), collection.get(file_of), new_names)
     return TestRow(node, file, line, change, h, b, b_msg, h_msg, tuple(bites.get(node, ())))
 
 

@@ -73,11 +73,15 @@ KINDS: dict[str, KindInfo] = {
     "claim-unverifiable": KindInfo("info", "A test command the agent ran cannot be rerun here (with why)."),
     "claim-confirmed": KindInfo("info", "The agent's test command, rerun at the head, agrees with what it reported."),
     "claim-without-run": KindInfo("warning", "The agent says the tests pass but its transcript runs none."),
+    "test-red-at-head": KindInfo(
+        "error", "A test the branch adds or changes fails at the branch head (red is red: never quarantined)."
+    ),
     "test-passes-on-base": KindInfo(
         "warning", "A new or changed test passes on the base commit's source: it needs nothing of the change."
     ),
     "test-only-notices-name": KindInfo(
-        "info", "A new or changed test fails on the base only because a new name is missing; the guards say more."
+        "info", "A new or changed test fails on the base only because a name the branch adds is missing while "
+        "importing or collecting; the guards say more."
     ),
     "not-analysed": KindInfo(
         "warning", "A changed file is over the analysis caps (size or nesting), so no other rule read it."

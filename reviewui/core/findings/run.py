@@ -31,6 +31,7 @@ from reviewui.core.findings.symlinks import symlink_outside_tree
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
 from reviewui.core.findings.test_notices_name import test_only_notices_name
 from reviewui.core.findings.test_passes_on_base import test_passes_on_base
+from reviewui.core.findings.test_red_at_head import test_red_at_head
 from reviewui.core.findings.tests_additive import tests_not_additive
 from reviewui.core.findings.transcript_rules import undeclared_write
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
@@ -87,7 +88,8 @@ def compute_findings(
             from reviewui.core.fixtures import analyze
 
             paths = [f.path for f in diff.files if f.status != "deleted"]
-            lazy_fixtures.append(analyze(target.repo_dir, target.base, target.head, paths, globs))
+            lazy_fixtures.append(analyze(target.repo_dir, target.base, target.head, paths, globs,
+                                         settings.test_layout))
         return lazy_fixtures[0]
 
     task_text = load_task_text(task, None, transcript)
@@ -109,6 +111,7 @@ def compute_findings(
         ("claim-without-run", lambda: claim_without_run(transcript)),
         ("bite", lambda: bite_findings(bite)),
         ("toothless-guard", lambda: guard_findings(bite)),
+        ("test-red-at-head", lambda: test_red_at_head(bite, tests_table)),
         ("test-passes-on-base", lambda: test_passes_on_base(tests_table)),
         ("test-only-notices-name", lambda: test_only_notices_name(tests_table)),
     ]

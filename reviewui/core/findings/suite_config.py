@@ -196,8 +196,10 @@ def compare_options(
 
 
 def _base_tests(target: "Target", settings: "Settings") -> list[str]:
+    """The base's test modules, by the one rule (`TestLayout.is_module`), among its test files."""
     globs = settings.test_globs or DEFAULT_TEST_GLOBS
-    return list(_python_tests_at(str(target.repo_dir), target.base, globs))
+    layout = settings.test_layout
+    return [p for p in _python_tests_at(str(target.repo_dir), target.base, globs) if layout.is_module(p)]
 
 
 @lru_cache(maxsize=8)

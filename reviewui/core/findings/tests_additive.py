@@ -3,7 +3,7 @@
 In a test file that exists at the base, removing or renaming a test,
 changing or removing a check or a parametrize case, or adding a skip/xfail
 to an existing test is how a suite is made green without making the code
-right. Python files are compared by syntax tree (reformatting and reworded
+right. A check made strictly stronger (stricter.py) is said at `info`. Python files are compared by syntax tree (reformatting and reworded
 assert messages are not changes); other test files (and Python that does
 not parse) fall back to reading the diff lines (`tests_lines.py`). Test
 configuration lives in `suite_config.py`.
@@ -19,6 +19,7 @@ from reviewui.core.findings.change_shape import is_snapshot_path
 from reviewui.core.findings.model import Finding, finding
 from reviewui.core.findings.pyast import Def, Item, TestFile, analyze_test_file
 from reviewui.core.findings.source import file_text, parse
+from reviewui.core.findings.stricter import stricter
 from reviewui.core.findings.suite_config import collected_by_name, config_loosened
 from reviewui.core.findings.tests_lines import compare_lines, deleted_lines, snapshot_changed
 
@@ -144,6 +145,14 @@ def compare_python(path: str, old_text: str, new_text: str, old_tree: ast.Module
 def _compare_def(path: str, old: Def, new: Def, old_lines: list[str], new_lines: list[str]) -> list[Finding]:
     out: list[Finding] = []
     for before, after in _pair(_missing(old.checks, new.checks), _added(old.checks, new.checks)):
+        why = stricter(before, after, new.params) if after is not None else None
+        if why is not None and after is not None:
+            # Only stronger: said, never an error (stricter.py).
+            out.append(finding(
+                KIND, f"existing check made stricter in {old.qual}: {_short(before.text)} → {_short(after.text)} "
+                      f"({why})", file=path, line=after.line, symbol=old.qual, severity="info",
+                evidence=_evidence(old_lines, [before], "-") + "\n" + _evidence(new_lines, [after], "+")))
+            continue
         out.append(_changed(path, old.qual, "check", before, after, new.line, old_lines, new_lines))
     for names, cases in old.params.items():
         new_cases = new.params.get(names, [])

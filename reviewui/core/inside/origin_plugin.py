@@ -85,10 +85,38 @@ if _data:
 
 
 _session: list[Any] = []
+_progress: dict[str, Any] = {"path": _var("REVIEWUI_PROGRESS"), "done": 0, "total": 0, "at": 0.0}
+
+
+def _say_progress(force: bool = False) -> None:
+    # "done total" in the run's own directory, at most every quarter second: reviewui's progress
+    # line for long runs, from pytest's own collection count. Every run writes it alike.
+    import time
+
+    path = _progress["path"]
+    now = time.monotonic()
+    if not path or (not force and now - _progress["at"] < 0.25):
+        return
+    _progress["at"] = now
+    try:
+        with open(path, "w", encoding="ascii") as f:
+            f.write("%d %d\n" % (min(_progress["done"], _progress["total"]), _progress["total"]))
+    except OSError:
+        _progress["path"] = ""
 
 
 def pytest_sessionstart(session: Any) -> None:
     _session[:] = [session]
+
+
+def pytest_collection_finish(session: Any) -> None:
+    _progress["total"] = len(session.items)
+    _say_progress(force=True)
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    _progress["done"] += 1
+    _say_progress()
 
 
 def pytest_collectreport(report: Any) -> None:
@@ -201,6 +229,7 @@ def pytest_unconfigure(config: Any) -> None:
 
 
 def pytest_sessionfinish(session: Any) -> None:
+    _say_progress(force=True)
     out = _var("REVIEWUI_ORIGIN_OUT")
     if not out:
         return

@@ -90,9 +90,11 @@ def evidence_of(stored: Stored[SweepSummary]) -> Evidence:
     if not stored.current:
         return Evidence("stale", why=stored.changed_words())
     if s.baseline != "green":
-        return Evidence("broken", why=f"baseline {s.baseline}" + (f": {s.baseline_reason}" if s.baseline_reason else ""))
+        # Red is red: the branch's own tests red at the head are counted whatever the baseline was.
+        return Evidence("broken", why=f"baseline {s.baseline}" + (f": {s.baseline_reason}" if s.baseline_reason else ""),
+                        red_own=s.red_own)
     return Evidence("ready", bites=s.bites, total=s.total, toothless=s.toothless, findings=dict(s.findings),
-                    contradicted=s.contradicted, config_changed=s.config_changed)
+                    contradicted=s.contradicted, config_changed=s.config_changed, red_own=s.red_own)
 
 
 def settings_of_base(repo: Path, get: Callable[[str], dict[str, object]],

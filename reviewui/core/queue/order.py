@@ -4,7 +4,8 @@ One pure function, `order(records, now)`, gives every row its tier and a
 reason, like Gerrit's attention set or Critique's dashboard:
 
 1. needs a human now: an approval outdated by rework (the patch changed since
-   the approve, whitespace included), a branch merged although it was rejected;
+   the approve, whitespace included), a branch merged although it was rejected,
+   an unreviewed branch whose own new or changed test fails at its head (red is red);
 2. unreviewed with its evidence ready, riskiest first (toothless hunks and
    guards, error findings, contradicted claims, a changed config);
 3. evidence pending, running, stalled (past 3× the median sweep time), stale
@@ -58,6 +59,8 @@ class Evidence:
     config_changed: bool = False
     why: str = ""
     """For pending/running/stalled/broken/stale/empty: what is going on (a red baseline, what changed, …)."""
+    red_own: int = 0
+    """The branch's own new or changed tests red at its head (`test-red-at-head` findings)."""
 
 
 PENDING = Evidence("pending")
@@ -162,6 +165,8 @@ def place(r: BranchRecord) -> Row:
     if e.status == "empty":
         return Row(r, 4, e.why or NO_COMMITS)
     again = "reworked since the reject; " if r.verdict == "reject" else ""
+    if e.red_own:
+        return Row(r, 1, f"{again}its own test fails" + (f" ({e.red_own} red at the head)" if e.red_own > 1 else ""))
     if e.status == "ready":
         score, words = risk(e)
         what = ", ".join(words) if words else "nothing stands out"

@@ -43,6 +43,8 @@ class SweepSummary:
     """Claims contradicted at the head."""
     config_changed: bool = False
     """The branch changes reviewui's config (a `config-changed` finding)."""
+    red_own: int = 0
+    """The branch's own new or changed tests red at its head (Baseline.own_red, `test-red-at-head` findings)."""
 
 
 def summarize(report: BiteReport, findings: Sequence[Finding] | None = None) -> SweepSummary:
@@ -57,4 +59,5 @@ def summarize(report: BiteReport, findings: Sequence[Finding] | None = None) -> 
         bites=sum(v in BITES for v in verdicts), total=len(verdicts),
         toothless=sum(v in TOOTHLESS for v in verdicts), findings=counts,
         contradicted=sum(f.kind == "claim-contradicted" for f in findings or ()),
-        config_changed=any(f.kind == "config-changed" for f in findings or ()))
+        config_changed=any(f.kind == "config-changed" for f in findings or ()),
+        red_own=max(len(report.baseline.own_red), sum(f.kind == "test-red-at-head" for f in findings or ())))

@@ -29,7 +29,8 @@ from reviewui.core.session import ReviewSession
 from reviewui.ui import evidence_view
 from reviewui.ui.messages import (AuthorshipRead, BiteFinished, BiteProgress, BiteResult, DeltaRead, DiffLoaded,
                                   FindingsReady, FixturesReady, HistoryRead, ReviewReady, StoredLoaded,
-                                  TranscriptReady, TruthTableReady, VerdictRecorded, VerdictSetupChecked, WorkFailed)
+                                  TestsProgressed, TranscriptReady, TruthTableReady, VerdictRecorded,
+                                  VerdictSetupChecked, WorkFailed)
 from reviewui.ui.screens.review_bites import BitesPart
 from reviewui.ui.screens.review_delta import DeltaPart
 from reviewui.ui.screens.review_findings import FindingsPart
@@ -232,6 +233,10 @@ class ReviewScreen(Screen[None]):
     def _bite_progress(self, message: BiteProgress) -> None:
         self.bites_part.on_progress(message)
 
+    @on(TestsProgressed)
+    def _tests_progressed(self, message: TestsProgressed) -> None:
+        self.bites_part.on_tests_progress(message)
+
     @on(BiteFinished)
     def _bite_finished(self, message: BiteFinished) -> None:
         self.bites_part.on_finished(message)
@@ -382,6 +387,7 @@ class ReviewScreen(Screen[None]):
         if view.file is not None and view.file.path == path:
             view.set_badges({h.index: evidence_view.hunk_badges(self.ledger.hunk(h)) + self.delta_part.badges(path, h.index)
                              for h in f.hunks})
+        self.fixtures_part.follow()  # a test seen biting this hunk calls its code: the pane says so
         hunks = f.hunks if self.startup.diff_loaded else None
         name_only = [r for r in self.ledger.bites.values() if r.file == path and only_a_missing_name(r)]
         self.file_list.set_summary(path, evidence_view.file_summary(self.ledger.file(path, hunks), name_only))

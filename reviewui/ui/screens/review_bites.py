@@ -8,12 +8,13 @@ messages; results stream into the ledger and onto the hunks as they come.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from textual.binding import Binding
 
 from reviewui.core.errors import ReviewError
-from reviewui.ui.messages import BiteFinished, BiteProgress, BiteResult, StoredLoaded, TruthTableReady
+from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, StoredLoaded, TestsProgressed,
+                                  TruthTableReady)
 from reviewui.ui.evidence_view import verdict_count
 from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.widgets import guard_marks
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from reviewui.core.witness.model import Witness
     from reviewui.ui.widgets.results_panel import ResultsPanel
     from reviewui.core.bite.engine import BiteCache
+    from reviewui.core.bite.progress import TestsProgress
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.ui.screens.review import ReviewScreen
 
@@ -69,6 +71,8 @@ class BitesPart(ReviewPart):
         self._whole: list[HunkKey] = []
         self._said_short = False
         """Told once that a short screen keeps the results panel closed."""
+        self.tabling = False
+        """True while the truth table's base run is made (its progress goes to the status line)."""
 
     @property
     def biting(self) -> bool:
@@ -155,7 +159,7 @@ class BitesPart(ReviewPart):
         try:
             # `b`/`B` grade the guard reverts inside the agent's lines too, and look for witnesses of the toothless.
             report = self.session.bite(hunks, on_result=result, on_progress=progress, cancel=cancel, cache=self.cache,
-                                       guards=True, witness=True)
+                                       guards=True, witness=True, on_tests=self._tests_sink())
         except ReviewError as e:
             post(BiteFinished(None, str(e)))
             return
@@ -175,6 +179,21 @@ class BitesPart(ReviewPart):
         self.ledger.add_bite(res)
         self.screen.evidence_changed(res.file)
         self.show_result()
+
+    def _tests_sink(self) -> Callable[[TestsProgress], None]:
+        """Where a worker's long run says how far it is: a coalescing message to the screen."""
+        post = self.screen.post_message
+
+        def say(progress: TestsProgress) -> None:
+            post(TestsProgressed(progress))
+
+        return say
+
+    def on_tests_progress(self, message: TestsProgressed) -> None:
+        """A long run progressed: tests done of pytest's count and the time taken, on the status line."""
+        if not self.biting and not self.tabling:
+            return
+        self.screen.set_status(f"bite-check: {message.progress.words()}" + (" (escape cancels)" if self.biting else ""))
 
     def on_progress(self, message: BiteProgress) -> None:
         """A sweep progressed (a report arriving after the run ended is not news: the status stays final)."""
@@ -203,7 +222,7 @@ class BitesPart(ReviewPart):
         report = message.report
         self.ledger.add_report(report)
         if report.baseline.reason != "cancelled":
-            self.screen.query_one(ReviewHeader).quarantined = len(report.baseline.quarantined)
+            self.show_left_out(report)
         for path in dict.fromkeys(r.file for r in report.results):
             self.screen.evidence_changed(path)
         self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
@@ -348,6 +367,12 @@ class BitesPart(ReviewPart):
 
     # --- the evidence store and the truth table ------------------------------
 
+    def show_left_out(self, report: BiteReport) -> None:
+        """Say in the header which red tests the sweep left out: old ones quarantined, the branch's own red."""
+        header = self.screen.query_one(ReviewHeader)
+        header.quarantined = len(report.baseline.quarantined)
+        header.red_own = len(report.baseline.own_red)
+
     def load_stored(self) -> None:
         """Read what the evidence store holds for this review, off the UI thread (a start-up job)."""
 
@@ -372,6 +397,7 @@ class BitesPart(ReviewPart):
             for path in dict.fromkeys(r.file for r in stored.bite.value.results):
                 self.screen.evidence_changed(path)
             self.screen.findings_part.compute(stored.bite.value)
+            self.show_left_out(stored.bite.value)
             self.show_result()
         self.screen.startup.settled("stored")
 
@@ -379,10 +405,11 @@ class BitesPart(ReviewPart):
         """Make the sweep's truth table in a worker, then keep sweep, table and findings in the store."""
         cancel = self.cancel_event
         post = self.screen.post_message
+        self.tabling = True
 
         def work() -> None:
             try:
-                table = self.session.tests_table(report, cancel=cancel, cache=self.cache)
+                table = self.session.tests_table(report, cancel=cancel, cache=self.cache, on_tests=self._tests_sink())
             except ReviewError as e:
                 post(TruthTableReady(None, str(e)))
                 self.session.save_evidence(report)
@@ -398,6 +425,7 @@ class BitesPart(ReviewPart):
 
     def on_table(self, message: TruthTableReady) -> None:
         """The truth table arrived: into the ledger, and its findings join the rest."""
+        self.tabling = False
         if message.table is None:
             self.screen.notify(visible(f"truth table: {message.error}"), severity="warning", markup=False)
             return

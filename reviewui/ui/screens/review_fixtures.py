@@ -1,7 +1,8 @@
 """The review screen's fixtures part: `f` shows what the tests near the cursor are made of.
 
 The analysis runs in a worker the first time the pane opens; the pane
-follows the hunk under the cursor while it is open.
+follows the hunk under the cursor while it is open, and what the sweep and
+the truth table learn (the tests that fail with the hunk reverted) as it lands.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from reviewui.ui.messages import FixturesReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
 
 if TYPE_CHECKING:
+    from reviewui.core.diff import Hunk
     from reviewui.core.fixtures import FixtureReport
     from reviewui.ui.widgets.fixtures_pane import FixturesPane
 
@@ -81,4 +83,17 @@ class FixturesPart(ReviewPart):
         if pane.has_class("-hidden"):
             return
         view = self.screen.diff_view
-        pane.show(self.report, view.current_hunk, view.file.role if view.file else "")
+        pane.show(self.report, view.current_hunk, view.file.role if view.file else "", self._biting(view.current_hunk))
+
+    def _biting(self, hunk: Hunk | None) -> tuple[str, ...]:
+        """Tests that fail with `hunk` (or a guard in it) reverted: the sweep's and the truth table's."""
+        if hunk is None:
+            return ()
+        ledger = self.screen.ledger
+        bite = ledger.hunk(hunk).bite
+        out = list(bite.failing_tests) if bite is not None and bite.verdict == "bites" else []
+        out += [t for g in (bite.guards if bite is not None else ()) if g.verdict == "bites" for t in g.failing_tests]
+        table = ledger.truth_table
+        if table is not None and table.status == "complete":
+            out += [r.id for r in table.tests if any(b.file == hunk.file and b.hunk == hunk.index for b in r.bitten_by)]
+        return tuple(dict.fromkeys(out))

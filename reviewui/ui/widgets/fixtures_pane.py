@@ -3,7 +3,9 @@
 On a test hunk: each test's anatomy (fixtures with their source and where
 they are defined, parametrize cases, the data it builds, its checks). On a
 source hunk: the tests that exercise its symbols, each expandable to its
-anatomy, and a plain warning when no added or changed test calls them.
+anatomy, and a plain warning when no added or changed test calls them and
+none fails with the hunk (or a guard in it) reverted: a test the sweep or the
+truth table saw bite the hunk calls its code, whatever the static scan saw.
 Literal inputs and asserted values are emphasised so what the fixture does
 and does not vary is visible at a glance. `enter` on a fixture shows its
 definition; `backspace` comes back.
@@ -84,6 +86,8 @@ class FixturesPane(Vertical):
         self.report: FixtureReport | None = None
         self.hunk: Hunk | None = None
         self.role: str = ""
+        self.biting: tuple[str, ...] = ()
+        """Tests that fail with this hunk (or a guard in it) reverted, from the sweep and the truth table."""
         self.expanded: set[str] = set()
         self._fixtures: dict[str, object] = {}
         self._back: list[_Page] = []
@@ -92,9 +96,10 @@ class FixturesPane(Vertical):
         yield Static(Content("Fixtures"), id="fixtures-title")
         yield OptionList(id="fixture-lines")
 
-    def show(self, report: FixtureReport | None, hunk: Hunk | None, role: str) -> None:
-        """Follow the cursor: show the tests behind `hunk` (a file of `role`)."""
-        self.report, self.hunk, self.role = report, hunk, role
+    def show(self, report: FixtureReport | None, hunk: Hunk | None, role: str, biting: tuple[str, ...] = ()) -> None:
+        """Follow the cursor: show the tests behind `hunk` (a file of `role`); `biting` are the tests
+        that fail with it reverted (they call its code, whatever the static scan saw)."""
+        self.report, self.hunk, self.role, self.biting = report, hunk, role, biting
         self._back.clear()
         self._rebuild()
 
@@ -147,7 +152,12 @@ class FixturesPane(Vertical):
             for sym in symbols:
                 options.append(Option(Content.assemble(("● ", "$accent"), (visible(sym.name), "bold"), f"  {visible(sym.file)}:{sym.line}"),
                                       disabled=True))
-                if not sym.tests_calling and report.data_readers:
+                bit = _own_biting(report, self.biting) if not sym.tests_calling else ()
+                if bit:
+                    # The sweep saw them fail with the code reverted: they call it (the truth table agrees).
+                    options.append(_line("  fails when this hunk is reverted: " + ", ".join(visible(t) for t in bit[:3])
+                                         + (f" (+{len(bit) - 3} more)" if len(bit) > 3 else ""), "$success"))
+                elif not sym.tests_calling and report.data_readers:
                     # A data-driven test may exercise it through the file it reads: say so, not "untested".
                     n = len(report.data_readers)
                     options.append(_line(f"  no added or changed test calls this; {n} test{'s' if n != 1 else ''} "
@@ -252,3 +262,9 @@ def _line(text: str, style: str = "") -> Option:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split()) if "\n" in text else text
+
+
+def _own_biting(report: FixtureReport, biting: tuple[str, ...]) -> tuple[str, ...]:
+    """The added or changed tests among `biting` (node ids, parametrized cases by their function)."""
+    own = {t.id for t in report.tests}
+    return tuple(t for t in biting if t.split("[", 1)[0] in own)

@@ -4,7 +4,8 @@ Repo, branch, base and head short SHAs, commit count, files and +/−
 totals, review progress and the latest verdict, what changed since your
 verdict; all drawn as literal text.
 UNSANDBOXED in the error colour when agent code runs without bubblewrap;
-how many tests red at the head the last bite-check quarantined.
+how many tests red at the head the last bite-check quarantined, and in the
+error colour how many of the branch's own tests are red there (red is red).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class ReviewHeader(Static):
     since: reactive[str] = reactive("")
     """`since your approve of <date>: 2 hunks changed, 1 new, 14 unchanged` (the since-verdict view), or ""."""
     """Tests red at the head that the last bite-check left out (its baseline's `quarantined`)."""
+    red_own: reactive[int] = reactive(0)
+    """The branch's own new or changed tests red at the head (its baseline's `own_red`)."""
 
     def __init__(self, session: ReviewSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -57,6 +60,8 @@ class ReviewHeader(Static):
             parts.append(("  " + self.status, "$warning"))
         if self.unsandboxed:
             parts.append(("  UNSANDBOXED", "bold $error"))
+        if self.red_own:
+            parts.append((f"  {self.red_own} own test{'s' if self.red_own != 1 else ''} red at head", "bold $error"))
         if self.quarantined:
             parts.append((f"  {self.quarantined} red at head, quarantined", "$warning"))
         parts += [

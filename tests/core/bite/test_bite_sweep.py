@@ -81,7 +81,8 @@ def test_json_contract(sweep) -> None:
     assert doc["branch"] == "agent/work" and doc["head"] == t.head and doc["base"] == t.base
     assert doc["test_command"] == "python -m pytest"
     assert doc["selected_tests"] == ["tests/test_feature.py", "tests/test_names.py"]
-    assert set(doc["baseline"]) == {"status", "failing_tests", "seconds", "reason", "output_tail", "quarantined"}
+    assert set(doc["baseline"]) == {"status", "failing_tests", "seconds", "reason", "output_tail", "quarantined",
+                                    "own_red"}  # issue 38: the branch's own red tests, never quarantined
     assert doc["selection"].startswith("4 tests: 4 in changed test files")
     for h in doc["hunks"]:
         assert set(h) == {"file", "index", "number", "header", "text", "verdict", "failing_tests", "failures", "reason",

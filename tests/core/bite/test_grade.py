@@ -158,3 +158,19 @@ def test_a_config_key_the_hunk_adds_and_another_hunk_reads_is_cross_hunk() -> No
     assert g.verdict == "bites"
     g = grade_pytest(run(failed("t.py::test_host", "KeyError: 'OTHER'")), names, lambda n: "pkg/app.py:447")
     assert g.verdict == "bites"  # a key the hunk does not add
+
+
+def test_a_unittest_revert_failing_only_on_a_name_another_hunk_uses_is_broken() -> None:
+    # gweis/isodate 89f8089 under `python -m unittest`: hunk 0 imports ROUND_FLOOR for hunk 1; reverting hunk 0
+    # alone makes every test error on that name (the revert broke the branch; it tested nothing).
+    out = ("ERROR: test_parse (isodate.tests.test_time.TestTime.test_parse)\nTraceback (most recent call last):\n"
+           "NameError: name 'ROUND_FLOOR' is not defined\n\nRan 41 tests in 0.1s\n\nFAILED (errors=41)\n")
+    run = RunResult(("python",), 1, 0.1, output=out)
+    users = {"ROUND_FLOOR": "src/isodate/isotime.py hunk 2"}
+    g = grade_exit_code(run, frozenset({"ROUND_FLOOR"}), users.get)
+    assert g.verdict == "broken" and "ROUND_FLOOR" in g.reason
+    # a real assertion beside it, a name no other hunk uses, or one the revert does not remove: it bites
+    assert grade_exit_code(RunResult(("python",), 1, 0.1, output=out + "FAIL: test_x (m.T.test_x)\n"),
+                           frozenset({"ROUND_FLOOR"}), users.get).verdict == "bites"
+    assert grade_exit_code(run, frozenset({"ROUND_FLOOR"}), {}.get).verdict == "bites"
+    assert grade_exit_code(run, frozenset({"OTHER"}), users.get).verdict == "bites"

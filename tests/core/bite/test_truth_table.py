@@ -125,13 +125,25 @@ def _report(tests, failing=(), results=()) -> BiteReport:
 
 
 def test_classify_separates_missing_names_from_failures() -> None:
-    assert classify(TestOutcome("t::a", "failed", "AssertionError: assert 1 == 2"))[0] == "fails"
-    assert classify(TestOutcome("t::a", "failed", "AttributeError: module 'pkg' has no attribute 'x'"))[0] == "errors"
-    assert classify(TestOutcome("t::a", "failed", "NameError: name 'x' is not defined"))[0] == "errors"
-    assert classify(TestOutcome("t::a", "failed", "TypeError: bad operand"))[0] == "fails"
+    # issue 39: "missing name" only for a name the branch adds, missing while importing or collecting;
+    # an AttributeError or NameError the code under test raises is the behaviour (in real fixes, the bug).
+    new = {"x", "pkg.ops"}
+    assert classify(TestOutcome("t::a", "failed", "AssertionError: assert 1 == 2"), None, new)[0] == "fails"
+    assert classify(TestOutcome("t::a", "failed", "AttributeError: module 'pkg' has no attribute 'x'"), None,
+                    new)[0] == "fails"  # in the test's body: the behaviour
+    assert classify(TestOutcome("t::a", "failed", "NameError: name 'x' is not defined"), None, new)[0] == "fails"
+    assert classify(TestOutcome("t::a", "failed", "TypeError: bad operand"), None, new)[0] == "fails"
+    assert classify(TestOutcome("t::a", "failed", "ImportError: cannot import name 'x' from 'pkg'"), None,
+                    new)[0] == "errors"  # a local import of the new name
+    assert classify(TestOutcome("t::a", "failed", "ImportError: cannot import name 'y' from 'pkg'"), None,
+                    new)[0] == "fails"  # not a name the branch adds
     assert classify(None)[0] == "not-run"
-    coll = TestOutcome("t.py", "error", "ImportError while importing test module", collection=True)
-    assert classify(None, coll) == ("errors", coll.message)
+    coll = TestOutcome("t.py", "error", "ImportError while importing test module",
+                       "E   ModuleNotFoundError: No module named 'pkg.ops'", collection=True)
+    assert classify(None, coll, new) == ("errors", coll.message)
+    assert classify(None, coll, {"x"}) == ("fails", coll.message)  # the missing module is not the branch's
+    attr = TestOutcome("t.py", "error", "AttributeError: module 'pkg' has no attribute 'x'", collection=True)
+    assert classify(None, attr, new)[0] == "errors"  # at collection (a decorator, a module constant)
     assert function_id("t.py::C::test_x[a-[1]]") == "t.py::C::test_x"
 
 
@@ -146,3 +158,20 @@ def test_build_table_is_pure_and_reads_bites_from_the_sweep() -> None:
         ("t.py::test_x[2]", "changed", "passes", []),
     ]
     assert table.summary()["passes_on_base"] == 1 and table.regressions == ()
+
+
+def test_an_attribute_error_the_base_raises_is_the_behaviour_not_a_missing_name(tmp_path, monkeypatch) -> None:
+    # The shape of most real fixes' fail-to-pass tests: the base raises AttributeError (the bug), no name is new.
+    use_venv_python(monkeypatch)
+    rb = make_repo(tmp_path / "repo", {
+        "pkg/__init__.py": "", "pkg/cart.py": "def total(items):\n    return sum(i.price for i in items)\n",
+    }, {
+        "pkg/cart.py": ("def total(items):\n    return sum(i['price'] if isinstance(i, dict) else i.price "
+                        "for i in items)\n"),
+        "tests/test_cart.py": "from pkg.cart import total\n\n\ndef test_dicts():\n    assert total([{'price': 2}]) == 2\n",
+    })
+    session = ReviewSession.open(rb.root, "agent/work")
+    table = session.tests_table(session.bite())
+    [row] = table.tests
+    assert (row.base, row.head) == ("fails", "passes") and "has no attribute 'price'" in row.base_message
+    assert notices_name_rule(table) == []

@@ -186,7 +186,7 @@ def test_kinds_catalogue() -> None:
         "broken-hunk": "info", "baseline-red": "error", "toothless-guard": "warning",
         "toothless-guard-with-witness": "warning", "toothless-guard-no-witness": "info",
         "config-changed": "error", "bidi-control": "error", "report-tampering": "error",
-        "test-passes-on-base": "warning", "test-only-notices-name": "info",
+        "test-red-at-head": "error", "test-passes-on-base": "warning", "test-only-notices-name": "info",
         "claim-contradicted": "error", "claim-unverifiable": "info", "claim-confirmed": "info",
         "claim-without-run": "warning",
         "not-analysed": "warning",

@@ -274,3 +274,64 @@ def test_binary_and_non_utf8_test_files_do_not_crash(tmp_path: Path) -> None:
     )
     f = only(tests_not_additive(target, diff, settings))
     assert f.file == "tests/test_l.py" and "!=" in f.message
+
+
+# --- a check made strictly stronger is `info`, never an error (issue 39) ---------------------------------
+
+
+@pytest.mark.parametrize(("old", "new", "why"), [
+    # an added conjunct, every old condition kept
+    ("assert add(1, 2) == 3", "assert add(1, 2) == 3 and add(2, 1) == 3", "keeps every old condition"),
+    # `==` replacing a weaker comparison of the same left side (holds on the literals)
+    ("assert add(1, 2) > 0", "assert add(1, 2) == 3", "`== 3` replaces `> 0`"),
+    ("assert add(1, 2) >= 3", "assert add(1, 2) == 3", "`==` replaces `>=` of the same two sides"),
+    ("assert add(1, 2) != 0", "assert 3 == add(1, 2)", "`== 3` replaces `!= 0`"),
+    ("assert add(1, 2) in (3, 4)", "assert add(1, 2) == 3", "`== 3` replaces `in (3, 4)`"),
+    ("assert add(1, 2)", "assert add(1, 2) == 3", "the truth test of add(1, 2)"),
+    ("assert add(1, 2) is not None", "assert add(1, 2) == 3", "`== 3` replaces `is not None`"),
+])
+def test_a_stricter_check_is_info(tmp_path: Path, old: str, new: str, why: str) -> None:
+    base = TESTS.replace('assert add(1, 2) == 3, "adds"', old)
+    target, diff, settings = branch(tmp_path / "r", {**SRC, "tests/test_calc.py": base},
+                                    {"pkg/calc.py": "def add(a, b):\n    return b + a\n",
+                                     "tests/test_calc.py": base.replace(old, new)})
+    f = only(tests_not_additive(target, diff, settings))
+    assert (f.kind, f.severity, f.symbol) == ("tests-not-additive", "info", "test_add"), f.message
+    assert "made stricter" in f.message and why in f.message
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("assert add(1, 2) > 0", "assert add(1, 2) == -1"),  # -1 > 0 is false: not implied
+    ("assert add(1, 2) == 3", "assert add(1, 2) > 0"),  # weaker
+    ("assert add(1, 2) == 3 and add(2, 1) == 3", "assert add(1, 2) == 3"),  # a conjunct dropped
+    ("assert add(1, 2) > x", "assert add(1, 2) == y"),  # nothing to check it on
+    ("assert add(1, 2) == 3", "assert add(1, 2) == 3 or True"),  # an `or` is no conjunct
+])
+def test_a_check_not_shown_stricter_is_still_an_error(tmp_path: Path, old: str, new: str) -> None:
+    base = TESTS.replace('assert add(1, 2) == 3, "adds"', old)
+    target, diff, settings = branch(tmp_path / "r", {**SRC, "tests/test_calc.py": base},
+                                    {"pkg/calc.py": "def add(a, b):\n    return b + a\n",
+                                     "tests/test_calc.py": base.replace(old, new)})
+    assert only(tests_not_additive(target, diff, settings)).severity == "error"
+
+
+def test_the_old_check_kept_as_a_parametrize_row_is_info(tmp_path: Path) -> None:
+    new = TESTS.replace('def test_add():\n    assert add(1, 2) == 3, "adds"\n',
+                        '@pytest.mark.parametrize("a,b,want", [(1, 2, 3), pytest.param(5, 5, 10, id="ten")])\n'
+                        "def test_add(a, b, want):\n    assert add(a, b) == want\n")
+    f = only(run(tmp_path, new))
+    assert (f.severity, f.symbol) == ("info", "test_add")
+    assert "kept as the parametrize row (1, 2, 3)" in f.message
+    # the old value not among the rows: an error, as before
+    g = only(run(tmp_path / "again", new.replace("(1, 2, 3)", "(1, 2, 4)")))
+    assert g.severity == "error"
+
+
+def test_unittest_asserts_read_as_their_comparisons(tmp_path: Path) -> None:
+    base = ("import unittest\nfrom pkg.calc import add\n\n\nclass T(unittest.TestCase):\n"
+            "    def test_x(self):\n        self.assertGreater(add(1, 2), 0)\n")
+    target, diff, settings = branch(tmp_path / "r", {**SRC, "tests/test_u.py": base},
+                                    {"pkg/calc.py": "def add(a, b):\n    return b + a\n",
+                                     "tests/test_u.py": base.replace("self.assertGreater(add(1, 2), 0)",
+                                                                     "self.assertEqual(add(1, 2), 3)")})
+    assert only(tests_not_additive(target, diff, settings)).severity == "info"
