@@ -46,7 +46,8 @@ class RunContext:
     settings: Settings
     """Sandbox settings (env allow-list, network)."""
     work: Path
-    """A private directory for the plugin and its reports (outside every scratch)."""
+    """A private directory of the sweep's (outside every scratch), never seen by a run: what a run
+    writes comes back through its own run directory (`RunFiles`), copied here by reviewui."""
     cancel: threading.Event | None = None
     """Set to stop runs promptly."""
     warm: WarmPytest | None = None
@@ -113,7 +114,7 @@ class RunContext:
             command += more
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
-                        run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
+                        run_files=RunFiles(setup, collect), coverage=coverage)
         return observe(run, box["seen"], scratch, self.modules, command[0])
 
 

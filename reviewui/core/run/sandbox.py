@@ -346,6 +346,11 @@ def identity_args() -> list[str]:
     return ["--unshare-user", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(gid)]
 
 
+READ_ONLY = ("--remount-ro", "/dev", "--remount-ro", "/")
+"""The last mount options of every run: its root tmpfs (the mount points and dirs bwrap made) and
+/dev are read-only, so a run can leave nothing there (a counter) for the next fork of a warm server."""
+
+
 def wrap(argv: Sequence[str], box: Box) -> list[str]:
     """The argv that runs `argv` inside the sandbox (prlimit and bwrap in front)."""
     exe = bwrap_path()
@@ -353,9 +358,12 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     out = [*_prlimit(box.limits), exe, "--unshare-all", *identity_args()]
     if box.network:
         out.append("--share-net")
+    sized = _has_size_option(exe)
+    # /dev/shm a tmpfs of its own (sized as /tmp): /dev itself goes read-only below.
     out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
-            "--dev", "/dev", *_proc_args()]
-    out += [*mountns.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
+            "--dev", "/dev", *(["--size", str(box.limits.disk)] if sized else []), "--tmpfs", "/dev/shm",
+            *_proc_args()]
+    out += [*mountns.tmp_args(box, sized), "--dir", run_tmpdir()]
     if box.scratch_size > 0:
         out += mountns.slot_args(box)
         for d in box.scratch_dirs:
@@ -382,7 +390,9 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     from reviewui.core.run import storage  # here: storage imports this module
 
     final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
-    out += ["--chdir", str(box.chdir), "--", *final]
+    # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
+    # each fresh per run (a warm server empties them before each fork), so no run remembers another.
+    out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
     return bwrap_start.options_in_file(mountns.mounted(out, exe, box), exe)
 
 

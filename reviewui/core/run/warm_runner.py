@@ -168,8 +168,15 @@ class WarmPytest:
         server.dir_lock.acquire()
         path = server.io / room.RUN_NAME
         try:
-            if path.exists():
-                remove_tree(path)
+            # Nothing the last run wrote anywhere in the io dir (it is writable) survives into this one.
+            for entry in list(server.io.iterdir()):
+                if entry.name == "home" and entry.is_dir() and not entry.is_symlink():
+                    for inner in list(entry.iterdir()):
+                        remove_tree(inner) if inner.is_dir() and not inner.is_symlink() else inner.unlink()
+                elif entry.is_dir() and not entry.is_symlink():
+                    remove_tree(entry)
+                else:
+                    entry.unlink()
             path.mkdir()
         except BaseException:
             server.dir_lock.release()
