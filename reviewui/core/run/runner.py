@@ -148,7 +148,6 @@ def run_tests(
     output_cap: int = OUTPUT_CAP,
     coverage: bool = False,
     warm: WarmPytest | None = None,
-    writable: Sequence[str | Path] = (),
     run_files: RunFiles | None = None,
     agent_args: AgentWords | None = None,
 ) -> RunResult:
@@ -165,9 +164,10 @@ def run_tests(
     pytest ...`. `network=True` skips the
     no-network namespace. `warm` (a server started with the same Python,
     env_allow and network) runs a `<python> -m pytest` command as a fork of
-    it; anything else, or a server that cannot serve, runs cold. `writable`
-    names directories besides `cwd` the run may write (coverage data).
-    `run_files` puts files in the run's own directory and reads them back.
+    it; anything else, or a server that cannot serve, runs cold. A run writes only its tree,
+    its own run directory, /tmp and /dev/shm, all at fixed paths and fresh per run (no host
+    directory is ever bound at its host path): `run_files` puts files in the run's own directory
+    and reads back what the run wrote there.
     Raises ReviewError when the command cannot be parsed or started (e.g. not
     on PATH), or when no sandbox can run and the reviewer did not opt out.
     """
@@ -225,7 +225,7 @@ def run_tests(
         env = sandbox.run_env(env, program)
         outcome: Outcome | None = None
         limits = sandbox.limits()
-        watched = (*(() if sized else (Path(cwd),)), work.parent, *(Path(w) for w in writable))
+        watched = (*(() if sized else (Path(cwd),)), work.parent)
         if ran_warm and warm is not None:
             full = [*argv]
             outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap, coverage=coverage)
@@ -236,7 +236,7 @@ def run_tests(
                 # A warm run that fell back to cold keeps its directory in the server's io dir.
                 if sized:
                     entries = measure([tree])[1]  # the kernel's bound on the slot's files (storage.py)
-                    box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
+                    box = sandbox.Box(writable=(), chdir=Path(place.tree_inside),
                                       network=network, limits=limits, python=program,
                                       placed=((work.parent, room.IO, True), _no_plugin_cache()),
                                       scratch_size=storage.room_for(tree) + limits.disk,
@@ -244,7 +244,7 @@ def run_tests(
                                       unpack_into=place.tree_inside,
                                       scratch_files=storage.cold_inodes(entries, limits.files))
                 else:
-                    box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
+                    box = sandbox.Box(writable=(), chdir=Path(place.tree_inside),
                                       network=network, limits=limits, python=program,
                                       placed=(*_tree_binds(tree), (work.parent, room.IO, True), _no_plugin_cache()))
                 full = sandbox.wrap(inner, box)
