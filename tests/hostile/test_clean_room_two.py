@@ -370,6 +370,7 @@ def test_a_path_the_reviewer_names_is_readable_and_nothing_else_of_the_host(tmp_
     tool = tmp_path / "tool"
     tool.mkdir()
     (tool / "data.txt").write_text("the reviewer's tool")
+    (tool / "data.txt").chmod(0o666)  # writable by any uid (as root the run's is not root's): the mount stops it
     other = tmp_path / "other"
     other.mkdir()
     (other / "data.txt").write_text("not named")

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
-from reviewui.core.run import sandbox_world
+from reviewui.core.run import run_uid, sandbox_world
 
 _lock = threading.Lock()
 
@@ -45,6 +45,7 @@ def options_in_file(argv: list[str], exe: str) -> list[str]:
         global _options_dir
         if _options_dir is None:
             _options_dir = private_tempdir("bwrap")
+            run_uid.hand_over(_options_dir)  # as root the shell that opens and removes the file is RUN_UID
         path = _options_dir / f"{os.getpid()}-{next(_options_seq)}"
     path.write_bytes(b"".join(a.encode() + b"\0" for a in argv[at + 1:cut]))
     # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)

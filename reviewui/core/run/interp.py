@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from reviewui.core.run import sandbox_world
+from reviewui.core.run import run_uid, sandbox_world
 from reviewui.core.run.command_types import HostProgram, host_program, resolve
 
 PYTHON = "/reviewui/python"
@@ -297,6 +297,7 @@ def _written(lay: Layout, path: tuple[str, ...], base: Path | None, stamps: tupl
     from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
 
     out = private_tempdir("python")
+    run_uid.open_to_run(out)  # as root, a run's bwrap binds the overlays as RUN_UID
     overlays: list[tuple[str, str]] = []
     for n, (host, there) in enumerate(lay.pairs):
         root = Path(host)

@@ -37,7 +37,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.run import room, watch
+from reviewui.core.run import room, run_uid, watch
 
 if TYPE_CHECKING:
     from reviewui.core.run.sandbox import Box
@@ -127,16 +127,19 @@ _mount_top: list[Path] = []
 
 
 def _mount_dir() -> Path:
-    """This process's empty dir with `slot` and `tmp` in it: mount points of every capped run,
+    """This process's empty dir with `slot`, `tmp` and `stage` in it: mount points of every capped run
+    and of root's staged bind sources (run_uid.stage),
     each in its own mount namespace (the host's dirs stay empty). Made again if something
     removed it (a run whose mount point is missing would not start)."""
     from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
 
     with _lock:
-        if not _mount_top or not (_mount_top[0] / "slot").is_dir() or not (_mount_top[0] / "tmp").is_dir():
+        if not _mount_top or not all((_mount_top[0] / d).is_dir() for d in ("slot", "tmp", "stage")):
             top = private_tempdir("mnt")
-            (top / "slot").mkdir()
-            (top / "tmp").mkdir()
+            for name in ("slot", "tmp", "stage"):
+                (top / name).mkdir()
+            for point in (top, top / "stage"):
+                run_uid.open_to_run(point, 0o711)  # as root a run's bwrap (RUN_UID) binds what is here
             _mount_top[:] = [top]
         return _mount_top[0]
 
@@ -156,23 +159,49 @@ def slot_args(box: "Box") -> list[str]:
     return ["--size", str(box.scratch_size), "--tmpfs", room.SLOT]
 
 
+def root_problem() -> str | None:
+    """Why runs cannot drop root here (run_uid.py: the step needs unshare, sh, mount and setpriv),
+    else None (and None for an ordinary user, whose runs have their own uid)."""
+    if not run_uid.as_root():
+        return None
+    if _tools() is None or _setpriv() is None:
+        return ("as root, runs start as an unprivileged uid through unshare, sh, mount and setpriv "
+                f"(util-linux), not all found in {SYSTEM_PATH}")
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _setpriv() -> str | None:
+    return shutil.which("setpriv", path=SYSTEM_PATH)
+
+
 def mounted(argv: list[str], exe: str, box: "Box") -> list[str]:
     """`argv` (a finished `... bwrap ... -- command`) with the trusted step that mounts the capped
-    slot and /tmp in front of `exe` (see the module doc); unchanged when the box is not capped."""
-    if not capped(box):
+    slot and /tmp in front of `exe` (see the module doc), and as root drops to run_uid.RUN_UID
+    there; unchanged for an ordinary user when the box is not capped."""
+    root = run_uid.as_root()
+    if not capped(box) and not root:
         return argv
     tools = _tools()
     assert tools is not None
     unshare, sh, mount = tools
     at = argv.index(exe)
     bwrap = argv[at + 1:]
-    top = posixpath.dirname(bwrap[bwrap.index(room.SLOT) - 1])  # the dir slot_args bound
-    slot = 1 + made_under(bwrap, room.SLOT) + box.scratch_files
-    tmp = 1 + made_under(bwrap, TMP) + box.limits.files + FILE_MARGIN
-    opts = "size={},nr_inodes={},mode=0755"
-    step = [unshare, "--user", "--map-root-user", "--mount", sh, "-c", MOUNT, "sh", mount,
-            opts.format(box.scratch_size, slot), top, opts.format(box.limits.disk, tmp)]
-    return [*argv[:at], *step, exe, *bwrap]
+    step: list[str] = []
+    if capped(box):
+        top = posixpath.dirname(bwrap[bwrap.index(room.SLOT) - 1])  # the dir slot_args bound
+        slot = 1 + made_under(bwrap, room.SLOT) + box.scratch_files
+        tmp = 1 + made_under(bwrap, TMP) + box.limits.files + FILE_MARGIN
+        # As root the tmpfs roots belong to the run's uid (run_uid.py); a user's step maps its own.
+        opts = "size={},nr_inodes={},mode=0755" + (f",uid={run_uid.RUN_UID},gid={run_uid.RUN_UID}" if root else "")
+        step = [sh, "-c", MOUNT, "sh", mount, opts.format(box.scratch_size, slot), top, opts.format(box.limits.disk, tmp)]
+    if not root:
+        return [*argv[:at], unshare, "--user", "--map-root-user", "--mount", *step, exe, *bwrap]
+    setpriv = _setpriv()
+    assert setpriv is not None, "root_problem() is checked first"
+    bwrap, pairs = run_uid.stage(bwrap, _mount_dir() / "stage")
+    drop = [sh, "-c", run_uid.ROOT_LINE, "sh", mount, setpriv, str(run_uid.RUN_UID), str(len(pairs) // 2), *pairs]
+    return [*argv[:at], unshare, "--mount", "--propagation", "private", *step, *drop, exe, *bwrap]
 
 
 _ONE = {"--dir", "--tmpfs", "--proc", "--dev", "--mqueue"}

