@@ -49,7 +49,8 @@ from reviewui.core.errors import ReviewError, SandboxError
 from reviewui.core.run import bwrap_start, interp, mountns, run_uid, sandbox_world
 from reviewui.core.run.bwrap_start import shown
 from reviewui.core.run.command_types import HostProgram, add_checkouts, host_program, resolve
-from reviewui.core.run.limits import GIB, MIB, Limits, limits
+from reviewui.core.run import cgroup
+from reviewui.core.run.limits import GIB, MIB, Limits, clamp_notes, limits
 
 __all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "shown", "wrap"]
 
@@ -218,8 +219,6 @@ def limits_level() -> str:
     "per-process" (rlimits on each process), or "none" (unsandboxed)."""
     if level() == "none":
         return "none"
-    from reviewui.core.run import cgroup
-
     return cgroup.level()
 
 
@@ -396,7 +395,8 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     from reviewui.core.run import storage  # here: storage imports this module
 
-    final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
+    final = [*_inside_limits(box.limits),
+             *(storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv))]
     # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
     # each fresh per run (a warm server empties them before each fork), so no run remembers another.
     out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
@@ -418,25 +418,53 @@ def _has_size_option(exe: str) -> bool:
     return b"--size" in out.stdout + out.stderr
 
 
+@functools.lru_cache(maxsize=1)
+def _prlimit_exe() -> str | None:
+    """util-linux's prlimit, from the system's dirs (inside a run too, where they are bound)."""
+    return shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
+
+
 def _prlimit(lim: Limits) -> list[str]:
-    exe = shutil.which("prlimit")
+    """The per-process limits set in front of the sandbox: address space (cgroup.per_process's
+    share without a cgroup) and file size."""
+    exe = _prlimit_exe()
     if exe is None:
         return []
-    return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", f"--nproc={lim.processes}", "--"]
+    memory, _ = cgroup.per_process(lim)
+    return [exe, f"--as={memory}", f"--fsize={lim.disk}", "--"]
+
+
+def _inside_limits(lim: Limits) -> list[str]:
+    """The process limit, set inside the run's user namespace (the command starts with it): there
+    RLIMIT_NPROC counts the run's own processes only. Set in front of the namespaces it would
+    count every process the user has on the host, and as root (RUN_UID) every run's."""
+    exe = _prlimit_exe()
+    if exe is None or not sandbox_world.covered(Path(exe)):
+        return []
+    _, processes = cgroup.per_process(lim)
+    return [exe, f"--nproc={processes}", "--"]
 
 
 def preexec_limits(lim: Limits) -> None:
     """Set the run's limits in the child (used when the `prlimit` tool is missing)."""
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (lim.memory, lim.memory))
+    memory, processes = cgroup.per_process(lim)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (lim.disk, lim.disk))
-    resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 def needs_preexec() -> bool:
     """True when limits must be set by a preexec function (no `prlimit` tool)."""
-    return shutil.which("prlimit") is None
+    return _prlimit_exe() is None
+
+
+def limit_notes() -> tuple[str, ...]:
+    """What a command that ran the branch's code says once about its limits: those lowered to fit
+    inherited hard limits, and how memory-limit holds without a cgroup (cgroup.split_note)."""
+    split = cgroup.split_note(limits()) if level() == "bwrap" else None
+    return (*clamp_notes(), *([split] if split else []))
 
 
 def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
