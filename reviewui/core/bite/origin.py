@@ -26,7 +26,7 @@ import functools
 import json
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
@@ -41,6 +41,7 @@ OUT_VAR = "REVIEWUI_ORIGIN_OUT"
 MODULES_VAR = "REVIEWUI_ORIGIN_MODULES"
 
 DATA_VAR = "REVIEWUI_DATA_FILES"
+SOURCE_VAR = "REVIEWUI_SOURCE_FILES"
 
 STOP_VAR = "REVIEWUI_QUIET_STOP"
 QUIET_STOP: Mapping[str, str] = {STOP_VAR: "1"}
@@ -166,7 +167,7 @@ def resolve_pythonpath(value: str, scratch: Path) -> list[str]:
 def run_env(
     scratch: Path, modules: Sequence[ChangedModule], plugin_dir: Path, out_file: Path,
     user_env: Mapping[str, str], data_files: Sequence[str] = (), checkout_dirs: Sequence[str] = (),
-    canary: str = "",
+    canary: str = "", sources: Sequence[str] = (),
 ) -> dict[str, str]:
     """The extra environment of one run: the user's `VAR=value` words, scratch roots first, the plugin.
 
@@ -175,6 +176,8 @@ def run_env(
     relative entries resolved against the scratch. `checkout_dirs` are import
     directories the test Python has inside the reviewer's checkout
     (`checkout_roots`), taken from the scratch instead. `canary`: the name of the run's canary test.
+    `data_files` are changed data files whose openers are recorded, `sources` changed source files
+    whose readers (an open that is no import) are (`Observed.reads`).
     """
     write_plugin(plugin_dir, canary)
     env = dict(user_env)
@@ -191,6 +194,8 @@ def run_env(
     env[OUT_VAR] = str(out_file)
     if data_files:
         env[DATA_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in data_files)
+    if sources:
+        env[SOURCE_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in sources)
     return env
 
 
@@ -230,6 +235,13 @@ class Observed:
     """False when the plugin wrote nothing (pytest never finished its session)."""
     canary: str = ""
     """The canary test the plugin ran (canary.py), "" when it ran none."""
+    reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Real path (as the run saw it) of a changed source file -> node ids of the tests that read it
+    as data, not by importing it (the baseline only)."""
+
+    def readers(self, rel: str) -> tuple[str, ...]:
+        """The tests that read the changed source file `rel` (repo-relative) as data."""
+        return tuple(sorted({t for path, tests in self.reads.items() if path.endswith("/" + rel) for t in tests}))
 
 
 def read_observed(out_file: Path) -> Observed:
@@ -245,9 +257,12 @@ def read_observed(out_file: Path) -> Observed:
     opens = data.get("opens")
     opens = opens if isinstance(opens, dict) else {}
     canary = data.get("canary")
+    reads = data.get("reads")
+    reads = reads if isinstance(reads, dict) else {}
     return Observed({str(k): str(v) for k, v in mods.items()},
                     {str(k): tuple(str(x) for x in v) for k, v in opens.items() if isinstance(v, list)}, True,
-                    canary if isinstance(canary, str) else "")
+                    canary if isinstance(canary, str) else "",
+                    {str(k): tuple(str(x) for x in v) for k, v in reads.items() if isinstance(v, list)})
 
 
 def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule],

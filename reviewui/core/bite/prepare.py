@@ -262,6 +262,8 @@ def _prepare_in_slot(
                                                      cov_dir, (seen, baseline))
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
+        readers = tuple((m.path, seen.observed.readers(m.path)) for m in ctx.modules)
+        baseline = replace(baseline, source_readers=tuple((p, tests) for p, tests in readers if tests))
         cov, note = None, ""
         if baseline.status == "green" and measured is not None:
             cov = cm.read_map(cov_dir, scratch.path, py_files, baseline.tests)

@@ -109,6 +109,9 @@ class Baseline:
     quarantined: tuple[str, ...] = ()
     """Node ids red at the head beside green ones: left out of every revert run (their first
     error line in `messages`); the baseline is green against the rest."""
+    source_readers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(changed source file, node ids of the tests that read it as data, not by import), as the
+    baseline saw them: their failures are no bites of that file's hunks (source_readers.py)."""
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,8 @@ class RunContext:
             # The plugin and its report live in the run's own directory: the only place
             # both a sandboxed cold run and a fork of a warm server can see.
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
-                                 self.data_files if record_opens else (), self.checkout_dirs, canary=name)
+                                 self.data_files if record_opens else (), self.checkout_dirs, canary=name,
+                                 sources=[m.path for m in self.modules] if record_opens else ())
             env = origin.merge_env(env, extra)
             return origin.merge_env(env, in_run_dir.setup(run_dir)) if in_run_dir is not None else env
 

@@ -25,6 +25,7 @@ from reviewui.core.bite.report import BiteReport, HunkResult
 from reviewui.core.bite.revert_grade import hunk_result
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, not_code_hunks, static_selection
+from reviewui.core.bite.source_readers import readers_by_file, regrade
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
@@ -90,13 +91,17 @@ class Sweep:
         self.work = private_tempdir("bite")  # named with our pid: the next start removes it if we are killed
         self.results: dict[tuple[str, int], HunkResult] = {}
         self.scopes: dict[tuple[str, int], str] = {}
+        self.readers: dict[str, frozenset[str]] = {}
+        """Changed file -> the tests that read it as data (from the baseline, set by `plan`)."""
         self._on_result, self._on_progress = on_result, on_progress
         self._lock = threading.Lock()
 
     def emit(self, r: HunkResult) -> None:
-        """Record a complete hunk result and pass it on (with the scope its tests were looked for in)."""
+        """Record a complete hunk result and pass it on (with the scope its tests were looked for in,
+        and without the bites of tests that read its file as data: source_readers.py)."""
         if r.key in self.scopes and not r.scope:
             r = replace(r, scope=self.scopes[r.key])
+        r = regrade(r, self.readers)
         with self._lock:
             self.results[r.key] = r
             done = len(self.results)
@@ -146,6 +151,7 @@ class Sweep:
     def plan(self, prepared: Prepared, guards: list[Guard], ctx: RunContext, slots: int) -> SweepPlan:
         """The sweep's plan from the baseline (plan.plan_sweep)."""
         base = prepared.baseline
+        self.readers = readers_by_file(base.source_readers)
         # A pytest that moved a private name the batches lean on: every item alone, and said.
         off = ctx.warm.batching_off() if ctx.warm is not None else None
         if base.status != "green":
