@@ -4,8 +4,10 @@ bubblewrap can size a tmpfs (`--size`) but not set its inode count
 (`nr_inodes`), so the files a run creates would only be counted between two
 looks of the watcher. Where `unshare`, `sh` and `mount` are on the host,
 `mounted()` puts a step in front of bwrap: `unshare --user --map-root-user
---mount` (its own user and mount namespace, the same as root and as an
-ordinary user, nothing changes on the host), two `mount -t tmpfs -o
+--mount` (its own user and mount namespace, nothing changes on the host; as
+root `unshare --mount` only, and the step ends by dropping to run_uid.RUN_UID
+with setpriv, binding first what that uid cannot reach: run_uid.py, where root's
+step runs even for a box that is not capped), two `mount -t tmpfs -o
 size=…,nr_inodes=…` on this process's own empty directories (`slot`, `tmp`),
 then `exec bwrap`, whose arguments (`tmp_args`, `slot_args`) bind them at
 /tmp and room.SLOT. bwrap builds the run's namespace inside that one as

@@ -3,7 +3,8 @@
 `wrap(argv, box)` turns a command into `prlimit ... bwrap ... -- argv` for one run:
 
 - no privileges inside, ever: its own user namespace (as root, the run is
-  uid/gid 65534 there, never 0), every capability dropped (`--cap-drop ALL`,
+  uid/gid 65534 there, never 0, and kernel uid run_uid.RUN_UID on the host:
+  mountns.mounted's step drops to it before bwrap), every capability dropped (`--cap-drop ALL`,
   which bwrap otherwise keeps for a caller that is root) and no-new-privs, so
   no mount can be undone or remounted, not even from a nested namespace (the
   kernel locks mounts handed to a less privileged namespace);
@@ -13,7 +14,9 @@
   home, no other checkout, no sockets);
 - writable: only the run's scratch and the run's own io dir, each at a fixed
   neutral path (`room.py`: `/reviewui/slot`, `/reviewui/io`), the scratch a
-  sized tmpfs the tree is unpacked into where bwrap can size one (`storage.py`);
+  sized tmpfs the tree is unpacked into where bwrap can size one (`storage.py`),
+  and its own `/tmp` and `/dev/shm`; the root and `/dev` are read-only (READ_ONLY),
+  so no run leaves anything for the next;
 - own PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
   process the run starts dies with it and only loopback is reachable (unless
   the trusted config says `network = true`: then `--share-net`), `--new-session`,
