@@ -19,7 +19,7 @@ import pytest
 
 from reviewui.core.run.worktree import scratch_root, slot_base
 from tests.clirun import ROOT
-from tests.gitrepo import make_repo
+from tests.gitrepo import RepoBuilder, make_repo
 
 pytestmark = pytest.mark.slow
 
@@ -88,3 +88,28 @@ def test_the_agents_program_never_runs_on_the_host(branch, tmp_path: Path, form:
             program.chmod(0o755)
     subprocess.run([str(program), "--version"], capture_output=True, timeout=60)
     assert marker.exists()
+
+
+def test_a_trusted_command_naming_a_tree_file_runs_it_only_inside(tmp_path: Path) -> None:
+    """The base's config names `venv/bin/python -m pytest`, a file of the tree (the branch may change
+    it): no host helper (the interpreter's layout, the coverage probe, the import roots) starts it on
+    the host; the bite runs it in the sandbox only. Differential: run outside, it writes the marker."""
+    marker = tmp_path / "host-marker"
+    python = str(Path(sys.executable))
+    venv = {"venv/pyvenv.cfg": "home = /usr/bin\n", "venv/bin/python": _script(marker, python)}
+    rb = RepoBuilder(tmp_path / "repo")
+    rb.write({"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n",
+              ".reviewui.toml": 'test-command = "venv/bin/python -m pytest"\n', **venv})
+    (rb.root / "venv" / "bin" / "python").chmod(0o755)
+    rb.commit({}, "base: its trusted config names a file of the tree")
+    rb.branch("agent/work")
+    rb.commit({"pkg/calc.py": "def add(a, b):\n    return a + b\n", "tests/test_calc.py": TEST})
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    for command in (["bite", "agent/work", "--format", "json"], ["check", "agent/work", "--bite", "--format", "json"]):
+        proc = subprocess.run([sys.executable, "-m", "reviewui", *command], cwd=rb.root, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert not marker.exists(), f"{command[0]}: the tree's program ran on the host"
+        assert proc.returncode in (0, 1, 3), proc.stdout[-1500:] + proc.stderr
+    subprocess.run([str(rb.root / "venv" / "bin" / "python"), "-c", "pass"], capture_output=True, timeout=60)
+    assert marker.exists()  # the probe works
