@@ -202,8 +202,19 @@ def mounted(argv: list[str], exe: str, box: "Box") -> list[str]:
     setpriv = _setpriv()
     assert setpriv is not None, "root_problem() is checked first"
     bwrap, pairs = run_uid.stage(bwrap, _mount_dir() / "stage")
+    runs = runs_as(exe)
+    if runs != exe:
+        pairs += [exe, runs]  # a bwrap RUN_UID cannot reach (the wheel's, in a venv under /root)
     drop = [sh, "-c", run_uid.ROOT_LINE, "sh", mount, setpriv, str(run_uid.RUN_UID), str(len(pairs) // 2), *pairs]
-    return [*argv[:at], unshare, "--mount", "--propagation", "private", *step, *drop, exe, *bwrap]
+    return [*argv[:at], unshare, "--mount", "--propagation", "private", *step, *drop, runs, *bwrap]
+
+
+def runs_as(exe: str) -> str:
+    """The path bwrap `exe` is started by: itself, or as root its staging point when run_uid.RUN_UID
+    cannot reach it (`mounted` binds it there first)."""
+    if not run_uid.as_root() or run_uid.reachable(exe):
+        return exe
+    return str(run_uid.point_for(exe, _mount_dir() / "stage"))
 
 
 _ONE = {"--dir", "--tmpfs", "--proc", "--dev", "--mqueue"}

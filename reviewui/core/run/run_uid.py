@@ -82,6 +82,18 @@ def reachable(path: str) -> bool:
     return True
 
 
+def point_for(source: str, points: Path) -> Path:
+    """The staging point of `source` under `points`: a dir or an empty file, as `source` is, named by
+    a hash of its path (made once)."""
+    point = points / hashlib.sha256(source.encode()).hexdigest()[:20]
+    if not os.path.lexists(point):
+        if os.path.isdir(source):
+            point.mkdir(exist_ok=True)
+        else:
+            point.touch()
+    return point
+
+
 def stage(bwrap_args: Sequence[str], points: Path) -> tuple[list[str], list[str]]:
     """(`bwrap_args` with each bind source RUN_UID cannot reach replaced by a staging point under
     `points`, the flat (source, point) pairs root's step binds first). A point is a dir or an
@@ -93,12 +105,7 @@ def stage(bwrap_args: Sequence[str], points: Path) -> tuple[list[str], list[str]
         if out[n] in _BINDS and n + 2 < len(out):
             source = out[n + 1]
             if os.path.exists(source) and not reachable(source):
-                point = points / hashlib.sha256(source.encode()).hexdigest()[:20]
-                if not os.path.lexists(point):
-                    if os.path.isdir(source):
-                        point.mkdir(exist_ok=True)
-                    else:
-                        point.touch()
+                point = point_for(source, points)
                 out[n + 1] = str(point)
                 pairs += [source, str(point)]
             n += 3

@@ -403,7 +403,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
     # each fresh per run (a warm server empties them before each fork), so no run remembers another.
     out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
-    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), exe)
+    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), mountns.runs_as(exe))
 
 
 def has_size_option(exe: str) -> bool:
@@ -422,27 +422,29 @@ def _has_size_option(exe: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _prlimit_exe() -> str | None:
-    """util-linux's prlimit, from the system's dirs (inside a run too, where they are bound)."""
-    return shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
+def _inside_prlimit() -> str | None:
+    """util-linux's prlimit in the system's dirs, which every run sees: set inside a run."""
+    exe = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    return exe if exe is not None and sandbox_world.covered(Path(exe)) else None
 
 
 def _prlimit(lim: Limits) -> list[str]:
     """The per-process limits set in front of the sandbox: address space (cgroup.per_process's
-    share without a cgroup) and file size."""
-    exe = _prlimit_exe()
+    share without a cgroup), file size, and the process limit where it cannot be set inside."""
+    exe = shutil.which("prlimit")
     if exe is None:
         return []
-    memory, _ = cgroup.per_process(lim)
-    return [exe, f"--as={memory}", f"--fsize={lim.disk}", "--"]
+    memory, processes = cgroup.per_process(lim)
+    nproc = [] if _inside_prlimit() is not None else [f"--nproc={processes}"]
+    return [exe, f"--as={memory}", f"--fsize={lim.disk}", *nproc, "--"]
 
 
 def _inside_limits(lim: Limits) -> list[str]:
     """The process limit, set inside the run's user namespace (the command starts with it): there
     RLIMIT_NPROC counts the run's own processes only. Set in front of the namespaces it would
     count every process the user has on the host, and as root (RUN_UID) every run's."""
-    exe = _prlimit_exe()
-    if exe is None or not sandbox_world.covered(Path(exe)):
+    exe = _inside_prlimit()
+    if exe is None:
         return []
     _, processes = cgroup.per_process(lim)
     return [exe, f"--nproc={processes}", "--"]
@@ -460,7 +462,7 @@ def preexec_limits(lim: Limits) -> None:
 
 def needs_preexec() -> bool:
     """True when limits must be set by a preexec function (no `prlimit` tool)."""
-    return _prlimit_exe() is None
+    return shutil.which("prlimit") is None
 
 
 def limit_notes() -> tuple[str, ...]:
