@@ -50,6 +50,14 @@ def _ours(pid: str) -> bool:
     return False
 
 
+def _in_a_run(pid: str) -> bool:
+    """True when `pid` lives in a PID namespace below the host's: a process of a run (reviewui's own
+    steps in front of the sandbox, which name the same command, live in the host's)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    nspid = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("NSpid:")), [])
+    return len(nspid) > 1
+
+
 def _watch(marks: tuple[bytes, ...], found: dict[str, list[int]], stop: threading.Event) -> None:
     """Find this test's run processes on the host (a mark in their command line: the test file's
     tag, cold; the warm server's own, whose forks share its command line); read their Uid."""
@@ -59,7 +67,7 @@ def _watch(marks: tuple[bytes, ...], found: dict[str, list[int]], stop: threadin
                 continue
             try:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-                if any(m in cmdline for m in marks) and _ours(pid):
+                if any(m in cmdline for m in marks) and _ours(pid) and _in_a_run(pid):
                     found[pid] = _uids(pid)
             except (OSError, AssertionError):
                 continue

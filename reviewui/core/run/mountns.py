@@ -39,7 +39,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.run import room, run_uid, watch
+from reviewui.core.run import room, run_uid, sandbox_world, watch
 
 if TYPE_CHECKING:
     from reviewui.core.run.sandbox import Box
@@ -137,7 +137,10 @@ def _mount_dir() -> Path:
 
     with _lock:
         if not _mount_top or not all((_mount_top[0] / d).is_dir() for d in ("slot", "tmp", "stage")):
-            top = private_tempdir("mnt")
+            import tempfile
+
+            where = run_uid.reachable_base(tempfile.gettempdir()) if run_uid.as_root() else None
+            top = private_tempdir("mnt", where)
             for name in ("slot", "tmp", "stage"):
                 (top / name).mkdir()
             for point in (top, top / "stage"):
@@ -206,7 +209,10 @@ def mounted(argv: list[str], exe: str, box: "Box") -> list[str]:
     if runs != exe:
         pairs += [exe, runs]  # a bwrap RUN_UID cannot reach (the wheel's, in a venv under /root)
     drop = [sh, "-c", run_uid.ROOT_LINE, "sh", mount, setpriv, str(run_uid.RUN_UID), str(len(pairs) // 2), *pairs]
-    return [*argv[:at], unshare, "--mount", "--propagation", "private", *step, *drop, runs, *bwrap]
+    # A bwrap outside the system dirs is named `bwrap` in its command line (bwrap_start.OPTIONS_LINE_NAMED).
+    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path=SYSTEM_PATH)
+    named = [bash, "-c", 'exec -a bwrap "$0" "$@"'] if bash else []
+    return [*argv[:at], unshare, "--mount", "--propagation", "private", *step, *drop, *named, runs, *bwrap]
 
 
 def runs_as(exe: str) -> str:

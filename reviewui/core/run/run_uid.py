@@ -94,6 +94,16 @@ def point_for(source: str, points: Path) -> Path:
     return point
 
 
+def reachable_base(default: str) -> str:
+    """Where root keeps the dirs a run's bwrap (RUN_UID) resolves itself (the capped tmpfs mount
+    points, the staging points): `default` (the temp dir) when that uid can search it, else the
+    first of /tmp, /var/tmp, /dev/shm it can (a TMPDIR private to root is no place for them)."""
+    for base in (default, "/tmp", "/var/tmp", "/dev/shm"):
+        if os.path.isdir(base) and reachable(os.path.join(base, "x")):
+            return base
+    return default
+
+
 def stage(bwrap_args: Sequence[str], points: Path) -> tuple[list[str], list[str]]:
     """(`bwrap_args` with each bind source RUN_UID cannot reach replaced by a staging point under
     `points`, the flat (source, point) pairs root's step binds first). A point is a dir or an

@@ -403,7 +403,9 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
     # each fresh per run (a warm server empties them before each fork), so no run remembers another.
     out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
-    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), mountns.runs_as(exe))
+    # As root the options file is opened before the step that drops to the run's uid (run_uid.py).
+    first = len(_prlimit(box.limits)) if run_uid.as_root() else None
+    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), mountns.runs_as(exe), first)
 
 
 def has_size_option(exe: str) -> bool:
