@@ -49,13 +49,15 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import bwrap_start, interp, mountns, run_uid, sandbox_world
+from reviewui.core.run import bwrap_start, interp, mountns, prlimits, run_uid, sandbox_world
 from reviewui.core.run.bwrap_start import shown
 from reviewui.core.run.command_types import HostProgram, add_checkouts, host_program, resolve
 from reviewui.core.run import cgroup
 from reviewui.core.run.limits import GIB, MIB, Limits, clamp_notes, limits
+from reviewui.core.run.prlimits import limit_reason, needs_preexec, preexec_limits
 
-__all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "shown", "wrap"]
+__all__ = ["GIB", "MIB", "Box", "Limits", "limit_reason", "limits", "level", "needs_preexec", "preexec_limits",
+           "require", "shown", "wrap"]
 
 Level = Literal["bwrap", "none"]
 
@@ -361,7 +363,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     """The argv that runs `argv` inside the sandbox (prlimit and bwrap in front)."""
     exe = bwrap_path()
     assert exe is not None, "wrap() called without bwrap; call require() first"
-    out = [*_prlimit(box.limits), exe, "--unshare-all", *identity_args()]
+    out = [*prlimits.outside_args(box.limits), exe, "--unshare-all", *identity_args()]
     if box.network:
         out.append("--share-net")
     sized = _has_size_option(exe)
@@ -398,13 +400,13 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     from reviewui.core.run import storage  # here: storage imports this module
 
-    final = [*_inside_limits(box.limits),
+    final = [*prlimits.inside_args(box.limits),
              *(storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv))]
     # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
     # each fresh per run (a warm server empties them before each fork), so no run remembers another.
     out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
     # As root the options file is opened before the step that drops to the run's uid (run_uid.py).
-    first = len(_prlimit(box.limits)) if run_uid.as_root() else None
+    first = len(prlimits.outside_args(box.limits)) if run_uid.as_root() else None
     return bwrap_start.options_in_file(mountns.mounted(out, exe, box), mountns.runs_as(exe), first)
 
 
@@ -423,68 +425,8 @@ def _has_size_option(exe: str) -> bool:
     return b"--size" in out.stdout + out.stderr
 
 
-@functools.lru_cache(maxsize=1)
-def _inside_prlimit() -> str | None:
-    """util-linux's prlimit in the system's dirs, which every run sees: set inside a run."""
-    exe = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
-    return exe if exe is not None and sandbox_world.covered(Path(exe)) else None
-
-
-def _prlimit(lim: Limits) -> list[str]:
-    """The per-process limits set in front of the sandbox: address space (cgroup.per_process's
-    share without a cgroup), file size, and the process limit where it cannot be set inside."""
-    exe = shutil.which("prlimit")
-    if exe is None:
-        return []
-    memory, processes = cgroup.per_process(lim)
-    nproc = [] if _inside_prlimit() is not None else [f"--nproc={processes}"]
-    return [exe, f"--as={memory}", f"--fsize={lim.disk}", *nproc, "--"]
-
-
-def _inside_limits(lim: Limits) -> list[str]:
-    """The process limit, set inside the run's user namespace (the command starts with it): there
-    RLIMIT_NPROC counts the run's own processes only. Set in front of the namespaces it would
-    count every process the user has on the host, and as root (RUN_UID) every run's."""
-    exe = _inside_prlimit()
-    if exe is None:
-        return []
-    _, processes = cgroup.per_process(lim)
-    return [exe, f"--nproc={processes}", "--"]
-
-
-def preexec_limits(lim: Limits) -> None:
-    """Set the run's limits in the child (used when the `prlimit` tool is missing)."""
-    import resource
-
-    memory, processes = cgroup.per_process(lim)
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (lim.disk, lim.disk))
-    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
-
-
-def needs_preexec() -> bool:
-    """True when limits must be set by a preexec function (no `prlimit` tool)."""
-    return shutil.which("prlimit") is None
-
-
 def limit_notes() -> tuple[str, ...]:
     """What a command that ran the branch's code says once about its limits: those lowered to fit
     inherited hard limits, and how memory-limit holds without a cgroup (cgroup.split_note)."""
     split = cgroup.split_note(limits()) if level() == "bwrap" else None
     return (*clamp_notes(), *([split] if split else []))
-
-
-def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
-    """"memory limit" / "disk limit" / "process limit" when a failed run's output or errors show it
-    hit one, else None."""
-    if "MemoryError" in exceptions or "MemoryError" in output or "Cannot allocate memory" in output \
-            or "std::bad_alloc" in output:
-        return "memory limit"
-    if "File too large" in output or "No space left on device" in output or "OSError: [Errno 27]" in output:
-        return "disk limit"
-    # EAGAIN from fork (not from a non-blocking socket, which says the same words)
-    if "fork: retry" in output or "fork: Resource temporarily unavailable" in output or "Cannot fork" in output \
-            or "can't start new thread" in output \
-            or ("BlockingIOError" in output and ("os.fork()" in output or "_fork_exec" in output)):
-        return "process limit"
-    return None
