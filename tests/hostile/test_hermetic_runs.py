@@ -100,6 +100,19 @@ def _tree(root: Path) -> Path:
     return tree
 
 
+FORGET = ("import ctypes; libc = ctypes.CDLL(None); libc.syscall.restype = ctypes.c_long; "
+          "k = libc.syscall(250, 10, -4, b'user', b'.run-counter', 0); k >= 0 and libc.syscall(250, 21, k)")
+"""Invalidate the counter's key in this user's keyring (KEYCTL_SEARCH, then KEYCTL_INVALIDATE)."""
+
+
+def _forget() -> None:
+    """Remove what the counter leaves on the host (its files, its segment, its key)."""
+    for place in ("/dev/shm", "/tmp", "/dev", "/reviewui/io", "/reviewui/io/run"):
+        Path(place, ".run-counter").unlink(missing_ok=True)
+    subprocess.run(["ipcrm", "-M", str(0x5EED1)], capture_output=True)
+    subprocess.run([PY, "-c", FORGET], capture_output=True)
+
+
 def test_outside_the_sandbox_the_counters_are_seen(tmp_path: Path) -> None:
     """The differential: run twice on the host, the second run finds what the first wrote."""
     tree = _tree(tmp_path)
@@ -107,16 +120,12 @@ def test_outside_the_sandbox_the_counters_are_seen(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     (tmp_path / "tmpdir").mkdir()
     argv = [PY, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_count.py"]
+    _forget()  # what an earlier run of this test on this host may have left (a key outlives its process)
     try:
         first = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=120)
         second = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=120)
     finally:
-        for place in ("/dev/shm", "/tmp", "/dev", "/reviewui/io", "/reviewui/io/run"):
-            Path(place, ".run-counter").unlink(missing_ok=True)
-        subprocess.run(["ipcrm", "-M", str(0x5EED1)], capture_output=True)
-        subprocess.run([PY, "-c", "import ctypes; libc = ctypes.CDLL(None); libc.syscall.restype = ctypes.c_long; "
-                        "k = libc.syscall(250, 10, -4, b'user', b'.run-counter', 0); k >= 0 and libc.syscall(250, 21, k)"],
-                       capture_output=True)  # KEYCTL_INVALIDATE that one key
+        _forget()
     assert first.returncode == 0, first.stdout
     assert second.returncode == 1, second.stdout
     for place in ("/dev/shm", "/tmp", str(tmp_path / "home"), str(tmp_path / "tmpdir"), "sysv-shm", "keyring"):
