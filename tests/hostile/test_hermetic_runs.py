@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,10 @@ def shm(create):
 def key(create):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    if create:  # add_key("user", NAME, "x", 1, KEY_SPEC_USER_KEYRING)
-        return libc.syscall(248, b"user", NAME.encode(), b"x", 1, -4) >= 0
-    return libc.syscall(250, 10, -4, b"user", NAME.encode(), 0) >= 0  # keyctl(KEYCTL_SEARCH, @u, ...)
+    name = os.environ.get("COUNTER_KEY", NAME).encode()  # on the host: a name of this test's own
+    if create:  # add_key("user", name, "x", 1, KEY_SPEC_USER_KEYRING)
+        return libc.syscall(248, b"user", name, b"x", 1, -4) >= 0
+    return libc.syscall(250, 10, -4, b"user", name, 0) >= 0  # keyctl(KEYCTL_SEARCH, @u, ...)
 
 
 def counted():
@@ -100,32 +102,34 @@ def _tree(root: Path) -> Path:
     return tree
 
 
-FORGET = ("import ctypes; libc = ctypes.CDLL(None); libc.syscall.restype = ctypes.c_long; "
-          "k = libc.syscall(250, 10, -4, b'user', b'.run-counter', 0); k >= 0 and libc.syscall(250, 21, k)")
+FORGET = ("import ctypes, sys; libc = ctypes.CDLL(None); libc.syscall.restype = ctypes.c_long; "
+          "k = libc.syscall(250, 10, -4, b'user', sys.argv[1].encode(), 0); k >= 0 and libc.syscall(250, 21, k)")
 """Invalidate the counter's key in this user's keyring (KEYCTL_SEARCH, then KEYCTL_INVALIDATE)."""
 
 
-def _forget() -> None:
+def _forget(key: str) -> None:
     """Remove what the counter leaves on the host (its files, its segment, its key)."""
     for place in ("/dev/shm", "/tmp", "/dev", "/reviewui/io", "/reviewui/io/run"):
         Path(place, ".run-counter").unlink(missing_ok=True)
     subprocess.run(["ipcrm", "-M", str(0x5EED1)], capture_output=True)
-    subprocess.run([PY, "-c", FORGET], capture_output=True)
+    subprocess.run([PY, "-c", FORGET, key], capture_output=True)
 
 
 def test_outside_the_sandbox_the_counters_are_seen(tmp_path: Path) -> None:
     """The differential: run twice on the host, the second run finds what the first wrote."""
     tree = _tree(tmp_path)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmpdir")}
+    key = f".run-counter-{uuid.uuid4().hex}"  # a key outlives its process: none an earlier run left
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmpdir"),
+           "COUNTER_KEY": key}
     (tmp_path / "home").mkdir()
     (tmp_path / "tmpdir").mkdir()
     argv = [PY, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_count.py"]
-    _forget()  # what an earlier run of this test on this host may have left (a key outlives its process)
+    _forget(key)
     try:
         first = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=120)
         second = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=120)
     finally:
-        _forget()
+        _forget(key)
     assert first.returncode == 0, first.stdout
     assert second.returncode == 1, second.stdout
     for place in ("/dev/shm", "/tmp", str(tmp_path / "home"), str(tmp_path / "tmpdir"), "sysv-shm", "keyring"):
