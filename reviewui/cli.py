@@ -328,9 +328,7 @@ def _say_clamped_limits() -> None:
     run = sys.modules.get("reviewui.core.run.sandbox")
     if run is None or not run.was_required():
         return
-    from reviewui.core.run.limits import clamp_notes
-
-    for note in clamp_notes():
+    for note in run.limit_notes():
         sys.stderr.write(f"reviewui: note: {note}\n")
 
 

@@ -364,7 +364,7 @@ class ReviewSession:
         if not rerun:
             return [c for c in judge(claims, {}) if c.outcome == "without-run"]
         commands = [c.command for c in claims if c.kind == "run" and c.command is not None]
-        reruns = rerun_commands(self.target.repo_dir, self.target.head, commands,
+        reruns = rerun_commands(self.target.repo_dir, self.target.head, commands, test_command=self.test_command,
                                 timeout=self.run.timeout or self.settings.timeout or 300.0,
                                 env_allow=self.settings.env_allow, network=self.settings.network, cancel=cancel)
         checks = judge(claims, reruns)

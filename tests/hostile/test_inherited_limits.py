@@ -109,8 +109,10 @@ def test_a_sandbox_that_keeps_privileges_is_refused(tmp_path: Path, monkeypatch:
 
     real = bwrap_path()
     assert real
-    # Drop what reviewui asked for: the capability drop, and the unprivileged uid.
-    _fake(tmp_path / "bin", "bwrap", f'''#!{PY}
+    # Drop what reviewui asked for: the capability drop, and the unprivileged uid. The system's Python
+    # runs it: as root bwrap starts as the run's unprivileged uid, which may not reach this venv's base.
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else PY
+    _fake(tmp_path / "bin", "bwrap", f'''#!{python}
 import os, sys
 args, out, skip = sys.argv[1:], [], 0
 if args[:1] == ["--args"]:  # reviewui hands bwrap its options in a file on that fd (bwrap_start.OPTIONS_LINE)

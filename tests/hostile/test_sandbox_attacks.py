@@ -37,13 +37,14 @@ CANARIES = {"SSH_AUTH_SOCK": "/tmp/agent.canary", "DATABASE_URL": "postgres://u:
             "NPM_CONFIG__AUTH": "canary-npm", "SLACK_WEBHOOK_URL": "https://hooks/canary",
             "DOCKER_AUTH_CONFIG": "canary-docker", "PGPASS": "canary-pg", "SENTRY_DSN": "https://canary@s/1"}
 
-ATTACK = '''import os, socket, subprocess
+ATTACK = '''import json, os, socket, subprocess
 from pkg.calc import add
 
 REPO = {repo!r}
 HOME_SECRET = {home_secret!r}
 PORT = {port}
 CANARIES = {canaries!r}
+OUTSIDE = os.environ.get("PROBE_OUTSIDE") == "1"  # the differential run on the host: read-only probes only
 
 
 def git(*args):
@@ -55,7 +56,7 @@ def test_escape_attempts():
     stolen = []
     # git: from the scratch's own repository, and aimed at the reviewer's by absolute path
     common = git("rev-parse", "--path-format=absolute", "--git-common-dir").stdout.strip()
-    for gd in {{common, REPO + "/.git"}}:
+    for gd in ({{common, REPO + "/.git"}} if not OUTSIDE else ()):
         env = dict(os.environ, GIT_DIR=gd)
         for args in (["config", "core.fsmonitor", "touch /tmp/pwned"], ["config", "alias.st", "!id"],
                      ["update-ref", "refs/heads/main", "HEAD"], ["branch", "-D", "main"],
@@ -66,7 +67,7 @@ def test_escape_attempts():
             open(gd + "/hooks/post-checkout", "w").write("#!/bin/sh\\ntouch /tmp/pwned\\n")
         except OSError:
             pass
-    for path in (REPO + "/pkg/calc.py", REPO + "/planted.txt", REPO + "/.git/info/attributes"):
+    for path in (REPO + "/pkg/calc.py", REPO + "/planted.txt", REPO + "/.git/info/attributes") if not OUTSIDE else ():
         try:
             open(path, "a").write("# pwned\\n")
         except OSError:
@@ -94,7 +95,9 @@ def test_escape_attempts():
     inner = socket.socket(); inner.bind(("127.0.0.1", 0)); inner.listen(1)
     socket.create_connection(inner.getsockname(), timeout=2).close()
     # a daemon that leaves the process group and session
-    subprocess.Popen(["setsid", "-f", "sleep", {tag!r}])
+    if not OUTSIDE:
+        subprocess.Popen(["setsid", "-f", "sleep", {tag!r}])
+    print("STOLEN=" + json.dumps(stolen).encode().hex())
     assert stolen == []
 '''
 
@@ -141,6 +144,29 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     rb.git("stash", "list")
     yield rb, tag
     host.close()
+
+
+def test_outside_the_sandbox_the_probes_steal(hostile) -> None:
+    """The differential: the attack's read-only probes, run on the host (the branch checked out, the
+    reviewer's environment), steal what the sandbox keeps from a run; its writes are not run there."""
+    rb, tag = hostile
+    before = fingerprint(rb.root)
+    show = rb.git("show", "agent/work:tests/test_attack.py")
+    probe = rb.root.parent / "outside" / "test_attack.py"
+    probe.parent.mkdir()
+    probe.write_text(show)
+    (probe.parent / "pkg").mkdir()
+    (probe.parent / "pkg" / "__init__.py").write_text("")
+    (probe.parent / "pkg" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    env = {**os.environ, "PROBE_OUTSIDE": "1", "PYTHONPATH": str(probe.parent)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_attack.py"],
+                          cwd=probe.parent, env=env, capture_output=True, text=True, timeout=120)
+    stolen = json.loads(bytes.fromhex(done.stdout.split("STOLEN=", 1)[1].split()[0]))
+    assert done.returncode == 1, done.stdout[-1500:]
+    assert set(CANARIES) <= set(stolen), stolen  # the environment, and /proc/<pid>/environ
+    assert "CANARY-PRIVATE-KEY" in stolen and "reached the host's loopback" in stolen, stolen
+    assert any("[core]" in x for x in stolen), stolen  # the reviewer's .git/config
+    assert fingerprint(rb.root) == before  # the outside run changed nothing
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])

@@ -6,6 +6,7 @@ import threading
 
 from reviewui.core.bite.prepare import Prepared
 from reviewui.core.config import Settings
+from reviewui.core.run.command_types import host_program
 from reviewui.core.run.warm_runner import WarmPytest
 
 
@@ -18,13 +19,18 @@ class BiteCache:
         self._items: dict[tuple[object, ...], Prepared] = {}
         self._warm: dict[tuple[object, ...], WarmPytest] = {}
 
-    def warm_server(self, python: str, settings: Settings) -> WarmPytest:
-        """The warm pytest server for `python` under these settings' sandbox (started once)."""
-        key = (python, tuple(settings.env_allow), settings.network)
+    def warm_server(self, python: str, settings: Settings) -> WarmPytest | None:
+        """The warm pytest server for `python` (the trusted test command's) under these settings'
+        sandbox (started once); None when `python` is no host program (a file of the tree: it
+        runs cold, in the sandbox only)."""
+        program = host_program(python)
+        if program is None:
+            return None
+        key = (program, tuple(settings.env_allow), settings.network)
         with self._lock:
             server = self._warm.get(key)
             if server is None:
-                server = self._warm[key] = WarmPytest(python, env_allow=settings.env_allow, network=settings.network)
+                server = self._warm[key] = WarmPytest(program, env_allow=settings.env_allow, network=settings.network)
             return server
 
     def warm_servers(self) -> list[WarmPytest]:

@@ -5,7 +5,8 @@ it out of the counts and the exit code again. A branch whose code rewrites
 test reports (a conftest hook turning failures into passes) rewrites the
 canary's too: reported as anything but failed, or not reported at all, the
 run is `broken` ("the branch's code rewrites test reports"), and nothing it
-says counts. The name comes from neither the environment nor a file the run
+says counts. A run stopped by a timeout or a limit (`process limit`, `file
+limit`, …) wrote no report to judge: it is graded by that name instead. The name comes from neither the environment nor a file the run
 can still read: the plugin reads it once and removes it.
 """
 
@@ -33,8 +34,8 @@ def judge(run: RunResult, observed: Observed) -> tuple[RunResult, str | None]:
         return run, None  # no canary ran (nothing was collected, or the session never got there)
     mine = [t for t in run.tests if t.id.rsplit("::", 1)[-1] == name]
     run = replace(run, tests=tuple(t for t in run.tests if t not in mine))
-    if run.killed:
-        return run, None
+    if run.killed or run.limit:
+        return run, None  # stopped before its report was written: graded by the timeout or limit, not as tampering
     if not mine:
         return run, f"{TAMPERED}: a deliberately failing test ({name}) was not reported at all"
     wrong = [t.outcome for t in mine if t.outcome != "failed"]

@@ -33,7 +33,6 @@ from __future__ import annotations
 import ast
 import functools
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
 from reviewui.core.run import room
+from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_covctx"
@@ -73,10 +73,16 @@ class CoverageSupport:
         return (major, minor) >= (7, 10)
 
 
-@functools.lru_cache(maxsize=16)
 def probe_coverage(python: str, path_env: str) -> CoverageSupport | None:
-    """Return coverage support of the `python` found on `path_env`, or None when absent."""
-    exe = shutil.which(python, path=path_env)
+    """Return coverage support of the `python` found on `path_env` (the trusted test command's
+    program), or None when absent or when it is no host program (command_types.py)."""
+    program = host_program(python, path_env)
+    return _probe_coverage(program, path_env) if program is not None else None
+
+
+@functools.lru_cache(maxsize=16)
+def _probe_coverage(python: HostProgram, path_env: str) -> CoverageSupport | None:
+    exe = resolve(python, path_env)
     if exe is None:
         return None
     code = (

@@ -26,12 +26,13 @@ import functools
 import json
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from reviewui.core import inside
 from reviewui.core.run import room, sandbox
+from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
 
@@ -40,6 +41,7 @@ OUT_VAR = "REVIEWUI_ORIGIN_OUT"
 MODULES_VAR = "REVIEWUI_ORIGIN_MODULES"
 
 DATA_VAR = "REVIEWUI_DATA_FILES"
+SOURCE_VAR = "REVIEWUI_SOURCE_FILES"
 
 STOP_VAR = "REVIEWUI_QUIET_STOP"
 QUIET_STOP: Mapping[str, str] = {STOP_VAR: "1"}
@@ -119,7 +121,8 @@ def import_roots(scratch: Path, modules: Sequence[ChangedModule]) -> list[str]:
 
 
 def checkout_roots(python: str, checkout: Path) -> tuple[str, ...]:
-    """The test Python's import-path entries inside the reviewer's checkout, relative to it.
+    """The test Python's import-path entries inside the reviewer's checkout, relative to it
+    (`python`: the trusted test command's program; empty when it is no host program).
 
     An editable install (a .pth file) points the test Python at the
     reviewer's checkout, which the sandbox does not show; the same
@@ -127,13 +130,19 @@ def checkout_roots(python: str, checkout: Path) -> tuple[str, ...]:
     cannot be asked. Asked once per Python, checkout and environment in a
     process (each `b` would otherwise start that Python again).
     """
-    return _checkout_roots(python, checkout.resolve(), os.environ.get("PYTHONPATH", ""), os.environ.get("PATH", ""))
+    program = host_program(python)  # never a file of the tree or a scratch (command_types.py)
+    if program is None:
+        return ()
+    return _checkout_roots(program, checkout.resolve(), os.environ.get("PYTHONPATH", ""), os.environ.get("PATH", ""))
 
 
 @functools.lru_cache(maxsize=16)
-def _checkout_roots(python: str, checkout: Path, pythonpath: str, path: str) -> tuple[str, ...]:
+def _checkout_roots(python: HostProgram, checkout: Path, pythonpath: str, path: str) -> tuple[str, ...]:
+    exe = resolve(python, path)
+    if exe is None:
+        return ()
     try:
-        out = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
+        out = subprocess.run([exe, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
                              capture_output=True, text=True, timeout=30, cwd="/", stdin=subprocess.DEVNULL)
         entries = json.loads(out.stdout or "[]")
     except (OSError, ValueError, subprocess.TimeoutExpired):
@@ -158,7 +167,7 @@ def resolve_pythonpath(value: str, scratch: Path) -> list[str]:
 def run_env(
     scratch: Path, modules: Sequence[ChangedModule], plugin_dir: Path, out_file: Path,
     user_env: Mapping[str, str], data_files: Sequence[str] = (), checkout_dirs: Sequence[str] = (),
-    canary: str = "",
+    canary: str = "", sources: Sequence[str] = (),
 ) -> dict[str, str]:
     """The extra environment of one run: the user's `VAR=value` words, scratch roots first, the plugin.
 
@@ -167,6 +176,8 @@ def run_env(
     relative entries resolved against the scratch. `checkout_dirs` are import
     directories the test Python has inside the reviewer's checkout
     (`checkout_roots`), taken from the scratch instead. `canary`: the name of the run's canary test.
+    `data_files` are changed data files whose openers are recorded, `sources` changed source files
+    whose readers (an open that is no import) are (`Observed.reads`).
     """
     write_plugin(plugin_dir, canary)
     env = dict(user_env)
@@ -183,6 +194,8 @@ def run_env(
     env[OUT_VAR] = str(out_file)
     if data_files:
         env[DATA_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in data_files)
+    if sources:
+        env[SOURCE_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in sources)
     return env
 
 
@@ -222,6 +235,13 @@ class Observed:
     """False when the plugin wrote nothing (pytest never finished its session)."""
     canary: str = ""
     """The canary test the plugin ran (canary.py), "" when it ran none."""
+    reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Real path (as the run saw it) of a changed source file -> node ids of the tests that read it
+    as data, not by importing it (the baseline only)."""
+
+    def readers(self, rel: str) -> tuple[str, ...]:
+        """The tests that read the changed source file `rel` (repo-relative) as data."""
+        return tuple(sorted({t for path, tests in self.reads.items() if path.endswith("/" + rel) for t in tests}))
 
 
 def read_observed(out_file: Path) -> Observed:
@@ -237,9 +257,12 @@ def read_observed(out_file: Path) -> Observed:
     opens = data.get("opens")
     opens = opens if isinstance(opens, dict) else {}
     canary = data.get("canary")
+    reads = data.get("reads")
+    reads = reads if isinstance(reads, dict) else {}
     return Observed({str(k): str(v) for k, v in mods.items()},
                     {str(k): tuple(str(x) for x in v) for k, v in opens.items() if isinstance(v, list)}, True,
-                    canary if isinstance(canary, str) else "")
+                    canary if isinstance(canary, str) else "",
+                    {str(k): tuple(str(x) for x in v) for k, v in reads.items() if isinstance(v, list)})
 
 
 def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[ChangedModule],
@@ -253,7 +276,7 @@ def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[Changed
     for name, path in sorted(origins.items()):
         if name not in by_name or path.startswith((root, inside)):
             continue
-        where = sandbox.python_layout(python).outside(path) if python else path
+        where = sandbox.python_layout(host_program(python)).outside(path) if python else path
         return f"tests imported {name} from {where}, not the scratch (editable install?)"
     return None
 

@@ -284,6 +284,8 @@ def _prepare_in_slot(
                                                      cov_dir, (seen, baseline), own)
         if seen.foreign and baseline.status == "green":
             baseline = replace(baseline, status="broken", reason=seen.foreign)
+        readers = tuple((m.path, seen.observed.readers(m.path)) for m in ctx.modules)
+        baseline = replace(baseline, source_readers=tuple((p, tests) for p, tests in readers if tests))
         cov, note = None, ""
         if baseline.status in ("broken", "timeout") and measured is not None and not ctx.killed():
             # Never call a baseline broken that the plain command passes: measuring it may be what broke it.

@@ -130,6 +130,10 @@ class Baseline:
     why: dict[str, str] = field(default_factory=dict, hash=False)
     """Quarantined node id -> why it was left out ("red at the head", "fails when run alone", ...)."""
 
+    source_readers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(changed source file, node ids of the tests that read it as data, not by import), as the
+    baseline saw them: their failures are no bites of that file's hunks (source_readers.py)."""
+
     @property
     def left_out(self) -> tuple[str, ...]:
         """Every test later runs leave out: the quarantined and the branch's own red ones."""

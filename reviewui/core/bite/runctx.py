@@ -66,7 +66,8 @@ class RunContext:
     settings: Settings
     """Sandbox settings (env allow-list, network)."""
     work: Path
-    """A private directory for the plugin and its reports (outside every scratch)."""
+    """A private directory of the sweep's (outside every scratch), never seen by a run: what a run
+    writes comes back through its own run directory (`RunFiles`), copied here by reviewui."""
     cancel: threading.Event | None = None
     """Set to stop runs promptly."""
     warm: WarmPytest | None = None
@@ -152,7 +153,8 @@ class RunContext:
             # The plugin and its report live in the run's own directory: the only place
             # both a sandboxed cold run and a fork of a warm server can see.
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
-                                 self.data_files if record_opens else (), self.checkout_dirs, canary=name)
+                                 self.data_files if record_opens else (), self.checkout_dirs, canary=name,
+                                 sources=[m.path for m in self.modules] if record_opens else ())
             env = origin.merge_env(env, extra)
             env[progress.VAR] = str(run_dir / progress.FILE)  # every run writes it alike; long ones are read
             if phase and self.progress is not None:
@@ -176,7 +178,7 @@ class RunContext:
             command += more + (XDIST_OFF if self.xdist_off else []) + self._no_cov(command)
         run = run_tests(scratch, command, tests, limit, env_allow=self.settings.env_allow,
                         network=self.settings.network, cancel=self.cancel, warm=self.warm if warm else None,
-                        run_files=RunFiles(setup, collect), writable=(self.work,), coverage=coverage)
+                        run_files=RunFiles(setup, collect), coverage=coverage)
         return observe(run, box["seen"], scratch, self.modules, command[0])
 
 

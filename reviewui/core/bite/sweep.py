@@ -32,6 +32,7 @@ from reviewui.core.bite.reuse import GradeBook, Grades
 from reviewui.core.bite.revert_grade import hunk_result
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, not_code_hunks, static_selection
+from reviewui.core.bite.source_readers import readers_by_file, regrade
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.errors import ReviewError
@@ -107,6 +108,8 @@ class Sweep:
         """Every control that came back (control.py)."""
         self.uncontrolled: set[tuple[str, ...]] = set()
         """Selections no control could vouch for (their null run collected no test)."""
+        self.readers: dict[str, frozenset[str]] = {}
+        """Changed file -> the tests that read it as data (from the baseline, set by `plan`)."""
         self._on_result, self._on_progress = on_result, on_progress
         self._counted = False
         """True once hold() reports progress (as the runs come back, before anything is reported)."""
@@ -127,9 +130,11 @@ class Sweep:
 
     def emit(self, r: HunkResult) -> None:
         """Record a complete hunk result and pass it on (with the scope its tests were looked for in,
-        and without the old tests the controls caught)."""
+        and without the old tests the controls caught, and without the bites of tests that read its file
+        as data: source_readers.py)."""
         if r.key in self.scopes and not r.scope:
             r = replace(r, scope=self.scopes[r.key])
+        r = regrade(r, self.readers)
         if self.caught:
             stripped = strip_hunk(r, self.caught)
             if stripped != r:
@@ -188,6 +193,7 @@ class Sweep:
     def plan(self, prepared: Prepared, guards: list[Guard], ctx: RunContext, slots: int) -> SweepPlan:
         """The sweep's plan from the baseline (plan.plan_sweep)."""
         base = prepared.baseline
+        self.readers = readers_by_file(base.source_readers)
         # A pytest that moved a private name the batches lean on: every item alone, and said.
         off = ctx.warm.batching_off() if ctx.warm is not None else None
         if base.status != "green":

@@ -4,13 +4,19 @@ in the sandbox, and set beside what the agent reported.
 Outcomes, per claim:
 - `confirmed`: the head agrees with what the agent reported;
 - `contradicted`: the agent reported green (or said the tests pass) and the
-  head is red, or the failure counts differ;
-- `unverifiable`: the command cannot run here (its program is not on PATH,
-  it timed out, it printed no result), with why;
+  head is red, the failure counts differ, or the agent reported more tests
+  passing than the head ran ("41 passed" where 12 ran);
+- `unverifiable`: the command cannot be rerun (its program is not a test runner a
+  rerun takes, it sets PATH, PYTHON*, LD_* or a variable of the runner's: rerun_plan.py;
+  the tests it names are not in the tree) or the rerun says nothing (it timed out,
+  printed no result, ran no test), with why;
 - `without-run`: a final "tests pass" with no test run anywhere in the transcript.
 
 `judge` is pure (claims and rerun results in, checks out); `rerun` makes the
-runs through the one sandboxed runner, in a scratch copy of the head.
+runs through the one sandboxed runner, in a scratch copy of the head, with the
+trusted test command's Python: the transcript chooses only the tests and the
+runner's options (rerun_plan.py); no program it names is started or asked, here
+or in the sandbox. `confirmed` needs at least one test run.
 """
 
 from __future__ import annotations
@@ -23,11 +29,11 @@ from typing import Literal, Mapping, Sequence
 
 from reviewui.core.claims.commands import RunCommand
 from reviewui.core.claims.extract import Claim
+from reviewui.core.claims.rerun_plan import missing_tests, plan
 from reviewui.core.claims.summary import TestSummary, parse_summary
 from reviewui.core.errors import ReviewError
 
 Outcome = Literal["confirmed", "contradicted", "unverifiable", "without-run"]
-_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -72,12 +78,19 @@ def _compare(reported: TestSummary | None, head: Rerun, said_green: bool) -> tup
     if head.summary is None:
         return "unverifiable", head.problem or "the rerun printed no test summary"
     got = head.summary
+    if got.runner == "exit":
+        return "unverifiable", "the rerun reports no count of the tests it ran"
+    ran = got.passed + got.failed + got.errors
     theirs = reported.describe() if reported is not None and reported.runner != "claim" else "the tests pass"
     if said_green and not got.green:
         return "contradicted", f"the agent reported {theirs}; at the head: {got.describe()}"
+    if ran == 0:
+        return "unverifiable", "the rerun ran no test"
     if reported is not None and reported.runner != "claim" and \
             reported.failed + reported.errors != got.failed + got.errors:
         return "contradicted", f"the agent's run said {reported.describe()}; at the head: {got.describe()}"
+    if reported is not None and reported.passed > ran:
+        return "contradicted", f"the agent reported {reported.passed} passed; at the head {ran} ran: {got.describe()}"
     return "confirmed", f"at the head: {got.describe()}"
 
 
@@ -113,36 +126,47 @@ def judge(claims: Sequence[Claim], reruns: Mapping[str, Rerun]) -> list[ClaimChe
     return out
 
 
-def _split_env(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    env: dict[str, str] = {}
-    rest = list(argv)
-    while rest and (m := _ASSIGN.match(rest[0])):
-        env[m.group(1)] = m.group(2)
-        rest.pop(0)
-    return env, rest
-
-
-def rerun(repo_dir: str | Path, head: str, commands: Sequence[RunCommand], *, timeout: float | None = 300.0,
-          env_allow: Sequence[str] = (), network: bool = False,
+def rerun(repo_dir: str | Path, head: str, commands: Sequence[RunCommand], *, test_command: str,
+          timeout: float | None = 300.0, env_allow: Sequence[str] = (), network: bool = False,
           cancel: threading.Event | None = None) -> dict[str, Rerun]:
-    """Run each distinct command once in a sandboxed scratch copy of `head`; keyed by its text.
+    """Rerun each distinct command once in a sandboxed scratch copy of `head`; keyed by its text.
 
-    Raises ReviewError when no scratch can be made or no sandbox can run (as bite does).
+    Each runs as `<the trusted test command's Python> -m pytest|unittest <the agent's options and
+    tests>` with the trusted command's `VAR=value` words (rerun_plan.py); one that cannot be
+    rerun so, or names tests not in the tree, is not run. Raises ReviewError when no scratch
+    can be made or no sandbox can run (as bite does).
     """
     from reviewui.core.run.runner import run_tests
     from reviewui.core.run.worktree import WorktreePool
 
     out: dict[str, Rerun] = {}
     distinct = list({c.text: c for c in commands}.values())
-    if not distinct:
+    plans = {c.text: plan(c) for c in distinct}
+    for text, p in plans.items():
+        if isinstance(p, str):
+            out[text] = Rerun(text, None, p)
+    runnable = [c for c in distinct if not isinstance(plans[c.text], str)]
+    if not runnable:
+        return out
+    python, trusted_env = trusted_python(test_command)
+    if python is None:
+        for c in runnable:
+            out[c.text] = Rerun(c.text, None, f"the test command ({test_command}) names no Python to rerun it with")
         return out
     with WorktreePool(repo_dir, 1) as pool, pool.acquire() as scratch:
-        for command in distinct:
+        for command in runnable:
+            p = plans[command.text]
+            assert not isinstance(p, str)
             scratch.checkout(head)
-            env, argv = _split_env(command.argv)
+            missing = missing_tests(scratch.path, p.named_tests, p.runner)
+            if missing:
+                out[command.text] = Rerun(command.text, None, "the tests it names are not in the tree: "
+                                          + ", ".join(missing[:5]))
+                continue
             try:
-                run = run_tests(scratch.path, argv, (), timeout, env_allow=env_allow, extra_env=env,
-                                network=network, cancel=cancel)
+                run = run_tests(scratch.path, [python, "-m", p.runner], (), timeout, env_allow=env_allow,
+                                extra_env={**dict(p.env), **trusted_env}, network=network, cancel=cancel,
+                                agent_args=p.args)
             except ReviewError as e:
                 if "sandbox" in str(e) or "privileges" in str(e):
                     raise
@@ -150,6 +174,30 @@ def rerun(repo_dir: str | Path, head: str, commands: Sequence[RunCommand], *, ti
                 continue
             out[command.text] = Rerun(command.text, *_read(run))
     return out
+
+
+def trusted_python(test_command: str) -> tuple[str | None, dict[str, str]]:
+    """(the Python the trusted test command runs, its `VAR=value` words): its first word when that
+    is a `python*`, else the interpreter of its program (a `pytest` console script's venv Python);
+    None when it names none (`make test`, a path into the tree)."""
+    from reviewui.core.run import interp
+    from reviewui.core.run.command_types import host_program
+    from reviewui.core.run.runner import split_command
+
+    try:
+        argv = split_command(test_command)
+    except ReviewError:
+        return None, {}
+    env: dict[str, str] = {}
+    while argv and (m := re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", argv[0], re.DOTALL)):
+        env[m.group(1)] = m.group(2)
+        argv.pop(0)
+    if not argv:
+        return None, env
+    if re.match(r"^python(?:3(?:\.\d+)?)?$", Path(argv[0]).name) and ("/" not in argv[0] or argv[0].startswith("/")):
+        return argv[0], env
+    found = interp.python_of(host_program(argv[0], env.get("PATH")), env.get("PATH"))
+    return (str(found) if found is not None else None), env
 
 
 def _read(run: object) -> tuple[TestSummary | None, str | None]:
@@ -167,6 +215,8 @@ def _read(run: object) -> tuple[TestSummary | None, str | None]:
         errors = sum(1 for t in run.tests if t.outcome == "error")
         passed = sum(1 for t in run.tests if t.outcome == "passed")
         return TestSummary("pytest", passed, failed, errors), None
+    if run.pytest and run.junit_error is None:
+        return TestSummary("pytest", 0, 0), None  # its report holds no test: it ran none
     summary = parse_summary(run.output)
     if summary is None:
         if run.returncode == 0:

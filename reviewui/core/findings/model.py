@@ -95,6 +95,10 @@ KINDS: dict[str, KindInfo] = {
     "report-tampering": KindInfo(
         "error", "The branch adds or changes code that can rewrite test reports (a reporting hook, sys.excepthook)."
     ),
+    "test-reads-changed-source": KindInfo(
+        "warning", "A test reads a changed source file as data (a pinned hash, its text), not by importing it: "
+        "its failures are no bites of that file's hunks."
+    ),
 }
 """Every finding kind -> (default severity, one-line description)."""
 

@@ -27,6 +27,7 @@ from reviewui.core.findings.not_analysed import not_analysed
 from reviewui.core.findings.refs import RefIndex
 from reviewui.core.findings.report_tampering import report_tampering
 from reviewui.core.findings.source import TreeSource
+from reviewui.core.findings.source_readers import source_read_as_data
 from reviewui.core.findings.symlinks import symlink_outside_tree
 from reviewui.core.findings.task_ids import claimed_done_without_change, load_task_text, task_identifier_missing
 from reviewui.core.findings.test_notices_name import test_only_notices_name
@@ -112,6 +113,7 @@ def compute_findings(
         ("bite", lambda: bite_findings(bite)),
         ("toothless-guard", lambda: guard_findings(bite)),
         ("test-red-at-head", lambda: test_red_at_head(bite, tests_table)),
+        ("test-reads-changed-source", lambda: source_read_as_data(bite)),
         ("test-passes-on-base", lambda: test_passes_on_base(tests_table)),
         ("test-only-notices-name", lambda: test_only_notices_name(tests_table)),
     ]

@@ -1,4 +1,5 @@
-"""reviewui: record where the changed modules were imported from, and who opens changed data files."""
+"""reviewui: record where the changed modules were imported from, who opens changed data files, and
+which tests read a changed source file as data (an open that is no import: a hash pinned, a file read)."""
 from __future__ import annotations
 
 import json
@@ -63,24 +64,62 @@ if _monitoring is not None:
     _monitoring.get_tool = _tool  # type: ignore[method-assign,assignment,unused-ignore]
 
 _data = {p for p in _var("REVIEWUI_DATA_FILES").split(os.pathsep) if p}
+_sources = {p for p in _var("REVIEWUI_SOURCE_FILES").split(os.pathsep) if p}
+_names = {os.path.basename(p) for p in _data | _sources}
 _stashed: dict[str, Any] = {}
 _opens: dict[str, set[str]] = {}
+_reads: dict[str, set[str]] = {}
+# Frames that open a source file to import it or to show it (a traceback, an assertion's source):
+# such an open is no test reading the file as data.
+_NOT_DATA = ("linecache.py", "tokenize.py", "inspect.py", "traceback.py", "pkgutil.py", "zipimport.py")
+_INFRA = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, os.sep + "coverage" + os.sep,
+          os.sep + "importlib" + os.sep)
+
+
+def _stdlib() -> str:
+    import sysconfig
+
+    return os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
+
+
+_STDLIB = _stdlib() if _sources else ""
+
+
+def _read_as_data() -> bool:
+    """True when the open being audited was made by code other than the import system, pytest or
+    a traceback: the first frame outside the standard library is not pytest's, and no frame on
+    the way is an import's or a source lookup's."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen") or name.endswith(_NOT_DATA) or any(i in name for i in _INFRA):
+            return False
+        if not os.path.realpath(name).startswith(_STDLIB):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
 
 def _audit(event: str, args: Any) -> None:
-    if event != "open" or not _data:
+    if event != "open":
         return
     try:
-        path = os.path.realpath(os.fsdecode(args[0]))
+        raw = os.fsdecode(args[0])
+        if os.path.basename(raw) not in _names:
+            return
+        path = os.path.realpath(raw)
     except Exception:
         return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    if not test:
+        return
     if path in _data:
-        test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
-        if test:
-            _opens.setdefault(path, set()).add(test)
+        _opens.setdefault(path, set()).add(test)
+    if path in _sources and _read_as_data():
+        _reads.setdefault(path, set()).add(test)
 
 
-if _data:
+if _data or _sources:
     sys.addaudithook(_audit)
 
 
@@ -241,4 +280,5 @@ def pytest_sessionfinish(session: Any) -> None:
             found[name] = os.path.realpath(path)
     with open(out, "w", encoding="utf-8") as f:
         json.dump({"modules": found, "opens": {k: sorted(v) for k, v in _opens.items()},
+                   "reads": {k: sorted(v) for k, v in _reads.items()},
                    "canary": _canary["name"] if _canary["ran"] else ""}, f)

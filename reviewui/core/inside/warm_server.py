@@ -382,21 +382,94 @@ def _sweep() -> None:
             return
 
 
-def _prepare(tree: dict[str, Any], env: dict[str, str]) -> None:
-    """Before a run forks (reviewui's sized storage, its storage.py): the run's tmpfs and /tmp emptied
-    of what the last run left, the tree unpacked from the tar reviewui wrote, HOME made, the tar gone.
-    Done here, not in the fork: no run's code has run in this process."""
-    import shutil
-    import subprocess
+SCRATCH_DIRS = ("/dev/shm", "/tmp")
+"""The writable dirs every fork of this server shares, emptied before each (hermetic runs)."""
 
-    for top in (tree["slot"], "/tmp"):
-        for name in os.listdir(top):
-            path = os.path.join(top, name)
+
+def _empty(top: str) -> None:
+    import shutil
+
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(top, name)
+        try:
             if os.path.isdir(path) and not os.path.islink(path):
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 os.unlink(path)
+        except OSError:
+            pass
+
+
+def _no_sysv_ipc() -> None:
+    """Remove every System V shared memory segment, message queue and semaphore set of this IPC
+    namespace (the server's and its forks': a segment is a counter a later run could read)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+    except Exception:
+        return
+    for kind, remove in (("shm", libc.shmctl), ("msg", libc.msgctl), ("sem", libc.semctl)):
+        try:
+            with open("/proc/sysvipc/" + kind) as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 1 and fields[1].isdigit():
+                if kind == "sem":
+                    remove(int(fields[1]), 0, 0)  # IPC_RMID is 0
+                else:
+                    remove(int(fields[1]), 0, None)
+
+
+KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311, "ppc64le": 271, "s390x": 281, "riscv64": 219}
+"""The keyctl system call's number per machine (no libc wrapper without libkeyutils)."""
+
+
+def _no_keys() -> None:
+    """Empty the user, user-session and session keyrings this server's forks share (a key is a
+    counter too); unknown machines keep them (said in docs/REFERENCE.md)."""
+    import platform
+
+    number = KEYCTL.get(platform.machine())
+    if number is None:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        for ring in (-4, -5, -3):  # KEY_SPEC_USER_KEYRING, _USER_SESSION_KEYRING, _SESSION_KEYRING
+            libc.syscall(number, 7, ring)  # KEYCTL_CLEAR
+    except Exception:
+        pass
+
+
+def _fresh(env: dict[str, str]) -> None:
+    """Only ever in the server's own sandbox (SWEEP): before any run forks: nothing a previous run wrote survives (issue 37). /dev/shm and /tmp
+    emptied (TMPDIR made again), every System V IPC object of this namespace removed, the
+    keyrings the forks share emptied. The root,
+    /dev and the rest are read-only; the io dir is emptied by reviewui itself; the slot by
+    `_prepare`. Done here, not in the fork: no run's code has run in this process."""
+    for top in SCRATCH_DIRS:
+        _empty(top)
     os.makedirs(env.get("TMPDIR") or "/tmp", exist_ok=True)
+    _no_sysv_ipc()
+    _no_keys()
+
+
+def _prepare(tree: dict[str, Any], env: dict[str, str]) -> None:
+    """Before a run forks (reviewui's sized storage, its storage.py): the run's tmpfs emptied of what
+    the last run left, the tree unpacked from the tar reviewui wrote, HOME made, the tar gone.
+    Done here, not in the fork: no run's code has run in this process."""
+    import subprocess
+
+    _empty(tree["slot"])
     os.makedirs(tree["dir"])
     os.makedirs(tree["home"])
     try:
@@ -452,6 +525,8 @@ def serve() -> None:
                                         pass
                                 _sweep()
                         continue
+                    if SWEEP:  # sandboxed only: unsandboxed, /tmp and the keyrings are the host's own
+                        _fresh(request["env"])
                     if "tree" in request:
                         _prepare(request["tree"], request["env"])
                     sys.stdout.flush()

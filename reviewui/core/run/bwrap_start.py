@@ -31,12 +31,18 @@ OPTIONS_LINE_NAMED = OPTIONS_LINE.replace('exec "$0"', 'exec -a bwrap "$0"')
 """The same, for a bwrap outside the system dirs (the wheel's, in a venv): bash names it `bwrap` in
 its command line, which would otherwise show where the venv is."""
 
+OPTIONS_FIRST = 'exec 3<"$1" && "$2" -f "$1" && shift 2 && exec "$@"'
+"""The same, early in a longer chain (as root, before the step that drops to the run's uid:
+run_uid.py): the file is opened and removed as root, fd 3 stays open through the chain, and
+bwrap, last, is started `bwrap --args 3 -- command`."""
+
 _options_seq = itertools.count()
 
 
-def options_in_file(argv: list[str], exe: str) -> list[str]:
+def options_in_file(argv: list[str], exe: str, first: int | None = None) -> list[str]:
     """`argv` (a finished `... bwrap OPTIONS -- command`) started as OPTIONS_LINE says: the options
-    in a file of this process's, read by bwrap from fd 3."""
+    in a file of this process's, read by bwrap from fd 3. With `first`, the file is opened by a
+    shell put at that index of `argv` instead (OPTIONS_FIRST), in front of what starts bwrap."""
     at = len(argv) - 1 - argv[::-1].index(exe)
     cut = argv.index("--", at)
     from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox, and it this
@@ -53,6 +59,9 @@ def options_in_file(argv: list[str], exe: str) -> list[str]:
     path.write_bytes(b"".join(a.encode() + b"\0" for a in options))
     # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)
     rm = shutil.which("rm", path="/usr/bin:/bin") or "/bin/rm"
+    if first is not None:
+        return [*argv[:first], "/bin/sh", "-c", OPTIONS_FIRST, "sh", str(path), rm, *argv[first:at + 1],
+                "--args", "3", *argv[cut:]]
     shell, line = (bash, OPTIONS_LINE_NAMED) if bash else ("/bin/sh", OPTIONS_LINE)
     return [*argv[:at], shell, "-c", line, exe, str(path), rm, *argv[cut:]]
 
@@ -63,6 +72,11 @@ _options_dir: Path | None = None
 def shown(argv: Sequence[str]) -> list[str]:
     """`argv` from `wrap` with bwrap's options written back in place (to read what a run gets;
     only before it ran, while the options file exists)."""
+    if OPTIONS_FIRST in argv:
+        at = list(argv).index(OPTIONS_FIRST)
+        read = [o.decode() for o in Path(argv[at + 2]).read_bytes().split(b"\0")[:-1]]
+        end = list(argv).index("--args", at)
+        return [*argv[:at - 2], *argv[at + 4:end], *read, *argv[end + 2:]]
     line = next((x for x in (OPTIONS_LINE, OPTIONS_LINE_NAMED) if x in argv), None)
     if line is None:
         return list(argv)

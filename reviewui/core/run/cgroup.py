@@ -26,7 +26,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewui.core.run.limits import Limits
+from reviewui.core.run.limits import MIB, Limits, fmt_size
 
 _ids = itertools.count(1)
 
@@ -119,6 +119,35 @@ def level() -> str:
     """How a run's memory and processes are bounded here: "cgroup-v1", "cgroup-v2" or "per-process"."""
     parents = _parents()
     return f"cgroup-v{parents.version}" if parents is not None else "per-process"
+
+
+SPLIT_PROCESSES = 16
+"""Without a cgroup, the processes (threads count) a run may have at most, so that each may have a
+share of `memory-limit` (the reviewer's lower `process-limit` wins)."""
+PROCESS_FLOOR = 64 * MIB
+"""Without a cgroup, the smallest share of `memory-limit` a process gets (a Python running pytest
+needs about that much address space): fewer processes rather than less each."""
+
+
+def per_process(limits: Limits) -> tuple[int, int]:
+    """(address space of each process, processes) of a run: with a cgroup, `limits` as they are
+    (the cgroup bounds the run as a whole); without one, `memory-limit` split so that the
+    per-process cap times the process cap is no larger than it: the limit holds for the run as a
+    whole, though no process may use all of it."""
+    if level() != "per-process":
+        return limits.memory, limits.processes
+    count = max(1, min(limits.processes, SPLIT_PROCESSES, limits.memory // PROCESS_FLOOR))
+    return limits.memory // count, count
+
+
+def split_note(limits: Limits) -> str | None:
+    """The one line saying how `memory-limit` holds without a cgroup (None with one)."""
+    if level() != "per-process":
+        return None
+    each, count = per_process(limits)
+    return (f"memory-limit {fmt_size(limits.memory)} holds for each run as a whole as {count} processes (threads "
+            f"count) of at most {fmt_size(each)} each: no cgroup reviewui may use here (root, or a delegated "
+            "cgroup v2 subtree, gives one)")
 
 
 class RunGroup:

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from reviewui.core.run import sandbox_world
+from reviewui.core.run import run_uid, sandbox_world
+from reviewui.core.run.command_types import HostProgram, host_program, resolve
 
 PYTHON = "/reviewui/python"
 """Where every Python tree a run needs is mounted."""
@@ -151,20 +152,21 @@ def _resolved(path: str) -> str:
         return path
 
 
-def python_of(command: str | None, path_env: str | None = None) -> str | None:
-    """The host Python a command runs (absolute, unresolved): itself when it is a `python*`, the
-    venv's `python` beside a console script, or the interpreter its `#!` line names; else None."""
+def python_of(command: HostProgram | None, path_env: str | None = None) -> HostProgram | None:
+    """The host Python a trusted command runs (absolute, unresolved): itself when it is a `python*`,
+    the venv's `python` beside a console script, or the interpreter its `#!` line names; else None
+    (and None for any of those in a checkout or a scratch: command_types.host_program)."""
     if not command:
         return None
-    found = shutil.which(command, path=path_env)
+    found = resolve(command, path_env)
     if found is None:
         return None
     exe = Path(found).absolute()
     if exe.name.startswith("python"):
-        return str(exe)
+        return host_program(str(exe))
     beside = exe.parent / "python"
     if (exe.parent.parent / "pyvenv.cfg").is_file() and beside.exists():
-        return str(beside)
+        return host_program(str(beside))
     try:
         with open(exe, "rb") as f:
             first = f.readline(512)
@@ -173,17 +175,17 @@ def python_of(command: str | None, path_env: str | None = None) -> str | None:
     if first.startswith(b"#!"):
         named = first[2:].strip().split(b" ")[0].decode("utf-8", "replace")
         if Path(named).name.startswith("python") and os.path.isabs(named) and os.path.exists(named):
-            return named
+            return host_program(named)
     return None
 
 
-def facts(exe: str) -> Facts | None:
-    """What interpreter `exe` reports of its prefixes and sys.path (None when it does not answer)."""
+def facts(exe: HostProgram) -> Facts | None:
+    """What trusted interpreter `exe` reports of its prefixes and sys.path (None when it does not answer)."""
     return _facts(exe)
 
 
 @functools.lru_cache(maxsize=8)
-def _facts(exe: str) -> Facts | None:
+def _facts(exe: HostProgram) -> Facts | None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     code = ("import sys, json; print(json.dumps({'exe': sys.executable, 'prefix': sys.prefix, "
             "'base': sys.base_prefix, 'path': sys.path[1:]}))")
@@ -222,17 +224,18 @@ def _under(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
 
-def layout(python: str | None, path_env: str | None = None, hidden: Sequence[Path] = (),
+def layout(python: HostProgram | None, path_env: str | None = None, hidden: Sequence[Path] = (),
            checkouts: Sequence[Path] = ()) -> Layout:
-    """How a run of `python` (a command name or path) sees it. A sys.path entry that is a `hidden`
+    """How a run of trusted `python` (a command name or path) sees it. A sys.path entry that is a `hidden`
     directory or holds one (a `.pth` line `/tmp`) is left out, and so is one inside a reviewer's
     checkout (an editable install: the scratch stands in for it) unless it is in a venv there.
     A command that is not a Python (`sh -c ...`, `make`) gets the `python` its PATH finds."""
-    exe = python_of(python, path_env) or python_of("python", path_env) or python_of("python3", path_env)
+    exe = python_of(python, path_env) or python_of(host_program("python", path_env), path_env) \
+        or python_of(host_program("python3", path_env), path_env)
     info = facts(exe) if exe else None
     if exe is None or info is None:
         return Layout()
-    named = shutil.which(python, path=path_env) if python else None
+    named = resolve(python, path_env) if python else None
     shim = bool(named) and Path(named or "").name.startswith("python")
     pairs, base, command = _pairs(exe, info, tuple(hidden), tuple(checkouts), shim)
     overlays, env = _overlays(Layout(pairs=pairs), info.path, base)
@@ -294,6 +297,7 @@ def _written(lay: Layout, path: tuple[str, ...], base: Path | None, stamps: tupl
     from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
 
     out = private_tempdir("python")
+    run_uid.open_to_run(out)  # as root, a run's bwrap binds the overlays as RUN_UID
     overlays: list[tuple[str, str]] = []
     for n, (host, there) in enumerate(lay.pairs):
         root = Path(host)

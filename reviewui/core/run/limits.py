@@ -100,6 +100,11 @@ def inherited_hard(which: int) -> int | None:
     return None if hard == resource.RLIM_INFINITY else int(hard)
 
 
+def fmt_size(n: int) -> str:
+    """`n` bytes as the config writes them (`512M`, `2G`, `1.5G`)."""
+    return _fmt(n)
+
+
 def _fmt(n: int) -> str:
     for unit, scale in (("G", GIB), ("M", MIB), ("K", 1024)):
         if n >= scale:

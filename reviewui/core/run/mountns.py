@@ -4,8 +4,10 @@ bubblewrap can size a tmpfs (`--size`) but not set its inode count
 (`nr_inodes`), so the files a run creates would only be counted between two
 looks of the watcher. Where `unshare`, `sh` and `mount` are on the host,
 `mounted()` puts a step in front of bwrap: `unshare --user --map-root-user
---mount` (its own user and mount namespace, the same as root and as an
-ordinary user, nothing changes on the host), two `mount -t tmpfs -o
+--mount` (its own user and mount namespace, nothing changes on the host; as
+root `unshare --mount` only, and the step ends by dropping to run_uid.RUN_UID
+with setpriv, binding first what that uid cannot reach: run_uid.py, where root's
+step runs even for a box that is not capped), two `mount -t tmpfs -o
 size=…,nr_inodes=…` on this process's own empty directories (`slot`, `tmp`),
 then `exec bwrap`, whose arguments (`tmp_args`, `slot_args`) bind them at
 /tmp and room.SLOT. bwrap builds the run's namespace inside that one as
@@ -37,7 +39,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.run import room, watch
+from reviewui.core.run import room, run_uid, sandbox_world, watch
 
 if TYPE_CHECKING:
     from reviewui.core.run.sandbox import Box
@@ -127,16 +129,22 @@ _mount_top: list[Path] = []
 
 
 def _mount_dir() -> Path:
-    """This process's empty dir with `slot` and `tmp` in it: mount points of every capped run,
+    """This process's empty dir with `slot`, `tmp` and `stage` in it: mount points of every capped run
+    and of root's staged bind sources (run_uid.stage),
     each in its own mount namespace (the host's dirs stay empty). Made again if something
     removed it (a run whose mount point is missing would not start)."""
     from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
 
     with _lock:
-        if not _mount_top or not (_mount_top[0] / "slot").is_dir() or not (_mount_top[0] / "tmp").is_dir():
-            top = private_tempdir("mnt")
-            (top / "slot").mkdir()
-            (top / "tmp").mkdir()
+        if not _mount_top or not all((_mount_top[0] / d).is_dir() for d in ("slot", "tmp", "stage")):
+            import tempfile
+
+            where = run_uid.reachable_base(tempfile.gettempdir()) if run_uid.as_root() else None
+            top = private_tempdir("mnt", where)
+            for name in ("slot", "tmp", "stage"):
+                (top / name).mkdir()
+            for point in (top, top / "stage"):
+                run_uid.open_to_run(point, 0o711)  # as root a run's bwrap (RUN_UID) binds what is here
             _mount_top[:] = [top]
         return _mount_top[0]
 
@@ -156,23 +164,63 @@ def slot_args(box: "Box") -> list[str]:
     return ["--size", str(box.scratch_size), "--tmpfs", room.SLOT]
 
 
+def root_problem() -> str | None:
+    """Why runs cannot drop root here (run_uid.py: the step needs unshare, sh, mount and setpriv),
+    else None (and None for an ordinary user, whose runs have their own uid)."""
+    if not run_uid.as_root():
+        return None
+    if _tools() is None or _setpriv() is None:
+        return ("as root, runs start as an unprivileged uid through unshare, sh, mount and setpriv "
+                f"(util-linux), not all found in {SYSTEM_PATH}")
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _setpriv() -> str | None:
+    return shutil.which("setpriv", path=SYSTEM_PATH)
+
+
 def mounted(argv: list[str], exe: str, box: "Box") -> list[str]:
     """`argv` (a finished `... bwrap ... -- command`) with the trusted step that mounts the capped
-    slot and /tmp in front of `exe` (see the module doc); unchanged when the box is not capped."""
-    if not capped(box):
+    slot and /tmp in front of `exe` (see the module doc), and as root drops to run_uid.RUN_UID
+    there; unchanged for an ordinary user when the box is not capped."""
+    root = run_uid.as_root()
+    if not capped(box) and not root:
         return argv
     tools = _tools()
     assert tools is not None
     unshare, sh, mount = tools
     at = argv.index(exe)
     bwrap = argv[at + 1:]
-    top = posixpath.dirname(bwrap[bwrap.index(room.SLOT) - 1])  # the dir slot_args bound
-    slot = 1 + made_under(bwrap, room.SLOT) + box.scratch_files
-    tmp = 1 + made_under(bwrap, TMP) + box.limits.files + FILE_MARGIN
-    opts = "size={},nr_inodes={},mode=0755"
-    step = [unshare, "--user", "--map-root-user", "--mount", sh, "-c", MOUNT, "sh", mount,
-            opts.format(box.scratch_size, slot), top, opts.format(box.limits.disk, tmp)]
-    return [*argv[:at], *step, exe, *bwrap]
+    step: list[str] = []
+    if capped(box):
+        top = posixpath.dirname(bwrap[bwrap.index(room.SLOT) - 1])  # the dir slot_args bound
+        slot = 1 + made_under(bwrap, room.SLOT) + box.scratch_files
+        tmp = 1 + made_under(bwrap, TMP) + box.limits.files + FILE_MARGIN
+        # As root the tmpfs roots belong to the run's uid (run_uid.py); a user's step maps its own.
+        opts = "size={},nr_inodes={},mode=0755" + (f",uid={run_uid.RUN_UID},gid={run_uid.RUN_UID}" if root else "")
+        step = [sh, "-c", MOUNT, "sh", mount, opts.format(box.scratch_size, slot), top, opts.format(box.limits.disk, tmp)]
+    if not root:
+        return [*argv[:at], unshare, "--user", "--map-root-user", "--mount", *step, exe, *bwrap]
+    setpriv = _setpriv()
+    assert setpriv is not None, "root_problem() is checked first"
+    bwrap, pairs = run_uid.stage(bwrap, _mount_dir() / "stage")
+    runs = runs_as(exe)
+    if runs != exe:
+        pairs += [exe, runs]  # a bwrap RUN_UID cannot reach (the wheel's, in a venv under /root)
+    drop = [sh, "-c", run_uid.ROOT_LINE, "sh", mount, setpriv, str(run_uid.RUN_UID), str(len(pairs) // 2), *pairs]
+    # A bwrap outside the system dirs is named `bwrap` in its command line (bwrap_start.OPTIONS_LINE_NAMED).
+    bash = None if sandbox_world.covered(Path(exe)) else shutil.which("bash", path=SYSTEM_PATH)
+    named = [bash, "-c", 'exec -a bwrap "$0" "$@"'] if bash else []
+    return [*argv[:at], unshare, "--mount", "--propagation", "private", *step, *drop, *named, runs, *bwrap]
+
+
+def runs_as(exe: str) -> str:
+    """The path bwrap `exe` is started by: itself, or as root its staging point when run_uid.RUN_UID
+    cannot reach it (`mounted` binds it there first)."""
+    if not run_uid.as_root() or run_uid.reachable(exe):
+        return exe
+    return str(run_uid.point_for(exe, _mount_dir() / "stage"))
 
 
 _ONE = {"--dir", "--tmpfs", "--proc", "--dev", "--mqueue"}

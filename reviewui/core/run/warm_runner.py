@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from reviewui.core.run import room, sandbox
+from reviewui.core.run import room, run_uid, sandbox
+from reviewui.core.run.command_types import HostProgram
 from reviewui.core.run.process import Outcome
 from reviewui.core.run.sandbox_env import scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
@@ -47,7 +48,7 @@ def warm_form(argv: Sequence[str]) -> bool:
 class WarmPytest:
     """Warm pytest servers for one Python, one per scratch slot; safe to use from several threads."""
 
-    def __init__(self, python: str, *, env_allow: Sequence[str] = (), network: bool = False) -> None:
+    def __init__(self, python: HostProgram, *, env_allow: Sequence[str] = (), network: bool = False) -> None:
         self.python = python
         self.env_allow = tuple(env_allow)
         self.network = network
@@ -117,6 +118,7 @@ class WarmPytest:
             home.mkdir()
             written = io / "cache"
             written.mkdir()
+            run_uid.hand_over(io)
             env = sandbox.run_env(scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir()),
                                   self.python)
             box = sandbox.Box(writable=(io,), chdir=home, limits=sandbox.limits(), python=self.python,
@@ -167,8 +169,15 @@ class WarmPytest:
         server.dir_lock.acquire()
         path = server.io / room.RUN_NAME
         try:
-            if path.exists():
-                remove_tree(path)
+            # Nothing the last run wrote anywhere in the io dir (it is writable) survives into this one.
+            for entry in list(server.io.iterdir()):
+                if entry.name == "home" and entry.is_dir() and not entry.is_symlink():
+                    for inner in list(entry.iterdir()):
+                        remove_tree(inner) if inner.is_dir() and not inner.is_symlink() else inner.unlink()
+                elif entry.is_dir() and not entry.is_symlink():
+                    remove_tree(entry)
+                else:
+                    entry.unlink()
             path.mkdir()
         except BaseException:
             server.dir_lock.release()

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
-from reviewui.core.run import interp, room, sandbox, storage
+from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
+from reviewui.core.run.command_types import HostProgram, resolve
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
@@ -51,10 +52,10 @@ PLUGIN_CACHE_INSIDE = "/reviewui/plugin-cache"
 """Where a server sees the plugin cache (its host path is under the reviewer's home)."""
 
 
-def plugin_cache_dir(python: str) -> Path:
+def plugin_cache_dir(python: HostProgram) -> Path:
     """Where the warm servers of `python` keep pytest's rewritten plugin modules (one directory
     per interpreter path: a venv's servers never read what another venv's wrote)."""
-    exe = os.path.abspath(shutil.which(python) or python)
+    exe = os.path.abspath(resolve(python) or python)
     # With the layout's root in the key: modules compiled where a run sees the venv (interp.py).
     return user_cache_dir() / "plugin-pyc" / hashlib.sha256(f"{exe}\0{interp.PYTHON}".encode()).hexdigest()[:16]
 
@@ -81,6 +82,8 @@ class Server:
         """Held by the run whose directory `<io>/run` is (WarmPytest.work_dir / release)."""
         self.problem: str | None = None
         self.level = sandbox.level()
+        if self.level == "bwrap":
+            run_uid.hand_over(self.io)  # as root the server and its runs are RUN_UID
         env = scrubbed_env(room.IO + "/home" if self.level == "bwrap" else str(home), allow=owner.env_allow,
                            extra={WARM_OWNER_MARKER: str(os.getpid())},
                            tmpdir=sandbox.run_tmpdir() if self.level == "bwrap" else str(self.io))
@@ -105,6 +108,7 @@ class Server:
             # reviewer's home) in the run's mount table.
             self._plugins = private_tempdir("plugins")
             copy_pyc(plugin_cache_dir(owner.python), self._plugins)
+            run_uid.open_to_run(self._plugins)
             # The slot and io dirs at the same fixed paths as every cold run's (room.py); with sized
             # storage the slot is the server's tmpfs, each run's tree unpacked into it.
             lim = sandbox.limits()
@@ -217,6 +221,8 @@ class Server:
         work = Path(tempfile.mkdtemp(prefix="fifo-", dir=self.io))
         fifo = work / "output"
         os.mkfifo(fifo, 0o600)
+        if self.level == "bwrap":
+            run_uid.hand_over(work)  # the run (RUN_UID as root) opens it to write
         # Our own write end keeps the reader from seeing end-of-file before the child
         # has opened the FIFO; it is closed once the child has ended.
         read_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
@@ -246,6 +252,8 @@ class Server:
                                    "dir": place.tree_inside, "slot": room.SLOT,
                                    "home": storage.home_inside()}
                 entries = measure([Path(cwd)])[1]
+            if self.level == "bwrap" and not self.sized:
+                run_uid.hand_over(self.slot)  # bound read-write: its tree is the run's to write
             if self.group is not None:
                 self.group.mark()
             if not self._send(request):

@@ -109,7 +109,8 @@ def test_what_is_not_a_test_run_is_never_run(story: Path, tmp_path: Path, monkey
     real = runner.run_tests
 
     def spy(cwd, command, *a, **kw):  # type: ignore[no-untyped-def]
-        ran.append(tuple(command))
+        agent = kw.get("agent_args")  # the agent's words cross only here, after the trusted program
+        ran.append((*command, *(agent.words if agent is not None else ())))
         return real(cwd, command, *a, **kw)
 
     monkeypatch.setattr("reviewui.core.run.runner.run_tests", spy)
@@ -117,9 +118,21 @@ def test_what_is_not_a_test_run_is_never_run(story: Path, tmp_path: Path, monkey
     transcript = load_transcript(Path(path))
     claims = extract_claims(transcript)
     head = subprocess.run(["git", "rev-parse", BRANCH], cwd=story, capture_output=True, text=True).stdout.strip()
-    verify.rerun(story, head, [c.command for c in claims if c.command is not None], timeout=120)
+    verify.rerun(story, head, [c.command for c in claims if c.command is not None], test_command="python -m pytest",
+                 timeout=120)
     assert ran == [("python", "-m", "pytest", "-q")]  # once, however often the agent ran it
     assert not canary.exists() and not Path(f"{canary}.2").exists()
     # a line that holds no test run at all is never even looked at for a rerun
     none = _edited_transcript(story, tmp_path, f"touch {canary} && echo '7 passed'")
     assert [c for c in extract_claims(load_transcript(Path(none))) if c.kind == "run"] == []
+
+
+def test_a_rerun_of_tests_not_in_the_tree_or_of_nothing_confirms_nothing(story: Path, tmp_path: Path) -> None:
+    """Issue 39: "7 passed" from a test file the head does not have, or a selection that runs no test."""
+    path = _edited_transcript(story, tmp_path, "python -m pytest -q tests/test_gone.py")
+    checks = json.loads(_claims(story, path=path).stdout)["claims"]
+    assert [c["outcome"] for c in checks] == ["unverifiable", "unverifiable"], checks
+    assert "the tests it names are not in the tree" in checks[0]["why"]
+    path = _edited_transcript(story, tmp_path, "python -m pytest -q -k no_such_test_anywhere")
+    checks = json.loads(_claims(story, path=path).stdout)["claims"]
+    assert [(c["outcome"], c["why"]) for c in checks][0] == ("unverifiable", "the rerun ran no test"), checks

@@ -191,6 +191,7 @@ def test_kinds_catalogue() -> None:
         "claim-without-run": "warning",
         "not-analysed": "warning",
         "symlink-outside-tree": "warning",
+        "test-reads-changed-source": "warning",
     }
     assert all(v.description and "\n" not in v.description for v in KINDS.values())
     f = finding("no-change", "two\nlines   here")

@@ -1,0 +1,51 @@
+"""Tests that read a changed source file as data: their failures are no bites of that file's hunks.
+
+A test that opens `pkg/calc.py` (pins its hash, compares its text) fails whenever any byte of the
+file changes, so every revert of its hunks "bites" although the test says nothing about what the
+code does. The baseline records, per test, the opens of changed source files that are no import
+(the origin plugin's audit hook, inside/origin_plugin.py: `Observed.reads`); a hunk's or guard's
+failures by such a test are set aside here. A revert failed only by them is `toothless`, with the
+reason; the finding `test-reads-changed-source` (findings/source_readers.py) names each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Mapping, TypeVar
+
+from reviewui.core.bite.guard_report import GuardResult
+from reviewui.core.bite.report import HunkResult
+
+FINDING = "test-reads-changed-source"
+"""The finding kind naming such a test."""
+
+R = TypeVar("R", HunkResult, GuardResult)
+
+
+def readers_by_file(source_readers: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, frozenset[str]]:
+    """Baseline.source_readers as a lookup: changed file -> the tests reading it as data."""
+    return {path: frozenset(tests) for path, tests in source_readers}
+
+
+def regrade(r: HunkResult, readers: Mapping[str, frozenset[str]]) -> HunkResult:
+    """`r` (a hunk with its guards) with the failures of tests that read its file as data not
+    counted as bites."""
+    mine = readers.get(r.file)
+    if not mine:
+        return r
+    return replace(_one(r, mine, r.file), guards=tuple(_one(g, mine, r.file) for g in r.guards))
+
+
+def _one(x: R, mine: frozenset[str], file: str) -> R:
+    if x.verdict != "bites" or not x.failing_tests:
+        return x
+    dropped = [t for t in x.failing_tests if t in mine]
+    if not dropped:
+        return x
+    kept = tuple(t for t in x.failing_tests if t not in mine)
+    messages = {t: m for t, m in x.messages.items() if t not in mine}
+    if kept:
+        return replace(x, failing_tests=kept, messages=messages)
+    shown = ", ".join(dropped[:3]) + (f" and {len(dropped) - 3} more" if len(dropped) > 3 else "")
+    return replace(x, verdict="toothless", failing_tests=(), messages={},
+                   reason=f"only tests that read {file} as data failed ({shown}): no bite ({FINDING})")
