@@ -141,18 +141,19 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 def tests_progress(args: argparse.Namespace) -> "ProgressSink":
     """A long run's progress on stderr (tests done of pytest's collection count, elapsed): rewritten in
-    place on a terminal, else one line every LINE_EVERY seconds (a CI log is not flooded)."""
+    place on a terminal, else the first reading of each run and then one line every LINE_EVERY seconds
+    (a CI log names every run it waited on and is not flooded)."""
     import time
 
     tty = sys.stderr.isatty()
-    last = {"at": 0.0}
+    last: dict[str, float | str] = {"at": 0.0, "phase": ""}
 
     def say(p: "TestsProgress") -> None:
         if tty:
             sys.stderr.write("\r\x1b[K" + visible(p.words()))
             sys.stderr.flush()
-        elif time.monotonic() - last["at"] >= LINE_EVERY:
-            last["at"] = time.monotonic()
+        elif p.phase != last["phase"] or time.monotonic() - float(last["at"]) >= LINE_EVERY:
+            last["at"], last["phase"] = time.monotonic(), p.phase
             sys.stderr.write(f"reviewui: {visible(p.words())}\n")
 
     return say

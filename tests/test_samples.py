@@ -28,7 +28,9 @@ def test_correct_guard_hunk_bites(samples: dict[str, Path]) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert set(data) == {"repo", "branch", "base", "head", "test_command", "selected_tests", "selection", "sandbox",
-                         "limits", "disk", "baseline", "hunks", "summary"}  # issue 27: disk added
+                         "limits", "disk", "baseline", "hunks", "summary", "controls", "evidence"}
+    # issue 27: disk added; issue 44: the interleaved null-revert controls; issue 40: evidence reused/fresh counts
+    assert data["evidence"]["hunks"] == {"fresh": 1, "reused": 0} and data["controls"]
     assert data["sandbox"] == "bwrap"
     assert data["limits"] in ("cgroup-v1", "cgroup-v2", "per-process")  # issue 27: how runs were bounded
     assert data["disk"] in ("tmpfs", "watch")  # issue 27: how runs' writes were bounded

@@ -47,8 +47,9 @@ VIEWS: tuple[tuple[str, str], ...] = (
 )
 """(view name as help shows it, `module:Class`), in the order help lists them."""
 
-PART_OF_REVIEW = frozenset({"Diff", "File list"})
-"""Views that are the review screen itself: help opens at the review's keys when one has the focus."""
+PART_OF_SCREEN = frozenset({"Diff", "File list", "Queue list"})
+"""Views that are their screen itself (the review's diff and file list, the queue's list): help opens at
+the screen's keys when one has the focus."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def current_view(screen: DOMNode) -> str | None:
     """The name of the view in front on `screen`, as help lists it (None: a view help does not list).
 
     The innermost registered view holding the focus (the transcript, a dialog),
-    else the screen's own; the diff and the file list count as the review screen.
+    else the screen's own; the diff, the file list and the queue's list count as their screen.
     """
     by_class = {where: name for name, where in VIEWS}
     focused = getattr(screen, "focused", None)
@@ -87,7 +88,7 @@ def current_view(screen: DOMNode) -> str | None:
     for node in chain:
         for cls in type(node).__mro__:
             name = by_class.get(f"{cls.__module__}:{cls.__qualname__}")
-            if name is not None and name not in PART_OF_REVIEW:
+            if name is not None and name not in PART_OF_SCREEN:
                 return name
     return None
 

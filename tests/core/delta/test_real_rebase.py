@@ -40,8 +40,16 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> str:
 def tomli(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (MIRROR / "HEAD").exists():
         pytest.skip(f"no mirror of hukkin/tomli at {MIRROR} (the search tool's fetch makes it)")
-    repo = tmp_path_factory.mktemp("tomli") / "repo"
-    subprocess.run(["git", "clone", "-q", "--no-checkout", str(MIRROR), str(repo)], check=True, capture_output=True)
+    where = tmp_path_factory.mktemp("tomli")
+    repo = where / "repo"
+    # The mirror belongs to whoever fetched it (root on this machine; CI runs the suite as an ordinary user):
+    # git refuses a repository of another owner unless a global config trusts it, and a local clone would
+    # copy its owner-only files, so the clone goes through upload-pack with a HOME of its own.
+    home = where / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[safe]\n\tdirectory = {MIRROR}\n", encoding="utf-8")
+    subprocess.run(["git", "clone", "-q", "--no-local", "--no-checkout", str(MIRROR), str(repo)], check=True,
+                   capture_output=True, env={**os.environ, **ENV, "HOME": str(home)})
     _git(repo, "-c", "advice.detachedHead=false", "checkout", "-q", FORK)
     _git(repo, "checkout", "-q", "-b", "main2")
     _git(repo, "cherry-pick", *UPSTREAM)  # main moves on, without the agent's work
