@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -261,36 +260,18 @@ def _verdicts(repo: Path, index: NotesIndex, refs: list[Ref], reviewed: dict[str
     return out
 
 
-DELTA_THREADS = 4
-"""Deltas computed at once (each is mostly git's work, in processes of its own)."""
-
-
 def _deltas(repo: Path, asks: list[tuple[str, str, str, str]], cache: _Cache) -> dict[tuple[str, str, str, str], int | None]:
-    """`_delta` of each (judged base, judged head, base, head); the ones not kept yet on a few threads."""
-    todo = [a for a in dict.fromkeys(asks) if "n" not in cache.get("delta:" + ":".join(a))]
-    if len(todo) > 1:
-        with ThreadPoolExecutor(max_workers=DELTA_THREADS, thread_name_prefix="queue-delta") as pool:
-            list(pool.map(lambda a: _delta(repo, a[0], a[1], a[2], a[3], cache), todo))
-    return {a: _delta(repo, a[0], a[1], a[2], a[3], cache) for a in asks}
-
-
-def _delta(repo: Path, judged_base: str, judged_head: str, base: str, head: str, cache: _Cache) -> int | None:
-    """Hunks new or changed since the verdict on judged_base..judged_head (core/delta), cached by the four
+    """Hunks new or changed since the verdict on (judged base, judged head) of each (judged base, judged
+    head, base, head) (core/delta, the diffs of all not kept yet read in batches), kept by the four
     commits; None when unknown (a verdict's commits this clone lacks)."""
-    key = f"delta:{judged_base}:{judged_head}:{base}:{head}"
-    known = cache.get(key)
-    if "n" not in known:
-        from reviewui.core.delta.compute import compute_delta
+    from reviewui.core.delta.batch import compute_deltas
 
-        try:
-            counts = compute_delta(repo, judged_base, judged_head, base, head).counts()
-        except Exception:  # noqa: BLE001 - a verdict's commits this clone lacks: no delta to show
-            cache.put(key, n=None)
-            return None
-        cache.put(key, n=counts["changed"] + counts["new"])
-        known = cache.get(key)
-    n = known["n"]
-    return n if isinstance(n, int) else None
+    todo = [a for a in dict.fromkeys(asks) if "n" not in cache.get("delta:" + ":".join(a))]
+    for ask, delta in compute_deltas(repo, todo):
+        counts = delta.counts() if delta is not None else None
+        cache.put("delta:" + ":".join(ask), n=counts["changed"] + counts["new"] if counts is not None else None)
+    found = {a: cache.get("delta:" + ":".join(a)).get("n") for a in dict.fromkeys(asks)}
+    return {a: n if isinstance(n, int) else None for a, n in found.items()}
 
 
 def snooze_path(repo: Path) -> Path:
