@@ -483,7 +483,7 @@ def _parse_numstat(num: bytes) -> dict[str, tuple[int, int, bool]]:
     parts = num.split(b"\0")
     i = 0
     while i < len(parts) and parts[i]:
-        fields = parts[i].split(b"\t")
+        fields = parts[i].split(b"\t", 2)  # a path may hold tabs
         a, r = fields[0], fields[1]
         if len(fields) >= 3 and fields[2]:
             path = _decode_path(fields[2])
