@@ -327,6 +327,21 @@ class QueueSource:
             transcript_paths=self.transcript_paths, store=store, limit=self.limit)
         return QueueView(order(records), omitted, (store.notice,) if store.notice else ())
 
+    def with_evidence(self, records: Sequence[BranchRecord]) -> list[BranchRecord]:
+        """`records` with their evidence read again from the evidence store (a sweep just stored one), the
+        rest of each as it was read (git work for their bases' settings: call it from a worker)."""
+        from reviewui.core.queue.evidence import settings_of_base, store_evidence
+        from reviewui.core.run.worktree import repo_id
+        from reviewui.core.store.db import EvidenceStore
+
+        asked = [Wanted(r.branch, r.head, r.base) for r in records if r.evidence.status != "empty"]
+        if not asked:
+            return list(records)
+        cache = _Cache(user_cache_dir() / "queue" / f"{repo_id(self.repo)}.json")
+        found = store_evidence(self.repo, settings_of_base(self.repo, cache.get, cache.put), EvidenceStore.open())(asked)
+        return [replace(r, evidence=found.get(r.branch, PENDING)) if r.evidence.status != "empty" else r
+                for r in records]
+
     def rows(self) -> list[Row]:
         """The queue, read and ordered (git work: call it from a worker)."""
         return self.read().rows

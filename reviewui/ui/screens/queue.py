@@ -3,7 +3,10 @@
 The rows come from the core (`core/queue`: read in a worker, ordered by one
 pure function); this screen draws them, filters and sorts them, snoozes a row
 and opens the review of the one under the cursor. Coming back from a review
-(`escape` there) re-reads the queue and puts the cursor on the same branch.
+(`escape` there) re-reads the queue and puts the cursor on the same branch;
+a finished background sweep reads only its own row's evidence again (the
+whole queue at most once a minute), and a read that lands while the reviewer
+moved leaves the cursor where they moved it.
 Drawing the queue never runs a test. The list is a QueueTable: fixed columns,
 only the visible rows drawn, so ten thousand branches paint at once; every
 cell is `Text` (a trailer holding `[@click=app.quit]` is drawn as those
@@ -46,17 +49,21 @@ COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 
            ("claims", 6), ("transcript", 10), ("verdict", 30), ("currency", 9), ("delta", 30), ("size", 14),
            ("waiting", 7))
 """The queue's columns and their fixed widths (nothing is measured: a long value ends in an ellipsis)."""
+WHOLE_READ_EVERY = 60.0
+"""Seconds after a whole read of the queue within which a finished sweep reads only its own row again."""
 
 
 class QueueRead(Message):
     """The queue was read (in a worker); or, with `kept_at`, the rows of the last read were found."""
 
-    def __init__(self, view: QueueView, kept_at: float | None = None) -> None:
+    def __init__(self, view: QueueView, kept_at: float | None = None, over: list[Row] | None = None) -> None:
         super().__init__()
         self.view = view
         self.rows = view.rows
         self.kept_at = kept_at
         """When the kept rows were read (None: this is a fresh read)."""
+        self.over = over
+        """For one swept row read again: the read's rows it updates (dropped if another read came since)."""
 
 
 class QueueReady(Message):
@@ -148,6 +155,10 @@ class QueueScreen(Screen[None]):
         self.filter_text = ""
         self._keep: str | None = None
         """The branch the cursor should land on after the next read."""
+        self.read_rows: list[Row] = []
+        """The last read's rows as the core gave them (before this screen's own `_as_known`)."""
+        self._read_at = 0.0
+        """When the last whole read was on screen (time.monotonic)."""
         self.loaded = asyncio.Event()
         """Set each time a read of the queue is on screen (tests wait on it, never poll)."""
         self.opened = asyncio.Event()
@@ -199,10 +210,15 @@ class QueueScreen(Screen[None]):
             self.rows = list(message.rows)
             self.redraw()
             return
+        if message.over is not None and message.over is not self.read_rows:
+            return  # a whole read came in since: it has the swept row too
         self.kept_at = None
         for notice in message.view.notices:
             self.notify(visible(notice), severity="warning", markup=False)
+        if message.over is None:
+            self._read_at = time.monotonic()
         self.omitted = message.view.omitted
+        self.read_rows = message.rows
         self.rows = [self._as_known(r) for r in message.rows]
         self.redraw()
         self.loaded.set()
@@ -274,8 +290,23 @@ class QueueScreen(Screen[None]):
         elif message.why != "cancelled":
             self._failed[message.branch] = message.why
         self.swept.set()
-        self._keep = self.current_branch()
-        self.read()
+        if time.monotonic() - self._read_at > WHOLE_READ_EVERY:
+            self.read()  # now and then the whole queue: branches pushed meanwhile
+        else:
+            self.loaded.clear()
+            self._read_row(message.branch)
+
+    @work(thread=True, exclusive=True, group="queue-row", exit_on_error=False)
+    def _read_row(self, branch: str) -> None:
+        """The swept branch's evidence read again, the queue ordered again (a whole read of 10 000 branches
+        after every sweep kept a core busy)."""
+        from reviewui.core.queue.order import order
+
+        rows = self.read_rows
+        records = {r.record.branch: r.record for r in rows if r.record.branch == branch}
+        fresh = {r.branch: r for r in self.source.with_evidence(list(records.values()))}
+        view = QueueView(order([fresh.get(r.record.branch, r.record) for r in rows]), self.omitted)
+        self.post_message(QueueRead(view, over=rows))
 
     def on_unmount(self) -> None:
         self._cancel.set()  # a sweep in flight stops with the app
@@ -335,6 +366,7 @@ class QueueScreen(Screen[None]):
 
     @on(QueueTable.RowHighlighted)
     def _highlighted(self) -> None:
+        self._keep = None  # the reviewer moved on: a read in flight lands them where they are now
         self._focus_line()
 
     @on(QueueTable.RowSelected)
