@@ -158,9 +158,12 @@ async def test_a_warm_start_paints_the_last_reads_rows_and_acts_on_none_of_them(
         title = str(queue.query_one("#queue-title").render())
         assert "as of" in title and "reading…" in title
         assert not queue.check_action("snooze", ()) and not queue.check_action("approve", ())
+        assert "Filter" not in app.export_screenshot()  # the footer draws what the kept rows allow
         release.set()
         await loaded(queue)
         assert queue.kept_at is None and "reading…" not in str(queue.query_one("#queue-title").render())
+        await pilot.pause()
+        assert "Filter" in app.export_screenshot()  # drawn again: it kept `?` and `q` alone until a key was pressed
 
 
 async def test_a_verdict_on_ones_own_work_stands_against_it_in_the_dialog(repo: RepoBuilder) -> None:

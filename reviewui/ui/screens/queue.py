@@ -368,6 +368,9 @@ class QueueScreen(Screen[None]):
     def _highlighted(self) -> None:
         self._keep = None  # the reviewer moved on: a read in flight lands them where they are now
         self._focus_line()
+        # the footer: `a`/`x` are on for a row with its evidence only, and every key the kept rows had off
+        # is on once the real read is drawn (each redraw puts the cursor, and so comes here)
+        self.refresh_bindings()
 
     @on(QueueTable.RowSelected)
     def _selected(self) -> None:
@@ -376,8 +379,9 @@ class QueueScreen(Screen[None]):
     def _focus_line(self) -> None:
         row = self.current_row()
         who = " ".join(visible(x) for x in (row.record.agent, row.record.task) if x) if row else ""
-        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {who}" if who else "") \
-            if row else "no agent branches"
+        delta = delta_words(row.record) if row else ""  # its column is past the screen's right edge at 200
+        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {delta}" if delta else "") + (
+            f" · {who}" if who else "") if row else "no agent branches"
         self.query_one("#queue-focus", Static).update(Content(text))
 
     # --- keys -------------------------------------------------------------------
