@@ -163,7 +163,9 @@ async def test_a_warm_start_paints_the_last_reads_rows_and_acts_on_none_of_them(
         await loaded(queue)
         assert queue.kept_at is None and "reading…" not in str(queue.query_one("#queue-title").render())
         await pilot.pause()
-        assert "Filter" in app.export_screenshot()  # drawn again: it kept `?` and `q` alone until a key was pressed
+        shot = app.export_screenshot()
+        assert "Filter" in shot  # drawn again: it kept `?` and `q` alone until a key was pressed
+        assert "Open" in shot  # enter: the table's own binding, which hid the screen's from the footer
 
 
 async def test_a_verdict_on_ones_own_work_stands_against_it_in_the_dialog(repo: RepoBuilder) -> None:

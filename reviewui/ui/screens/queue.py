@@ -327,11 +327,11 @@ class QueueScreen(Screen[None]):
         hidden = sum(1 for r in self.rows if r.hidden)
         count = self.kept_count if self.kept_at is not None else len(self.shown)
         title = f"review queue: {count} branch{'es' * (count != 1)} · sort: {self.sort}"
+        if self.kept_at is not None:  # before the longer words: a narrow screen cuts the title's end
+            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
         title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
         title += f" · {hidden} approved and merged not shown" if hidden else ""
         title += f" · {omitted_words(self.omitted)}" if self.omitted else ""
-        if self.kept_at is not None:
-            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
         box = self.query_one("#queue-title", Static)
         box.update(Content(title))
         box.set_class(bool(self.omitted), "cut")
