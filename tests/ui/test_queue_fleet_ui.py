@@ -276,3 +276,25 @@ async def test_a_finished_sweep_reads_its_row_again_not_the_whole_queue(repo: Re
         assert (row.tier, row.record.evidence.status, row.record.evidence.toothless) == (2, "ready", 1)
         assert (type(src).reads, type(src).row_reads) == (reads, 1)
         assert [r.record.branch for r in queue.shown][0] == "agent/one"  # ordered again: tier 2 first
+
+
+async def test_escape_clears_the_filter_as_its_box_says(repo: RepoBuilder) -> None:
+    from textual.widgets import Input
+
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        every = len(queue.shown)
+        await pilot.press("slash", *"no-such-branch", "enter")
+        assert queue.shown == [] and "no branch matches 'no-such-branch'" in str(
+            queue.query_one("#queue-focus").render())
+        await pilot.press("escape")  # from the table, the filter still on
+        assert len(queue.shown) == every and queue.filter_text == ""
+        await pilot.press("slash", *"one")
+        assert "escape clears" in queue.query_one("#queue-filter", Input).placeholder
+        await pilot.press("escape")  # from the box itself, before enter
+        box = queue.query_one("#queue-filter", Input)
+        assert not box.has_class("shown") and box.value == "" and queue.query_one(QueueTable).has_focus
+        assert len(queue.shown) == every and app.is_running

@@ -101,6 +101,8 @@ class QueueScreen(Screen[None]):
         Binding("k,up", "cursor(-1)", "Up", show=False, id="queue.up", tooltip="Previous row"),
         Binding("enter", "open", "Open", id="queue.open", tooltip="Open the review of the branch under the cursor"),
         Binding("slash", "filter", "Filter", id="queue.filter", tooltip="Show only branches whose name or reason match"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="queue.clear_filter",
+                tooltip="Show every branch again (the filter box's escape)"),
         Binding("s", "sort", "Sort", id="queue.sort", tooltip="Cycle the order: tier, waiting, size, name"),
         Binding("z", "snooze", "Snooze", id="queue.snooze", tooltip="Snooze the branch until it changes"),
         Binding("r", "rerun", "Rerun", id="queue.rerun", tooltip="Rerun the evidence of the branch under the cursor"),
@@ -380,8 +382,10 @@ class QueueScreen(Screen[None]):
         row = self.current_row()
         who = " ".join(visible(x) for x in (row.record.agent, row.record.task) if x) if row else ""
         delta = delta_words(row.record) if row else ""  # its column is past the screen's right edge at 200
+        none = f"no branch matches {visible(self.filter_text)!r} (escape: every branch)" if self.filter_text \
+            else "no agent branches"
         text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {delta}" if delta else "") + (
-            f" · {who}" if who else "") if row else "no agent branches"
+            f" · {who}" if who else "") if row else none
         self.query_one("#queue-focus", Static).update(Content(text))
 
     # --- keys -------------------------------------------------------------------
@@ -409,6 +413,16 @@ class QueueScreen(Screen[None]):
         box = self.query_one("#queue-filter", Input)
         box.add_class("shown")
         box.focus()
+
+    def action_clear_filter(self) -> None:
+        """Close the filter box and show every branch again."""
+        box = self.query_one("#queue-filter", Input)
+        box.value = ""
+        box.remove_class("shown")
+        self.query_one("#queue-table", QueueTable).focus()
+        if self.filter_text:
+            self.filter_text = ""
+            self.redraw()
 
     @on(Input.Submitted, "#queue-filter")
     def _filter(self, event: Input.Submitted) -> None:
@@ -443,6 +457,8 @@ class QueueScreen(Screen[None]):
         self._sweep_next()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text) or self.query_one("#queue-filter", Input).has_class("shown")
         if action in ("approve", "reject", "snooze", "rerun", "sort", "filter") and self.kept_at is not None:
             return False  # the last start's rows: nothing is done from them until the real read is in
         if action in ("approve", "reject"):
