@@ -264,12 +264,13 @@ def _deltas(repo: Path, asks: list[tuple[str, str, str, str]], cache: _Cache) ->
     """Hunks new or changed since the verdict on (judged base, judged head) of each (judged base, judged
     head, base, head) (core/delta, the diffs of all not kept yet read in batches), kept by the four
     commits; None when unknown (a verdict's commits this clone lacks)."""
-    from reviewui.core.delta.batch import compute_deltas
-
     todo = [a for a in dict.fromkeys(asks) if "n" not in cache.get("delta:" + ":".join(a))]
-    for ask, delta in compute_deltas(repo, todo):
-        counts = delta.counts() if delta is not None else None
-        cache.put("delta:" + ":".join(ask), n=counts["changed"] + counts["new"] if counts is not None else None)
+    if todo:  # imported only then: the diff model and unidiff are most of a warm read's imports
+        from reviewui.core.delta.batch import compute_deltas
+
+        for ask, delta in compute_deltas(repo, todo):
+            counts = delta.counts() if delta is not None else None
+            cache.put("delta:" + ":".join(ask), n=counts["changed"] + counts["new"] if counts is not None else None)
     found = {a: cache.get("delta:" + ":".join(a)).get("n") for a in dict.fromkeys(asks)}
     return {a: n if isinstance(n, int) else None for a, n in found.items()}
 
