@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -88,7 +89,7 @@ class _Cache:
                 tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(self.data, f)
+                    f.write(json.dumps(self.data))  # dumps: the C encoder (dump streams through the Python one)
                 os.replace(tmp, self.path)
                 self.dirty = False
             except OSError:
@@ -135,12 +136,18 @@ def read_queue(
     base_tip = run_git(repo, "rev-parse", "--verify", f"{base_ref}^{{commit}}").decode().strip()
     refs, omitted = git_batch.list_refs(repo, [*patterns, *(REMOTE_PATTERNS if remotes else ())], limit)
     rid = repo_id(repo)
-    cache = _Cache(user_cache_dir() / "queue" / f"{rid}.json")
-    index = _notes(repo, notes_ref, user_cache_dir() / "queue" / f"{rid}.notes.json")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="queue-notes") as pool:
+        # the notes are read and parsed while git works out the new heads' bases and sizes
+        notes = pool.submit(_notes, repo, notes_ref, user_cache_dir() / "queue" / f"{rid}.notes.json")
+        cache = _Cache(user_cache_dir() / "queue" / f"{rid}.json")
+        todo = [r.head for r in refs if "base" not in cache.get(f"{base_tip}:{r.head}")]
+        graph = git_batch.branch_graph(repo, base_tip, todo)
+        _facts(repo, base_tip, todo, graph, cache)
+        index = notes.result()
     reviewed = {r.name: name for r in refs if (name := _reviewed_as(index, r)) is not None} if index else {}
-    todo = [r.head for r in refs if "base" not in cache.get(f"{base_tip}:{r.head}")]
-    graph = git_batch.branch_graph(repo, base_tip, todo + [r.head for r in refs if r.name in reviewed])
-    _facts(repo, base_tip, todo, graph, cache)
+    in_graph = set(todo)
+    more = [r.head for r in refs if r.name in reviewed and r.head not in in_graph]
+    graph = graph.joined(git_batch.branch_graph(repo, base_tip, more)) if more else graph
     facts = {r.head: cache.get(f"{base_tip}:{r.head}") for r in refs}
     verdicts = _verdicts(repo, index, refs, reviewed, facts, graph, cache) if index and reviewed else {}
     snoozes = read_snoozes(repo)
