@@ -149,6 +149,32 @@ def first_screen(repo: Path, env: dict[str, str], reps: int) -> None:
           f"the fresh read painted: wall {med[2]:.2f}s, CPU {med[3]:.2f}s; load average {os.getloadavg()[0]:.1f}")
 
 
+def profile_reads(repo: Path, cache: Path) -> None:
+    """A cold and a warm read in this process under cProfile: the reviewui functions that took longest."""
+    import cProfile
+    import io
+    import pstats
+
+    from reviewui.core.notes.index import forget_parsed
+    from reviewui.core.queue.read import QueueSource
+    from reviewui.core.queue.report import render_json_text
+
+    source = QueueSource(repo, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ())
+    for name in ("cold", "warm"):
+        if name == "cold":
+            shutil.rmtree(cache, ignore_errors=True)
+            forget_parsed()
+        profile = cProfile.Profile()
+        profile.enable()
+        view = source.read()
+        render_json_text(view.rows, view.omitted)
+        profile.disable()
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(r"reviewui/(core|ui)/", 15)
+        print(f"--- {name} read, profiled (times inflated by the profiler)")
+        print("\n".join(line for line in out.getvalue().splitlines() if "reviewui/" in line or "ncalls" in line))
+
+
 def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
 
@@ -167,7 +193,13 @@ def on_screen(session: str, repo: Path, env_prefix: str, mark: str, command: str
         time.sleep(0.005)
     elapsed = time.perf_counter() - t0
     tmux("send-keys", "-t", session, "q")
-    time.sleep(0.8)
+    # the next start waits for this one's end (its read and sweep threads too): no overlap, and no keys of the
+    # next command typed into an app still closing
+    while tmux("display-message", "-p", "-t", session, "#{pane_current_command}").strip() not in ("bash", "sh", "zsh"):
+        if time.perf_counter() - t0 > 120:
+            raise SystemExit("the queue did not quit within 120 s")
+        time.sleep(0.05)
+    time.sleep(0.3)
     return elapsed
 
 
@@ -175,9 +207,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--branches", type=int, default=10_000)
+    parser.add_argument("--profile", action="store_true", help="also profile a cold and a warm read (cProfile)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-queue-"))
     state = root / "xdg"
+    # as installed: bytecode written and read (with PYTHONDONTWRITEBYTECODE every start compiles the modules it
+    # imports, ~0.2-0.4 s CPU here)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(state / "state"),
            "XDG_CACHE_HOME": str(state / "cache"), "XDG_CONFIG_HOME": str(state / "config")}
     os.environ.update({k: v for k, v in env.items() if k.startswith("XDG_")})
@@ -212,6 +248,8 @@ def main() -> None:
                   f"({w / target:.2f}x the {target:.0f} s target), CPU {c:.2f}s ({c / target:.2f}x); "
                   f"load average {os.getloadavg()[0]:.1f}")
         first_screen(repo, env, args.reps)
+        if args.profile:
+            profile_reads(repo, cache)
 
         from reviewui.core.queue.read import QueueSource
 

@@ -289,6 +289,16 @@ class Diff:
                     patches.update(_split_patches(self._patch_of(group), group))
                 self._patches = patches
 
+    def take(self, sizes: dict[str, int], patch: bytes | None) -> None:
+        """Use blob sizes (of at least every blob of this diff) and, when no file is hidden (`not_shown`),
+        the whole `git diff` of it, read by someone else (diff_batch.py): what preload would read."""
+        if self._size_map is None:
+            self._size_map = {b: sizes[b] for f in self.files for b in (f.old_blob, f.new_blob) if b and b in sizes}
+            self._sizes.update(self._size_map)
+        if patch is not None and not self.over_cap_paths():
+            with self._lock:
+                self._patches = _split_patches(patch, self.files)
+
     def patch_bytes(self, f: FileDiff) -> bytes:
         """The raw patch of one file: from the preloaded diff, else its own git call."""
         if self._parent is not None:
@@ -369,35 +379,45 @@ def load_diff(repo_dir: str, base: str, head: str, test_globs: tuple[str, ...] =
     # caller (the UI starting up) gets on with its own work meanwhile.
     pending_counts = run_git_async(repo_dir, "diff", "--numstat", "-z", *_DIFF_ARGS, base, head,
                                    config=_diff_config())
-    raw = list(_parse_raw(run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head, config=_diff_config())))
-
-    def build_files() -> tuple[FileDiff, ...]:
-        counts = _parse_numstat(pending_counts.result())
-        files: list[FileDiff] = []
-        for rec in raw:
-            old_mode, new_mode, old_blob, new_blob, code, old_path, path = rec
-            status: Status = _STATUS.get(code[0], "modified")
-            added, removed, binary = counts.get(path, (0, 0, False))
-            files.append(
-                FileDiff(
-                    path=path,
-                    old_path=old_path if status == "renamed" else None,
-                    status=status,
-                    role=classify(path, test_globs),
-                    binary=binary,
-                    added=added,
-                    removed=removed,
-                    old_mode=None if status == "added" else old_mode,
-                    new_mode=None if status == "deleted" else new_mode,
-                    old_blob=None if status == "added" else old_blob,
-                    new_blob=None if status == "deleted" else new_blob,
-                    _diff=diff,
-                )
-            )
-        return tuple(files)
-
-    diff._pending_files = build_files
+    raw = run_git(repo_dir, "diff", "--raw", "-z", *_DIFF_ARGS, base, head, config=_diff_config())
+    diff._pending_files = lambda: _files_of(diff, raw, pending_counts.result(), test_globs)
     return diff
+
+
+def diff_of(repo_dir: str, base: str, head: str, raw: bytes, numstat: bytes,
+            test_globs: tuple[str, ...] = DEFAULT_TEST_GLOBS) -> Diff:
+    """The Diff load_diff would list from `--raw -z` and `--numstat -z` output already read
+    (diff_batch.py reads many diffs' in one git call each); patches load as load_diff's do, unless
+    `Diff.take` is handed them."""
+    diff = Diff(str(repo_dir), base, head)
+    diff._files = _files_of(diff, raw, numstat, test_globs)
+    return diff
+
+
+def _files_of(diff: Diff, raw: bytes, numstat: bytes, test_globs: tuple[str, ...]) -> tuple[FileDiff, ...]:
+    """The FileDiffs of `--raw -z` output, with `--numstat -z`'s line counts and binary flags."""
+    counts = _parse_numstat(numstat)
+    files: list[FileDiff] = []
+    for old_mode, new_mode, old_blob, new_blob, code, old_path, path in _parse_raw(raw):
+        status: Status = _STATUS.get(code[0], "modified")
+        added, removed, binary = counts.get(path, (0, 0, False))
+        files.append(
+            FileDiff(
+                path=path,
+                old_path=old_path if status == "renamed" else None,
+                status=status,
+                role=classify(path, test_globs),
+                binary=binary,
+                added=added,
+                removed=removed,
+                old_mode=None if status == "added" else old_mode,
+                new_mode=None if status == "deleted" else new_mode,
+                old_blob=None if status == "added" else old_blob,
+                new_blob=None if status == "deleted" else new_blob,
+                _diff=diff,
+            )
+        )
+    return tuple(files)
 
 
 def parse_hunks(path: str, patch_text: str) -> tuple[Hunk, ...]:
@@ -463,7 +483,7 @@ def _parse_numstat(num: bytes) -> dict[str, tuple[int, int, bool]]:
     parts = num.split(b"\0")
     i = 0
     while i < len(parts) and parts[i]:
-        fields = parts[i].split(b"\t")
+        fields = parts[i].split(b"\t", 2)  # a path may hold tabs
         a, r = fields[0], fields[1]
         if len(fields) >= 3 and fields[2]:
             path = _decode_path(fields[2])

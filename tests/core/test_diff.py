@@ -184,3 +184,14 @@ def test_failing_line_counts_raise_a_review_error_when_read(tmp_path: Path, monk
     d = load_diff(str(t.repo_dir), t.base, t.head)
     with pytest.raises(ReviewError, match="out of memory"):
         _ = d.files
+
+
+def test_a_path_holding_a_tab_keeps_its_line_counts_and_binary_mark(tmp_path: Path) -> None:
+    from tests.gitrepo import RepoBuilder
+
+    rb = RepoBuilder(tmp_path / "repo")
+    base = rb.commit({"keep.py": "x = 0\n"}, "base")
+    head = rb.commit({"tab\tname.py": "a = 1\nb = 2\n", "tab\tblob.bin": b"\x00\x01\x02"}, "tabs")
+    files = {f.path: f for f in load_diff(str(rb.root), base, head).files}
+    assert (files["tab\tname.py"].added, files["tab\tname.py"].binary) == (2, False)
+    assert files["tab\tblob.bin"].binary

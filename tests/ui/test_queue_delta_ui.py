@@ -15,7 +15,7 @@ from tests.gitrepo import RepoBuilder
 async def test_the_delta_column(reworked: RepoBuilder) -> None:  # noqa: F811
     app = QueueApp(QueueSource(reworked.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ()),
                    sweep=False)
-    async with app.run_test(size=(200, 30)):
+    async with app.run_test(size=(200, 30)) as pilot:
         queue = app.screen
         assert isinstance(queue, QueueScreen)
         await asyncio.wait_for(queue.loaded.wait(), 30)
@@ -24,3 +24,7 @@ async def test_the_delta_column(reworked: RepoBuilder) -> None:  # noqa: F811
         cells = {table.cell(y, names.index("branch")).plain: table.cell(y, names.index("delta")).plain
                  for y in range(table.row_count)}
         assert cells == {"agent/reworked": "changed since your approve: 2 hunks", "agent/new": "—"}
+        # the column is past a 200-column screen's edge: the line under the table says it for the cursor's row
+        table.move_cursor([r.record.branch for r in queue.shown].index("agent/reworked"))
+        await pilot.pause()
+        assert "changed since your approve: 2 hunks" in str(queue.query_one("#queue-focus").render())

@@ -4,6 +4,7 @@ said on screen; an empty branch said as such; `a` on a row asks what the review'
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -157,9 +158,14 @@ async def test_a_warm_start_paints_the_last_reads_rows_and_acts_on_none_of_them(
         title = str(queue.query_one("#queue-title").render())
         assert "as of" in title and "reading…" in title
         assert not queue.check_action("snooze", ()) and not queue.check_action("approve", ())
+        assert "Filter" not in app.export_screenshot()  # the footer draws what the kept rows allow
         release.set()
         await loaded(queue)
         assert queue.kept_at is None and "reading…" not in str(queue.query_one("#queue-title").render())
+        await pilot.pause()
+        shot = app.export_screenshot()
+        assert "Filter" in shot  # drawn again: it kept `?` and `q` alone until a key was pressed
+        assert "Open" in shot  # enter: the table's own binding, which hid the screen's from the footer
 
 
 async def test_a_verdict_on_ones_own_work_stands_against_it_in_the_dialog(repo: RepoBuilder) -> None:
@@ -200,3 +206,95 @@ async def test_the_collector_paused_for_the_start_goes_back_on_with_the_first_re
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+class _Gated(QueueSource):
+    """A source whose whole reads wait on `gate` while it is armed, counting reads and row reads."""
+
+    gate: threading.Event | None = None
+    reads = 0
+    row_reads = 0
+
+    def read(self) -> QueueView:
+        type(self).reads += 1
+        if type(self).gate is not None:
+            assert type(self).gate.wait(60)
+        return super().read()
+
+    def with_evidence(self, records):  # type: ignore[no-untyped-def]
+        type(self).row_reads += 1
+        return super().with_evidence(records)
+
+
+def gated(rb: RepoBuilder) -> _Gated:
+    cls = type("Gated", (_Gated,), {})  # counters of its own per test
+    return cls(rb.root, "main", ("refs/heads/agent/*",), False, "refs/notes/reviewui", ())
+
+
+async def test_a_read_landing_keeps_the_cursor_where_the_reviewer_moved_it(repo: RepoBuilder) -> None:
+    from reviewui.ui.screens.queue import QueueSwept
+
+    repo.git("branch", "agent/third", "agent/one")
+    src = gated(repo)
+    app = QueueApp(src, sweep=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        assert queue.query_one(QueueTable).cursor_row == 0
+        first = queue.current_branch()
+        type(src).gate = threading.Event()
+        queue._read_at = 0.0  # as if the last whole read were long ago: the sweep's end reads the queue again
+        queue.post_message(QueueSwept(first or "", None, 1.0))
+        await pilot.pause()
+        await pilot.press("down", "down")  # while that read is in flight
+        moved = queue.current_branch()
+        assert moved != first
+        type(src).gate.set()
+        await loaded(queue)
+        assert queue.current_branch() == moved  # not yanked back to where the sweep ended
+
+
+async def test_a_finished_sweep_reads_its_row_again_not_the_whole_queue(repo: RepoBuilder) -> None:
+    from reviewui.ui.screens.queue import QueueSwept
+
+    src = gated(repo)
+    app = QueueApp(src, sweep=False)
+    async with app.run_test(size=(200, 30)):
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        row = next(r for r in queue.rows if r.record.branch == "agent/one")
+        assert (row.tier, row.record.evidence.status) == (3, "pending")
+        session = ReviewSession.open(repo.root, "agent/one", "main")
+        assert session.save_evidence(sweep_of(session, "toothless"))  # what the background sweep stores
+        reads = type(src).reads
+        queue.loaded.clear()
+        queue.post_message(QueueSwept("agent/one", None, 1.0))
+        await loaded(queue)
+        row = next(r for r in queue.rows if r.record.branch == "agent/one")
+        assert (row.tier, row.record.evidence.status, row.record.evidence.toothless) == (2, "ready", 1)
+        assert (type(src).reads, type(src).row_reads) == (reads, 1)
+        assert [r.record.branch for r in queue.shown][0] == "agent/one"  # ordered again: tier 2 first
+
+
+async def test_escape_clears_the_filter_as_its_box_says(repo: RepoBuilder) -> None:
+    from textual.widgets import Input
+
+    app = QueueApp(source(repo), sweep=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await loaded(queue)
+        every = len(queue.shown)
+        await pilot.press("slash", *"no-such-branch", "enter")
+        assert queue.shown == [] and "no branch matches 'no-such-branch'" in str(
+            queue.query_one("#queue-focus").render())
+        await pilot.press("escape")  # from the table, the filter still on
+        assert len(queue.shown) == every and queue.filter_text == ""
+        await pilot.press("slash", *"one")
+        assert "escape clears" in queue.query_one("#queue-filter", Input).placeholder
+        await pilot.press("escape")  # from the box itself, before enter
+        box = queue.query_one("#queue-filter", Input)
+        assert not box.has_class("shown") and box.value == "" and queue.query_one(QueueTable).has_focus
+        assert len(queue.shown) == every and app.is_running

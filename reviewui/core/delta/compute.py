@@ -33,11 +33,19 @@ def compute_delta(repo_dir: str | Path, since_base: str, since: str, base: str, 
     Raises ReviewError when git cannot read a commit.
     """
     repo = str(repo_dir)
-    judged, now = load_diff(repo, since_base, since), load_diff(repo, base, head)
+    between = load_diff(repo, since, head) if since != head else None
+    return delta_of(load_diff(repo, since_base, since), load_diff(repo, base, head), between)
+
+
+def delta_of(judged: Diff, now: Diff, between: Diff | None) -> Delta:
+    """The delta of the patch `now` against the patch `judged`, `between` being the diff from the head
+    judged to the head now (None when they are one commit): the one classification `reviewui delta`, the
+    review screen and the queue's batched deltas (batch.py) share. Diffs load their patches if not yet.
+    """
     judged.preload()
     now.preload()
-    between = _between(repo, since, head, judged, now)
-    renamed = {f.old_path: f.path for f in between.values() if f.status == "renamed" and f.old_path}
+    between_files = _between(between, judged, now)
+    renamed = {f.old_path: f.path for f in between_files.values() if f.status == "renamed" and f.old_path}
     back = {new: old for old, new in renamed.items()}
     judged_files = {f.path: f for f in judged.files}
     entries: list[HunkDelta] = []
@@ -51,7 +59,7 @@ def compute_delta(repo_dir: str | Path, since_base: str, since: str, base: str, 
             entries.append(HunkDelta(f.path, _file_header(f), _file_state(f, of), None))
             continue
         old = of.hunks if of is not None else ()
-        lines = LineMap.from_hunks(between[f.path].hunks) if f.path in between else LineMap()
+        lines = LineMap.from_hunks(between_files[f.path].hunks) if f.path in between_files else LineMap()
         m = match_file(old, f.hunks, lines, (_bodies(of), _bodies(f)) if of is not None else None)
         for h, state, was in zip(f.hunks, m.states, m.was, strict=True):
             assert of is not None or state == "new"
@@ -64,15 +72,14 @@ def compute_delta(repo_dir: str | Path, since_base: str, since: str, base: str, 
         if of.path not in used:
             gone += ([HunkDelta(of.path, h.header, "gone", None) for h in of.hunks] if of.hunks
                      else [HunkDelta(of.path, _file_header(of), "gone", None)])
-    return Delta(since=since, since_base=since_base, head=head, base=base, hunks=tuple(entries + gone),
+    return Delta(since=judged.head, since_base=judged.base, head=now.head, base=now.base, hunks=tuple(entries + gone),
                  renamed=renamed)
 
 
-def _between(repo: str, since: str, head: str, judged: Diff, now: Diff) -> dict[str, FileDiff]:
+def _between(between: Diff | None, judged: Diff, now: Diff) -> dict[str, FileDiff]:
     """The files that differ between the two heads and matter here (in both patches), by their path now."""
-    if since == head:
+    if between is None:
         return {}
-    between = load_diff(repo, since, head)
     wanted = {f.path for f in now.files} | {f.path for f in judged.files}
     files = {f.path: f for f in between.files if f.path in wanted or (f.old_path or "") in wanted}
     if len(files) > _LAZY:

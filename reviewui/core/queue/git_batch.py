@@ -88,6 +88,10 @@ class BranchGraph:
             todo.extend(p for p in self.parents.get(c, ()) if p in self.parents and p not in seen)
         return frozenset(seen)
 
+    def joined(self, other: BranchGraph) -> BranchGraph:
+        """This graph and `other` (another rev-list against the same base) as one."""
+        return BranchGraph({**self.parents, **other.parents}, self.boundary | other.boundary)
+
     def merge_base(self, head: str) -> str | None:
         """The merge-base of `head` with the base when the graph tells it alone: `head` itself when the base
         has it, the one boundary commit its own commits reach; None when it takes `git merge-base`."""

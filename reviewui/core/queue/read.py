@@ -89,7 +89,7 @@ class _Cache:
                 tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(self.data, f)
+                    f.write(json.dumps(self.data))  # dumps: the C encoder (dump streams through the Python one)
                 os.replace(tmp, self.path)
                 self.dirty = False
             except OSError:
@@ -136,12 +136,18 @@ def read_queue(
     base_tip = run_git(repo, "rev-parse", "--verify", f"{base_ref}^{{commit}}").decode().strip()
     refs, omitted = git_batch.list_refs(repo, [*patterns, *(REMOTE_PATTERNS if remotes else ())], limit)
     rid = repo_id(repo)
-    cache = _Cache(user_cache_dir() / "queue" / f"{rid}.json")
-    index = _notes(repo, notes_ref, user_cache_dir() / "queue" / f"{rid}.notes.json")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="queue-notes") as pool:
+        # the notes are read and parsed while git works out the new heads' bases and sizes
+        notes = pool.submit(_notes, repo, notes_ref, user_cache_dir() / "queue" / f"{rid}.notes.json")
+        cache = _Cache(user_cache_dir() / "queue" / f"{rid}.json")
+        todo = [r.head for r in refs if "base" not in cache.get(f"{base_tip}:{r.head}")]
+        graph = git_batch.branch_graph(repo, base_tip, todo)
+        _facts(repo, base_tip, todo, graph, cache)
+        index = notes.result()
     reviewed = {r.name: name for r in refs if (name := _reviewed_as(index, r)) is not None} if index else {}
-    todo = [r.head for r in refs if "base" not in cache.get(f"{base_tip}:{r.head}")]
-    graph = git_batch.branch_graph(repo, base_tip, todo + [r.head for r in refs if r.name in reviewed])
-    _facts(repo, base_tip, todo, graph, cache)
+    in_graph = set(todo)
+    more = [r.head for r in refs if r.name in reviewed and r.head not in in_graph]
+    graph = graph.joined(git_batch.branch_graph(repo, base_tip, more)) if more else graph
     facts = {r.head: cache.get(f"{base_tip}:{r.head}") for r in refs}
     verdicts = _verdicts(repo, index, refs, reviewed, facts, graph, cache) if index and reviewed else {}
     snoozes = read_snoozes(repo)
@@ -261,36 +267,19 @@ def _verdicts(repo: Path, index: NotesIndex, refs: list[Ref], reviewed: dict[str
     return out
 
 
-DELTA_THREADS = 4
-"""Deltas computed at once (each is mostly git's work, in processes of its own)."""
-
-
 def _deltas(repo: Path, asks: list[tuple[str, str, str, str]], cache: _Cache) -> dict[tuple[str, str, str, str], int | None]:
-    """`_delta` of each (judged base, judged head, base, head); the ones not kept yet on a few threads."""
-    todo = [a for a in dict.fromkeys(asks) if "n" not in cache.get("delta:" + ":".join(a))]
-    if len(todo) > 1:
-        with ThreadPoolExecutor(max_workers=DELTA_THREADS, thread_name_prefix="queue-delta") as pool:
-            list(pool.map(lambda a: _delta(repo, a[0], a[1], a[2], a[3], cache), todo))
-    return {a: _delta(repo, a[0], a[1], a[2], a[3], cache) for a in asks}
-
-
-def _delta(repo: Path, judged_base: str, judged_head: str, base: str, head: str, cache: _Cache) -> int | None:
-    """Hunks new or changed since the verdict on judged_base..judged_head (core/delta), cached by the four
+    """Hunks new or changed since the verdict on (judged base, judged head) of each (judged base, judged
+    head, base, head) (core/delta, the diffs of all not kept yet read in batches), kept by the four
     commits; None when unknown (a verdict's commits this clone lacks)."""
-    key = f"delta:{judged_base}:{judged_head}:{base}:{head}"
-    known = cache.get(key)
-    if "n" not in known:
-        from reviewui.core.delta.compute import compute_delta
+    todo = [a for a in dict.fromkeys(asks) if "n" not in cache.get("delta:" + ":".join(a))]
+    if todo:  # imported only then: the diff model and unidiff are most of a warm read's imports
+        from reviewui.core.delta.batch import compute_deltas
 
-        try:
-            counts = compute_delta(repo, judged_base, judged_head, base, head).counts()
-        except Exception:  # noqa: BLE001 - a verdict's commits this clone lacks: no delta to show
-            cache.put(key, n=None)
-            return None
-        cache.put(key, n=counts["changed"] + counts["new"])
-        known = cache.get(key)
-    n = known["n"]
-    return n if isinstance(n, int) else None
+        for ask, delta in compute_deltas(repo, todo):
+            counts = delta.counts() if delta is not None else None
+            cache.put("delta:" + ":".join(ask), n=counts["changed"] + counts["new"] if counts is not None else None)
+    found = {a: cache.get("delta:" + ":".join(a)).get("n") for a in dict.fromkeys(asks)}
+    return {a: n if isinstance(n, int) else None for a, n in found.items()}
 
 
 def snooze_path(repo: Path) -> Path:
@@ -345,6 +334,21 @@ class QueueSource:
             self.repo, self.base, patterns=self.patterns, remotes=self.remotes, notes_ref=self.notes_ref,
             transcript_paths=self.transcript_paths, store=store, limit=self.limit)
         return QueueView(order(records), omitted, (store.notice,) if store.notice else ())
+
+    def with_evidence(self, records: Sequence[BranchRecord]) -> list[BranchRecord]:
+        """`records` with their evidence read again from the evidence store (a sweep just stored one), the
+        rest of each as it was read (git work for their bases' settings: call it from a worker)."""
+        from reviewui.core.queue.evidence import settings_of_base, store_evidence
+        from reviewui.core.run.worktree import repo_id
+        from reviewui.core.store.db import EvidenceStore
+
+        asked = [Wanted(r.branch, r.head, r.base) for r in records if r.evidence.status != "empty"]
+        if not asked:
+            return list(records)
+        cache = _Cache(user_cache_dir() / "queue" / f"{repo_id(self.repo)}.json")
+        found = store_evidence(self.repo, settings_of_base(self.repo, cache.get, cache.put), EvidenceStore.open())(asked)
+        return [replace(r, evidence=found.get(r.branch, PENDING)) if r.evidence.status != "empty" else r
+                for r in records]
 
     def rows(self) -> list[Row]:
         """The queue, read and ordered (git work: call it from a worker)."""

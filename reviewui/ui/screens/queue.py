@@ -3,7 +3,10 @@
 The rows come from the core (`core/queue`: read in a worker, ordered by one
 pure function); this screen draws them, filters and sorts them, snoozes a row
 and opens the review of the one under the cursor. Coming back from a review
-(`escape` there) re-reads the queue and puts the cursor on the same branch.
+(`escape` there) re-reads the queue and puts the cursor on the same branch;
+a finished background sweep reads only its own row's evidence again (the
+whole queue at most once a minute), and a read that lands while the reviewer
+moved leaves the cursor where they moved it.
 Drawing the queue never runs a test. The list is a QueueTable: fixed columns,
 only the visible rows drawn, so ten thousand branches paint at once; every
 cell is `Text` (a trailer holding `[@click=app.quit]` is drawn as those
@@ -46,12 +49,15 @@ COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 
            ("claims", 6), ("transcript", 10), ("verdict", 30), ("currency", 9), ("delta", 30), ("size", 14),
            ("waiting", 7))
 """The queue's columns and their fixed widths (nothing is measured: a long value ends in an ellipsis)."""
+WHOLE_READ_EVERY = 60.0
+"""Seconds after a whole read of the queue within which a finished sweep reads only its own row again."""
 
 
 class QueueRead(Message):
     """The queue was read (in a worker); or, with `kept_at`, the rows of the last read were found."""
 
-    def __init__(self, view: QueueView, kept_at: float | None = None, nth: int = 0) -> None:
+    def __init__(self, view: QueueView, kept_at: float | None = None, nth: int = 0,
+                 over: list[Row] | None = None) -> None:
         super().__init__()
         self.view = view
         self.rows = view.rows
@@ -59,6 +65,8 @@ class QueueRead(Message):
         """When the kept rows were read (None: this is a fresh read)."""
         self.nth = nth
         """Which read this is (QueueScreen.read counts them): an older one than the last is stale."""
+        self.over = over
+        """For one swept row read again: the read's rows it updates (dropped if another read came since)."""
 
 
 class QueueReady(Message):
@@ -96,6 +104,8 @@ class QueueScreen(Screen[None]):
         Binding("k,up", "cursor(-1)", "Up", show=False, id="queue.up", tooltip="Previous row"),
         Binding("enter", "open", "Open", id="queue.open", tooltip="Open the review of the branch under the cursor"),
         Binding("slash", "filter", "Filter", id="queue.filter", tooltip="Show only branches whose name or reason match"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="queue.clear_filter",
+                tooltip="Show every branch again (the filter box's escape)"),
         Binding("s", "sort", "Sort", id="queue.sort", tooltip="Cycle the order: tier, waiting, size, name"),
         Binding("z", "snooze", "Snooze", id="queue.snooze", tooltip="Snooze the branch until it changes"),
         Binding("r", "rerun", "Rerun", id="queue.rerun", tooltip="Rerun the evidence of the branch under the cursor"),
@@ -150,6 +160,10 @@ class QueueScreen(Screen[None]):
         self.filter_text = ""
         self._keep: str | None = None
         """The branch the cursor should land on after the next read."""
+        self.read_rows: list[Row] = []
+        """The last read's rows as the core gave them (before this screen's own `_as_known`)."""
+        self._read_at = 0.0
+        """When the last whole read was on screen (time.monotonic)."""
         self.loaded = asyncio.Event()
         """Set each time a read of the queue is on screen (tests wait on it, never poll)."""
         self.opened = asyncio.Event()
@@ -209,10 +223,15 @@ class QueueScreen(Screen[None]):
             self.rows = list(message.rows)
             self.redraw()
             return
+        if message.over is not None and message.over is not self.read_rows:
+            return  # a whole read came in since: it has the swept row too
         self.kept_at = None
         for notice in message.view.notices:
             self.notify(visible(notice), severity="warning", markup=False)
+        if message.over is None:
+            self._read_at = time.monotonic()
         self.omitted = message.view.omitted
+        self.read_rows = message.rows
         self.rows = [self._as_known(r) for r in message.rows]
         self.redraw()
         self.loaded.set()
@@ -284,8 +303,23 @@ class QueueScreen(Screen[None]):
         elif message.why != "cancelled":
             self._failed[message.branch] = message.why
         self.swept.set()
-        self._keep = self.current_branch()
-        self.read()
+        if time.monotonic() - self._read_at > WHOLE_READ_EVERY:
+            self.read()  # now and then the whole queue: branches pushed meanwhile
+        else:
+            self.loaded.clear()
+            self._read_row(message.branch, self._reads)
+
+    @work(thread=True, exclusive=True, group="queue-row", exit_on_error=False)
+    def _read_row(self, branch: str, nth: int) -> None:
+        """The swept branch's evidence read again, the queue ordered again (a whole read of 10 000 branches
+        after every sweep kept a core busy)."""
+        from reviewui.core.queue.order import order
+
+        rows = self.read_rows
+        records = {r.record.branch: r.record for r in rows if r.record.branch == branch}
+        fresh = {r.branch: r for r in self.source.with_evidence(list(records.values()))}
+        view = QueueView(order([fresh.get(r.record.branch, r.record) for r in rows]), self.omitted)
+        self.post_message(QueueRead(view, nth=nth, over=rows))
 
     def on_unmount(self) -> None:
         self._cancel.set()  # a sweep in flight stops with the app
@@ -306,11 +340,11 @@ class QueueScreen(Screen[None]):
         hidden = sum(1 for r in self.rows if r.hidden)
         count = self.kept_count if self.kept_at is not None else len(self.shown)
         title = f"review queue: {count} branch{'es' * (count != 1)} · sort: {self.sort}"
+        if self.kept_at is not None:  # before the longer words: a narrow screen cuts the title's end
+            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
         title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
         title += f" · {hidden} approved and merged not shown" if hidden else ""
         title += f" · {omitted_words(self.omitted)}" if self.omitted else ""
-        if self.kept_at is not None:
-            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
         box = self.query_one("#queue-title", Static)
         box.update(Content(title))
         box.set_class(bool(self.omitted), "cut")
@@ -345,7 +379,11 @@ class QueueScreen(Screen[None]):
 
     @on(QueueTable.RowHighlighted)
     def _highlighted(self) -> None:
+        self._keep = None  # the reviewer moved on: a read in flight lands them where they are now
         self._focus_line()
+        # the footer: `a`/`x` are on for a row with its evidence only, and every key the kept rows had off
+        # is on once the real read is drawn (each redraw puts the cursor, and so comes here)
+        self.refresh_bindings()
 
     @on(QueueTable.RowSelected)
     def _selected(self) -> None:
@@ -354,8 +392,11 @@ class QueueScreen(Screen[None]):
     def _focus_line(self) -> None:
         row = self.current_row()
         who = " ".join(visible(x) for x in (row.record.agent, row.record.task) if x) if row else ""
-        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {who}" if who else "") \
-            if row else "no agent branches"
+        delta = delta_words(row.record) if row else ""  # its column is past the screen's right edge at 200
+        none = f"no branch matches {visible(self.filter_text)!r} (escape: every branch)" if self.filter_text \
+            else "no agent branches"
+        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {delta}" if delta else "") + (
+            f" · {who}" if who else "") if row else none
         self.query_one("#queue-focus", Static).update(Content(text))
 
     # --- keys -------------------------------------------------------------------
@@ -383,6 +424,16 @@ class QueueScreen(Screen[None]):
         box = self.query_one("#queue-filter", Input)
         box.add_class("shown")
         box.focus()
+
+    def action_clear_filter(self) -> None:
+        """Close the filter box and show every branch again."""
+        box = self.query_one("#queue-filter", Input)
+        box.value = ""
+        box.remove_class("shown")
+        self.query_one("#queue-table", QueueTable).focus()
+        if self.filter_text:
+            self.filter_text = ""
+            self.redraw()
 
     @on(Input.Submitted, "#queue-filter")
     def _filter(self, event: Input.Submitted) -> None:
@@ -417,6 +468,8 @@ class QueueScreen(Screen[None]):
         self._sweep_next()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text) or self.query_one("#queue-filter", Input).has_class("shown")
         if action in ("approve", "reject", "snooze", "rerun", "sort", "filter") and self.kept_at is not None:
             return False  # the last start's rows: nothing is done from them until the real read is in
         if action in ("approve", "reject"):

@@ -38,7 +38,7 @@ class QueueTable(ScrollView, can_focus=True):
                 tooltip="A screenful down"),
         Binding("home", "move_to(0)", "First", show=False, id="queue_list.first", tooltip="The first row"),
         Binding("end", "move_to(-1)", "Last", show=False, id="queue_list.last", tooltip="The last row"),
-        Binding("enter", "select", "Open", show=False, id="queue_list.open",
+        Binding("enter", "select", "Open", id="queue_list.open",  # shown: it hides the screen's own `enter`
                 tooltip="Open the review of the branch under the cursor"),
     ]
 

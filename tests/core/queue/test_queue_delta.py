@@ -75,3 +75,45 @@ def test_the_delta_column_headless(reworked: RepoBuilder) -> None:
     again = {r.record.branch: r for r in order(read_records(reworked.root, "main"))}  # cached now: the same
     assert again["agent/reworked"].record.delta == 2
     assert json.loads(json.dumps(doc)) == doc
+
+
+def test_the_queues_batched_delta_is_reviewui_deltas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Branches approved, then re-indented, renamed, rebased: the queue's count is `reviewui delta`'s."""
+    import reviewui.core.delta.batch as batch
+    from reviewui.cli import main
+
+    rb = RepoBuilder(tmp_path / "r")
+    rb.commit({"mod.py": FUNCS, "other.py": FUNCS}, "base")
+    def version(loop_end: str = "    return s\n", f7: str = "    return 7\n") -> str:
+        return _edit(_edit(FUNCS, 2, "    for y in x:\n        s = y\n" + loop_end), 7, f7)
+    v1 = version()
+    reworks = {
+        "agent/reindent": {"mod.py": version(loop_end="        return s\n")},
+        "agent/rename": {"mod.py": None, "pkg/mod.py": _edit(v1, 9, "    return 9\n")},
+        "agent/rebase": {"mod.py": "import os\n\n\n" + version(f7="    return 77\n")},
+    }
+    for branch in reworks:
+        rb.branch(branch, "main")
+        rb.commit({"mod.py": v1})
+        assert main(["verdict", branch, "approve", "--repo", str(rb.root)]) == 0
+    rb.checkout("main")
+    moved = rb.commit({"mod.py": "import os\n\n\n" + FUNCS, "other.py": FUNCS + "X = 1\n"}, "upstream")
+    for branch, files in reworks.items():
+        rb.checkout(branch)
+        if branch == "agent/rebase":
+            rb.git("reset", "-q", "--hard", moved)
+        rb.commit(files)
+    rb.checkout("main")
+    capsys.readouterr()
+
+    def alone(*_: object) -> None:
+        raise AssertionError("computed one by one, not in the batch")
+    monkeypatch.setattr(batch, "_one", alone)
+    rows = {r.branch: r for r in read_records(rb.root, "main")}
+    for branch in reworks:
+        assert main(["delta", branch, "--repo", str(rb.root), "--format", "json"]) == 0
+        counts = json.loads(capsys.readouterr().out)["counts"]
+        assert rows[branch].currency == "outdated", (branch, {b: (r.currency, r.delta) for b, r in rows.items()})
+        assert rows[branch].delta == counts["changed"] + counts["new"], branch
+        assert counts["changed"] + counts["new"] > 0 and counts["unchanged"] > 0, branch  # a delta worth comparing

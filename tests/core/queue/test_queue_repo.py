@@ -132,3 +132,26 @@ def test_reviewui_alone_on_the_base_with_agent_branches_offers_the_queue(repo: R
     repo.checkout("agent/plain")
     proc = run_cli(cwd=repo.root)  # on a branch of its own: that branch's review, as ever
     assert proc.returncode == 2 and "queue" not in proc.stderr, proc.stderr
+
+
+def test_two_graphs_joined_are_the_graph_of_both(tmp_path: Path) -> None:
+    """The queue asks git for the new heads' graph while the notes are read, then for the reviewed ones'."""
+    from reviewui.core.queue.git_batch import branch_graph
+
+    rb = RepoBuilder(tmp_path / "r")
+    first = rb.commit({"a.py": "x = 0\n"}, "base")
+    rb.branch("agent/one", "main")
+    one = rb.commit({"one.py": "x = 1\n"})
+    rb.checkout("main")
+    second = rb.commit({"a.py": "x = 2\n"}, "main moves")
+    rb.branch("agent/two", "main")
+    two = rb.commit({"two.py": "y = 2\n"})
+    rb.git("merge", "-q", "--no-edit", "agent/one")  # two parents beyond the base, leaving it at two commits
+    merged = rb.git("rev-parse", "HEAD")
+    rb.checkout("main")
+    heads = [one, two, merged]
+    both = branch_graph(rb.root, second, heads)
+    joined = branch_graph(rb.root, second, heads[:1]).joined(branch_graph(rb.root, second, heads[1:]))
+    assert (joined.parents, joined.boundary) == (both.parents, both.boundary)
+    assert [joined.own_commits(h) for h in heads] == [both.own_commits(h) for h in heads]
+    assert [joined.merge_base(h) for h in heads] == [first, second, None]  # None: git merge-base decides
