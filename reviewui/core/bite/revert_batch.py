@@ -285,6 +285,6 @@ def _run_result(here: Path, reply: dict[str, object]) -> RunResult | None:
         tests = tuple(parse_junit(here / "junit.xml"))
     except JUnitError as e:
         junit_error = str(e)
-    limit = sandbox.limit_reason(text, [t.exception for t in tests] + [t.message for t in tests]) if code else None
+    limit = sandbox.limit_reason(text, [x for t in tests for x in (t.exception, t.message, t.detail)]) if code else None
     return RunResult(command=(), returncode=code, seconds=seconds, output=text, output_bytes=len(raw), pytest=True,
                      tests=tests, junit_error=junit_error, limit=limit)

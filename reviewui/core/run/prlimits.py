@@ -66,15 +66,42 @@ def needs_preexec() -> bool:
 
 def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
     """"memory limit" / "disk limit" / "process limit" when a failed run's output or errors show it
-    hit one, else None."""
-    if "MemoryError" in exceptions or "MemoryError" in output or "Cannot allocate memory" in output \
-            or "std::bad_alloc" in output:
+    hit one, else None.
+
+    What the tests themselves hit (their own errors, pytest's FAILURES and ERRORS sections) is
+    judged first: a test stopped by the disk limit whose failure report then ran pytest's plugins
+    out of memory (hypothesis imports itself for the summary) hit the disk limit.
+    """
+    if "MemoryError" in exceptions:
         return "memory limit"
-    if "File too large" in output or "No space left on device" in output or "OSError: [Errno 27]" in output:
+    own = "\n".join(e for e in exceptions if e)
+    for text in (own, _reports(output), output):
+        hit = _hit_in(text)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _reports(output: str) -> str:
+    """The tests' own failure reports in pytest's output (its FAILURES and ERRORS sections)."""
+    parts = []
+    for title in ("= FAILURES =", "= ERRORS ="):
+        at = output.find(title)
+        if at >= 0:
+            end = output.find("short test summary info", at)
+            parts.append(output[at:end if end >= 0 else len(output)])
+    return "\n".join(parts)
+
+
+def _hit_in(text: str) -> str | None:
+    """The limit `text` shows was hit, else None."""
+    if "MemoryError" in text or "Cannot allocate memory" in text or "std::bad_alloc" in text:
+        return "memory limit"
+    if "File too large" in text or "No space left on device" in text or "OSError: [Errno 27]" in text:
         return "disk limit"
     # EAGAIN from fork (not from a non-blocking socket, which says the same words)
-    if "fork: retry" in output or "fork: Resource temporarily unavailable" in output or "Cannot fork" in output \
-            or "can't start new thread" in output \
-            or ("BlockingIOError" in output and ("os.fork()" in output or "_fork_exec" in output)):
+    if "fork: retry" in text or "fork: Resource temporarily unavailable" in text or "Cannot fork" in text \
+            or "can't start new thread" in text \
+            or ("BlockingIOError" in text and ("os.fork()" in text or "_fork_exec" in text)):
         return "process limit"
     return None

@@ -276,7 +276,7 @@ def run_tests(
                 junit_error = str(e)
         hit = outcome.limit
         if hit is None and rc != 0 and not cancelled:
-            hit = sandbox.limit_reason(out, [t.exception for t in tests] + [t.message for t in tests])
+            hit = sandbox.limit_reason(out, [x for t in tests for x in (t.exception, t.message, t.detail)])
         return RunResult(
             command=tuple(full),
             returncode=rc,
