@@ -120,7 +120,8 @@ def _tells():
     return found
 
 
-MODULES = ["reviewui_covctx", "reviewui_forks", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch"]
+MODULES = ["reviewui_covctx", "reviewui_forks", "reviewui_guard_batch", "reviewui_origin", "reviewui_reports",
+           "reviewui_revert_batch"]
 FILES = [m + ".py" for m in MODULES]
 PLUGINS = ["reviewui_canary", "reviewui_covctx", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Unpack
 
 from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
-from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
+from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest, referenced_name
 from reviewui.core.bite.guard_check import GuardFields
 from reviewui.core.bite.report import HunkResult, Verdict
 from reviewui.core.bite.runctx import Observation
@@ -39,8 +39,11 @@ def grade_revert(diff: Diff, f: FileDiff, h: Hunk, seen: Observation, tests: tup
         return hunk_result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output),
                            tests_run=tests)
     if pytest_mode:
+        # What the revert removes and needs matters only to a failure about a name (grade._excused):
+        # the two modules are parsed only when some failure is one (a parse of each per revert was
+        # most of a big sweep's grading).
+        is_py = f.path.endswith(".py") and any(referenced_name(t) is not None for t in run.failing)
         head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
-        is_py = f.path.endswith(".py")
         removed = removed_by_revert(head_text, reverted_text) if is_py else None
         names = defined_names(f, h) | (removed.all if removed else frozenset())
         needed = needed_by_revert(head_text, reverted_text) if is_py else frozenset()

@@ -12,6 +12,8 @@ from pathlib import Path
 HERE = Path(__file__).parent
 FORKS_MODULE = "reviewui_forks"
 """The name a run imports forks.py under (forks.MODULE)."""
+REPORTS_MODULE = "reviewui_reports"
+"""The name a run imports reports.py under (reports.MODULE)."""
 
 
 def source(name: str) -> Path:
@@ -31,9 +33,9 @@ each inert unless its request is there, so no run can tell its kind by what is l
 
 
 def place_all(plugin_dir: Path) -> None:
-    """Every plugin of PLUGINS and the fork helper into `plugin_dir` (what is there stays)."""
+    """Every plugin of PLUGINS and the helpers (forks, reports) into `plugin_dir` (what is there stays)."""
     plugin_dir.mkdir(parents=True, exist_ok=True)
-    for module, name in (*PLUGINS, (FORKS_MODULE, "forks.py")):
+    for module, name in (*PLUGINS, (FORKS_MODULE, "forks.py"), (REPORTS_MODULE, "reports.py")):
         target = plugin_dir / f"{module}.py"
         if not target.is_file():
             shutil.copyfile(HERE / name, target)
