@@ -86,8 +86,8 @@ def share() -> bool:
         return real_range(lineno, src, assertion, astnode)
 
     statement_range._reviewui = True  # type: ignore[attr-defined]
-    code.getstatementrange_ast = statement_range  # a traceback entry's statement
-    source.getstatementrange_ast = statement_range  # Source.getstatement (the indent of the lines shown)
+    code.getstatementrange_ast = statement_range  # type: ignore[attr-defined,assignment]  # an entry's statement
+    source.getstatementrange_ast = statement_range  # type: ignore[assignment]  # Source.getstatement's
     source.get_statement_startend2 = _startend
     return True
 
