@@ -52,18 +52,18 @@ def test_file(i: int) -> str:
     return f"from pkg.m{i} import f{i}\n\n\n{body}def test_{i}_guard():\n    assert f{i}(-3) == 0\n"
 
 
-def make_repo(root: Path) -> None:
+def make_repo(root: Path, modules: int = N_MODULES) -> None:
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     (root / "pkg").mkdir()
     (root / "tests").mkdir()
     (root / "pkg/__init__.py").write_text("")
-    for i in range(N_MODULES):
+    for i in range(modules):
         (root / f"pkg/m{i}.py").write_text(module(i, False))
     git(root, "add", "-A")
     git(root, "commit", "-qm", "base")
     git(root, "checkout", "-qb", "agent/work")
-    for i in range(N_MODULES):
+    for i in range(modules):
         (root / f"pkg/m{i}.py").write_text(module(i, True))
         (root / f"tests/test_m{i}.py").write_text(test_file(i))
     git(root, "add", "-A")

@@ -279,6 +279,14 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
 
 def statement_spans(source: str) -> list[tuple[int, int]] | None:
     """Line spans of every statement (compound statements: their header only); None on SyntaxError."""
+    spans = _spans(source)
+    return None if spans is None else list(spans)
+
+
+@functools.lru_cache(maxsize=8)
+def _spans(source: str) -> tuple[tuple[int, int], ...] | None:
+    """statement_spans, kept for the last few files: every hunk of a file is selected from the same
+    head text (a parse of it per hunk was most of a 200-hunk plan's time)."""
     try:
         tree = parse_python(source)
     except (SyntaxError, ValueError):
@@ -294,7 +302,7 @@ def statement_spans(source: str) -> list[tuple[int, int]] | None:
         else:
             end = node.end_lineno or node.lineno
         spans.append((start, end))
-    return spans
+    return tuple(spans)
 
 
 def _innermost(line: int, spans: list[tuple[int, int]]) -> tuple[int, int] | None:

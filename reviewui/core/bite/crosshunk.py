@@ -13,8 +13,10 @@ each function (by qualified name).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import Diff, Hunk
@@ -53,7 +55,10 @@ def removed_by_revert(head: str, reverted: str) -> Removed | None:
     return Removed(frozenset(names), frozenset(params), frozenset(functions))
 
 
-def _facts(text: str) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
+@functools.lru_cache(maxsize=8)
+def _facts(text: str) -> tuple[frozenset[str], Mapping[str, tuple[str, ...]]] | None:
+    """The names `text` defines or imports, and each function's parameters (cached: every revert of
+    a file compares against the same head)."""
     try:
         tree = parse_python(text)
     except (SyntaxError, ValueError):
@@ -91,7 +96,7 @@ def _facts(text: str) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
             visit(child, prefix)
 
     visit(tree, "")
-    return names, sigs
+    return frozenset(names), sigs
 
 
 def needed_by_revert(head: str, reverted: str) -> frozenset[str]:
@@ -102,34 +107,52 @@ def needed_by_revert(head: str, reverted: str) -> frozenset[str]:
     evidence about the tests. Builtins never count. Empty when either side
     does not parse.
     """
-    try:
-        before, after = parse_python(head), parse_python(reverted)
-    except (SyntaxError, ValueError):
+    before, after = _uses(head), _uses(reverted)
+    if before is None or after is None:
         return frozenset()
     import builtins
 
-    def loads(tree: ast.AST) -> set[str]:
-        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-    def bound(tree: ast.AST) -> set[str]:
-        out: set[str] = set()
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                out.add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.add(n.name)
-            elif isinstance(n, ast.arg):
-                out.add(n.arg)
-            elif isinstance(n, (ast.Import, ast.ImportFrom)):
-                out.update((al.asname or al.name).split(".")[0] for al in n.names)
-            elif isinstance(n, ast.ExceptHandler) and n.name:
-                out.add(n.name)
-        return out
-
     # By scope (another function's own `args` is no help); what head's module bound is the revert's own doing.
-    (unbound_after, _), (unbound_head, bound_head) = _unbound(reverted, after), _unbound(head, before)
-    unbound = unbound_after - unbound_head - bound_head
-    return frozenset(loads(after) - loads(before) - bound(after) - set(dir(builtins))) | unbound
+    unbound = after.unbound - before.unbound - before.module
+    return frozenset(after.loads - before.loads - after.bound - set(dir(builtins))) | unbound
+
+
+@dataclass(frozen=True)
+class _Uses:
+    """What needed_by_revert compares of one side."""
+
+    loads: frozenset[str]
+    """Every name read anywhere."""
+    bound: frozenset[str]
+    """Every name bound anywhere (assigned, defined, a parameter, imported, an exception's)."""
+    unbound: frozenset[str]
+    module: frozenset[str]
+    """_unbound's two sets."""
+
+
+@functools.lru_cache(maxsize=8)
+def _uses(source: str) -> _Uses | None:
+    """needed_by_revert's facts about one side, None when it does not parse (cached: every revert of a
+    file compares against the same head)."""
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError):
+        return None
+    loads: set[str] = set()
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else out).add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((al.asname or al.name).split(".")[0] for al in n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    unbound, module = _unbound(source, tree)
+    return _Uses(frozenset(loads), frozenset(out), unbound, module)
 
 
 def _unbound(source: str, tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:

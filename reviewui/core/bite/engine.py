@@ -151,7 +151,8 @@ def run_bite(
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)
             executor = (engine or LocalExecutor)(pool)
-            plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots)
+            plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots,
+                              getattr(executor, "session_share", None))
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
             phase = None if witness is None else before_close.enter_context(contextlib.closing(WitnessPhase(

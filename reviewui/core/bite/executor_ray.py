@@ -49,6 +49,9 @@ class RayExecutor:
     """Carries out plans on a connected Ray cluster (the driver's own pool only prepared them)."""
 
     name = "ray"
+    session_share = 0.0
+    """A session per slot whatever the plan's size (plan.session_count): the slots are other
+    machines' cores, idle unless given work, and the plan is dealt to them up front."""
 
     def __init__(self, pool: WorktreePool, cluster: RayCluster, extras: tuple[str, ...] = (),
                  ship_limit: int = DEFAULT_SHIP_LIMIT) -> None:

@@ -18,6 +18,7 @@ from reviewui.core.bite.plan import ControlItem, GuardItem, Item, RevertItem
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.revert import RevertError
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
+from reviewui.core.bite.staging import write_loose
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.scratch_build import commit_scratch
 from reviewui.core.run.worktree import WorktreePool
@@ -62,7 +63,9 @@ def control_alone(pool: WorktreePool, job: SweepJob, item: ControlItem) -> Contr
             scratch.checkout(job.target.head)
             path = scratch.path / item.file.path
             if path.is_file() and not path.is_symlink():
+                files: dict[str, bytes | None] = {item.file.path: path.read_bytes()}
                 scratch.edit_files({item.file.path: path.read_bytes()})
+                write_loose(scratch.path, files)  # as many loose objects as a revert's commit leaves
             else:
                 commit_scratch(scratch.path)
             extra = origin.QUIET_STOP if item.shape == "revert" else None

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Unpack
 
 from reviewui.core.bite.crosshunk import needed_by_revert, removed_by_revert, user_of
-from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest
+from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest, referenced_name
 from reviewui.core.bite.guard_check import GuardFields
 from reviewui.core.bite.report import HunkResult, Verdict
 from reviewui.core.bite.runctx import Observation
@@ -39,7 +39,11 @@ def grade_revert(diff: Diff, f: FileDiff, h: Hunk, seen: Observation, tests: tup
         return hunk_result(h, "broken", reason=seen.foreign, seconds=run.seconds, output=rel(run.output),
                            tests_run=tests)
     head_text, reverted_text = before.decode("utf-8", "replace"), after.decode("utf-8", "replace")
-    is_py = f.path.endswith(".py")
+    # What the revert removes and needs matters only to a failure about a name (grade._excused, or a
+    # failed command's output): the two modules are parsed only when some failure may be one (a parse
+    # of each per revert was most of a big sweep's grading).
+    about_a_name = any(referenced_name(t) is not None for t in run.failing) if pytest_mode else bool(run.returncode)
+    is_py = f.path.endswith(".py") and about_a_name
     removed = removed_by_revert(head_text, reverted_text) if is_py else None
     names = defined_names(f, h) | (removed.all if removed else frozenset())
     if pytest_mode:

@@ -14,7 +14,10 @@ index a copy of the head's with the one entry changed. Byte for byte the
 objects and commit are git's (`git fsck` and `git diff` agree); the index
 carries no cache-tree extension (git rebuilds it when it needs one). What a
 test could tell from that, a null revert staged the same way (control.py)
-shows too. An index git wrote in another format (v4), or anything unexpected,
+shows too, its loose objects included: the head's blob, trees and commit are
+all in the scratch's packs (scratch_build.pack_head), so a null revert's fork
+gets the same loose objects a revert's does, one for the file, one per tree on
+its path and one for the commit, each of them the head's own. An index git wrote in another format (v4), or anything unexpected,
 makes `Stager.of` answer None and the caller stages through git as before.
 """
 
@@ -95,9 +98,10 @@ class Stager:
             dirs.setdefault(folder, {})[name] = _Entry(mode, bytes.fromhex(sha))
         return Stager(scratch, dirs, commit, index, tree_mtime(scratch))
 
-    def stage(self, files: dict[str, bytes | None], index_out: Path) -> str:
+    def stage(self, files: dict[str, bytes | None], index_out: Path | None) -> str:
         """Write the objects of HEAD with `files` in place (None: deleted) and their index to
-        `index_out`; return the commit's id. The scratch's own HEAD, index and files are untouched."""
+        `index_out` (None: no index); return the commit's id. The scratch's own HEAD, index and
+        files are untouched."""
         self.made = []
         dirs: dict[str, dict[str, _Entry]] = {"": dict(self._dirs[""])}
         changed: dict[str, tuple[str, bytes] | None] = {}
@@ -121,7 +125,8 @@ class Stager:
         root = self._tree("", dirs)
         commit = self._commit.split(b"\n", 1)
         sha = self._write("commit", b"tree " + root.hex().encode() + b"\n" + commit[1])
-        index_out.write_bytes(self._with(changed, files))
+        if index_out is not None:
+            index_out.write_bytes(self._with(changed, files))
         return sha.hex()
 
     def _tree(self, folder: str, dirs: dict[str, dict[str, _Entry]]) -> bytes:
@@ -206,3 +211,14 @@ class Stager:
             keep[key] = body + b"\0" * (8 - (len(body) % 8))
         out = b"DIRC" + struct.pack(">II", version, len(keep)) + b"".join(keep[k] for k in sorted(keep))
         return out + hashlib.sha1(out, usedforsecurity=False).digest()
+
+
+def write_loose(scratch: Path, files: dict[str, bytes | None]) -> None:
+    """Write, as loose objects in `scratch`'s own store, the objects of its HEAD with `files` in place
+    that only a pack holds: the blobs, the trees on their paths and the commit. An edit that changes
+    a file gets those from git as new loose objects; a null edit (the file's own bytes, control.py)
+    would get none, and a test counting loose objects could tell the two apart."""
+    stager = Stager.of(scratch)
+    if stager is not None:
+        stager.stage(files, None)
+

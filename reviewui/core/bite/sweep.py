@@ -24,6 +24,7 @@ from reviewui.core.bite.control import ControlResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
+from reviewui.core.bite import plan as planning
 from reviewui.core.bite.plan import Batching, RevertItem, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.progress import ProgressSink
@@ -190,8 +191,10 @@ class Sweep:
         if prepared.baseline.reason != "cancelled":
             cache.put(self.key, prepared)
 
-    def plan(self, prepared: Prepared, guards: list[Guard], ctx: RunContext, slots: int) -> SweepPlan:
-        """The sweep's plan from the baseline (plan.plan_sweep)."""
+    def plan(self, prepared: Prepared, guards: list[Guard], ctx: RunContext, slots: int,
+             share: float | None = None) -> SweepPlan:
+        """The sweep's plan from the baseline (plan.plan_sweep); `share`: the work a session gets at
+        least (None: plan.SESSION_SHARE, this machine's cores; an executor on other machines says 0)."""
         base = prepared.baseline
         self.readers = readers_by_file(base.source_readers)
         # A pytest that moved a private name the batches lean on: every item alone, and said.
@@ -209,7 +212,8 @@ class Sweep:
         if self.book is not None:  # what an earlier sweep graded, unchanged since, is reused, not run
             self.grades = Grades(self.book, self.target, self.diff, self.head, ctx, self.reuse_tag)
             targets, jobs, hunks, self.reused = self.grades.split(targets, hunk_plans, jobs)
-        planned = plan_sweep(targets, hunk_plans, jobs, slots=slots, batching=batching)
+        planned = plan_sweep(targets, hunk_plans, jobs, slots=slots, batching=batching,
+                             share=planning.SESSION_SHARE if share is None else share)
         self.scopes.update(planned.scopes)
         return replace(planned, known=planned.known + tuple(hunks)) if hunks else planned
 

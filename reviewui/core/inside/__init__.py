@@ -12,6 +12,8 @@ from pathlib import Path
 HERE = Path(__file__).parent
 FORKS_MODULE = "reviewui_forks"
 """The name a run imports forks.py under (forks.MODULE)."""
+REPORTS_MODULE = "reviewui_reports"
+"""The name a run imports reports.py under (reports.MODULE)."""
 
 
 def source(name: str) -> Path:
@@ -33,11 +35,13 @@ each inert unless its request is there, so no run can tell its kind by what is l
 
 HELPERS: tuple[tuple[str, str], ...] = (
     (FORKS_MODULE, "forks.py"),
+    (REPORTS_MODULE, "reports.py"),
     ("reviewui_witness_values", "witness_values.py"),
     ("reviewui_witness_search", "witness_search.py"),
     ("reviewui_witness_inputs", "witness_inputs.py"),
 )
-"""(module, file) of the modules the plugins import, placed beside them in every run (the search and
+"""(module, file) of the modules the plugins import, placed beside them in every run (the fork helper, the
+revert batch's failure reports, the witness values; the search and
 its inputs only imported in a witness search run)."""
 
 

@@ -46,8 +46,9 @@ import pytest
 
 try:
     import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside this plugin in a run
+    import reviewui_reports as reports  # type: ignore[import-not-found]
 except ImportError:  # imported by reviewui itself, for its names
-    from reviewui.core.inside import forks
+    from reviewui.core.inside import forks, reports
 
 REQUEST_VAR = "REVIEWUI_REVERT_BATCH"
 _fork: dict[str, Any] = {"revert": None}
@@ -251,7 +252,8 @@ def _warm(session: Any) -> None:
     report's escape (about 8 ms: a character class spanning Unicode) and the collection globs.
     Pure functions of their text, so a fork sees exactly what it would have compiled. Map the
     modules pytest's configuration loaded (a failure report looks each one up), and rewrite
-    the test files this session collects after the forks (`_rewrite_once`)."""
+    the test files this session collects after the forks (`_rewrite_once`). Let each fork's
+    failure reports parse a source file once, not once per failing test (reports.py)."""
     import fnmatch
     import inspect
 
@@ -264,6 +266,7 @@ def _warm(session: Any) -> None:
             for pattern in session.config.getini(name):
                 fnmatch.fnmatch("x", pattern)
         _rewrite_once(session.config, [a.split("::", 1)[0] for a in session.config.args])
+        reports.share()
     except Exception:
         pass  # only time is lost: each fork compiles what it needs
 

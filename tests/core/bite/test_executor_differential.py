@@ -119,7 +119,7 @@ def test_a_plain_sweep_batches_its_reverts_and_grades_as_each_alone(sweeps: dict
 def test_a_plain_sweep_runs_its_python_reverts_in_sessions_not_alone(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Without --guards, no Python revert that names its tests runs alone in a fresh scratch."""
-    from reviewui.core.bite import executor_local, fallback
+    from reviewui.core.bite import executor_local, fallback, plan
 
     alone: list[Item] = []
     real = fallback.run_alone
@@ -129,6 +129,7 @@ def test_a_plain_sweep_runs_its_python_reverts_in_sessions_not_alone(tmp_path: P
         return real(pool, job, item)
 
     monkeypatch.setattr(executor_local, "run_alone", spy)
+    monkeypatch.setattr(plan, "SESSION_SHARE", 0.0)  # 4 hunks would ride one session: split them over both slots
     use_venv_python(monkeypatch)
     base = {"pkg/__init__.py": "", **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(4)}}
     branch = {"tests/__init__.py": "",

@@ -174,3 +174,34 @@ def test_a_unittest_revert_failing_only_on_a_name_another_hunk_uses_is_broken() 
                            frozenset({"ROUND_FLOOR"}), users.get).verdict == "bites"
     assert grade_exit_code(run, frozenset({"ROUND_FLOOR"}), {}.get).verdict == "bites"
     assert grade_exit_code(run, frozenset({"OTHER"}), users.get).verdict == "bites"
+
+
+def test_a_revert_is_parsed_only_when_a_failure_is_about_a_name(monkeypatch) -> None:
+    """The cross-hunk analysis (two parses of the module per revert) runs only for a failure it can
+    excuse; the verdict of a rename's other half is still `broken`."""
+    from pathlib import Path
+
+    from reviewui.core.bite import crosshunk, revert_grade
+    from reviewui.core.bite.origin import Observed
+    from reviewui.core.bite.runctx import Observation
+    from reviewui.core.diff import Diff
+
+    f, h = hunk_of(["    return sum(items)"], ["    return old_sum(items)"])
+    head, reverted = b"def total(items):\n    return sum(items)\n", b"def total(items):\n    return old_sum(items)\n"
+    calls: list[str] = []
+    real = crosshunk.removed_by_revert
+
+    def counted(a: str, b: str):  # type: ignore[no-untyped-def]
+        calls.append(a)
+        return real(a, b)
+
+    monkeypatch.setattr(revert_grade, "removed_by_revert", counted)
+
+    def grade(*tests: TestOutcome):  # type: ignore[no-untyped-def]
+        seen = Observation(run(*tests), Observed({}, {}, True), None)
+        return revert_grade.grade_revert(Diff("/r", "a", "b"), f, h, seen, ("t.py::a",), Path("/s"), head, reverted, True)
+
+    r = grade(failed("t.py::a", "assert 3 == 6"))
+    assert r.verdict == "bites" and calls == []
+    r = grade(failed("t.py::a", "NameError: name 'old_sum' is not defined"))
+    assert r.verdict == "broken" and "old_sum" in r.reason and len(calls) == 1

@@ -196,3 +196,28 @@ def test_the_controls_cover_as_many_of_a_phases_selections_as_they_can() -> None
         [session] = plan.sessions
         assert {c.tests for c in session.reverts if isinstance(c, ControlItem)} == {
             ("tests/test_a.py::test_a",), ("tests/test_b.py",)}  # the rare selection too, every time
+
+
+def test_a_small_plan_opens_no_more_sessions_than_its_work_pays_for() -> None:
+    from reviewui.core.bite.plan import GUARD_WORK, SESSION_SHARE, session_count
+
+    assert SESSION_SHARE >= 4 and 0 < GUARD_WORK <= 1
+    assert session_count(8, 0, 2, 8.0) == 1  # bench_bite's 8 hunks: one session, not two of four
+    assert session_count(16, 0, 2, 8.0) == 2
+    assert session_count(8, 16, 2, 8.0) == 2  # guards count half: 8 + 8
+    assert session_count(300, 0, 4, 8.0) == 4  # never past the slots
+    assert session_count(3, 0, 3, 8.0) == 1 and session_count(0, 0, 2, 8.0) == 1
+    assert session_count(3, 0, 3, 0.0) == 3  # no share: one per slot, as before
+
+    small = hunks_of("pkg/m.py", 8)
+    plan = plan_sweep(small, covered(small), [], slots=2, batching=BATCHING, share=SESSION_SHARE)
+    assert len(plan.sessions) == 1 and plan.tail == ()
+    assert sorted(r.key for r in plan.sessions[0].reverts if isinstance(r, RevertItem)) == sorted(h.key for _, h in small)
+    assert sum(isinstance(r, ControlItem) for r in plan.sessions[0].reverts) == CONTROLS
+    big = hunks_of("pkg/m.py", 16)
+    plan = plan_sweep(big, covered(big), [], slots=2, batching=BATCHING, share=SESSION_SHARE)
+    assert [sum(isinstance(r, RevertItem) for r in s.reverts) for s in plan.sessions] == [8, 8]
+    # guards add work: 8 reverts and 16 guards are two sessions' worth, with a tail between them
+    jobs = [guard("pkg/m.py", n) for n in range(2, 14)] * 2
+    plan = plan_sweep(small, covered(small), jobs, slots=2, batching=BATCHING, share=SESSION_SHARE)
+    assert len(plan.sessions) == 2 and len(plan.tail) == int(len(jobs) * guard_tail.TAIL_SHARE)
