@@ -147,6 +147,8 @@ def side_checks(scratch: Scratch, target: Target, ctx: RunContext, selected: tup
     garbage = forks.forked[0].run if batched else None
     if garbage is not None:
         return garbage.returncode == 0 and not garbage.killed
+    if ctx.cancel is not None and ctx.cancel.is_set():
+        return None  # stopped meanwhile (the baseline is not green, or the sweep was cancelled): no run more
     scratch.reset()
     return garbage_passes(scratch, ctx, selected, limit, ctx.modules)
 
