@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from reviewui.core.bite.guard_batch import DefPath
+from reviewui.core.bite.guard_check import DefPath
 from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.inside import witness_values
