@@ -22,7 +22,7 @@ from typing import Callable
 
 from reviewui.core.bounded import parse_python
 from reviewui.core.inside import guard_batch_child
-from reviewui.core.run import room
+from reviewui.core.run import sandbox
 from reviewui.core.bite.grade import grade_pytest
 from reviewui.core.bite.guard_check import BatchGuard, DefPath, GuardJob, result
 from reviewui.core.bite.guard_report import GuardResult
@@ -166,7 +166,7 @@ def run_batch(
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
 
-            place = room.for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
+            place = sandbox.room_for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
 
             def encode(g: BatchGuard, n: int) -> dict[str, object]:
                 return {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
@@ -174,7 +174,7 @@ def run_batch(
 
             def setup(run_dir: Path) -> dict[str, str]:
                 nonlocal place
-                place = room.for_run(scratch.path, run_dir)
+                place = sandbox.room_for_run(scratch.path, run_dir)
                 env = reverts.setup(run_dir, scratch) if reverts is not None else {}
                 if not guards and tail is None:
                     return env

@@ -25,7 +25,7 @@ from typing import Any, Protocol, Sequence
 
 from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
-from reviewui.core.run import interp, room, run_uid, sandbox, storage
+from reviewui.core.run import interp, room, run_uid, sandbox, storage, tar_stream
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import HostProgram, resolve
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
@@ -260,10 +260,10 @@ class Server:
             if self.sized:
                 tar = self.io / "tree.tar"
                 with open(tar, "wb") as f:
-                    packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
+                    packer = tar_stream.pack(Path(cwd).resolve(), out=f.fileno())
                     if packer.wait() != 0:
                         return None  # the tree cannot be packed: the run goes cold
-                request["tree"] = {"tar": room.IO + "/tree.tar", "exe": storage.tar_path(),
+                request["tree"] = {"tar": room.IO + "/tree.tar", "exe": tar_stream.tar_path(),
                                    "dir": place.tree_inside, "slot": room.SLOT,
                                    "home": storage.home_inside()}
                 entries = measure([Path(cwd)])[1]
