@@ -48,7 +48,7 @@ from typing import Callable, Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
-from reviewui.core.run import interp, room, run_uid, sandbox, storage, tar_stream
+from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import AgentWords, host_program
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
@@ -335,7 +335,7 @@ def _execute(
 ) -> Outcome:
     """Run `argv`; with `unpack`, its stdin is that tree as a tar stream (storage.py)."""
     start = time.monotonic()
-    packer = tar_stream.pack(unpack) if unpack is not None else None
+    packer = storage.pack(unpack) if unpack is not None else None
     preexec = None
     if limits is not None and sandbox.needs_preexec():
         preexec = functools.partial(sandbox.preexec_limits, limits)

@@ -34,6 +34,7 @@ directory bound read-write and the runner's watcher bounds what a run adds
 from __future__ import annotations
 
 import stat
+import subprocess
 from pathlib import Path
 
 from reviewui.core.run import mountns, room, sandbox, watch
@@ -77,6 +78,16 @@ def footprint(tree: str | Path) -> tuple[int, int]:
             total += PAGE
         seen.add((st.st_dev, st.st_ino))
     return total, len(seen)
+
+
+def pack(tree: str | Path, out: int | None = None) -> subprocess.Popen[bytes]:
+    """`tar` writing the tree (mtimes to the nanosecond, modes, symlinks as symlinks) to its stdout,
+    or to the file descriptor `out`."""
+    tar = system_tar()
+    assert tar is not None, "pack() without tar: check level() first"
+    return subprocess.Popen([tar, "--format=posix", "-C", str(tree), "-cf", "-", "."],
+                            stdout=subprocess.PIPE if out is None else out, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL)
 
 
 def home_inside() -> str:

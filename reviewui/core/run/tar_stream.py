@@ -1,18 +1,16 @@
-"""The system tar, both ends of a tree's trip into a run's sized storage (storage.py).
+"""The system tar and the line that unpacks a tree inside a cold run (storage.py's sized storage).
 
-On the host `pack` writes the tree as a tar stream; inside a cold run the
-command starts with `cold_argv`'s shell line, which unpacks it into the slot
-and then execs the command (a warm server unpacks it before it forks). Below
-the sandbox, which starts every cold run with that line, and below storage,
-which decides where runs' writes go.
+Inside a cold run the command starts with `cold_argv`'s shell line, which
+unpacks the tree (packed on the host by `storage.pack`) from stdin into the
+slot and then execs the command. Below the sandbox, which starts every cold
+run with that line, below mountns, which asks whether there is a tar, and
+below storage, which decides where runs' writes go. It starts no process.
 """
 
 from __future__ import annotations
 
 import functools
 import shutil
-import subprocess
-from pathlib import Path
 
 UNPACK = '"$1" -xpf - -C "$2" --no-same-owner --delay-directory-restore && shift 2 && exec "$@" </dev/null'
 """The shell line a cold run starts with: unpack the tree from stdin into $1, then run the command."""
@@ -22,16 +20,6 @@ UNPACK = '"$1" -xpf - -C "$2" --no-same-owner --delay-directory-restore && shift
 def system_tar() -> str | None:
     """The system tar by its system path, else None (then runs get no sized storage)."""
     return shutil.which("tar", path="/usr/bin:/bin")
-
-
-def pack(tree: str | Path, out: int | None = None) -> subprocess.Popen[bytes]:
-    """`tar` writing the tree (mtimes to the nanosecond, modes, symlinks as symlinks) to its stdout,
-    or to the file descriptor `out`."""
-    tar = system_tar()
-    assert tar is not None, "pack() without tar: check storage.level() first"
-    return subprocess.Popen([tar, "--format=posix", "-C", str(tree), "-cf", "-", "."],
-                            stdout=subprocess.PIPE if out is None else out, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL)
 
 
 def cold_argv(tree_inside: str, argv: list[str]) -> list[str]:

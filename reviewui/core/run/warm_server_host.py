@@ -260,7 +260,7 @@ class Server:
             if self.sized:
                 tar = self.io / "tree.tar"
                 with open(tar, "wb") as f:
-                    packer = tar_stream.pack(Path(cwd).resolve(), out=f.fileno())
+                    packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
                     if packer.wait() != 0:
                         return None  # the tree cannot be packed: the run goes cold
                 request["tree"] = {"tar": room.IO + "/tree.tar", "exe": tar_stream.tar_path(),
