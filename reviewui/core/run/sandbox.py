@@ -57,8 +57,8 @@ from reviewui.core.run.limits import GIB, MIB, Limits, clamp_notes, limits
 from reviewui.core.run.nesting import INSIDE_VAR
 from reviewui.core.run.prlimits import limit_reason, needs_preexec, preexec_limits
 
-__all__ = ["GIB", "INSIDE_VAR", "MIB", "Box", "bwrap_path", "has_size_option", "room_for_run", "Limits", "limit_reason", "limits", "level", "needs_preexec", "preexec_limits",
-           "require", "shown", "wrap"]
+__all__ = ["GIB", "INSIDE_VAR", "MIB", "Box", "Limits", "bwrap_path", "has_size_option", "limit_reason", "limits",
+           "level", "needs_preexec", "preexec_limits", "require", "room_for_run", "shown", "wrap"]
 
 Level = Literal["bwrap", "none"]
 
