@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.user_prefs import load_user_prefs, user_config_dir
 
 if TYPE_CHECKING:
     import zipfile
@@ -52,8 +53,6 @@ NodeVisitor, overflow Python's stack at a few hundred levels)."""
 
 def limit(kind: str) -> int:
     """The byte cap for `kind` (`transcript…` or any other input), from the user config or the default."""
-    from reviewui.core.config import load_user_prefs
-
     key, default = (
         ("max-transcript-bytes", DEFAULT_TRANSCRIPT_BYTES) if kind.startswith("transcript")
         else ("max-input-bytes", DEFAULT_INPUT_BYTES)
@@ -228,8 +227,6 @@ _limits_seen: tuple[object, AnalysisLimits] | None = None
 def analysis_limits() -> AnalysisLimits:
     """The analysis caps from the user config (`max-analysis-bytes`, `max-analysis-depth`) or the defaults."""
     global _limits_seen
-    from reviewui.core.config import load_user_prefs, user_config_dir
-
     try:  # read the config again only when it changed: parse_python is called once per file
         st = os.stat(user_config_dir() / "config.toml")
         stamp: object = (st.st_ino, st.st_mtime_ns, st.st_size)

@@ -12,14 +12,21 @@ everything.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from reviewui.core.errors import ReviewError
+from reviewui.core.git import git_common_dir, rev_parse, show_file
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
+from reviewui.core.target import default_base_ref
 from reviewui.core.test_layout import TestLayout, read_layout
+from reviewui.core.user_prefs import load_user_prefs as load_user_prefs
+from reviewui.core.user_prefs import save_user_pref as save_user_pref
+from reviewui.core.user_prefs import user_cache_dir as user_cache_dir
+from reviewui.core.user_prefs import user_config_dir as user_config_dir
+from reviewui.core.user_prefs import user_data_dir as user_data_dir
+from reviewui.core.user_prefs import user_state_dir as user_state_dir
 from reviewui.core.witness.model import Budget
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
@@ -230,8 +237,6 @@ def repo_config_at(repo_dir: str | Path, rev: str) -> dict[str, Any]:
 
     Raises ReviewError when a config file there is not valid TOML.
     """
-    from reviewui.core.git import show_file
-
     return config_from_blobs({name: show_file(repo_dir, rev, name, cap=MAX_CONFIG_BYTES) for name in CONFIG_FILES})
 
 
@@ -241,8 +246,6 @@ LOCAL_CONFIG = "reviewui.toml"
 
 def local_config(repo_dir: str | Path) -> dict[str, Any]:
     """Return the review settings in `<git dir>/reviewui.toml` (the reviewer's, per repository), or {}."""
-    from reviewui.core.git import git_common_dir
-
     path = git_common_dir(repo_dir) / LOCAL_CONFIG
     if not path.is_file():
         return {}
@@ -309,8 +312,6 @@ def branch_config_change(repo_dir: str | Path, base: str, head: str) -> BranchCo
 
     Raises ReviewError only when the base's config is unreadable (that one is trusted).
     """
-    from reviewui.core.git import show_file
-
     if base == head:
         return BranchConfigChange((), ())
     before = {n: show_file(repo_dir, base, n, cap=MAX_CONFIG_BYTES) for n in CONFIG_FILES}
@@ -404,62 +405,6 @@ def _str_list(value: Any, key: str) -> list[str]:
     return value
 
 
-# --- the user's own preferences -------------------------------------------
-
-
-def _xdg(variable: str, *default: str) -> Path:
-    """reviewui's directory under the XDG base directory `variable` (else ~/<default...>)."""
-    return Path(os.environ.get(variable) or Path.home().joinpath(*default)) / "reviewui"
-
-
-def user_config_dir() -> Path:
-    """Return reviewui's directory under the user's config dir (XDG)."""
-    return _xdg("XDG_CONFIG_HOME", ".config")
-
-
-def user_state_dir() -> Path:
-    """Return reviewui's directory for local state (marks, probes) (XDG)."""
-    return _xdg("XDG_STATE_HOME", ".local", "state")
-
-
-def user_cache_dir() -> Path:
-    """Return reviewui's cache directory (scratch worktrees live here) (XDG)."""
-    return _xdg("XDG_CACHE_HOME", ".cache")
-
-
-def user_data_dir() -> Path:
-    """Return reviewui's directory for data the user keeps (the built demo) (XDG)."""
-    return _xdg("XDG_DATA_HOME", ".local", "share")
-
-
-def load_user_prefs() -> dict[str, Any]:
-    """Return the user's saved preferences; an unreadable file counts as empty."""
-    path = user_config_dir() / "config.toml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
-def save_user_pref(key: str, value: Any) -> None:
-    """Remember one preference (e.g. `theme`) in the user config dir."""
-    import tomli_w
-
-    prefs = load_user_prefs()
-    prefs[key] = value
-    path = user_config_dir()
-    path.mkdir(parents=True, exist_ok=True)
-    tmp = path / "config.toml.tmp"
-    tmp.write_text(tomli_w.dumps(prefs), encoding="utf-8")
-    tmp.replace(path / "config.toml")
-
-
 def notes_ref_for(repo_dir: str | Path) -> str:
     """The notes ref of a repository without a branch under review (`notes pull|push`).
 
@@ -467,9 +412,6 @@ def notes_ref_for(repo_dir: str | Path) -> str:
     (never the checked-out branch or the working tree). Raises ReviewError
     for a bad config value.
     """
-    from reviewui.core.git import rev_parse
-    from reviewui.core.target import default_base_ref
-
     try:
         rev = rev_parse(repo_dir, default_base_ref(Path(repo_dir)))
     except ReviewError:

@@ -15,6 +15,7 @@ from typing import IO, Iterator, Mapping, NamedTuple, Sequence
 
 from typing import TYPE_CHECKING
 
+from reviewui.core.bounded import analysis_limits
 from reviewui.core.errors import ReviewError
 
 if TYPE_CHECKING:  # GitPython costs ~0.1 s to import: only commands that need a Repo pay it
@@ -173,8 +174,6 @@ def read_blobs(cwd: str | Path, specs: Sequence[str], cap: int | None = None) ->
     at most `cap` + 1 bytes (default: the analysis cap); the rest of a larger
     one is skipped on the pipe, never held, so memory stays bounded by the cap.
     """
-    from reviewui.core.bounded import analysis_limits
-
     cap = analysis_limits().bytes if cap is None else cap
     wanted = [s for s in specs if "\n" not in s and "\r" not in s]
     if not wanted:

@@ -409,7 +409,7 @@ class ReviewSession:
         """The key this review's evidence is stored under now (head, base, command, config, environment)."""
         from reviewui.core.store import key_for
 
-        return key_for(self)
+        return key_for(self.target, self.test_command, self.settings, all_tests=self.run.all_tests)
 
     def grade_book(self) -> "GradeStore":
         """Each hunk's and guard's grade kept in the store by what decides it (core/bite/reuse.py): a sweep

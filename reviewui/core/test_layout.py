@@ -29,6 +29,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
+from reviewui.core.git import list_files, run_git, show_file
+
 PYTEST_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 """Where pytest looks for its configuration, in its own order."""
 PYTEST_DEFAULT_FILES = ("test_*.py", "*_test.py")
@@ -190,8 +192,6 @@ class TestLayout:
 
 def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     """The test layout stored at commit `rev` (read through git, never a working tree)."""
-    from reviewui.core.git import list_files, show_file
-
     everything = list_files(repo_dir, rev)
     present = set(everything)
     options: dict[str, list[str]] = {}
@@ -241,8 +241,6 @@ def _may_configure_pytest(name: str, blob: bytes) -> bool:
 
 def _grep(repo_dir: str | Path, rev: str, pattern: str, paths: list[str]) -> list[str]:
     """Files among `paths` (pathspecs) at `rev` with a line matching the extended regex `pattern`."""
-    from reviewui.core.git import run_git
-
     if not paths:
         return []
     out = run_git(repo_dir, "grep", "-l", "-z", "-E", "-e", pattern, rev, "--", *paths, check=False)

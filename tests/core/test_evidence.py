@@ -26,7 +26,7 @@ def hunk(file: str, index: int, new_start: int, new_len: int, body: str = "+x") 
 
 
 def result(h: Hunk, verdict: str, failing: tuple[str, ...] = ()) -> HunkResult:
-    return HunkResult(h.file, h.index, h.header, h.text, verdict, failing)  # type: ignore[arg-type]
+    return HunkResult(h.file, h.index, h.header, h.text, verdict, failing_tests=failing)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -200,7 +200,7 @@ def test_what_stands_against_an_approve(state: ReviewState) -> None:
 
     ledger = EvidenceLedger(state)
     guard = GuardResult("calc.py", 0, 11, "boundary", "< to <=", "toothless")
-    ledger.add_bite(HunkResult(H0.file, H0.index, H0.header, H0.text, "bites", ("t::a",), guards=(guard,)))
+    ledger.add_bite(HunkResult(H0.file, H0.index, H0.header, H0.text, "bites", failing_tests=("t::a",), guards=(guard,)))
     ledger.add_bite(result(H1, "uncovered"))
     ledger.set_findings([finding("baseline-red", "red"), finding("uncalled-function", "f", file="calc.py", line=10)])
     assert ledger.against("approve", [(_review("reject"), "this-head", "")]) == [

@@ -25,8 +25,9 @@ from tests.clirun import ROOT
 PACKAGE = ROOT / "reviewui"
 
 HOST_PROCESSES = {
-    "core/git.py", "core/diff_batch.py", "core/notes/patchid.py", "core/notes/signing.py", "core/bite/origin.py", "core/bite/coverage_map.py",
-    "core/run/interp.py", "core/run/runner.py", "core/run/sandbox.py", "core/run/sandbox_env.py",
+    "core/git.py", "core/diff_batch.py", "core/notes/patchid.py", "core/notes/signing.py", "core/bite/origin.py",
+    "core/bite/coverage_map.py", "core/run/bwrap_start.py", "core/run/interp.py", "core/run/runner.py",
+    "core/run/sandbox.py", "core/run/sandbox_env.py",
     "core/run/storage.py", "core/run/warm_runner.py", "core/run/warm_server_host.py",
 }
 """Modules that may start a process on the host (git, its patch-id pipe and its batched diff stream, a signer, the sandbox and what it needs, and

@@ -21,7 +21,7 @@ FILE = "coder/history.py"
 
 def name_only(header: str, text: str) -> HunkResult:
     """Story 1's new function as a sweep grades it: the revert breaks every test, 6 guards bite, 1 does not."""
-    guards = tuple(GuardResult(FILE, 0, 50 + n, "condition", f"guard {n}", "bites", ("tests/t.py::test_a",))
+    guards = tuple(GuardResult(FILE, 0, 50 + n, "condition", f"guard {n}", "bites", failing_tests=("tests/t.py::test_a",))
                    for n in range(6))
     guards += (GuardResult(FILE, 0, 57, "condition", 'msg.role == "assistant"', "toothless"),)
     return HunkResult(FILE, 0, header, text, "broken", reason="every test errors: NameError", guards=guards)

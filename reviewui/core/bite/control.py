@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Collection, Iterable
 
-from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.instrument import UntrustedCommand
 from reviewui.core.bite.runctx import Observation

@@ -42,7 +42,7 @@ from reviewui.core import inside
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
 from reviewui.core.diff import DiffLine, Hunk
-from reviewui.core.run import room
+from reviewui.core.run import sandbox
 from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.process import read_run_text
 
@@ -135,7 +135,7 @@ def prepare(work: Path, scratch: Path, files: Sequence[str], support: CoverageSu
     plugins = plugin_dir or work
     plugins.mkdir(parents=True, exist_ok=True)
     (plugins / f"{PLUGIN_MODULE}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
-    place = room.for_run(scratch, plugins.parent if plugin_dir is not None else work.parent)
+    place = sandbox.room_for_run(scratch, plugins.parent if plugin_dir is not None else work.parent)
     include = "\n".join(f"    {_glob_literal(place.inside(scratch / f))}" for f in files)
     lines = [
         "[run]",
@@ -258,7 +258,7 @@ def read_map(work: Path, scratch: Path, files: Sequence[str], expected: Sequence
     except ImportError:  # pragma: no cover - coverage is a dependency of reviewui
         return None
     by_abs = {str((scratch / f).resolve()): f for f in files}
-    inside = room.for_run(scratch, "/").tree_inside  # where a sandboxed run measured them
+    inside = sandbox.room_for_run(scratch, "/").tree_inside  # where a sandboxed run measured them
     by_abs.update({f"{inside}/{f}": f for f in files})
     lines: dict[str, dict[int, frozenset[str]]] = {}
     try:

@@ -15,7 +15,7 @@ from typing import Iterator
 from reviewui.core.bite import control, guard_batch
 from reviewui.core.bite.executor import Result, SweepJob
 from reviewui.core.bite.fallback import run_alone
-from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.guard_tail import Tail
 from reviewui.core.bite.plan import ControlItem, GuardItem, Item, SessionItem, SweepPlan
 from reviewui.core.bite.revert_batch import Entry, RevertSession

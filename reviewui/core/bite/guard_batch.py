@@ -17,15 +17,14 @@ from __future__ import annotations
 import ast
 import json
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from reviewui.core.bounded import parse_python
 from reviewui.core.inside import guard_batch_child
-from reviewui.core.run import room
+from reviewui.core.run import sandbox
 from reviewui.core.bite.grade import grade_pytest
-from reviewui.core.bite.guard_check import GuardJob, result
+from reviewui.core.bite.guard_check import BatchGuard, DefPath, GuardJob, result
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guard_tail import SOCKET_NAME, Tail, TailServer
 from reviewui.core.bite.origin import ChangedModule, merge_env
@@ -40,19 +39,6 @@ from reviewui.core.run.process import read_run_text
 
 PLUGIN_MODULE = "reviewui_guard_batch"
 _OUTCOMES: dict[str, Outcome] = {"passed": "passed", "failed": "failed", "error": "error", "skipped": "skipped"}
-DefPath = list[tuple[str, int, int]]
-
-
-@dataclass(frozen=True)
-class BatchGuard:
-    """A guard job the batch can apply, with where its function is."""
-
-    job: GuardJob
-    """The guard and its tests."""
-    module: str
-    """Dotted name of the changed module."""
-    path: DefPath
-    """(name, first line with decorators, def line) from the module down to the edited function."""
 
 
 def def_path(source: str, line: int) -> DefPath | None:
@@ -180,7 +166,7 @@ def run_batch(
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
 
-            place = room.for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
+            place = sandbox.room_for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
 
             def encode(g: BatchGuard, n: int) -> dict[str, object]:
                 return {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
@@ -188,7 +174,7 @@ def run_batch(
 
             def setup(run_dir: Path) -> dict[str, str]:
                 nonlocal place
-                place = room.for_run(scratch.path, run_dir)
+                place = sandbox.room_for_run(scratch.path, run_dir)
                 env = reverts.setup(run_dir, scratch) if reverts is not None else {}
                 if not guards and tail is None:
                     return env

@@ -40,6 +40,22 @@ class GuardJob:
     """What to pass the runner: node ids, test files, or () for the whole suite."""
 
 
+DefPath = list[tuple[str, int, int]]
+"""(name, first line with decorators, def line) from a module down to a function."""
+
+
+@dataclass(frozen=True)
+class BatchGuard:
+    """A guard job the batch can apply, with where its function is."""
+
+    job: GuardJob
+    """The guard and its tests."""
+    module: str
+    """Dotted name of the changed module."""
+    path: DefPath
+    """(name, first line with decorators, def line) from the module down to the edited function."""
+
+
 def select_for_guard(cov: cm.CoverageMap | None, guard: Guard) -> cm.Selection:
     """The tests that execute the guard's lines (as coverage_map selects for a hunk)."""
     if cov is None:

@@ -8,10 +8,10 @@ The JSON keys (`line`, `kind`, `description`, `verdict`, `failing_tests`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Protocol, Sequence
 
-from reviewui.core.witness.model import Witness
+from reviewui.core.bite.revert_result import RevertResult
 
 
 GUARD_VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped")
@@ -40,8 +40,8 @@ PHRASE = {
 
 
 @dataclass(frozen=True)
-class GuardResult:
-    """The verdict on one guard revert."""
+class GuardResult(RevertResult):
+    """The verdict on one guard revert (how its run went: RevertResult's fields)."""
 
     file: str
     """Path of the file."""
@@ -55,28 +55,12 @@ class GuardResult:
     """What the edit does."""
     verdict: str
     """bites | toothless | uncovered | broken | timeout | error | skipped."""
-    failing_tests: tuple[str, ...] = ()
-    """Tests that failed with the guard reverted."""
-    messages: dict[str, str] = field(default_factory=dict, hash=False)
-    """Node id -> first line of its failure message."""
-    reason: str = ""
-    """Why this verdict, in one line."""
-    seconds: float = 0.0
-    """How long the run took (0 when nothing ran)."""
-    output: str = ""
-    """Capped output of the run."""
-    tests_run: tuple[str, ...] = ()
-    """Node ids run (coverage-guided), test files, or () for the whole selection."""
     start: tuple[int, int] = (0, 0)
     """(line, column) where the edit starts, 1-based."""
     end: tuple[int, int] = (0, 0)
     """(line, column) just past the edited code, 1-based."""
     replacement: str = ""
     """The code put in place of the original."""
-    evidence: str = "fresh"
-    """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade: core/bite/reuse.py)."""
-    witness: Witness | None = None
-    """A toothless guard's witness search (`--witness`): found, none in N tries, or why none; else None."""
 
     @property
     def key(self) -> tuple[str, int]:

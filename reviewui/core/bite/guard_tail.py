@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from reviewui.core.bite.guard_batch import BatchGuard
+    from reviewui.core.bite.guard_check import BatchGuard
 
 TAIL_SHARE = 0.25
 """Part of the batchable guards held back for whichever session is free first."""

@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from reviewui.core import inside
-from reviewui.core.run import room, sandbox
+from reviewui.core.run import sandbox
 from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
@@ -271,7 +271,7 @@ def foreign(origins: Mapping[str, str], scratch: Path, modules: Sequence[Changed
     (a path in `python`'s own trees named where it is on the host, not where the run saw it)."""
     root = os.path.realpath(scratch).rstrip(os.sep) + os.sep
     # A sandboxed run saw the scratch at its fixed path (run/room.py).
-    inside = room.for_run(os.path.realpath(scratch), "/").tree_inside.rstrip(os.sep) + os.sep
+    inside = sandbox.room_for_run(os.path.realpath(scratch), "/").tree_inside.rstrip(os.sep) + os.sep
     by_name = {m.name: m for m in modules}
     for name, path in sorted(origins.items()):
         if name not in by_name or path.startswith((root, inside)):

@@ -42,7 +42,7 @@ from typing import Callable, Mapping, Sequence, TypeVar
 
 from reviewui.core.bite import guard_batch, guard_tail, revert_batch
 from reviewui.core.bite.control import null_guard
-from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.bite.prepare import HunkPlan

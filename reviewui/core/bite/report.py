@@ -14,10 +14,10 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from reviewui.core.bite.guard_report import GuardResult, guard_summary
+from reviewui.core.bite.revert_result import RevertResult
 from reviewui.core.git import show_file
 from reviewui.core.safe_text import visible
 from reviewui.core.target import Target
-from reviewui.core.witness.model import Witness
 
 Verdict = Literal["bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code"]
 VERDICTS: tuple[str, ...] = ("bites", "toothless", "uncovered", "broken", "timeout", "error", "skipped", "not-code")
@@ -53,8 +53,8 @@ _LANGUAGES = {
 
 
 @dataclass(frozen=True)
-class HunkResult:
-    """The verdict on one source hunk."""
+class HunkResult(RevertResult):
+    """The verdict on one source hunk (how its revert run went: RevertResult's fields)."""
 
     file: str
     """Path of the file the hunk belongs to."""
@@ -66,18 +66,6 @@ class HunkResult:
     """The hunk as in the diff."""
     verdict: Verdict
     """bites | toothless | uncovered | broken | timeout | error | skipped | not-code."""
-    failing_tests: tuple[str, ...] = ()
-    """Node ids of the tests that failed with the hunk reverted (the ones that bit)."""
-    messages: dict[str, str] = field(default_factory=dict, hash=False)
-    """Node id -> first line of its failure message."""
-    reason: str = ""
-    """Why this verdict, in one line (empty for a plain bite or toothless)."""
-    seconds: float = 0.0
-    """How long the revert run took (0 when nothing was run)."""
-    output: str = ""
-    """The capped output of the revert run (head and tail)."""
-    tests_run: tuple[str, ...] = ()
-    """What was run: node ids (coverage-guided), test files, or () for the whole suite."""
     guards: tuple[GuardResult, ...] = ()
     """Guard reverts inside the hunk's added lines (`bite --guards`), in line order."""
     passed_tests: tuple[str, ...] = ()
@@ -85,11 +73,6 @@ class HunkResult:
     scope: str = ""
     """Where the tests of a coverage-guided hunk were looked for: `selected` (the selected tests
     only: the whole suite was not searched) or `suite` (its one measured run); "" without coverage."""
-    evidence: str = "fresh"
-    """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade, nothing it depends on
-    changed since: core/bite/reuse.py)."""
-    witness: Witness | None = None
-    """A toothless hunk's witness search (`--witness`): found, none in N tries, or why none; else None."""
 
     @property
     def key(self) -> tuple[str, int]:

@@ -130,7 +130,7 @@ class ForkSession:
         """Stage every edit (files, commit and index in `run_dir`); return the run's extra environment."""
         # The plugin is already beside the origin plugin, as in every run (origin.write_plugin);
         # every path in the request as the run sees it (run/room.py).
-        place = self._place = room.for_run(scratch.path, run_dir)
+        place = self._place = sandbox.room_for_run(scratch.path, run_dir)
         seen_as = place.inside
         git = scratch.path / ".git"
         # Each fork's commit and index, written in Python (staging.py); through git where that cannot.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.origin import ChangedModule

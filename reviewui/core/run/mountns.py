@@ -39,10 +39,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.run import room, run_uid, sandbox_world, watch
+from reviewui.core.run import bwrap_start, room, run_uid, sandbox_world, tar_stream, watch
+from reviewui.core.run.tempdirs import private_tempdir
 
 if TYPE_CHECKING:
-    from reviewui.core.run.sandbox import Box
+    from reviewui.core.run.box import Box
 
 FILE_MARGIN = watch.FILE_MARGIN
 """Files the kernel lets a run create past `file-limit` in a capped tmpfs: one, so that a run
@@ -61,11 +62,6 @@ _off: str | None = None
 
 
 @functools.lru_cache(maxsize=1)
-def _tar() -> str | None:
-    return shutil.which("tar", path="/usr/bin:/bin")  # as storage.py's: sized storage needs it
-
-
-@functools.lru_cache(maxsize=1)
 def _tools() -> tuple[str, str, str] | None:
     unshare, sh, mount = (shutil.which(name, path=SYSTEM_PATH) for name in ("unshare", "sh", "mount"))
     return (unshare, sh, mount) if unshare and sh and mount else None
@@ -80,10 +76,8 @@ def stop_capping(why: str) -> None:
 
 def capping_problem() -> str | None:
     """Why the files of a run cannot be capped by the kernel here, else None."""
-    from reviewui.core.run import sandbox  # here: the sandbox module imports this one
-
-    exe = sandbox.bwrap_path()
-    if exe is None or not sandbox.has_size_option(exe) or _tar() is None:
+    exe = bwrap_start.bwrap_path()
+    if exe is None or not bwrap_start.has_size_option(exe) or tar_stream.system_tar() is None:
         return "no sized storage"
     if _tools() is None:
         return "no unshare, sh or mount in " + SYSTEM_PATH
@@ -133,8 +127,6 @@ def _mount_dir() -> Path:
     and of root's staged bind sources (run_uid.stage),
     each in its own mount namespace (the host's dirs stay empty). Made again if something
     removed it (a run whose mount point is missing would not start)."""
-    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
-
     with _lock:
         if not _mount_top or not all((_mount_top[0] / d).is_dir() for d in ("slot", "tmp", "stage")):
             import tempfile

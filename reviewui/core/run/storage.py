@@ -33,13 +33,12 @@ directory bound read-write and the runner's watcher bounds what a run adds
 
 from __future__ import annotations
 
-import functools
-import shutil
 import stat
 import subprocess
 from pathlib import Path
 
-from reviewui.core.run import mountns, room, watch
+from reviewui.core.run import mountns, room, sandbox, watch
+from reviewui.core.run.tar_stream import system_tar
 
 PAGE = 4096
 """What tmpfs charges a file at least, per page of its contents."""
@@ -54,23 +53,12 @@ WARM_FILE_SLACK = 256
 """Entries a warm server's slot holds beyond `file-limit` and its tree as counted when it started
 (a revert adds or removes a file or two; a tree that outgrows it gets a new server)."""
 
-UNPACK = '"$1" -xpf - -C "$2" --no-same-owner --delay-directory-restore && shift 2 && exec "$@" </dev/null'
-"""The shell line a cold run starts with: unpack the tree from stdin into $1, then run the command."""
-
-
-@functools.lru_cache(maxsize=1)
-def _tar() -> str | None:
-    return shutil.which("tar", path="/usr/bin:/bin")
-
-
 def level() -> str:
     """How a run's writes are bounded: "tmpfs" (sized storage), "watch" (the watcher), "none" (unsandboxed)."""
-    from reviewui.core.run import sandbox  # here: the sandbox module imports this one
-
     if sandbox.level() != "bwrap":
         return "none"
     exe = sandbox.bwrap_path()
-    return "tmpfs" if exe is not None and sandbox.has_size_option(exe) and _tar() is not None else "watch"
+    return "tmpfs" if exe is not None and sandbox.has_size_option(exe) and system_tar() is not None else "watch"
 
 
 def room_for(tree: str | Path) -> int:
@@ -95,24 +83,11 @@ def footprint(tree: str | Path) -> tuple[int, int]:
 def pack(tree: str | Path, out: int | None = None) -> subprocess.Popen[bytes]:
     """`tar` writing the tree (mtimes to the nanosecond, modes, symlinks as symlinks) to its stdout,
     or to the file descriptor `out`."""
-    tar = _tar()
+    tar = system_tar()
     assert tar is not None, "pack() without tar: check level() first"
     return subprocess.Popen([tar, "--format=posix", "-C", str(tree), "-cf", "-", "."],
                             stdout=subprocess.PIPE if out is None else out, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL)
-
-
-def cold_argv(tree_inside: str, argv: list[str]) -> list[str]:
-    """The argv a cold run starts with inside: unpack stdin into `tree_inside`, then `argv`."""
-    # tar by its system path: the run's PATH is the reviewer's, which need not name it.
-    return ["/bin/sh", "-c", UNPACK, "sh", tar_path(), tree_inside, *argv]
-
-
-def tar_path() -> str:
-    """The system tar (a run's PATH need not reach it); only asked where level() is "tmpfs"."""
-    tar = _tar()
-    assert tar is not None, "no tar: check level() first"
-    return tar
 
 
 def home_inside() -> str:

@@ -17,7 +17,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from reviewui.core.run.sandbox import INSIDE_VAR
+from reviewui.core.run.nesting import INSIDE_VAR
 
 _NAME = re.compile(r"^reviewui-[a-z][a-z-]*?-(\d+)-")
 _swept = False

@@ -21,20 +21,17 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from reviewui.core import inside
 from reviewui.core.config import user_cache_dir
-from reviewui.core.run import interp, room, run_uid, sandbox, storage
+from reviewui.core.run import interp, room, run_uid, sandbox, storage, tar_stream
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import HostProgram, resolve
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.run.watch import DiskWatch, measure
-
-if TYPE_CHECKING:
-    from reviewui.core.run.warm_runner import WarmPytest
 
 SERVER_SOURCE = inside.source("warm_server.py").read_text(encoding="utf-8")
 READY_WAIT = 60.0
@@ -60,10 +57,28 @@ def plugin_cache_dir(python: HostProgram) -> Path:
     return user_cache_dir() / "plugin-pyc" / hashlib.sha256(f"{exe}\0{interp.PYTHON}".encode()).hexdigest()[:16]
 
 
+class ServerOwner(Protocol):
+    """What a Server needs of the pool that keeps it (warm_runner.WarmPytest), so this module
+    never imports the pool: the pool is above its servers."""
+
+    python: HostProgram
+    """The interpreter the servers run."""
+    env_allow: tuple[str, ...]
+    """Variables of the reviewer's environment a run keeps (scrubbed_env)."""
+    network: bool
+    """Keep the host network (trusted config `network = true`)."""
+
+    def fill_plugin_cache(self) -> None:
+        """Write the rewritten plugin modules into the cache, once, beside the servers."""
+
+    def _notify(self) -> None:
+        """Wake whoever waits for a server to change state (ready, gone)."""
+
+
 class Server:
     """One warm server process, sandboxed with write access to one slot directory."""
 
-    def __init__(self, owner: WarmPytest, slot: Path) -> None:
+    def __init__(self, owner: ServerOwner, slot: Path) -> None:
         self._owner = owner
         self.python = owner.python
         self.slot = slot
@@ -248,7 +263,7 @@ class Server:
                     packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
                     if packer.wait() != 0:
                         return None  # the tree cannot be packed: the run goes cold
-                request["tree"] = {"tar": room.IO + "/tree.tar", "exe": storage.tar_path(),
+                request["tree"] = {"tar": room.IO + "/tree.tar", "exe": tar_stream.tar_path(),
                                    "dir": place.tree_inside, "slot": room.SLOT,
                                    "home": storage.home_inside()}
                 entries = measure([Path(cwd)])[1]

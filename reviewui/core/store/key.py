@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.config import Settings
-    from reviewui.core.session import ReviewSession
+    from reviewui.core.target import Target
 
 T = TypeVar("T")
 
@@ -131,11 +131,11 @@ def _process_facts() -> tuple[str, ...]:
     return (sys.version, sys.executable, platform.platform())
 
 
-def key_for(session: ReviewSession) -> StoreKey:
-    """The key of the evidence a sweep of `session` now would produce."""
-    t = session.target
-    return expected_key(str(t.repo_dir), t.branch, t.head, t.base, session.test_command,
-                        settings_digest(session.settings), all_tests=session.run.all_tests)
+def key_for(target: Target, test_command: str, settings: Settings, *, all_tests: bool) -> StoreKey:
+    """The key of the evidence a sweep of `target` with `test_command` and `settings` now would
+    produce (`all_tests`: the whole suite runs for each hunk). The store never sees the session."""
+    return expected_key(str(target.repo_dir), target.branch, target.head, target.base, test_command,
+                        settings_digest(settings), all_tests=all_tests)
 
 
 def expected_key(repo: str, branch: str, head: str, base: str, test_command: str, config: str, *,

@@ -19,7 +19,7 @@ from reviewui.core.bite.origin import merge_env
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
 from reviewui.core.inside import witness_values
-from reviewui.core.run import room
+from reviewui.core.run import sandbox
 from reviewui.core.run.process import read_run_text
 from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.worktree import Scratch
@@ -79,7 +79,7 @@ class Answer:
 def request(targets: Sequence[Target], seeds: dict[str, FunctionSeeds | None], budget: Budget,
             scratch: Path, run_dir: Path) -> dict[str, Any]:
     """The search's request as the run reads it (paths as the run sees them)."""
-    place = room.for_run(scratch, run_dir)
+    place = sandbox.room_for_run(scratch, run_dir)
     out: list[dict[str, Any]] = []
     for n, t in enumerate(targets):
         s = seeds.get(t.ident)

@@ -16,11 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from reviewui.core.bite.guard_batch import DefPath
+from reviewui.core.bite.guard_check import DefPath
 from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.inside import witness_values
-from reviewui.core.run import room
+from reviewui.core.run import sandbox
 from reviewui.core.run.process import read_run_text
 from reviewui.core.run.runner import RunFiles
 from reviewui.core.witness import literal
@@ -63,7 +63,7 @@ class SeedCapture:
     def files(self, scratch: Path) -> RunFiles:
         """The request written into the baseline run's own directory, and the reply read back."""
         def setup(run_dir: Path) -> dict[str, str]:
-            place = room.for_run(scratch, run_dir)
+            place = sandbox.room_for_run(scratch, run_dir)
             request = {
                 "out": place.inside(run_dir / "witness-seeds.json"), "max_seeds": MAX_SEEDS, "max_bytes": MAX_BYTES,
                 "targets": [{"id": str(n), "filename": place.inside(scratch / file), "name": path[-1][0],

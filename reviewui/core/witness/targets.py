@@ -18,7 +18,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from reviewui.core.bite.guard_batch import DefPath, _def_path_in
+from reviewui.core.bite.guard_batch import _def_path_in
+from reviewui.core.bite.guard_check import DefPath
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.origin import ChangedModule

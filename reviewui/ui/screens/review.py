@@ -76,14 +76,14 @@ class ReviewScreen(Screen[None]):
         """What each source of the status line says now (see set_status)."""
         self.first_paint_at: float | None = None
         """perf_counter() when the first screen was drawn (benchmarks read it)."""
-        self.startup = StartupPart(self)
-        self.navigation = NavigationPart(self)
-        self.verdicts_part = VerdictsPart(self)
-        self.transcript_part = TranscriptPart(self)
-        self.findings_part = FindingsPart(self)
-        self.bites_part = BitesPart(self)
-        self.fixtures_part = FixturesPart(self)
-        self.search = SearchPart(self)
+        self.startup = StartupPart(self, self)
+        self.navigation = NavigationPart(self, self)
+        self.verdicts_part = VerdictsPart(self, self)
+        self.transcript_part = TranscriptPart(self, self)
+        self.findings_part = FindingsPart(self, self)
+        self.bites_part = BitesPart(self, self)
+        self.fixtures_part = FixturesPart(self, self)
+        self.search = SearchPart(self, self)
         self.delta_part = DeltaPart(self, self)
         self.parts: tuple[ReviewPart | DeltaPart, ...] = (self.startup, self.navigation, self.search, self.verdicts_part,
                                               self.delta_part, self.transcript_part, self.findings_part,

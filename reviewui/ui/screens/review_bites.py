@@ -11,12 +11,13 @@ import threading
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from textual.binding import Binding
+from textual.screen import Screen
 
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import (BiteFinished, BiteProgress, BiteResult, StoredLoaded, TestsProgressed,
                                   TruthTableReady)
 from reviewui.ui.evidence_view import verdict_count
-from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_part import ReviewHost, ReviewPart
 from reviewui.ui.widgets import guard_marks
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.progress import TestsProgress
     from reviewui.core.bite.report import BiteReport, HunkResult
-    from reviewui.ui.screens.review import ReviewScreen
 
 
 DIFF_ONLY_ACTIONS = frozenset({
@@ -63,8 +63,8 @@ class BitesPart(ReviewPart):
                 tooltip="The toothless guard on this line (or this toothless hunk): a call on which it matters"),
     ]
 
-    def __init__(self, screen: ReviewScreen) -> None:
-        super().__init__(screen)
+    def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
+        super().__init__(screen, host)
         self._cache: BiteCache | None = None
         self.cancel_event = threading.Event()
         self._biting = False
@@ -100,7 +100,7 @@ class BitesPart(ReviewPart):
         return self._cache
 
     def check_action(self, action: str) -> bool | None:
-        if action in DIFF_ONLY_ACTIONS and self.screen.transcript_in_front():
+        if action in DIFF_ONLY_ACTIONS and self.host.transcript_in_front():
             return False  # keys of the hidden diff: neither offered in the footer nor run
         if action in ("bite", "sweep"):
             return not self.biting
@@ -112,7 +112,7 @@ class BitesPart(ReviewPart):
 
     def bite(self) -> None:
         """Bite-check the hunk under the cursor (a source hunk)."""
-        h = self.screen.diff_view.current_hunk
+        h = self.host.diff_view.current_hunk
         if h is None:
             self.screen.notify("No hunk under the cursor", severity="warning")
             return
@@ -143,7 +143,7 @@ class BitesPart(ReviewPart):
         self._whole = hunks if hunks == self._sweep_hunks() else []
         self.biting = True
         self.cancel_event = cancel = threading.Event()
-        self.screen.set_status("bite-check: baseline run of the selected tests… (escape cancels)")
+        self.host.set_status("bite-check: baseline run of the selected tests… (escape cancels)")
         self.thread(lambda: self._run(hunks, cancel), group="bite", name="bite-check")
 
     def _run(self, hunks: list[HunkKey], cancel: threading.Event) -> None:
@@ -171,13 +171,13 @@ class BitesPart(ReviewPart):
     def cancel(self) -> None:
         """Cancel the running bite-check."""
         self.cancel_event.set()
-        self.screen.set_status("bite-check: cancelling…")
+        self.host.set_status("bite-check: cancelling…")
 
     def on_result(self, message: BiteResult) -> None:
         """One hunk's result arrived: into the ledger and onto the hunk."""
         res = message.result
         self.ledger.add_bite(res)
-        self.screen.evidence_changed(res.file)
+        self.host.evidence_changed(res.file)
         self.show_result()
 
     def _tests_sink(self) -> Callable[[TestsProgress], None]:
@@ -193,13 +193,13 @@ class BitesPart(ReviewPart):
         """A long run progressed: tests done of pytest's count and the time taken, on the status line."""
         if not self.biting and not self.tabling:
             return
-        self.screen.set_status(f"bite-check: {message.progress.words()}" + (" (escape cancels)" if self.biting else ""))
+        self.host.set_status(f"bite-check: {message.progress.words()}" + (" (escape cancels)" if self.biting else ""))
 
     def on_progress(self, message: BiteProgress) -> None:
         """A sweep progressed (a report arriving after the run ended is not news: the status stays final)."""
         if not self.biting:
             return
-        self.screen.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
+        self.host.set_status(f"bite-check: {message.done}/{message.total} hunks done (escape cancels)")
 
     def worker_ended(self) -> None:
         """The bite worker is gone: if it never said how the run ended, the screen must not say it still runs.
@@ -210,13 +210,13 @@ class BitesPart(ReviewPart):
         if not self.biting:
             return
         self.biting = False
-        self.screen.set_status("bite-check stopped without a report (b checks again)")
+        self.host.set_status("bite-check stopped without a report (b checks again)")
 
     def on_finished(self, message: BiteFinished) -> None:
         """The run ended: record the report, recompute the findings with it, say how it went."""
         self.biting = False
         if message.report is None:
-            self.screen.set_status(f"bite-check stopped: {message.error}")
+            self.host.set_status(f"bite-check stopped: {message.error}")
             self.screen.notify(visible(message.error or "bite-check failed"), severity="error", markup=False)
             return
         report = message.report
@@ -224,19 +224,19 @@ class BitesPart(ReviewPart):
         if report.baseline.reason != "cancelled":
             self.show_left_out(report)
         for path in dict.fromkeys(r.file for r in report.results):
-            self.screen.evidence_changed(path)
-        self.screen.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
+            self.host.evidence_changed(path)
+        self.host.findings_part.compute(report)  # toothless-hunk / baseline-red join the findings
         self.screen.query_one(ReviewHeader).status = ""  # stored results, if any were shown, are replaced
         if self._whole and not self.cancel_event.is_set():
             self._make_table(report)  # a whole-branch sweep: its truth table, then both into the store
         counts = run_words(report.results, report.summary())
         if self.cancel_event.is_set():
-            self.screen.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
+            self.host.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
         elif report.baseline.status != "green":
-            self.screen.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
+            self.host.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
         else:
             selection = report.selection
-            self.screen.set_status(f"bite-check done: {counts or 'no hunks'}{' — ' + selection if selection else ''}")
+            self.host.set_status(f"bite-check done: {counts or 'no hunks'}{' — ' + selection if selection else ''}")
         self.show_result()
 
     def panel(self) -> ResultsPanel:
@@ -252,7 +252,7 @@ class BitesPart(ReviewPart):
 
     def show_result(self) -> None:
         """Show the result of the hunk under the cursor in the results panel (opened when there is one)."""
-        h = self.screen.diff_view.current_hunk
+        h = self.host.diff_view.current_hunk
         result = self.ledger.bites.get(h.key) if h is not None else None
         baseline = self.ledger.baseline
         if result is None and baseline is None and not self.screen.query("#results"):
@@ -299,15 +299,15 @@ class BitesPart(ReviewPart):
 
     def toothless_guard(self, direction: int) -> None:
         """Move the cursor to the next/previous line with a toothless guard, across files."""
-        screen = self.screen
+        screen = self.host
         order = list(screen.file_list.paths)
         positions = guard_marks.toothless_positions(self.ledger.bites.values(), order)
         view = screen.diff_view
         here = (view.file.path if view.file else "", view.current_line or 0)
         target = guard_marks.step(positions, here, direction, order)
         if target is None:
-            screen.notify("No more toothless guards" if positions else "No toothless guards (b checks a hunk's guards)",
-                          timeout=2)
+            self.screen.notify("No more toothless guards" if positions
+                               else "No toothless guards (b checks a hunk's guards)", timeout=2)
             return
         screen.navigation.jump_to(*target)
         row = view.row_for_line(target[1])
@@ -322,7 +322,7 @@ class BitesPart(ReviewPart):
 
     def witness_here(self) -> tuple[str, Witness] | None:
         """(where, witness) of a toothless guard on the cursor's line, else of the toothless hunk under it."""
-        view = self.screen.diff_view
+        view = self.host.diff_view
         path, line, h = (view.file.path if view.file else ""), view.current_line, view.current_hunk
         for r in self.ledger.bites.values():
             for g in r.guards:
@@ -361,7 +361,7 @@ class BitesPart(ReviewPart):
         except ReviewError as e:
             self.screen.notify(visible(f"not kept: {e}"), severity="error", markup=False)
             return
-        self.screen.evidence_changed(None)  # kept probes change what a verdict would record
+        self.host.evidence_changed(None)  # kept probes change what a verdict would record
         self.screen.notify(visible(f"kept probe {name}: it passes on the branch and fails with the guard "
                                    "reverted, so it bites"), markup=False)
 
@@ -385,7 +385,7 @@ class BitesPart(ReviewPart):
         """Stored evidence arrived: a current sweep becomes the ledger's, a stale one is only named."""
         stored = message.stored
         if self.biting or self.ledger.report is not None:
-            self.screen.startup.settled("stored")  # a sweep of this review already ran: it is newer
+            self.host.startup.settled("stored")  # a sweep of this review already ran: it is newer
             return
         self.ledger.add_stored(stored)
         if stored.notice:
@@ -395,11 +395,11 @@ class BitesPart(ReviewPart):
             self.screen.query_one(ReviewHeader).status = visible(f"{words} (B reruns)")
         if stored.bite is not None and stored.bite.current:
             for path in dict.fromkeys(r.file for r in stored.bite.value.results):
-                self.screen.evidence_changed(path)
-            self.screen.findings_part.compute(stored.bite.value)
+                self.host.evidence_changed(path)
+            self.host.findings_part.compute(stored.bite.value)
             self.show_left_out(stored.bite.value)
             self.show_result()
-        self.screen.startup.settled("stored")
+        self.host.startup.settled("stored")
 
     def _make_table(self, report: BiteReport) -> None:
         """Make the sweep's truth table in a worker, then keep sweep, table and findings in the store."""
@@ -430,7 +430,7 @@ class BitesPart(ReviewPart):
             self.screen.notify(visible(f"truth table: {message.error}"), severity="warning", markup=False)
             return
         self.ledger.add_truth_table(message.table)
-        self.screen.findings_part.compute(self.ledger.report)
+        self.host.findings_part.compute(self.ledger.report)
 
     def tests_table(self) -> None:
         """Open the per-test truth table."""

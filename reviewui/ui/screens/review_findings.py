@@ -48,9 +48,9 @@ class FindingsPart(ReviewPart):
         """Findings arrived: into the ledger and onto the files they name."""
         before = [f.file for f in self.ledger.findings if f.file]
         self.ledger.set_findings(message.findings)
-        self.screen.transcript_part.set_claims(message.findings)  # claims flag their turns in the pane
+        self.host.transcript_part.set_claims(message.findings)  # claims flag their turns in the pane
         for path in dict.fromkeys([*before, *(f.file for f in message.findings if f.file)]):
-            self.screen.evidence_changed(path)
+            self.host.evidence_changed(path)
         errors = sum(1 for f in message.findings if f.severity == "error")
         if errors:
             self.screen.notify(f"{errors} error finding{'s' if errors > 1 else ''}: press F", severity="warning")
@@ -63,9 +63,9 @@ class FindingsPart(ReviewPart):
             if where == TRUST_BRANCH_CONFIG:
                 self.trust_branch_config()
             elif isinstance(where, tuple) and where[0] == TURN and where[1] is not None:
-                self.screen.call_later(self.screen.transcript_part.show_turn, where[1])
+                self.screen.call_later(self.host.transcript_part.show_turn, where[1])
             elif where is not None and not isinstance(where, str):
-                self.screen.navigation.jump_to(*where)
+                self.host.navigation.jump_to(*where)
 
         can_trust = not self.session.settings.branch_config_trusted
         self.screen.app.push_screen(

@@ -34,7 +34,7 @@ class FixturesPart(ReviewPart):
         """Show or hide the fixtures pane (analysing the tests the first time)."""
         pane = self.pane()
         pane.toggle_class("-hidden")
-        self.screen.navigation.fit_sidebar()  # on a narrow screen the file list gives the diff room
+        self.host.navigation.fit_sidebar()  # on a narrow screen the file list gives the diff room
         if not pane.has_class("-hidden"):
             if self.report is None:
                 self.thread(self._compute, group="fixtures", name="fixtures")
@@ -82,14 +82,14 @@ class FixturesPart(ReviewPart):
         pane = cast("FixturesPane", found.first())
         if pane.has_class("-hidden"):
             return
-        view = self.screen.diff_view
+        view = self.host.diff_view
         pane.show(self.report, view.current_hunk, view.file.role if view.file else "", self._biting(view.current_hunk))
 
     def _biting(self, hunk: Hunk | None) -> tuple[str, ...]:
         """Tests that fail with `hunk` (or a guard in it) reverted: the sweep's and the truth table's."""
         if hunk is None:
             return ()
-        ledger = self.screen.ledger
+        ledger = self.ledger
         bite = ledger.hunk(hunk).bite
         out = list(bite.failing_tests) if bite is not None and bite.verdict == "bites" else []
         out += [t for g in (bite.guards if bite is not None else ()) if g.verdict == "bites" for t in g.failing_tests]

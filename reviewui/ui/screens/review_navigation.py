@@ -6,15 +6,13 @@ reviewer needs most.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+from textual.screen import Screen
 
 from reviewui.core.safe_text import visible
-from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_part import ReviewHost, ReviewPart
 
-if TYPE_CHECKING:
-    from reviewui.ui.screens.review import ReviewScreen
 
 
 class NavigationPart(ReviewPart):
@@ -37,8 +35,8 @@ class NavigationPart(ReviewPart):
     MIN_DIFF = 40
     """Columns the diff keeps with the fixtures pane open: below that, the file list gives way."""
 
-    def __init__(self, screen: ReviewScreen) -> None:
-        super().__init__(screen)
+    def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
+        super().__init__(screen, host)
         self.file_list_mode = "fit"
         """How the file list is shown: fitted to its widest entry (within limits), wide, or hidden."""
 
@@ -46,8 +44,8 @@ class NavigationPart(ReviewPart):
         """Fitted → wide → hidden → fitted."""
         modes = self.FILE_LIST_MODES
         self.file_list_mode = modes[(modes.index(self.file_list_mode) + 1) % len(modes)]
-        if self.file_list_mode == "hidden" and self.screen.file_list.has_focus:
-            self.screen.diff_view.focus()
+        if self.file_list_mode == "hidden" and self.host.file_list.has_focus:
+            self.host.diff_view.focus()
         self.fit_sidebar()
 
     def fit_sidebar(self) -> None:
@@ -58,30 +56,30 @@ class NavigationPart(ReviewPart):
         """
         sidebar = self.screen.query_one("#sidebar")
         total = self.screen.size.width or self.screen.app.size.width
-        wanted = self.screen.file_list.wanted_width() + 1  # and the border
+        wanted = self.host.file_list.wanted_width() + 1  # and the border
         share = 0.7 if self.file_list_mode == "wide" else 0.4
         top = max(20, int(total * share))
         if self.file_list_mode == "wide":
             wanted = max(wanted, int(total * 0.5))
         width = max(20, min(wanted, top))
-        crowded = total - self.screen.fixtures_part.width_beside(total) - width < self.MIN_DIFF
+        crowded = total - self.host.fixtures_part.width_beside(total) - width < self.MIN_DIFF
         hidden = self.file_list_mode == "hidden" or crowded
-        if hidden and self.screen.file_list.has_focus:
-            self.screen.diff_view.focus()
+        if hidden and self.host.file_list.has_focus:
+            self.host.diff_view.focus()
         sidebar.set_class(hidden, "-hidden")
         if sidebar.styles.width is None or sidebar.styles.width.value != width:
             sidebar.styles.width = width
 
     def show(self, path: str, hunk: int | None = None) -> None:
         """Show file `path` with the cursor on hunk `hunk` (the list follows)."""
-        view = self.screen.diff_view
+        view = self.host.diff_view
         if view.file is None or view.file.path != path:
             f = self.session.diff.file(path)
             if f is None:
                 return
             view.show_file(f, hunk)
-            self.screen.evidence_changed(f.path)
-            self.screen.file_list.select_path(f.path)
+            self.host.evidence_changed(f.path)
+            self.host.file_list.select_path(f.path)
         elif hunk is not None:
             view.goto_hunk(hunk)
 
@@ -96,17 +94,17 @@ class NavigationPart(ReviewPart):
 
     def file_highlighted(self, path: str | None) -> None:
         """The file list's cursor moved: the diff follows."""
-        view = self.screen.diff_view
+        view = self.host.diff_view
         if path and (view.file is None or view.file.path != path):
             view.show_file(self.session.diff.file(path))
-            self.screen.evidence_changed(path)
+            self.host.evidence_changed(path)
 
     def step_hunk(self, direction: int) -> None:
         """Next (1) or previous (-1) hunk; past a file's end, the nearest hunk of the next file with hunks."""
-        if self.screen.diff_view.step_hunk(direction):
+        if self.host.diff_view.step_hunk(direction):
             return
-        paths = self.screen.file_list.paths
-        view = self.screen.diff_view
+        paths = self.host.file_list.paths
+        view = self.host.diff_view
         current = view.file.path if view.file else None
         i = (paths.index(current) if current in paths else -1) + direction
         while 0 <= i < len(paths):
@@ -119,7 +117,7 @@ class NavigationPart(ReviewPart):
 
     def step_file(self, direction: int) -> None:
         """Next (1) or previous (-1) file."""
-        path = self.screen.file_list.step(direction)
+        path = self.host.file_list.step(direction)
         if path:
             self.show(path)
         elif direction > 0:
@@ -129,5 +127,5 @@ class NavigationPart(ReviewPart):
 
     def toggle_split(self) -> None:
         """Unified <-> side by side."""
-        view = self.screen.diff_view
+        view = self.host.diff_view
         view.split = not view.split

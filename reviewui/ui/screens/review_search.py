@@ -9,17 +9,15 @@ unified and the side-by-side view alike. The transcript keeps its own `/`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+from textual.screen import Screen
 
 from reviewui.core.safe_text import visible
 from reviewui.ui.diff_rows import display_text
-from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_part import ReviewHost, ReviewPart
 from reviewui.ui.diff_rows import find_all
 
-if TYPE_CHECKING:
-    from reviewui.ui.screens.review import ReviewScreen
 
 @dataclass(frozen=True)
 class Match:
@@ -48,8 +46,8 @@ class SearchPart(ReviewPart):
                 tooltip="Clear the search: n and N go back to moving by hunk"),
     ]
 
-    def __init__(self, screen: ReviewScreen) -> None:
-        super().__init__(screen)
+    def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
+        super().__init__(screen, host)
         self.query = ""
         """The active search ("" when none)."""
         self.matches: list[Match] = []
@@ -89,17 +87,17 @@ class SearchPart(ReviewPart):
         self.query = query
         self.matches = self.find(query)
         self.current = -1
-        self.screen.diff_view.set_search(query)
+        self.host.diff_view.set_search(query)
         self.screen.refresh_bindings()
         if not self.matches:
-            self.screen.set_status(f"search {visible(query)!r}: no match in the diff (escape clears)", "search")
+            self.host.set_status(f"search {visible(query)!r}: no match in the diff (escape clears)", "search")
             return
         self.step(1)
 
     def find(self, query: str) -> list[Match]:
         """Every match of `query` in the diff, in file-list order, then hunk, line and column."""
         out: list[Match] = []
-        for path in self.screen.file_list.paths:
+        for path in self.host.file_list.paths:
             f = self.session.diff.file(path)
             if f is None:
                 continue
@@ -110,8 +108,8 @@ class SearchPart(ReviewPart):
 
     def _here(self) -> tuple[int, int, int, int]:
         """Where the cursor is, as a sort key comparable with a match's."""
-        view = self.screen.diff_view
-        order = {p: n for n, p in enumerate(self.screen.file_list.paths)}
+        view = self.host.diff_view
+        order = {p: n for n, p in enumerate(self.host.file_list.paths)}
         path = view.file.path if view.file is not None else ""
         if not view.rows:
             return (order.get(path, -1), -1, -1, -1)
@@ -120,7 +118,7 @@ class SearchPart(ReviewPart):
         return (order.get(path, -1), row.hunk if row.hunk is not None else -1, line, 10**9)
 
     def _key(self, m: Match) -> tuple[int, int, int, int]:
-        order = {p: n for n, p in enumerate(self.screen.file_list.paths)}
+        order = {p: n for n, p in enumerate(self.host.file_list.paths)}
         return (order.get(m.path, -1), m.hunk, m.line, m.start)
 
     def step(self, direction: int) -> None:
@@ -135,12 +133,12 @@ class SearchPart(ReviewPart):
         else:
             self.current = (self.current + direction) % len(self.matches)
         m = self.matches[self.current]
-        self.screen.navigation.show(m.path, m.hunk)
-        view = self.screen.diff_view
+        self.host.navigation.show(m.path, m.hunk)
+        view = self.host.diff_view
         y = view.row_for_hunk_line(m.hunk, m.line)
         if y is not None:
             view.cursor = y
-        self.screen.set_status(f"search {visible(self.query)!r}: match {self.current + 1} of {len(self.matches)} "
+        self.host.set_status(f"search {visible(self.query)!r}: match {self.current + 1} of {len(self.matches)} "
                                f"in {len({x.path for x in self.matches})} file(s) — n / N next / previous, "
                                f"escape clears", "search")
 
@@ -149,6 +147,6 @@ class SearchPart(ReviewPart):
         self.query = ""
         self.matches = []
         self.current = -1
-        self.screen.diff_view.set_search("")
+        self.host.diff_view.set_search("")
         self.screen.refresh_bindings()
-        self.screen.set_status("", "search")
+        self.host.set_status("", "search")

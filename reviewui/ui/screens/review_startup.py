@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+
+from textual.screen import Screen
 
 from reviewui.core.errors import ReviewError
 from reviewui.ui.messages import AuthorshipRead, DiffLoaded, ReviewReady, WorkFailed
-from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_part import ReviewHost, ReviewPart
 
-if TYPE_CHECKING:
-    from reviewui.ui.screens.review import ReviewScreen
 
 STARTUP = frozenset({"diff", "findings", "transcript", "history", "sandbox", "stored", "authorship", "delta"})
 """The start-up jobs ReviewReady waits for (also the names of the worker groups that run them)."""
@@ -30,26 +29,26 @@ class StartupPart(ReviewPart):
     diff_loaded = False
     """True once every file's hunks are parsed."""
 
-    def __init__(self, screen: ReviewScreen) -> None:
-        super().__init__(screen)
+    def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
+        super().__init__(screen, host)
         self.ready = asyncio.Event()
         """Set with ReviewReady: the start-up work has settled."""
         self._pending = set(STARTUP)
 
     async def after_first_paint(self) -> None:
         """Draw the saved evidence, then start the slower work: the last verdict, the transcript, the rest."""
-        self.screen.first_paint_at = time.perf_counter()
-        self.screen.verdicts_part.load_state()
-        self.screen.evidence_changed(None)  # the reviewer's marks and comments on the file shown
+        self.host.first_paint_at = time.perf_counter()
+        self.host.verdicts_part.load_state()
+        self.host.evidence_changed(None)  # the reviewer's marks and comments on the file shown
         # Whether bubblewrap can run takes a process start: after the first paint, not before it.
         self.thread(self._check_sandbox, group="sandbox", name="check the sandbox")
-        self.screen.bites_part.load_stored()  # the evidence store's sweep of this head, if any
-        self.screen.verdicts_part.read_history(show=False)
-        self.screen.delta_part.start()  # what changed since your verdict
+        self.host.bites_part.load_stored()  # the evidence store's sweep of this head, if any
+        self.host.verdicts_part.read_history(show=False)
+        self.host.delta_part.start()  # what changed since your verdict
         if self.session.transcript_path is not None:
             # The transcript first: parsing the diff and the findings would only
             # compete with it for the GIL (and the findings need it anyway).
-            await self.screen.start_transcript()
+            await self.host.start_transcript()
         else:
             self.settled("transcript")
             self.start_background()
@@ -70,7 +69,7 @@ class StartupPart(ReviewPart):
     def start_background(self) -> None:
         """Parse the whole diff, compute the findings and read the authorship notes, in workers."""
         self.thread(self._preload_diff, group="diff", name="parse the diff")
-        self.screen.findings_part.compute()
+        self.host.findings_part.compute()
         self.thread(self._read_authorship, group="authorship", name="read the authorship notes")
 
     def _read_authorship(self) -> None:
@@ -87,7 +86,7 @@ class StartupPart(ReviewPart):
         from reviewui.ui.widgets.author_marks import AuthorMarks
 
         files = [f.path for f in self.session.diff.files]
-        self.screen.diff_view.set_authors(AuthorMarks.of(message.authorship, files))
+        self.host.diff_view.set_authors(AuthorMarks.of(message.authorship, files))
         self.settled("authorship")
 
     def _preload_diff(self) -> None:
@@ -100,9 +99,9 @@ class StartupPart(ReviewPart):
     def on_diff_loaded(self) -> None:
         """Every file is parsed: count progress, redraw every file's evidence (stale marks: _keep_marks)."""
         self.diff_loaded = True
-        self.screen.verdicts_part.refresh_progress()
+        self.host.verdicts_part.refresh_progress()
         for f in self.session.diff.files:
-            self.screen.evidence_changed(f.path)
+            self.host.evidence_changed(f.path)
         self.settled("diff")
 
     def settled(self, job: str) -> None:
@@ -120,6 +119,6 @@ class StartupPart(ReviewPart):
         renamed since your verdict have moved with them (the delta); recount progress."""
         if not self.diff_loaded or "delta" in self._pending:
             return
-        verdicts = self.screen.verdicts_part
+        verdicts = self.host.verdicts_part
         self.ledger.state.drop_stale(verdicts.all_hunks())
         verdicts.refresh_progress()

@@ -98,10 +98,10 @@ class TranscriptPart(ReviewPart):
             transcript = self.session.transcript()
         except ReviewError as e:
             post(WorkFailed("transcript", str(e)))
-            self.screen.app.call_from_thread(self.screen.start_background)
+            self.screen.app.call_from_thread(self.host.start_background)
             return
         except Exception:
-            self.screen.app.call_from_thread(self.screen.start_background)  # the rest of the review must still run
+            self.screen.app.call_from_thread(self.host.start_background)  # the rest of the review must still run
             raise
         if transcript is None:  # nothing to show: the rest of the start-up goes on without it
             self.screen.app.call_from_thread(self._without_transcript)
@@ -116,11 +116,11 @@ class TranscriptPart(ReviewPart):
         if links is not None:
             post(TranscriptReady(transcript, links))
         else:
-            self.screen.app.call_from_thread(self.screen.startup.settled, "transcript")
+            self.screen.app.call_from_thread(self.host.startup.settled, "transcript")
 
     def _without_transcript(self) -> None:
-        self.screen.startup.settled("transcript")
-        self.screen.start_background()
+        self.host.startup.settled("transcript")
+        self.host.start_background()
 
     def on_ready(self, message: TranscriptReady) -> None:
         """The turns (links None), then the links, arrived."""
@@ -128,13 +128,13 @@ class TranscriptPart(ReviewPart):
             self.ledger.set_links(message.links)
             self.screen.query_one(TranscriptView).set_links(message.links)
             for f in self.session.diff.files:
-                self.screen.evidence_changed(f.path)
+                self.host.evidence_changed(f.path)
             note = message.links.note()
             if note:  # changed files the transcript does not explain are evidence in themselves
                 self.screen.notify(display_text(note), severity="warning", markup=False)
             return
         t = message.transcript
-        self.screen.start_background()
+        self.host.start_background()
         self._transcript = t
         view = self.screen.query_one(TranscriptView)
         view.set_transcript(t)
@@ -177,7 +177,7 @@ class TranscriptPart(ReviewPart):
         """Switch between the diff and the transcript."""
         if self.switcher.current == "transcript-pane":
             self.switcher.current = "diff-pane"
-            self.screen.diff_view.focus()
+            self.host.diff_view.focus()
             return
         if self.session.transcript_path is None:
             self.screen.notify("No transcript: pass --transcript FILE, or put one at .reviewui/transcript.jsonl",
@@ -199,7 +199,7 @@ class TranscriptPart(ReviewPart):
 
     def goto_turn(self) -> None:
         """Show the turn that wrote the hunk under the cursor."""
-        h = self.screen.diff_view.current_hunk
+        h = self.host.diff_view.current_hunk
         links = self.ledger.links
         if h is None or links is None:
             self.screen.notify("No transcript loaded" if links is None else "No hunk under the cursor",
@@ -223,9 +223,9 @@ class TranscriptPart(ReviewPart):
             self.screen.notify(f"Turn {message.index} wrote no hunk of this diff", severity="warning")
             return
         self.switcher.current = "diff-pane"
-        self.screen.diff_view.focus()
+        self.host.diff_view.focus()
         path, index = keys[0]
-        self.screen.navigation.show(path, index)
+        self.host.navigation.show(path, index)
         if len(keys) > 1:
             self.screen.notify(f"Turn {message.index} wrote {len(keys)} hunks; showing the first", timeout=3)
 

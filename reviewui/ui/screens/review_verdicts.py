@@ -10,19 +10,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+from textual.screen import Screen
 
 from reviewui.core.diff import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.ui.evidence_view import verdict_draft
 from reviewui.ui.messages import HistoryRead, VerdictRecorded, VerdictSetupChecked, WorkFailed
-from reviewui.ui.screens.review_part import ReviewPart
+from reviewui.ui.screens.review_part import ReviewHost, ReviewPart
 from reviewui.ui.widgets.review_header import ReviewHeader
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.evidence import HistoryRow, VerdictEvidence
     from reviewui.core.notes.model import Review
-    from reviewui.ui.screens.review import ReviewScreen
     from reviewui.ui.screens.verdict import VerdictModal
 
 RELATION_NOTE = {"this-head": "", "same-patch": " (earlier head, same patch)",
@@ -45,8 +45,8 @@ class VerdictsPart(ReviewPart):
         Binding("v", "history", "History", id="review.history", tooltip="Verdicts recorded for this branch"),
     ]
 
-    def __init__(self, screen: ReviewScreen) -> None:
-        super().__init__(screen)
+    def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
+        super().__init__(screen, host)
         self.history_rows: list[HistoryRow] = []
         """The branch's verdicts that count (verdict relation), as last read: an earlier reject stands
         against an approve."""
@@ -76,7 +76,7 @@ class VerdictsPart(ReviewPart):
 
     def toggle_reviewed(self) -> None:
         """Mark (or unmark) the hunk under the cursor as reviewed."""
-        h = self.screen.diff_view.current_hunk
+        h = self.host.diff_view.current_hunk
         if h is None:
             self.screen.notify("No hunk under the cursor", severity="warning")
             return
@@ -86,16 +86,16 @@ class VerdictsPart(ReviewPart):
         else:
             state.mark(h.file, h.header, h.text)
         self._save_state()
-        self.screen.evidence_changed(h.file)
+        self.host.evidence_changed(h.file)
         self.refresh_progress()
 
     def comment(self) -> None:
         """Ask for a comment on the hunk (or line) under the cursor."""
-        h = self.screen.diff_view.current_hunk
+        h = self.host.diff_view.current_hunk
         if h is None:
             self.screen.notify("No hunk under the cursor", severity="warning")
             return
-        line = self.screen.diff_view.current_line
+        line = self.host.diff_view.current_line
         where = f"{h.file} {h.header}" + (f" line {line}" if line else "")
 
         # The comment of exactly this place: a line's own, or the hunk's on its header row. A hunk's
@@ -113,7 +113,7 @@ class VerdictsPart(ReviewPart):
             elif text:
                 self.ledger.state.add_comment(h.file, h.header, text, line)
             self._save_state()
-            self.screen.evidence_changed(h.file)
+            self.host.evidence_changed(h.file)
             said = "added" if existing is None else ("changed" if text else "deleted")
             self.screen.notify(f"Comment {said} on {visible(where)}", markup=False)
 
@@ -137,7 +137,7 @@ class VerdictsPart(ReviewPart):
         """Show what a verdict would record (and whether git can record it); record it when confirmed."""
         from reviewui.ui.screens.verdict import VerdictAnswer, VerdictModal  # not at the top: not on the first screen
 
-        hunks = self.all_hunks() if self.screen.startup.diff_loaded else None
+        hunks = self.all_hunks() if self.host.startup.diff_loaded else None
         draft = verdict_draft(verdict, self.ledger, self.history_rows, hunks,
                               reason=self.drafts.get(verdict, ""), kept_because=self.failures.get(verdict, ""),
                               warnings=(self.self_review,) if self.self_review else ())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewui.core.run import room
+from reviewui.core.run import sandbox
 
 import coverage
 import pytest
@@ -35,7 +35,7 @@ def test_rcfile_parses_and_includes_the_file(tmp_path: Path, name: str) -> None:
     assert len(include) == 2, include
     matcher = GlobMatcher(include, "include")
     # Paths as the run sees them (the host's when unsandboxed): run/room.py.
-    place = room.for_run(scratch, tmp_path)
+    place = sandbox.room_for_run(scratch, tmp_path)
     assert matcher.match(place.inside(scratch / name))
     assert matcher.match(place.inside(scratch / "pkg/plain.py"))
     assert not matcher.match(place.inside(scratch / "pkg/other.py"))

@@ -126,8 +126,8 @@ def test_coverage_selection_by_statement() -> None:
 def test_text_report_neutralises_terminal_escapes() -> None:
     from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 
-    r = HunkResult("pkg/m.py", 0, "@@ -1 +1 @@", "", "bites", ("t.py::test_\x1b[31m",),
-                   {"t.py::test_\x1b[31m": "[bold red]x[/bold red] \x1b]0;title\x07"})
+    r = HunkResult("pkg/m.py", 0, "@@ -1 +1 @@", "", "bites", failing_tests=("t.py::test_\x1b[31m",),
+                   messages={"t.py::test_\x1b[31m": "[bold red]x[/bold red] \x1b]0;title\x07"})
     text = BiteReport(Baseline("green", tests=("t.py::test_\x1b[31m",)), (r,), ("t.py",), "pytest").render_text()
     assert "\x1b" not in text and "\x07" not in text
     assert "\\x1b[31m" in text and "[bold red]x[/bold red]" in text

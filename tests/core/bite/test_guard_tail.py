@@ -14,7 +14,7 @@ from bench.bench_guards import function as bench_function
 from bench.bench_guards import tests as bench_tests
 from reviewui.core.bite import fallback, guard_batch, guard_check, guard_tail
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
-from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guards import Guard
 from reviewui.core.config import Settings

@@ -9,7 +9,7 @@ from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.origin import ChangedModule
 import random
 
-from reviewui.core.bite.guard_batch import BatchGuard
+from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.plan import CONTROLS, Batching, ControlItem, GuardItem, RevertItem, plan_sweep
 from reviewui.core.bite.prepare import HunkPlan
 from reviewui.core.diff import FileDiff, parse_hunks

@@ -10,8 +10,8 @@ from reviewui.core.bite.report import HunkResult
 from reviewui.core.store.db import EvidenceStore
 from reviewui.core.store.grades import OUTPUT_KEPT
 
-HUNK = HunkResult("pkg/a.py", 0, "@@ -1,2 +1,3 @@", "@@ -1,2 +1,3 @@\n+x\n", "bites", ("t::a",),
-                  {"t::a": "assert 1 == 2"}, tests_run=("t::a",), passed_tests=("t::b",))
+HUNK = HunkResult("pkg/a.py", 0, "@@ -1,2 +1,3 @@", "@@ -1,2 +1,3 @@\n+x\n", "bites", failing_tests=("t::a",),
+                  messages={"t::a": "assert 1 == 2"}, tests_run=("t::a",), passed_tests=("t::b",))
 GUARD = GuardResult("pkg/a.py", 0, 2, "condition", "`x` -> `True`", "toothless", start=(2, 4), end=(2, 5),
                     replacement="True", output="o" * (OUTPUT_KEPT * 3))
 
