@@ -1,6 +1,6 @@
 """From parsed command-line arguments to a ReviewSession, and JSON out: shared by every command.
 
-Lives below both `cli.py` (the parser and dispatch) and `headless.py` (the
+Lives below both `cli.py` (the parser and dispatch) and `headless/` (the
 headless twins) so neither imports the other's internals.
 """
 
