@@ -21,6 +21,9 @@ from reviewui.core.config import (BranchConfigChange, Settings, branch_config_ch
 from reviewui.core.bounded import read_input_text
 from reviewui.core.errors import ReviewError
 from reviewui.core.review_inputs import default_task, find_transcript
+from reviewui.core.run_options import RunOptions
+from reviewui.core.session_store import SessionStore
+from reviewui.core.session_verdicts import SessionVerdicts
 from reviewui.core.target import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -29,49 +32,26 @@ if TYPE_CHECKING:
     from reviewui.core.delta.model import Delta
     from reviewui.core.delta.since import Since
     from reviewui.core.diff import Diff
-    from reviewui.core.evidence import EvidenceLedger, HistoryRow, HistoryView, HunkKey, VerdictEvidence
+    from reviewui.core.evidence import EvidenceLedger, HunkKey
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.progress import ProgressSink
     from reviewui.core.bite.report import BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
-    from reviewui.core.store import EvidenceStore, StoreKey
-    from reviewui.core.store.grades import GradeStore
-    from reviewui.core.store.key import StoredEvidence
+    from reviewui.core.store import EvidenceStore
     from reviewui.core.findings.model import Finding
     from reviewui.core.fixtures import FixtureReport
-    from reviewui.core.notes.model import Review
     from reviewui.core.notes.authorship import Authorship
-    from reviewui.core.notes.preflight import SetupProblem
-    from reviewui.core.notes.relation import WeighedReview
     from reviewui.core.probe.run import ProbeReport
     from reviewui.core.transcript import Transcript
     from reviewui.core.transcript.linking import HunkLinks
+
+__all__ = ["ReviewSession", "RunOptions"]  # RunOptions lives in run_options.py, below the session's parts
 
 T = TypeVar("T")
 
 
 @dataclass
-class RunOptions:
-    """How tests are run for bite-checks and probes (from flags and config)."""
-
-    test_cmd: str | None = None
-    """Overrides Settings.test_command when given."""
-    all_tests: bool = False
-    """Run the whole suite instead of the branch's changed test files."""
-    jobs: int | None = None
-    """Parallel workers for sweeps; None means the number of cores."""
-    timeout: float | None = None
-    """Per-run time limit in seconds; None means derived from the baseline."""
-    fresh: bool = False
-    """Rerun everything: stored evidence is neither shown as current nor reused (`--fresh`)."""
-    engine: str | None = None
-    """What carries out bite sweeps (`--engine local|ray`); None: the `engine` setting."""
-    ray_address: str | None = None
-    """The Ray cluster of the ray engine (`--ray-address`); None: the `ray-address` setting."""
-
-
-@dataclass
-class ReviewSession:
+class ReviewSession(SessionStore, SessionVerdicts):
     """A branch under review and everything learned about it so far."""
 
     target: Target
@@ -393,67 +373,6 @@ class ReviewSession:
         return truth_table(self.target, self.analysed_diff(), self.settings, changed, report,
                            test_cmd=r.test_cmd, timeout=r.timeout, cancel=cancel, warm=warm, on_tests=on_tests)
 
-    # --- the evidence store --------------------------------------------------
-
-    @property
-    def store(self) -> "EvidenceStore":
-        """The user's evidence store, opened on first use (its `notice` says if it was set aside)."""
-        with self._lock:
-            if self._store is None:
-                from reviewui.core.store import EvidenceStore
-
-                self._store = EvidenceStore.open()
-            return self._store
-
-    def store_key(self) -> "StoreKey":
-        """The key this review's evidence is stored under now (head, base, command, config, environment)."""
-        from reviewui.core.store import key_for
-
-        return key_for(self.target, self.test_command, self.settings, all_tests=self.run.all_tests)
-
-    def grade_book(self) -> "GradeStore":
-        """Each hunk's and guard's grade kept in the store by what decides it (core/bite/reuse.py): a sweep
-        reuses those whose key did not change; with `--fresh` none (what it grades is still kept)."""
-        import hashlib
-
-        k = self.store_key()
-        context = hashlib.sha256("\0".join((k.test_command, k.config, k.environment, k.version)).encode()).hexdigest()
-        return self.store.grades(context, read=not self.run.fresh)
-
-    def stored(self) -> "StoredEvidence":
-        """What the store holds for this branch: the latest sweep and truth table, current or stale.
-
-        With `--fresh` (RunOptions.fresh) nothing is read. Does not touch the
-        ledger: add it with `evidence.add_stored` (current evidence only becomes the ledger's).
-        """
-        from reviewui.core.store.key import StoredEvidence
-
-        if self.run.fresh:
-            return StoredEvidence()
-        store, key = self.store, self.store_key()
-        bite = store.latest_bite(key)
-        table = store.load_table(key) if bite is not None and bite.current else None
-        return StoredEvidence(bite=bite, table=table, notice=store.notice)
-
-    def save_evidence(self, report: "BiteReport", table: "TruthTable | None" = None,
-                      findings: "list[Finding] | None" = None) -> bool:
-        """Keep a finished whole-branch sweep (and its truth table and findings) in the store.
-
-        A cancelled sweep is not kept. Returns True when the sweep was stored.
-        """
-        if report.baseline.reason == "cancelled" or any(r.reason == "cancelled" for r in report.results):
-            return False
-        from reviewui.core.store.summary import KIND, summarize
-
-        store, key = self.store, self.store_key()
-        saved = store.save_bite(key, report)
-        if saved and table is not None and table.reason != "cancelled":
-            store.save_table(key, table)
-        if saved and findings is not None:
-            store.save_findings(key, findings)
-        if saved:  # what the queue reads of it (core/store/summary.py)
-            store.save(key, KIND, summarize(report, findings))
-        return saved
 
     def delta(self, since: str | None = None) -> "tuple[Since, Delta] | None":
         """What changed on the branch since the reviewer's own latest verdict on it (or since commit `since`):
@@ -501,109 +420,3 @@ class ReviewSession:
         files = [f.path for f in self.diff.files if f.hunks]
         return self._cached("authorship", lambda: read_authorship(
             t.repo_dir, t.base, t.head, files, self.settings.authorship_ref))
-
-    # --- without a branch under review ------------------------------------
-
-    @staticmethod
-    def sync_notes(repo: str | Path | None, action: str, remote: str) -> tuple[str, list[str]]:
-        """`pull` (fetch, merge by review id) or `push` the verdict notes of `repo`.
-
-        Returns one line saying what happened and the warning lines (a note
-        skipped for its size: the rest of the pull went on).
-        """
-        from reviewui.core.config import notes_ref_for
-        from reviewui.core.git import open_repo
-        from reviewui.core.notes.sync import pull_notes_report, push_notes
-
-        root = Path(open_repo(repo or Path.cwd()).working_tree_dir or ".")
-        ref = notes_ref_for(root)  # trusted config only: never the checked-out branch
-        if action == "pull":
-            report = pull_notes_report(root, remote, ref)
-            return report.words(remote), report.warnings()
-        push_notes(root, remote, ref)
-        return f"pushed {ref} to {remote}", []
-
-    # --- verdicts ----------------------------------------------------------
-
-    def verdict_setup_problems(self) -> "list[SetupProblem]":
-        """What stops a verdict from being recorded now (no git identity, a signing setup that cannot sign).
-
-        Empty when nothing does; each problem carries the `git config` line that fixes it.
-        """
-        from reviewui.core.notes.preflight import verdict_setup_problems
-
-        return verdict_setup_problems(self.target.repo_dir)
-
-    def verdict(self, verdict: str, reason: str, evidence: VerdictEvidence | None = None) -> "Review":
-        """Record `verdict` on the branch head in git notes with the ledger's evidence; return the review.
-
-        `evidence` is the ledger's verdict evidence taken earlier (the UI takes
-        it on its own thread when the reviewer confirms); None takes it now.
-
-        Raises ReviewError for an unknown verdict, a reject without a reason,
-        no git identity, or a note that cannot be written.
-        """
-        from reviewui.core.notes.model import Review
-        from reviewui.core.notes.verdicts import record_review
-
-        t = self.target
-        ev = evidence if evidence is not None else self.evidence.verdict_evidence()
-        review = Review.new(
-            verdict, reason, repo_dir=t.repo_dir, branch=t.branch, base=t.base, head=t.head,
-            bites=ev.bites, probes=ev.probes, comments=ev.comments, findings=ev.findings, tests=ev.tests,
-        )
-        record_review(t.repo_dir, review, self.settings.notes_ref)
-        return review
-
-    def history(self) -> "list[HistoryRow]":
-        """Earlier verdicts of this branch, oldest first: (review shown as whom, relation, signature words).
-
-        The relation to the head now is `this-head`, `same-patch` or
-        `different-patch`; the reviewer field says whom the review is shown
-        as, so a forged claim to be the local reviewer never reads as theirs;
-        the signature words say where a pulled review came from, and that one
-        does not count (the verdict relation, core/notes/relation.py).
-        """
-        return list(self.history_view().rows)
-
-    def history_view(self) -> "HistoryView":
-        """The branch's verdicts weighed by the verdict relation: every review, those that count, the
-        verdict now, the notes' foreign text, and a warning when the reviewer is the head's author."""
-        from dataclasses import replace
-
-        from reviewui.core.evidence import HistoryView
-        from reviewui.core.notes.trust import local_reviewer, self_review
-        from reviewui.core.notes.verdicts import RELATION_WORDS, read_branch_notes
-
-        t = self.target
-        notes = read_branch_notes(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
-        mine = self_review(t.repo_dir, t.head, local_reviewer(t.repo_dir))
-
-        def row(w: "WeighedReview") -> "HistoryRow":
-            words = w.signature_words() + ("" if w.counts else f" · does not count ({w.why_not})")
-            return replace(w.review, reviewer=w.shown_as), RELATION_WORDS[w.currency], words
-
-        rows = {w.review.id: row(w) for w in notes.reviews}
-        decided = notes.verdict
-        return HistoryView(tuple(rows.values()), tuple(rows[w.review.id] for w in notes.reviews if w.counts),
-                           rows[decided.review.id] if decided else None, notes.foreign, mine)
-
-    def self_review_warning(self) -> str:
-        """One line when the reviewer's git identity is the head commit's author, else ""."""
-        from reviewui.core.notes.trust import local_reviewer, self_review
-
-        return self_review(self.target.repo_dir, self.target.head, local_reviewer(self.target.repo_dir))
-
-    def log_json(self) -> dict[str, Any]:
-        """The verdict log as the contract JSON document."""
-        from reviewui.core.notes.verdicts import log_json
-
-        t = self.target
-        return log_json(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
-
-    def log_text(self) -> str:
-        """The verdict log as text."""
-        from reviewui.core.notes.verdicts import render_log_text
-
-        t = self.target
-        return render_log_text(t.repo_dir, t.branch, t.base, t.head, self.settings.notes_ref)
