@@ -27,8 +27,9 @@ from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target as Branch
 from reviewui.core.witness import literal
-from reviewui.core.witness.model import Budget, FunctionSeeds, Seeds, Witness
+from reviewui.core.witness.model import Budget, FunctionSeeds, Witness
 from reviewui.core.witness.search import Answer, run_search
+from reviewui.core.witness.seeds import capture
 from reviewui.core.witness.targets import Target, guard_key, toothless_targets
 from reviewui.core.witness.verify import WitnessTest, compose, place, verify
 
@@ -43,11 +44,10 @@ class WitnessPhase:
 
     def __init__(self, pool: WorktreePool, branch: Branch, diff: Diff, ctx: RunContext, guards: list[Guard],
                  read: Callable[[str], bytes | None], tree: list[str], budget: Budget, per_run: float,
-                 seeds: Seeds | None, why_not: str = "") -> None:
+                 why_not: str = "") -> None:
         self.pool, self.branch, self.diff, self.ctx = pool, branch, diff, ctx
         self.guards = {guard_key(g): g for g in guards}
         self.read, self.taken, self.budget, self.per_run = read, set(tree), budget, per_run
-        self.seeds = seeds or Seeds()
         self.project = literal.project_names(tree)
         self.modules = {m.path: m for m in ctx.modules}
         self._threads = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="witness")
@@ -109,10 +109,12 @@ class WitnessPhase:
         """ident -> the witness (or why none) of each target, searched and re-verified."""
         tests = list(dict.fromkeys([*(t for g in r.guards if g.verdict == "toothless" for t in g.tests_run),
                                     *r.tests_run]))
-        seeds = {t.ident: self.seeds.of(t.file, t.def_line) for t in targets}
         limit = self.per_run + len(targets) * (self.budget.seconds + SEARCH_SLACK)
         with self.pool.acquire() as scratch:
             scratch.checkout(self.branch.head)
+            # The tests' own arguments first, watched only now that something toothless is searched.
+            captured, failed = capture(scratch, self.ctx, targets, tests, self.per_run, self.project)
+            seeds = {t.ident: captured.of(t.file, t.def_line) for t in targets}
             answers = run_search(scratch, self.ctx, targets, seeds, self.budget, tests, limit, self.project)
         made: list[WitnessTest] = []
         for t in targets:
@@ -127,7 +129,8 @@ class WitnessPhase:
         start = time.monotonic()
         kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run)
         share = (time.monotonic() - start) / max(1, len(made))
-        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident]), kept, dropped, share)
+        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident], failed), kept, dropped,
+                                  share)
                 for t in targets}
 
 
@@ -146,14 +149,17 @@ def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list
     return Witness(False, tries=a.tries, seconds=a.seconds, reason=a.why)
 
 
-def _with_seed_words(a: Answer | None, seeds: FunctionSeeds | None) -> Answer | None:
-    """The answer, its reason saying what the baseline saw when it had no seed to start from."""
+def _with_seed_words(a: Answer | None, seeds: FunctionSeeds | None, failed: str = "") -> Answer | None:
+    """The answer, its reason saying what the capture run saw when it had no seed to start from
+    (`failed`: why that run could not say)."""
     if a is None or a.found is not None or (seeds is not None and seeds.seeds):
         return a
-    if seeds is None:
-        why = "no seed: no selected test called it in the baseline"
+    if failed:
+        why = f"no seed: {failed}"
+    elif seeds is None:
+        why = "no seed: no selected test called it in the capture run"
     else:
-        why = f"no seed: the baseline saw {seeds.seen} call(s), none could be written as source" + \
+        why = f"no seed: the capture run saw {seeds.seen} call(s), none could be written as source" + \
             (f" ({seeds.why})" if seeds.why else "")
     return replace(a, why=why if not a.tries else f"{why}; drawn from its type hints")
 

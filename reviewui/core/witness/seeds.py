@@ -1,12 +1,14 @@
-"""The tests' own arguments, captured in the baseline run: the first inputs a witness search tries.
+"""The tests' own arguments, captured in a run of their own: the first inputs a witness search tries.
 
-A sweep that looks for witnesses asks its baseline (the one run of the
-selected tests at the head, `RunContext.run` with `record_opens`) to watch
-the functions around the agent's added lines: the witness plugin
-(`inside/witness_plugin.py`) keeps each call's arguments as source, bounded
-in count and size, and writes them into the run's own directory. What comes
-back is read with a cap and kept only where every source fits the grammar
-of `literal.py`; the rest is dropped, never repaired.
+Only a sweep that has something toothless to search pays for it: just
+before the search of a hunk's toothless guards, the tests that ran them are
+run once more at the head, sandboxed, watching only the functions holding
+those guards (`capture`). The baseline never watches anything, so a plain
+sweep (and a cached baseline) is the same with or without witnesses. The
+witness plugin (`inside/witness_plugin.py`) keeps each call's arguments as
+source, bounded in count and size, and writes them into the run's own
+directory. What comes back is read with a cap and kept only where every
+source fits the grammar of `literal.py`; the rest is dropped, never repaired.
 """
 
 from __future__ import annotations
@@ -14,18 +16,19 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Sequence
 
 from reviewui.core.bite.guard_batch import DefPath
-from reviewui.core.bite.origin import ChangedModule
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.bite.runctx import RunContext
+from reviewui.core.errors import ReviewError
 from reviewui.core.inside import witness_values
 from reviewui.core.run import room
 from reviewui.core.run.process import read_run_text
 from reviewui.core.run.runner import RunFiles
+from reviewui.core.run.worktree import Scratch
 from reviewui.core.witness import literal
 from reviewui.core.witness.model import FunctionSeeds, Seed, Seeds
-from reviewui.core.witness.targets import functions
+from reviewui.core.witness.targets import Target
 
 MAX_SEEDS = 16
 """Distinct calls kept per function (up to twice as many that give a new set of parameters something)."""
@@ -35,23 +38,25 @@ READ_CAP = 1 << 20
 """Bytes read of the capture's reply."""
 
 
-def capture_targets(targets: list[tuple[FileDiff, Hunk]], head_text: Callable[[str], str | None],
-                    modules: list[ChangedModule]) -> list[tuple[str, DefPath]]:
-    """(file, def path) of every function around an added line of a changed module, in diff order."""
-    importable = {m.path for m in modules}
-    out: dict[tuple[str, tuple[object, ...]], DefPath] = {}
-    lines: dict[str, list[int]] = {}
-    for f, h in targets:
-        if f.path in importable:
-            lines.setdefault(f.path, []).extend(ln.new_no for ln in h.lines if ln.kind == "added" and ln.new_no)
-    for path, wanted in lines.items():
-        for found in functions(head_text(path), wanted):
-            out.setdefault((path, tuple(found)), found)
-    return [(file, found) for (file, _), found in out.items()]
+def capture(scratch: Scratch, ctx: RunContext, targets: Sequence[Target], tests: Sequence[str], limit: float,
+            project: frozenset[str]) -> tuple[Seeds, str]:
+    """The arguments `tests` pass to the targets' functions, in one sandboxed run in `scratch` (at the
+    head): (seeds, "") or (no seeds, why the run could not say)."""
+    wanted: dict[tuple[str, tuple[object, ...]], DefPath] = {}
+    for t in targets:
+        wanted.setdefault((t.file, tuple(t.path)), t.path)
+    request = SeedCapture([(file, path) for (file, _), path in wanted.items()], project)
+    try:
+        seen = ctx.run(scratch.path, list(tests), limit, in_run_dir=request.files(scratch.path))
+    except ReviewError as e:
+        return Seeds(), literal.said(f"the capture run could not start: {e}")
+    if seen.foreign or seen.run.killed:
+        return Seeds(), "the capture run could not be believed (killed, or its reports were not its own)"
+    return request.seeds() or Seeds(), ""
 
 
 class SeedCapture:
-    """The baseline's request for seeds, and what it brought back (RunContext.capture)."""
+    """A capture run's request for seeds, and what it brought back."""
 
     def __init__(self, targets: list[tuple[str, DefPath]], project: frozenset[str]) -> None:
         self.targets = targets
@@ -61,7 +66,7 @@ class SeedCapture:
         self._lock = threading.Lock()
 
     def files(self, scratch: Path) -> RunFiles:
-        """The request written into the baseline run's own directory, and the reply read back."""
+        """The request written into the capture run's own directory, and the reply read back."""
         def setup(run_dir: Path) -> dict[str, str]:
             place = room.for_run(scratch, run_dir)
             request = {
@@ -80,7 +85,7 @@ class SeedCapture:
         return RunFiles(setup, collect)
 
     def seeds(self) -> Seeds | None:
-        """What the last baseline run captured (None before one ran)."""
+        """What the capture run brought back (None before one ran)."""
         with self._lock:
             return self._seeds
 
