@@ -87,6 +87,14 @@ class WitnessPhase:
             self._open = False
         self._threads.shutdown(wait=True, cancel_futures=True)
 
+    def _head_text(self, path: str) -> str | None:
+        """A changed file's text at the head (None when it cannot be read as UTF-8)."""
+        raw = self.read(path)
+        try:
+            return raw.decode("utf-8") if raw is not None else None
+        except UnicodeDecodeError:
+            return None
+
     def _cancelled(self) -> bool:
         return self.ctx.cancel is not None and self.ctx.cancel.is_set()
 
@@ -127,7 +135,7 @@ class WitnessPhase:
                 self.taken.add(path)
                 made.append(WitnessTest(t, a.found, path, compose(a.found, t)))
         start = time.monotonic()
-        kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run)
+        kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run, self._head_text)
         share = (time.monotonic() - start) / max(1, len(made))
         return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident], failed), kept, dropped,
                                   share)
