@@ -249,3 +249,40 @@ def test_every_witness_is_re_verified_in_one_session(sweeps: Sweeps) -> None:
     # four witnesses found by the search (two kept, two dropped), none re-verified the ordinary way
     searched = [g.witness for g in toothless(sweeps.report).values() if g.witness and (g.witness.found or g.witness.dropped)]
     assert len(searched) == 4 and sweeps.one_by_one == 0
+
+
+UNITTEST_CASE = '''import unittest
+
+from calc import clamp
+
+
+class ClampTest(unittest.TestCase):
+    def test_clamp(self):
+        self.assertEqual(clamp(3), 3)
+'''
+
+
+def test_a_unittest_command_says_why_no_witness_is_looked_for(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_venv_python(monkeypatch)
+    made: list[object] = []
+    real = seeds.SeedCapture.files
+    monkeypatch.setattr(seeds.SeedCapture, "files", lambda self, scratch: made.append(self) or real(self, scratch))
+    make_repo(tmp_path / "r", {"calc.py": "def clamp(x):\n    return x\n", "test_calc.py": UNITTEST_CASE},
+              {"calc.py": "def clamp(x):\n    if x < 0:\n        return 0\n    return x\n"})
+    t, d = load(tmp_path / "r")
+    report = run_bite(t, d, Settings(), jobs=2, guards=True, witness=Budget(seconds=1.0, calls=200),
+                      test_cmd="python -m unittest")
+    assert report.test_command == "python -m unittest" and report.baseline.status == "green", report.baseline
+    guards = toothless(report)
+    assert guards and report.witnesses_checked  # `x < 0` is never reached by the one case
+    for g in guards.values():
+        w = g.witness
+        assert w is not None and not w.found and not w.searched, w
+        assert w.reason == "witnesses need a pytest command (the plugins run in pytest)"
+        assert g.one_line().endswith("witness: not searched (witnesses need a pytest command (the plugins run in pytest))")
+    assert made == []  # nothing captured for a search that cannot run
+    [hunk] = report.to_json(t)["hunks"]
+    said = [g["witness"] for g in hunk["guards"] if g["verdict"] == "toothless"]
+    assert said and all(w["found"] is False and w["tries"] == 0 and "pytest command" in w["reason"] for w in said)
+    # nothing was searched: the plain kind, never a `no-witness` that would read as "likely equivalent"
+    assert {f.kind for f in guard_findings(report)} == {"toothless-guard"}
