@@ -38,7 +38,7 @@ class Witness:
     tries: int = 0
     """Inputs tried (each called on both sides)."""
     seconds: float = 0.0
-    """Time the search and its re-verification took."""
+    """Time its share of the capture run, the search and its share of the re-verification took."""
     test: str = ""
     """The re-verified test (what `w` offers to keep as a probe); "" when none was found."""
     reason: str = ""

@@ -121,7 +121,9 @@ class WitnessPhase:
         with self.pool.acquire() as scratch:
             scratch.checkout(self.branch.head)
             # The tests' own arguments first, watched only now that something toothless is searched.
+            start = time.monotonic()
             captured, failed = capture(scratch, self.ctx, targets, tests, self.per_run, self.project)
+            taken = (time.monotonic() - start) / len(targets)  # each target's share of the capture run
             seeds = {t.ident: captured.of(t.file, t.def_line) for t in targets}
             answers = run_search(scratch, self.ctx, targets, seeds, self.budget, tests, limit, self.project)
         made: list[WitnessTest] = []
@@ -137,9 +139,13 @@ class WitnessPhase:
         start = time.monotonic()
         kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run, self._head_text)
         share = (time.monotonic() - start) / max(1, len(made))
-        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident], failed), kept, dropped,
-                                  share)
-                for t in targets}
+        return {t.ident: _witness(t, _with_seed_words(_plus(answers.get(t.ident), taken), seeds[t.ident], failed),
+                                  kept, dropped, share) for t in targets}
+
+
+def _plus(a: Answer | None, seconds: float) -> Answer | None:
+    """The answer with `seconds` more spent on it (its share of the capture run)."""
+    return None if a is None else replace(a, seconds=a.seconds + seconds)
 
 
 def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list[tuple[WitnessTest, str]],
