@@ -1,4 +1,4 @@
-"""The witness pytest plugin: the baseline's seeds, and the hook a search run takes over.
+"""The witness pytest plugin: the tests' arguments (seeds), and the hook a search run takes over.
 
 Copied by reviewui into a run's own directory and loaded through
 PYTEST_PLUGINS in every run (standard library and pytest only: it runs in
@@ -8,7 +8,7 @@ imports its values helper (`reviewui_witness_values`, witness_values.py), and
 neither `sys.getprofile` (nor threading's) nor `sys.monitoring.get_tool` ever
 shows the capture's watcher.
 
-Capture (the baseline of a sweep that looks for witnesses, REVIEWUI_WITNESS_SEEDS
+Capture (a witness sweep's capture run, witness/seeds.py; REVIEWUI_WITNESS_SEEDS
 names the request): a watcher (sys.monitoring's PY_START on Python 3.12+,
 which stops asking about a function once it is not wanted; else a profile
 function, which sees every call) sees each call of the functions the request

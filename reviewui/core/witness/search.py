@@ -1,7 +1,7 @@
 """The search run: one sandboxed pytest session in a scratch at the head, a fork per target inside it.
 
 The request names each target's module, function and reverted source, its
-seeds (from the baseline) and hints; the witness plugin replaces the test
+seeds (from the capture run) and hints; the witness plugin replaces the test
 loop with the search (`inside/witness_search.py`), and every reply is read
 back with a cap and checked before anything of it is kept: sources against
 the grammar (`literal.py`), texts capped and made visible. A run whose
