@@ -52,6 +52,11 @@ def capture(scratch: Scratch, ctx: RunContext, targets: Sequence[Target], tests:
         return Seeds(), literal.said(f"the capture run could not start: {e}")
     if seen.foreign or seen.run.killed:
         return Seeds(), "the capture run could not be believed (killed, or its reports were not its own)"
+    red = [o.id for o in seen.run.tests if o.outcome in ("failed", "error")]
+    if red or (ctx.pytest_mode and not seen.run.tests):
+        # green in the baseline: a test that can tell this run from the others is not to be believed either
+        return Seeds(), literal.said(f"the capture run's tests did not pass as in the baseline ({', '.join(red[:2])})"
+                                     if red else "the capture run reported no test")
     return request.seeds() or Seeds(), ""
 
 
