@@ -38,7 +38,7 @@ class Witness:
     tries: int = 0
     """Inputs tried (each called on both sides)."""
     seconds: float = 0.0
-    """Time its share of the capture run, the search and its share of the re-verification took."""
+    """Time its search took, with its share of the session around the searches and of the re-verification."""
     test: str = ""
     """The re-verified test (what `w` offers to keep as a probe); "" when none was found."""
     reason: str = ""

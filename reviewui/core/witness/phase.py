@@ -27,9 +27,9 @@ from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target as Branch
 from reviewui.core.witness import literal
-from reviewui.core.witness.model import Budget, FunctionSeeds, Witness
+from reviewui.core.witness.model import Budget, FunctionSeeds, Seeds, Witness
 from reviewui.core.witness.search import Answer, run_search
-from reviewui.core.witness.seeds import capture
+from reviewui.core.witness.seeds import SeedCapture
 from reviewui.core.witness.targets import Target, guard_key, toothless_targets
 from reviewui.core.witness.verify import WitnessTest, compose, place, verify
 
@@ -117,15 +117,18 @@ class WitnessPhase:
         """ident -> the witness (or why none) of each target, searched and re-verified."""
         tests = list(dict.fromkeys([*(t for g in r.guards if g.verdict == "toothless" for t in g.tests_run),
                                     *r.tests_run]))
-        limit = self.per_run + len(targets) * (self.budget.seconds + SEARCH_SLACK)
+        limit = 2 * self.per_run + len(targets) * (self.budget.seconds + SEARCH_SLACK)
+        # The tests' own arguments first, in the same session, watched only now that something toothless is.
+        wanted = SeedCapture.of(targets, self.project, self.per_run)
         with self.pool.acquire() as scratch:
             scratch.checkout(self.branch.head)
-            # The tests' own arguments first, watched only now that something toothless is searched.
             start = time.monotonic()
-            captured, failed = capture(scratch, self.ctx, targets, tests, self.per_run, self.project)
-            taken = (time.monotonic() - start) / len(targets)  # each target's share of the capture run
-            seeds = {t.ident: captured.of(t.file, t.def_line) for t in targets}
-            answers = run_search(scratch, self.ctx, targets, seeds, self.budget, tests, limit, self.project)
+            answers = run_search(scratch, self.ctx, targets, {}, self.budget, tests, limit, self.project, wanted)
+            took = time.monotonic() - start
+        captured, failed = wanted.seeds() or Seeds(), wanted.failed()
+        seeds = {t.ident: captured.of(t.file, t.def_line) for t in targets}
+        # Each target's share of what the run spent beyond its searches (start-up, collection, the capture).
+        taken = max(0.0, took - sum(a.seconds for a in answers.values())) / len(targets)
         made: list[WitnessTest] = []
         for t in targets:
             a = answers.get(t.ident)
@@ -144,7 +147,7 @@ class WitnessPhase:
 
 
 def _plus(a: Answer | None, seconds: float) -> Answer | None:
-    """The answer with `seconds` more spent on it (its share of the capture run)."""
+    """The answer with `seconds` more spent on it (its share of the run beyond the searches)."""
     return None if a is None else replace(a, seconds=a.seconds + seconds)
 
 
@@ -164,16 +167,16 @@ def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list
 
 
 def _with_seed_words(a: Answer | None, seeds: FunctionSeeds | None, failed: str = "") -> Answer | None:
-    """The answer, its reason saying what the capture run saw when it had no seed to start from
+    """The answer, its reason saying what the capture saw when it had no seed to start from
     (`failed`: why that run could not say)."""
     if a is None or a.found is not None or (seeds is not None and seeds.seeds):
         return a
     if failed:
         why = f"no seed: {failed}"
     elif seeds is None:
-        why = "no seed: no selected test called it in the capture run"
+        why = "no seed: no selected test called it in the capture"
     else:
-        why = f"no seed: the capture run saw {seeds.seen} call(s), none could be written as source" + \
+        why = f"no seed: the capture saw {seeds.seen} call(s), none could be written as source" + \
             (f" ({seeds.why})" if seeds.why else "")
     return replace(a, why=why if not a.tries else f"{why}; drawn from its type hints")
 
