@@ -38,7 +38,7 @@ class Witness:
     tries: int = 0
     """Inputs tried (each called on both sides)."""
     seconds: float = 0.0
-    """Time its search took, with its share of the session around the searches and of the re-verification."""
+    """Time its search took, and its share of the re-verification (not the session's start-up or capture)."""
     test: str = ""
     """The re-verified test (what `w` offers to keep as a probe); "" when none was found."""
     reason: str = ""

@@ -122,13 +122,9 @@ class WitnessPhase:
         wanted = SeedCapture.of(targets, self.project, self.per_run)
         with self.pool.acquire() as scratch:
             scratch.checkout(self.branch.head)
-            start = time.monotonic()
             answers = run_search(scratch, self.ctx, targets, {}, self.budget, tests, limit, self.project, wanted)
-            took = time.monotonic() - start
         captured, failed = wanted.seeds() or Seeds(), wanted.failed()
         seeds = {t.ident: captured.of(t.file, t.def_line) for t in targets}
-        # Each target's share of what the run spent beyond its searches (start-up, collection, the capture).
-        taken = max(0.0, took - sum(a.seconds for a in answers.values())) / len(targets)
         made: list[WitnessTest] = []
         for t in targets:
             a = answers.get(t.ident)
@@ -142,13 +138,8 @@ class WitnessPhase:
         start = time.monotonic()
         kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run, self._head_text)
         share = (time.monotonic() - start) / max(1, len(made))
-        return {t.ident: _witness(t, _with_seed_words(_plus(answers.get(t.ident), taken), seeds[t.ident], failed),
+        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident], failed),
                                   kept, dropped, share) for t in targets}
-
-
-def _plus(a: Answer | None, seconds: float) -> Answer | None:
-    """The answer with `seconds` more spent on it (its share of the run beyond the searches)."""
-    return None if a is None else replace(a, seconds=a.seconds + seconds)
 
 
 def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list[tuple[WitnessTest, str]],
