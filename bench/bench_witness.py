@@ -21,6 +21,11 @@ ratio of the two sweeps' wall times printed (what looking for witnesses costs).
 Figures, not assertions: CI cannot reach the repositories.
 
     python bench/bench_witness.py [--python PY] [--only OWNER/NAME] [--limit N] [--compare]
+    python bench/bench_witness.py --python NEW_PY --against OLD_PY [--only OWNER/NAME]
+
+With `--against`, each commit is swept by the reviewui of OLD_PY and of NEW_PY,
+in alternating order, and the time per guard with a witness and the wall times
+compared (old against new on one machine under one drifting load).
 """
 
 from __future__ import annotations
@@ -150,9 +155,13 @@ def main() -> int:
     ap.add_argument("--only", help="run only cases of this owner/name")
     ap.add_argument("--limit", type=int, default=0, help="at most this many commits")
     ap.add_argument("--compare", action="store_true", help="also sweep without --witness and print the time ratio")
+    ap.add_argument("--against", metavar="OLD_PY", help="a Python importing another reviewui (an older one): each "
+                    "commit swept with both, in alternating order, and the two compared")
     args = ap.parse_args()
     realworld = _realworld()
     args.python = os.path.abspath(args.python)  # the sweeps run in each checkout: a relative path would miss
+    if args.against:
+        return against(args, realworld)
     cases = [c for c in tomllib.loads((REALWORLD / "cases.toml").read_text(encoding="utf-8"))["case"]
              if not args.only or c["project"] == args.only]
     if args.limit:
@@ -179,6 +188,39 @@ def main() -> int:
     if ratios:
         print(f"sweep with witnesses / without: median {statistics.median(ratios):.2f}× over {len(ratios)} commits")
     print(f"{len(cases)} commits, {time.monotonic() - start:.0f} s, load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+def _guard_seconds(doc: dict | None) -> list[float]:
+    """The seconds of each toothless guard's witness that was found."""
+    return [g["witness"]["seconds"] for h in (doc or {}).get("hunks", []) for g in h.get("guards", [])
+            if g["verdict"] == "toothless" and g.get("witness") and g["witness"]["found"]]
+
+
+def against(args: argparse.Namespace, realworld: object) -> int:
+    """Old (`--against`) and new (`--python`) on each commit, interleaved (the machine's load drifts): the
+    time per guard with a witness and the sweeps' wall times, with the load average beside each pair."""
+    cases = [c for c in tomllib.loads((REALWORLD / "cases.toml").read_text(encoding="utf-8"))["case"]
+             if not args.only or c["project"] == args.only][:args.limit or None]
+    seconds: dict[str, list[float]] = {"old": [], "new": []}
+    wall: dict[str, float] = {"old": 0.0, "new": 0.0}
+    with tempfile.TemporaryDirectory(prefix="reviewui-witness-bench-") as tmp:
+        for n, case in enumerate(cases):
+            order = [("old", os.path.abspath(args.against)), ("new", args.python)]
+            said = []
+            for side, py in order if n % 2 == 0 else order[::-1]:
+                (Path(tmp) / side).mkdir(exist_ok=True)
+                repo, python, env = checkout(case, py, Path(tmp) / side, realworld)
+                doc, took, _ = sweep(repo, python, env, case["commit"], True)
+                seconds[side] += _guard_seconds(doc)
+                wall[side] += took
+                said.append(f"{side} {took:.1f} s {[round(x, 2) for x in _guard_seconds(doc)]}")
+            print(f"{case['project']} {case['commit'][:10]}: {'; '.join(said)}; load {os.getloadavg()[0]:.1f}")
+    for side in ("old", "new"):
+        times = seconds[side]
+        med = f"median {statistics.median(times):.2f} s, max {max(times):.2f} s" if times else "none"
+        print(f"{side}: per guard with a witness {med} ({len(times)}); sweeps {wall[side]:.0f} s")
+    print(f"new / old sweep time: {wall['new'] / max(wall['old'], 1e-9):.2f}×")
     return 0
 
 

@@ -133,7 +133,7 @@ def _tells():
     if sys.gettrace() is not None or getattr(threading, "gettrace", lambda: None)() is not None:
         found.append("tracer")
     if sys.getprofile() is not None or getattr(threading, "getprofile", lambda: None)() is not None:
-        found.append("profiler")  # the witness capture's, in a baseline that keeps the tests' arguments
+        found.append("profiler")  # the witness capture's, in the run that keeps the tests' arguments
     mon = getattr(sys, "monitoring", None)
     if mon is not None and mon.get_tool(mon.COVERAGE_ID):
         found.append("monitoring")
@@ -176,7 +176,8 @@ def test_a_test_looking_for_any_tell_passes_everywhere_and_the_bite_bites(tmp_pa
     rb = make_repo(tmp_path / "repo", BASE, {"pkg/calc.py": RIGHT,
                                              "tests/test_calc.py": TELLS.replace("{tree}", room.TREE)})
     t, d = load(rb.root)
-    # the control raises on a tell; with witnesses the baseline also keeps the tests' arguments (a profiler)
+    # the control raises on a tell; with witnesses a capture run keeps the tests' arguments (a profiler): a
+    # tell there fails its test, and a capture run with a red test gives no seed (so no witness)
     rep = run_bite(t, d, Settings(warm_runner=warm), jobs=2, guards=bool(guards),
                    witness=Budget(seconds=0.5) if guards == "witness" else None)
     assert rep.baseline.status == "green", rep.baseline.reason

@@ -76,10 +76,8 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
-from reviewui.core.witness.literal import project_names
 from reviewui.core.witness.model import Budget
 from reviewui.core.witness.phase import WitnessPhase
-from reviewui.core.witness.seeds import SeedCapture, capture_targets
 
 __all__ = ["LOST", "BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
 
@@ -143,10 +141,6 @@ def run_bite(
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, len(spec.targets)))) as pool, \
                 contextlib.ExitStack() as before_close:
             ctx = sweep.context(pool, cache, _Halt(cancel))
-            if witness is not None:  # the baseline also keeps the tests' arguments (witness/seeds.py), for
-                # every checkable hunk's functions: a cached baseline serves later sweeps of other hunks
-                ctx.capture = SeedCapture(capture_targets(checkable_hunks(diff), sweep.head.text, ctx.modules),
-                                          project_names(sweep.tree))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)
@@ -157,7 +151,7 @@ def run_bite(
             execution = executor.start(plan, job)
             phase = None if witness is None else before_close.enter_context(contextlib.closing(WitnessPhase(
                 pool, target, diff, ctx, made.result() if made is not None else [], sweep.head.raw, sweep.tree,
-                witness, sweep.per_run(prepared), prepared.seeds,
+                witness, sweep.per_run(prepared),
                 "" if sweep.pytest_mode else "witnesses need a pytest command (the plugins run in pytest)")))
             join = guard_check.GuardJoin(sweep.join_jobs(plan), phase.hold(sweep.emit) if phase else sweep.emit)
             # Nothing is reported until the instrument check and every control passed: the

@@ -34,7 +34,6 @@ from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.worktree import Scratch, WorktreePool
 from reviewui.core.target import Target
-from reviewui.core.witness.model import Seeds
 
 
 @dataclass(frozen=True)
@@ -78,8 +77,6 @@ class Prepared:
     """How many tests were selected and why."""
     suite: SuiteSearch | None = None
     """The whole suite's measured run, when some hunk is executed by no selected test."""
-    seeds: Seeds | None = None
-    """The tests' own arguments, when the baseline captured them (a sweep looking for witnesses)."""
 
     def plan(self, h: Hunk, head_text: str | None, selected: tuple[str, ...], whole: bool,
              complete: bool = False) -> HunkPlan:

@@ -14,7 +14,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Mapping, Sequence
 
 from reviewui.core.bite import canary, origin, progress
 from reviewui.core.bite import coverage_map as cm
@@ -23,22 +23,11 @@ from reviewui.core.config import Settings
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
 from reviewui.core.test_layout import uses_xdist
-from reviewui.core.witness.model import Seeds
 
 XDIST_OFF = ["-n", "0"]
 """What every pytest run adds when the project's addopts (or the command) start pytest-xdist workers:
 the workers are new interpreters that do not see the run's tree and import paths, so the run is made
 in one process (said once, in the selection note)."""
-
-
-class Capture(Protocol):
-    """What a baseline run also records: the tests' own arguments (witness/seeds.py)."""
-
-    def files(self, scratch: Path) -> RunFiles:
-        """The request placed in the baseline run's own directory, and its reply read back."""
-
-    def seeds(self) -> Seeds | None:
-        """What the last baseline brought back (None before one ran)."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +70,6 @@ class RunContext:
     test_layout.TestLayout.suite_paths)."""
     quarantined: tuple[str, ...] = ()
     """Node ids red at the head, left out of every pytest run after the baseline (`--deselect`)."""
-    capture: Capture | None = None
-    """Set by a sweep looking for witnesses: its baseline run (`record_opens`) also captures seeds."""
     progress: ProgressSink | None = None
     """Where a long run's progress goes (runs made with a `phase`): tests done of collected, elapsed."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -140,13 +127,11 @@ class RunContext:
 
         `in_run_dir` puts more files in the run's own directory (its `setup`
         returns more environment) and reads them back before the directory goes.
-        `record_opens` marks the baseline: it also records data-file opens and,
-        with `capture` set, the tests' arguments (witness/seeds.py). A `phase` (`baseline`) sends
+        `record_opens` marks the baseline: it also records data-file opens. A `phase` (`baseline`) sends
         the run's progress to `progress` while it runs.
         """
         box: dict[str, origin.Observed] = {}
         name = canary.new_name()
-        seeds = self.capture.files(scratch) if record_opens and self.capture is not None else None
         pollers: list[Poller] = []
 
         def setup(run_dir: Path) -> dict[str, str]:
@@ -160,17 +145,16 @@ class RunContext:
             if phase and self.progress is not None:
                 pollers.append(Poller(run_dir / progress.FILE, phase, self.progress))
                 pollers[0].start()
-            for more in (in_run_dir, seeds):
-                env = origin.merge_env(env, more.setup(run_dir)) if more is not None else env
+            if in_run_dir is not None:
+                env = origin.merge_env(env, in_run_dir.setup(run_dir))
             return env
 
         def collect(run_dir: Path) -> None:
             for poller in pollers:
                 poller.stop()
             box["seen"] = origin.read_observed(run_dir / "origin.json")
-            for more in (in_run_dir, seeds):
-                if more is not None:
-                    more.collect(run_dir)
+            if in_run_dir is not None:
+                in_run_dir.collect(run_dir)
 
         command = list(argv or self.argv)
         if self.pytest_mode:

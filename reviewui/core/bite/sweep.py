@@ -167,8 +167,6 @@ class Sweep:
         """The baseline and instrument check (cached per head and command), and the check still
         running, if any: it must pass before anything is reported."""
         prepared = cache.get(self.key)
-        if prepared is not None and ctx.capture is not None and prepared.seeds is None:
-            prepared = None  # cached without the tests' arguments a witness search needs: run it again
         check_left: Pending | None = None
         if prepared is None:
             # Measure every checkable hunk's file, not just the requested ones: the cached
@@ -176,8 +174,6 @@ class Sweep:
             prepared, check_left = prepare(pool, self.target, ctx, self.selected, self.static,
                                            checkable_hunks(self.diff), self.timeout,
                                            self.head.text if self.beyond else None, self.own)
-            if ctx.capture is not None:
-                prepared = replace(prepared, seeds=ctx.capture.seeds())
             if check_left is not None:
                 # Whatever happens next, the check's slot is not closed under it.
                 before_close.callback(_quietly, check_left)

@@ -1,4 +1,4 @@
-"""The witness pytest plugin: the baseline's seeds, and the hook a search run takes over.
+"""The witness pytest plugin: the tests' arguments (seeds), and the hook a search run takes over.
 
 Copied by reviewui into a run's own directory and loaded through
 PYTEST_PLUGINS in every run (standard library and pytest only: it runs in
@@ -8,20 +8,24 @@ imports its values helper (`reviewui_witness_values`, witness_values.py), and
 neither `sys.getprofile` (nor threading's) nor `sys.monitoring.get_tool` ever
 shows the capture's watcher.
 
-Capture (the baseline of a sweep that looks for witnesses, REVIEWUI_WITNESS_SEEDS
-names the request): a watcher (sys.monitoring's PY_START on Python 3.12+,
-which stops asking about a function once it is not wanted; else a profile
-function, which sees every call) sees each call of the functions the request
-names (file, name, first lines) and keeps its arguments, rendered as Python
+Capture (REVIEWUI_WITNESS_SEEDS names the request, witness/seeds.py): in a
+search run, before the search, a fork of the collected session runs the
+tests with a watcher on (sys.monitoring's PY_START on Python 3.12+, which
+stops asking about a function once it is not wanted; else a profile
+function, which sees every call), then is gone; in any other run the watcher
+watches the whole run. It sees each call of the functions the request names
+(file, name, first lines) and keeps its arguments, rendered as Python
 source the moment the call starts (before the function can change them),
 at most `max_seeds` distinct ones per function, each at most `max_bytes`
 long (longer ones are kept shortened: long strings and containers cut, a
-seed only has to be a plausible input). At session end it writes
+seed only has to be a plausible input). At the end it writes
 {"targets": {id: {"params": [[name, kind]], "seeds": [{"values": [source per
 param], "imports": [[module, attribute, alias]]}], "seen": calls, "dropped":
-unrenderable, "why": a reason}}}. Only plain JSON strings leave the run: no
-pickle, and reviewui checks every source against a small grammar before it
-uses one (core/witness/literal.py).
+unrenderable, "why": a reason}}, "red": [tests that did not pass: then
+"targets" is empty]}. Only plain JSON strings leave the run: no pickle, and
+reviewui checks every source against a small grammar before it shows or keeps
+one (core/witness/literal.py); the search reads the same file (its answers
+are checked again).
 
 Search (REVIEWUI_WITNESS): the test loop is replaced by the search of
 witness_search.py, imported only then.
@@ -98,6 +102,8 @@ class Capture:
         self.found: dict[str, dict[str, Any]] = {}
         self.full: set[str] = set()
         self.real: dict[str, str] = {}
+        self.red: list[str] = []
+        """Tests that did not pass in the capture (then nothing of it is kept)."""
 
     def target(self, code: types.CodeType) -> str | None:
         """The request's id for `code`, or None (answered once per code object)."""
@@ -172,7 +178,7 @@ class Capture:
     def write(self) -> None:
         targets = {ident: {k: v for k, v in e.items() if k not in ("keys", "shapes")} for ident, e in self.found.items()}
         with open(self.out, "w", encoding="utf-8") as f:
-            json.dump({"targets": targets}, f)
+            json.dump({"targets": {} if self.red else targets, "red": self.red[:20]}, f)
 
 
 def _given(v: Any) -> bool:
@@ -226,7 +232,8 @@ def _stop() -> None:
         sys.setprofile(None)
 
 
-_capture = _start_capture()
+_capture = None if _held().get(SEARCH_VAR) else _start_capture()
+"""A capture watching the whole run; in a search run the capture is made in a fork instead (_capture_in_fork)."""
 
 
 def pytest_sessionfinish(session: Any) -> None:
@@ -244,5 +251,45 @@ def pytest_runtestloop(session: Any) -> bool | None:
         return None
     import importlib
 
+    seeds = _held().get(SEEDS_VAR)
+    if seeds:
+        _capture_in_fork(session, seeds)
     importlib.import_module(values.SEARCH_MODULE).search(path)
     return True
+
+
+def _capture_in_fork(session: Any, request_path: str) -> None:
+    """The tests' own arguments, captured in a fork that runs the collected tests and is then gone: the
+    search after it starts from the session as collected, no test having run. A test that does not
+    pass there (it passed in the baseline) leaves no seed: the reply names it instead."""
+    try:
+        import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside this plugin
+    except ImportError:
+        from reviewui.core.inside import forks
+    try:
+        with open(request_path, encoding="utf-8") as f:
+            timeout = float(json.load(f).get("timeout", 60.0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            from _pytest.runner import runtestprotocol
+
+            capture = _start_capture()
+            red: list[str] = []
+            items = list(session.items)
+            for n, item in enumerate(items):
+                reports = runtestprotocol(item, log=False, nextitem=items[n + 1] if n + 1 < len(items) else None)
+                if any(r.failed for r in reports):
+                    red.append(item.nodeid)
+            _stop()
+            if capture is not None:
+                capture.red = red or ([] if items else ["(no test collected)"])
+                capture.write()
+        finally:
+            os._exit(0)
+    forks.wait(pid, timeout)

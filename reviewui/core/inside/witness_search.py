@@ -10,7 +10,9 @@ Request (JSON file named by REVIEWUI_WITNESS): {"out": dir, "seconds",
 "calls", "per_call", "memory", "targets": [{"id", "module", "path": [[name,
 first_line, def_line], ...], "source" (the file with the guard or hunk
 reverted), "filename", "params", "seeds": [{"values", "imports"}], "hints":
-{"names", "constants"}}]}. Per target, a fork of this session: the
+{"names", "constants"}, "capture": its function's capture id}], "seeds_file":
+the capture's reply (witness_plugin.py: a target with no seeds of its own takes
+that id's)}. Per target, a fork of this session: the
 function's code object is swapped between the head's and the reverted one
 (every reference sees it, as in the guard batch), each candidate call made
 on fresh arguments (the seed's source evaluated again), bounded in time (a
@@ -461,6 +463,16 @@ def _child(target: dict[str, Any], request: dict[str, Any], out: str) -> None:
         os._exit(0)
 
 
+def _captured(path: Any) -> dict[str, Any]:
+    """What the capture fork (witness_plugin._capture_in_fork) kept, per capture id ({} when nothing)."""
+    try:
+        with open(str(path), encoding="utf-8") as f:
+            found = json.load(f).get("targets")
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def search(path: str, fork: Callable[[], int] = os.fork) -> None:
     """Answer every target of the request at `path`, each in a fork of its own."""
     with open(path, encoding="utf-8") as f:
@@ -473,7 +485,12 @@ def search(path: str, fork: Callable[[], int] = os.fork) -> None:
         except Exception:
             pass
     limit = float(request.get("seconds", 2.0)) + 2.0
+    captured = _captured(request.get("seeds_file"))
     for target in request.get("targets", []):
+        got = captured.get(str(target.get("capture")))
+        if isinstance(got, dict) and not target.get("seeds"):  # the tests' own calls, captured in this run
+            target["seeds"] = [x for x in got.get("seeds", []) if isinstance(x, dict)]
+            target["params"] = target.get("params") or got.get("params", [])
         out = os.path.join(request["out"], f"{target['id']}.json")
         sys.stdout.flush()
         sys.stderr.flush()

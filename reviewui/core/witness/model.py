@@ -38,7 +38,7 @@ class Witness:
     tries: int = 0
     """Inputs tried (each called on both sides)."""
     seconds: float = 0.0
-    """Time the search and its re-verification took."""
+    """Time its search took, and its share of the re-verification (not the session's start-up or capture)."""
     test: str = ""
     """The re-verified test (what `w` offers to keep as a probe); "" when none was found."""
     reason: str = ""
@@ -85,21 +85,21 @@ class Seed:
 
 @dataclass(frozen=True)
 class FunctionSeeds:
-    """What the baseline saw of one function's calls."""
+    """What the capture run saw of one function's calls."""
 
     params: tuple[tuple[str, str], ...]
     """(name, kind) per parameter: `pos`, `var` (*args), `kw` (keyword-only), `varkw` (**kwargs)."""
     seeds: tuple[Seed, ...]
     """Distinct calls kept (bounded in count and size)."""
     seen: int = 0
-    """Calls the baseline made."""
+    """Calls the tests made."""
     why: str = ""
     """Why some could not be kept (unrenderable arguments), else ""."""
 
 
 @dataclass(frozen=True)
 class Seeds:
-    """The tests' own arguments per function, captured in the baseline: (file, def line) -> seeds."""
+    """The tests' own arguments per function, captured in a run of their own: (file, def line) -> seeds."""
 
     functions: tuple[tuple[str, int, FunctionSeeds], ...] = ()
 

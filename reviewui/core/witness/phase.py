@@ -29,6 +29,7 @@ from reviewui.core.target import Target as Branch
 from reviewui.core.witness import literal
 from reviewui.core.witness.model import Budget, FunctionSeeds, Seeds, Witness
 from reviewui.core.witness.search import Answer, run_search
+from reviewui.core.witness.seeds import SeedCapture
 from reviewui.core.witness.targets import Target, guard_key, toothless_targets
 from reviewui.core.witness.verify import WitnessTest, compose, place, verify
 
@@ -43,11 +44,10 @@ class WitnessPhase:
 
     def __init__(self, pool: WorktreePool, branch: Branch, diff: Diff, ctx: RunContext, guards: list[Guard],
                  read: Callable[[str], bytes | None], tree: list[str], budget: Budget, per_run: float,
-                 seeds: Seeds | None, why_not: str = "") -> None:
+                 why_not: str = "") -> None:
         self.pool, self.branch, self.diff, self.ctx = pool, branch, diff, ctx
         self.guards = {guard_key(g): g for g in guards}
         self.read, self.taken, self.budget, self.per_run = read, set(tree), budget, per_run
-        self.seeds = seeds or Seeds()
         self.project = literal.project_names(tree)
         self.modules = {m.path: m for m in ctx.modules}
         self._threads = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="witness")
@@ -87,6 +87,14 @@ class WitnessPhase:
             self._open = False
         self._threads.shutdown(wait=True, cancel_futures=True)
 
+    def _head_text(self, path: str) -> str | None:
+        """A changed file's text at the head (None when it cannot be read as UTF-8)."""
+        raw = self.read(path)
+        try:
+            return raw.decode("utf-8") if raw is not None else None
+        except UnicodeDecodeError:
+            return None
+
     def _cancelled(self) -> bool:
         return self.ctx.cancel is not None and self.ctx.cancel.is_set()
 
@@ -109,11 +117,14 @@ class WitnessPhase:
         """ident -> the witness (or why none) of each target, searched and re-verified."""
         tests = list(dict.fromkeys([*(t for g in r.guards if g.verdict == "toothless" for t in g.tests_run),
                                     *r.tests_run]))
-        seeds = {t.ident: self.seeds.of(t.file, t.def_line) for t in targets}
-        limit = self.per_run + len(targets) * (self.budget.seconds + SEARCH_SLACK)
+        limit = 2 * self.per_run + len(targets) * (self.budget.seconds + SEARCH_SLACK)
+        # The tests' own arguments first, in the same session, watched only now that something toothless is.
+        wanted = SeedCapture.of(targets, self.project, self.per_run)
         with self.pool.acquire() as scratch:
             scratch.checkout(self.branch.head)
-            answers = run_search(scratch, self.ctx, targets, seeds, self.budget, tests, limit, self.project)
+            answers = run_search(scratch, self.ctx, targets, {}, self.budget, tests, limit, self.project, wanted)
+        captured, failed = wanted.seeds() or Seeds(), wanted.failed()
+        seeds = {t.ident: captured.of(t.file, t.def_line) for t in targets}
         made: list[WitnessTest] = []
         for t in targets:
             a = answers.get(t.ident)
@@ -125,10 +136,10 @@ class WitnessPhase:
                 self.taken.add(path)
                 made.append(WitnessTest(t, a.found, path, compose(a.found, t)))
         start = time.monotonic()
-        kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run)
+        kept, dropped = verify(self.pool, self.branch, self.ctx, made, self.per_run, self._head_text)
         share = (time.monotonic() - start) / max(1, len(made))
-        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident]), kept, dropped, share)
-                for t in targets}
+        return {t.ident: _witness(t, _with_seed_words(answers.get(t.ident), seeds[t.ident], failed),
+                                  kept, dropped, share) for t in targets}
 
 
 def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list[tuple[WitnessTest, str]],
@@ -146,14 +157,17 @@ def _witness(t: Target, a: Answer | None, kept: list[WitnessTest], dropped: list
     return Witness(False, tries=a.tries, seconds=a.seconds, reason=a.why)
 
 
-def _with_seed_words(a: Answer | None, seeds: FunctionSeeds | None) -> Answer | None:
-    """The answer, its reason saying what the baseline saw when it had no seed to start from."""
+def _with_seed_words(a: Answer | None, seeds: FunctionSeeds | None, failed: str = "") -> Answer | None:
+    """The answer, its reason saying what the capture saw when it had no seed to start from
+    (`failed`: why that run could not say)."""
     if a is None or a.found is not None or (seeds is not None and seeds.seeds):
         return a
-    if seeds is None:
-        why = "no seed: no selected test called it in the baseline"
+    if failed:
+        why = f"no seed: {failed}"
+    elif seeds is None:
+        why = "no seed: no selected test called it in the capture"
     else:
-        why = f"no seed: the baseline saw {seeds.seen} call(s), none could be written as source" + \
+        why = f"no seed: the capture saw {seeds.seen} call(s), none could be written as source" + \
             (f" ({seeds.why})" if seeds.why else "")
     return replace(a, why=why if not a.tries else f"{why}; drawn from its type hints")
 

@@ -1,7 +1,7 @@
 """The search run: one sandboxed pytest session in a scratch at the head, a fork per target inside it.
 
 The request names each target's module, function and reverted source, its
-seeds (from the baseline) and hints; the witness plugin replaces the test
+seeds (captured first in the same session, seeds.py) and hints; the witness plugin replaces the test
 loop with the search (`inside/witness_search.py`), and every reply is read
 back with a cap and checked before anything of it is kept: sources against
 the grammar (`literal.py`), texts capped and made visible. A run whose
@@ -24,7 +24,9 @@ from reviewui.core.run.process import read_run_text
 from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.worktree import Scratch
 from reviewui.core.witness import literal
+from reviewui.core.witness import seeds as seeds_module
 from reviewui.core.witness.model import Budget, FunctionSeeds
+from reviewui.core.witness.seeds import SeedCapture
 from reviewui.core.witness.targets import Target
 
 REPLY_CAP = 256 * 1024
@@ -77,8 +79,9 @@ class Answer:
 
 
 def request(targets: Sequence[Target], seeds: dict[str, FunctionSeeds | None], budget: Budget,
-            scratch: Path, run_dir: Path) -> dict[str, Any]:
-    """The search's request as the run reads it (paths as the run sees them)."""
+            scratch: Path, run_dir: Path, capture: SeedCapture | None = None) -> dict[str, Any]:
+    """The search's request as the run reads it (paths as the run sees them); with a `capture`, each
+    target names its function's capture id and the search reads their seeds from its reply."""
     place = sandbox.room_for_run(scratch, run_dir)
     out: list[dict[str, Any]] = []
     for n, t in enumerate(targets):
@@ -90,28 +93,37 @@ def request(targets: Sequence[Target], seeds: dict[str, FunctionSeeds | None], b
             "seeds": [{"values": list(x.values), "imports": [list(i) for i in x.imports]} for x in s.seeds]
             if s is not None else [],
             "hints": t.hints, "hypothesis": t.typed,
+            **({"capture": capture.id_of(t)} if capture is not None else {}),
         })
     return {"out": place.inside(run_dir / "witness-out"), "seconds": budget.seconds, "calls": budget.calls,
-            "per_call": min(PER_CALL, budget.seconds), "memory": MEMORY, "targets": out}
+            "per_call": min(PER_CALL, budget.seconds), "memory": MEMORY, "targets": out,
+            **({"seeds_file": place.inside(run_dir / seeds_module.OUT)} if capture is not None else {})}
 
 
 def run_search(scratch: Scratch, ctx: RunContext, targets: Sequence[Target], seeds: dict[str, FunctionSeeds | None],
-               budget: Budget, tests: Sequence[str], limit: float, project: frozenset[str]) -> dict[str, Answer]:
+               budget: Budget, tests: Sequence[str], limit: float, project: frozenset[str],
+               capture: SeedCapture | None = None) -> dict[str, Answer]:
     """Search every target in one run in `scratch` (checked out at the head): ident -> answer (`project`:
-    the project's top-level module names, what a witness may import beside value types).
+    the project's top-level module names, what a witness may import beside value types). With a
+    `capture`, the run first captures the tests' own arguments (seeds.py), the targets' seeds.
 
     A target with no answer is missing from the result (the run failed, or its fork said nothing).
     """
     replies: dict[str, Any] = {}
     files = {t.ident: str(n) for n, t in enumerate(targets)}  # numbers: a path never names a file here
 
+    captured = capture.files(scratch.path) if capture is not None else None
+
     def setup(run_dir: Path) -> dict[str, str]:
         (run_dir / "witness-out").mkdir()
-        doc = request(targets, seeds, budget, scratch.path, run_dir)
+        doc = request(targets, seeds, budget, scratch.path, run_dir, capture)
         (run_dir / "witness.json").write_text(json.dumps(doc), encoding="utf-8")
-        return merge_env({}, {witness_values.SEARCH_VAR: str(run_dir / "witness.json")})
+        return merge_env(captured.setup(run_dir) if captured is not None else {},
+                         {witness_values.SEARCH_VAR: str(run_dir / "witness.json")})
 
     def collect(run_dir: Path) -> None:
+        if captured is not None:
+            captured.collect(run_dir)
         for ident, name in files.items():
             try:
                 replies[ident] = json.loads(read_run_text(run_dir / "witness-out" / f"{name}.json", REPLY_CAP) or "")

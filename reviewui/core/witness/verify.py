@@ -5,22 +5,31 @@ can write its replies. So each witness becomes a test file made only of
 checked pieces (`literal.py`): imports, the arguments as sources, the call
 and one assertion of the head's answer, all three times over (a witness
 answers the same every time). It runs as a probe does, in a scratch through
-the sweep's runner: all of a hunk's witness tests at the head in one run,
-then each with its guard (or hunk) reverted in a run of its own. One that
-does not pass at the head, or does not *fail* (an error is not a failure)
-reverted, is dropped.
+the sweep's runner: all of a hunk's witness tests in one pytest session,
+collected once, forked twice per test (the function's code swapped for the
+head's, then for the reverted one, as the guard batch grades guards), the
+test alone in each fork; a test that session cannot answer for runs the
+ordinary way (at the head with the others, then reverted in a run of its
+own). One that does not pass at the head, or does not *fail* (an error is
+not a failure) reverted, is dropped.
 """
 
 from __future__ import annotations
 
 import ast
 import concurrent.futures as cf
+import json
 from dataclasses import dataclass
-from pathlib import PurePosixPath
-from typing import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Sequence
 
+from reviewui.core.bite.guard_batch import PLUGIN_MODULE
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
+from reviewui.core.inside import guard_batch_child
+from reviewui.core.run import sandbox
+from reviewui.core.run.process import read_run_text
+from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target as Branch
 from reviewui.core.witness import literal
@@ -30,6 +39,8 @@ from reviewui.core.witness.targets import Target
 REPEAT = 3
 """Times the witness test makes its call: a flaky answer fails it at the head."""
 FILE = "test_reviewui_witness"
+REPLY_CAP = 64 * 1024
+"""Bytes read of one fork's reply."""
 
 _OBJ = '''
 
@@ -116,29 +127,111 @@ def place(target: Target, tests_run: Sequence[str], taken: set[str], n: int) -> 
         k += 1
 
 
-def verify(pool: WorktreePool, branch: Branch, ctx: RunContext, tests: Sequence[WitnessTest],
-           limit: float) -> tuple[list[WitnessTest], list[tuple[WitnessTest, str]]]:
-    """(kept, dropped with why): each test run at the head (all in one run), then each reverted alone."""
+def verify(pool: WorktreePool, branch: Branch, ctx: RunContext, tests: Sequence[WitnessTest], limit: float,
+           head: Callable[[str], str | None] = lambda _: None) -> tuple[list[WitnessTest], list[tuple[WitnessTest, str]]]:
+    """(kept, dropped with why): each test run at the head and with its own guard (or hunk) reverted.
+
+    All of them in one pytest session (`head`: a changed file's text at the head); a test that
+    session cannot answer for runs the ordinary way: at the head (all in one run), then reverted
+    alone.
+    """
     if not tests:
         return [], []
-    # The runs need nothing of each other: as many at once as the pool has slots.
-    with cf.ThreadPoolExecutor(max_workers=max(1, min(pool.size, len(tests) + 1)),
-                               thread_name_prefix="witness-verify") as threads:
-        head = threads.submit(_outcomes, pool, branch, ctx, tests, None, limit)
-        back = [threads.submit(_outcomes, pool, branch, ctx, [t], t.target, limit) for t in tests]
-        at_head = head.result()
-        reverted = [f.result().get(t.path) for f, t in zip(back, tests, strict=True)]
+    answered = _in_one_session(pool, branch, ctx, tests, limit, head)
+    left = [t for t in tests if t.path not in answered]
+    if left:
+        # The runs need nothing of each other: as many at once as the pool has slots.
+        with cf.ThreadPoolExecutor(max_workers=max(1, min(pool.size, len(left) + 1)),
+                                   thread_name_prefix="witness-verify") as threads:
+            at_head = threads.submit(_outcomes, pool, branch, ctx, left, None, limit)
+            back = [threads.submit(_outcomes, pool, branch, ctx, [t], t.target, limit) for t in left]
+            said = at_head.result()
+            for f, t in zip(back, left, strict=True):
+                answered[t.path] = (said.get(t.path), f.result().get(t.path))
     kept: list[WitnessTest] = []
     dropped: list[tuple[WitnessTest, str]] = []
-    for t, there in zip(tests, reverted, strict=True):
-        said = at_head.get(t.path)
-        if said != "passed":
-            dropped.append((t, f"its test does not pass at the head ({said or 'not run'})"))
+    for t in tests:
+        here, there = answered[t.path]
+        if here != "passed":
+            dropped.append((t, f"its test does not pass at the head ({here or 'not run'})"))
         elif there != "failed":
             dropped.append((t, f"its test does not fail with that reverted ({there or 'not run'})"))
         else:
             kept.append(t)
     return kept, dropped
+
+
+def _in_one_session(pool: WorktreePool, branch: Branch, ctx: RunContext, tests: Sequence[WitnessTest],
+                    limit: float, head: Callable[[str], str | None]) -> dict[str, tuple[str | None, str | None]]:
+    """path -> (outcome at the head, outcome reverted) of each test one guard-batch session answered for.
+
+    The session (guard_batch_child.py) collects the witness tests once at the head and forks twice
+    per test: once with its function's code compiled from the head's file, once from the reverted
+    file, each fork running that test alone. Exact here: a witness test calls the function only in
+    its body, which runs in the fork after the swap.
+    """
+    if ctx.cancel is not None and ctx.cancel.is_set():
+        return {}
+    entries: list[tuple[WitnessTest, str, str]] = []  # (test, head source, reverted source)
+    for t in tests:
+        text = head(t.target.file)
+        if text is not None:
+            entries.append((t, text, t.target.source))
+    if not entries:
+        return {}
+    replies: dict[int, Any] = {}
+    with pool.acquire() as scratch:
+        try:
+            scratch.checkout(branch.head)
+            for t, _, _ in entries:
+                scratch.add_file(t.path, t.code)
+
+            def setup(run_dir: Path) -> dict[str, str]:
+                place = sandbox.room_for_run(scratch.path, run_dir)
+                guards = [{"id": 2 * n + side, "module": t.target.module, "path": [list(p) for p in t.target.path],
+                           "source": source, "filename": place.inside(scratch.path / t.target.file), "tests": [t.path]}
+                          for n, (t, *sources) in enumerate(entries) for side, source in enumerate(sources)]
+                (run_dir / "batch-out").mkdir()
+                request = {"timeout": limit, "out": place.inside(run_dir / "batch-out"), "guards": guards}
+                (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
+                return {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                        guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")}
+
+            def collect(run_dir: Path) -> None:
+                for n in range(2 * len(entries)):
+                    try:
+                        replies[n] = json.loads(read_run_text(run_dir / "batch-out" / f"{n}.json", REPLY_CAP) or "")
+                    except (OSError, ValueError):
+                        pass
+
+            seen = ctx.run(scratch.path, [t.path for t, _, _ in entries], limit * (2 * len(entries) + 1),
+                           in_run_dir=RunFiles(setup, collect))
+        except ReviewError:
+            return {}
+    if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
+        return {}  # the session itself did not run (or cannot be believed): each the ordinary way
+    out: dict[str, tuple[str | None, str | None]] = {}
+    for n, (t, _, _) in enumerate(entries):
+        here, there = _said(replies.get(2 * n), t.path), _said(replies.get(2 * n + 1), t.path)
+        if here is not None and there is not None:
+            out[t.path] = (here, there)
+    return out
+
+
+def _said(reply: Any, path: str) -> str | None:
+    """The outcome a fork's reply gives the test file at `path`; None when the fork could not run it."""
+    if not isinstance(reply, dict) or "fallback" in reply:
+        return None
+    if reply.get("timeout") is True:
+        return "timeout"
+    worst: str | None = None
+    said = reply.get("tests")
+    for o in said if isinstance(said, list) else []:
+        if isinstance(o, dict) and str(o.get("id", "")).split("::", 1)[0] == path:
+            outcome = o.get("outcome")
+            outcome = outcome if outcome in ("passed", "failed", "error", "skipped") else "error"
+            worst = outcome if worst in (None, "passed") else worst
+    return worst
 
 
 def _outcomes(pool: WorktreePool, branch: Branch, ctx: RunContext, tests: Sequence[WitnessTest],
