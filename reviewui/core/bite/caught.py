@@ -21,10 +21,13 @@ need only be caught once); quarantining does not, since a forgery that also
 fails old tests in the runs no control mirrored would still "bite" there (a
 changed conftest or source module can fail old tests the branch never
 touched). So once the controls have caught old tests failing with nothing
-reverted, no bite rests on an old test in a selection no control ran: those
-tests are taken out too, and an item left with no failing test by them is
-`skipped` (not graded), not toothless. Taking tests away only takes bites
-away, so a forged old test gains nothing.
+reverted, each selection no control ran in which an item failed other old
+tests gets one more control, run alone (`settle`'s follow-ups, a few at
+most): what it catches is quarantined too, and a pass vouches for the
+selection. No bite rests on an old test in a selection no control ran
+still: those tests are taken out too, and an item left with no failing test
+by them is `skipped` (not graded), not toothless. Taking tests away only
+takes bites away, so a forged old test gains nothing.
 """
 
 from __future__ import annotations
@@ -114,16 +117,30 @@ Held = HunkResult | tuple[GuardJob, GuardResult]
 
 def settle(held: list[Held], controls: list[ControlResult], baseline: Baseline, is_old: Callable[[str], bool],
            selection: Callable[[Held], tuple[str, ...] | None],
-           fails_alone: Callable[[str], bool | None]) -> tuple[list[Held], dict[str, str]]:
+           fails_alone: Callable[[str], bool | None],
+           follow_up: Callable[[tuple[str, ...]], ControlResult | None] | None = None,
+           ) -> tuple[list[Held], dict[str, str]]:
     """The held items once every control is back, and the old tests the controls caught (node id ->
     why, `fails_alone` running the first few alone), stripped from them (strip; `selection`: the
     tests an item ran, to know whether a control ran them too). Raises the refusal (UntrustedCommand)
-    when the controls failed on anything but old tests (sort_out)."""
+    when the controls failed on anything but old tests (sort_out).
+
+    Once the controls caught old tests, an item failing other old tests in a selection no control
+    ran gets one more control of that selection (`follow_up`, run alone, at most FOLLOW_UPS_AT_MOST;
+    appended to `controls`): what it catches is quarantined too, a pass vouches for the selection.
+    Without one, those tests are doubted and the item is `skipped` (strip)."""
     found = sort_out(controls, baseline, is_old)
     if found.refused is not None:
         raise found.refused
     if not found.old:
         return held, {}
+    if follow_up is not None:
+        more = _follow_ups(held, controls, found.old, is_old, selection, follow_up)
+        if more:
+            controls.extend(more)
+            found = sort_out(controls, baseline, is_old)
+            if found.refused is not None:
+                raise found.refused
     why = why_caught(found.old, fails_alone)
     vouched = {c.tests for c in controls if c.ran and not c.no_tests}
     out: list[Held] = []
@@ -136,6 +153,25 @@ def settle(held: list[Held], controls: list[ControlResult], baseline: Baseline, 
             g = strip(x[1], why, doubted)
             out.append(x if g is x[1] else (x[0], g))
     return out, why
+
+
+FOLLOW_UPS_AT_MOST = 8
+"""Selections a sweep runs one more control for once its controls caught old tests (settle)."""
+
+
+def _follow_ups(held: list[Held], controls: list[ControlResult], caught: Collection[str],
+                is_old: Callable[[str], bool], selection: Callable[[Held], tuple[str, ...] | None],
+                follow_up: Callable[[tuple[str, ...]], ControlResult | None]) -> list[ControlResult]:
+    """One more control for each selection (the first FOLLOW_UPS_AT_MOST) no control ran in which an
+    item failed old tests the controls have not caught."""
+    vouched = {c.tests for c in controls if c.ran and not c.no_tests}
+    wanted: dict[tuple[str, ...], None] = {}
+    for x in held:
+        failing = x.failing_tests if isinstance(x, HunkResult) else x[1].failing_tests
+        tests = selection(x)
+        if tests is not None and tests not in vouched and any(is_old(t) and t not in caught for t in failing):
+            wanted.setdefault(tests)
+    return [c for c in (follow_up(t) for t in list(wanted)[:FOLLOW_UPS_AT_MOST]) if c is not None]
 
 
 def strip_hunk(r: HunkResult, caught: Collection[str]) -> HunkResult:

@@ -224,12 +224,15 @@ class Sweep:
             self.grades.keep([r for r in self.results.values() if r.key not in self._stripped])
 
     def hold(self, results: Iterable[object], plan: SweepPlan, baseline: Baseline,
-             fails_alone: Callable[[str], bool | None] = lambda _: None) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
+             fails_alone: Callable[[str], bool | None] = lambda _: None,
+             control_alone: Callable[[planning.ControlItem], ControlResult] | None = None,
+             ) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
         """Every graded item of the execution, held until every control came back (their count goes
         out as progress meanwhile). Raises UntrustedCommand when a control failed on one of the
         branch's own tests or on anything but an old test, once every control came back (the
         refusal names all they failed on); old tests a control failed on are quarantined with why
-        (`fails_alone` runs one alone at the head), no grade resting on them (caught.settle). An item
+        (`fails_alone` runs one alone at the head), no grade resting on them (caught.settle; a selection
+        no control ran gets one more, `control_alone`, when an item failed other old tests there). An item
         whose selection no control could vouch for (its null run collected no test) comes back
         `skipped`, saying so."""
         held: list[HunkResult | tuple[GuardJob, GuardResult]] = []
@@ -257,7 +260,8 @@ class Sweep:
         def selection(x: HunkResult | tuple[GuardJob, GuardResult]) -> tuple[str, ...] | None:
             return selections.get(x.key) if isinstance(x, HunkResult) else x[0].tests
 
-        settled, self.caught = settle(held, self.controls, baseline, self.is_old, selection, fails_alone)
+        settled, self.caught = settle(held, self.controls, baseline, self.is_old, selection, fails_alone,
+                                      self._follow_up(held, selection, control_alone))
         self._stripped.update(x.key if isinstance(x, HunkResult) else x[1].key
                               for x, y in zip(held, settled, strict=True) if x is not y)
         held = settled  # emit() strips the caught tests from the grades not held here too (reused, known)
@@ -276,6 +280,28 @@ class Sweep:
                 out.append((job, replace(res, verdict="skipped", reason=why, failing_tests=(), messages={}))
                            if job.tests in self.uncontrolled else x)
         return out
+
+    def _follow_up(self, held: list[HunkResult | tuple[GuardJob, GuardResult]],
+                   selection: Callable[[HunkResult | tuple[GuardJob, GuardResult]], tuple[str, ...] | None],
+                   control_alone: Callable[[planning.ControlItem], ControlResult] | None,
+                   ) -> Callable[[tuple[str, ...]], ControlResult | None] | None:
+        """One more control of a selection, run alone as a revert of the first held item that ran it
+        (its file rewritten with its own bytes); None without a runner."""
+        if control_alone is None:
+            return None
+        files = {f.path: f for f, _ in self.spec.targets}
+        file_of: dict[tuple[str, ...], FileDiff] = {}
+        for x in held:
+            tests = selection(x)
+            f = files.get(x.file if isinstance(x, HunkResult) else x[0].guard.file)
+            if tests is not None and f is not None:
+                file_of.setdefault(tests, f)
+
+        def run(tests: tuple[str, ...]) -> ControlResult | None:
+            f = file_of.get(tests)
+            return None if f is None else control_alone(planning.ControlItem(f, tests, "revert"))
+
+        return run
 
     def is_old(self, test: str) -> bool:
         """True when `test` (a node id) is an old test: its file is one the base has, and the branch

@@ -110,6 +110,40 @@ def test_old_tests_no_control_vouched_for_give_no_bite_once_old_tests_were_caugh
     assert g.verdict == "skipped"
 
 
+def test_a_follow_up_control_settles_a_selection_no_control_ran() -> None:
+    # As above, with one more control of the unvouched selection run once the controls caught OLD:
+    # it fails on test_d too (the forgery, caught there as well: quarantined, the bite toothless),
+    # or it passes (the revert alone failed test_d: the bite stands).
+    other = ("tests/test_old.py::test_d", MINE)
+    forged = HunkResult("pkg/u.py", 0, "@@", "", "bites", failing_tests=("tests/test_old.py::test_d",))
+    asked: list[tuple[str, ...]] = []
+
+    def follow(failing: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        def run(tests: tuple[str, ...]) -> ControlResult:
+            asked.append(tests)
+            return ControlResult("revert", tests, failing)
+        return run
+
+    controls = [ControlResult("revert", SEL, (OLD,))]
+    held, why = settle([forged], controls, GREEN, old, lambda x: other, lambda t: False,
+                       follow(("tests/test_old.py::test_d",)))
+    assert asked == [other] and len(controls) == 2  # counted among the sweep's controls
+    assert set(why) == {OLD, "tests/test_old.py::test_d"}
+    assert (held[0].verdict, held[0].failing_tests) == ("toothless", ())
+    held, why = settle([forged], [ControlResult("revert", SEL, (OLD,))], GREEN, old, lambda x: other,
+                       lambda t: False, follow(()))
+    assert held[0] is forged and set(why) == {OLD}
+    # A follow-up failing on the branch's own test refuses, as any control does.
+    with pytest.raises(UntrustedCommand):
+        settle([forged], [ControlResult("revert", SEL, (OLD,))], GREEN, old, lambda x: other, lambda t: False,
+               follow((MINE,)))
+    # None asked when nothing was caught, or the selection was run by a control.
+    asked.clear()
+    settle([forged], [ControlResult("revert", SEL)], GREEN, old, lambda x: other, lambda t: False, follow(()))
+    settle([forged], [ControlResult("revert", SEL, (OLD,))], GREEN, old, lambda x: SEL, lambda t: False, follow(()))
+    assert asked == []
+
+
 def test_settle_raises_the_refusal_and_leaves_a_clean_sweep_alone() -> None:
     held = [hunk(OLD)]
     with pytest.raises(UntrustedCommand) as e:
