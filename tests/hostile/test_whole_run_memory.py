@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 PY = sys.executable
 PROJECT = Path(__file__).resolve().parents[2]
 
-CHILDREN = '''import os, time
+CHILDREN = '''import os, time, traceback
 
 
 def test_eight_children():
@@ -36,10 +36,14 @@ def test_eight_children():
     for _ in range(8):
         pid = os.fork()
         if pid == 0:
-            hoard = bytearray(200 << 20)
-            for i in range(0, len(hoard), 4096):
-                hoard[i] = 1
-            time.sleep(2)
+            try:
+                hoard = bytearray(200 << 20)
+                for i in range(0, len(hoard), 4096):
+                    hoard[i] = 1
+                time.sleep(2)
+            except BaseException:
+                traceback.print_exc()  # as a child a program forks says why it failed, and ends
+                os._exit(1)
             os._exit(0)
         kids.append(pid)
     for pid in kids:

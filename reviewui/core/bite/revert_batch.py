@@ -32,6 +32,7 @@ from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff, FileDiff, Hunk
 from reviewui.core.run import room, sandbox
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
+from reviewui.core.run.junit import failures as junit_failures
 from reviewui.core.run.runner import OUTPUT_CAP, RunResult
 from reviewui.core.run.scratch_build import staged_commit, tree_mtime
 from reviewui.core.run.worktree import Scratch
@@ -285,6 +286,6 @@ def _run_result(here: Path, reply: dict[str, object]) -> RunResult | None:
         tests = tuple(parse_junit(here / "junit.xml"))
     except JUnitError as e:
         junit_error = str(e)
-    limit = sandbox.limit_reason(text, [x for t in tests for x in (t.exception, t.message, t.detail)]) if code else None
+    limit = sandbox.limit_reason(text, junit_failures(tests)) if code else None
     return RunResult(command=(), returncode=code, seconds=seconds, output=text, output_bytes=len(raw), pytest=True,
                      tests=tests, junit_error=junit_error, limit=limit)

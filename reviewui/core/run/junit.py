@@ -14,7 +14,7 @@ import stat
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
 
@@ -47,6 +47,12 @@ class TestOutcome:
         """The exception class named at the start of the message (`NameError`…), if any."""
         m = re.match(r"^(?:E\s+)?([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt))\b", self.message)
         return m.group(1).rsplit(".", 1)[-1] if m else None
+
+
+def failures(tests: Iterable[TestOutcome]) -> list[tuple[str | None, str, str]]:
+    """(exception type, message, traceback tail) of each failed or errored test: what a limit is graded by
+    (prlimits.limit_reason)."""
+    return [(t.exception, t.message, t.detail) for t in tests if t.outcome in ("failed", "error")]
 
 
 class JUnitError(Exception):

@@ -12,6 +12,7 @@ host (and, as root, every run's: they share run_uid.RUN_UID).
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 from pathlib import Path
 from typing import Sequence
@@ -64,37 +65,68 @@ def needs_preexec() -> bool:
     return shutil.which("prlimit") is None
 
 
-def limit_reason(output: str, exceptions: Sequence[str | None] = ()) -> str | None:
-    """"memory limit" / "disk limit" / "process limit" when a failed run's output or errors show it
-    hit one, else None.
+def limit_reason(output: str, failures: Sequence[tuple[str | None, str, str]] = ()) -> str | None:
+    """"memory limit" / "disk limit" / "process limit" when a failed run hit one, else None.
 
-    What the tests themselves hit (their own errors, pytest's FAILURES and ERRORS sections) is
-    judged first: a test stopped by the disk limit whose failure report then ran pytest's plugins
-    out of memory (hypothesis imports itself for the summary) hit the disk limit.
+    `failures` are the failed tests of the run's JUnit report, (exception type, message, traceback
+    tail) each: when there are any, they alone decide, by the type of each one's own error (a
+    MemoryError; an OSError saying the file is too large or the disk full; a BlockingIOError from a
+    fork). A phrase anywhere else says nothing: a test stopped by the disk limit whose report then
+    ran pytest's plugins out of memory (hypothesis imports itself for the summary) hit the disk
+    limit, and a test whose own source or assertion mentions "MemoryError" hit no limit at all.
+    Without a failed test (no report: the run crashed, or the command is not pytest), the output is
+    read for the phrases the limits leave.
     """
-    if "MemoryError" in exceptions:
+    if failures:
+        for kind, message, detail in [*failures, *_summarized(output)]:
+            hit = _failure_hit(kind, message, detail if detail is not None else output)
+            if hit is not None:
+                return hit
+        return None
+    return _hit_in(output)
+
+
+_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S.* - ([A-Za-z_][\w.]*(?:Error|Exception))\b(?::? ?(.*))?$"
+                      r"|^\S+:\d+: ([A-Za-z_][\w.]*(?:Error|Exception))$"
+                      r"|^([A-Za-z_][\w.]*(?:Error|Exception))(?:: (.*))?$", re.MULTILINE)
+
+
+def _summarized(output: str) -> list[tuple[str | None, str, str | None]]:
+    """(type, message, None) of every exception pytest's own summary lines name (`FAILED id - OSError:
+    …`, `file.py:9: MemoryError`) or a traceback ends with (a line of its own, as Python prints it): a
+    forked child's failure whose report the JUnit file did not keep (the children of a test that forks
+    run pytest's end too, or print their own traceback). Its traceback: the whole output. A test's
+    source and its assertion's values never make such a line (pytest indents the one, prefixes the
+    other with `E`)."""
+    out: list[tuple[str | None, str, str | None]] = []
+    for m in _SUMMARY.finditer(output[-LIMIT_SCAN:]):
+        kind = (m.group(1) or m.group(3) or m.group(4)).rsplit(".", 1)[-1]
+        out.append((kind, f"{kind}: {m.group(2) or m.group(5) or ''}", None))
+    return out
+
+
+LIMIT_SCAN = 1 << 20
+"""Bytes of a run's output read for pytest's summary lines (its end: where pytest writes them)."""
+
+
+_OS_ERRORS = frozenset({"OSError", "IOError", "BlockingIOError", "EnvironmentError"})
+
+
+def _failure_hit(kind: str | None, message: str, detail: str) -> str | None:
+    """The limit one failed test's own error shows, by its exception's type, else None."""
+    if kind == "MemoryError" or (kind in _OS_ERRORS and "Cannot allocate memory" in message):
         return "memory limit"
-    own = "\n".join(e for e in exceptions if e)
-    for text in (own, _reports(output), output):
-        hit = _hit_in(text)
-        if hit is not None:
-            return hit
+    if kind in _OS_ERRORS and any(w in message for w in ("File too large", "[Errno 27]", "No space left on device",
+                                                          "[Errno 28]")):
+        return "disk limit"
+    if (kind == "BlockingIOError" and ("os.fork()" in detail or "_fork_exec" in detail)) \
+            or (kind == "RuntimeError" and "can't start new thread" in message):
+        return "process limit"
     return None
 
 
-def _reports(output: str) -> str:
-    """The tests' own failure reports in pytest's output (its FAILURES and ERRORS sections)."""
-    parts = []
-    for title in ("= FAILURES =", "= ERRORS ="):
-        at = output.find(title)
-        if at >= 0:
-            end = output.find("short test summary info", at)
-            parts.append(output[at:end if end >= 0 else len(output)])
-    return "\n".join(parts)
-
-
 def _hit_in(text: str) -> str | None:
-    """The limit `text` shows was hit, else None."""
+    """The limit a run's output shows was hit, else None."""
     if "MemoryError" in text or "Cannot allocate memory" in text or "std::bad_alloc" in text:
         return "memory limit"
     if "File too large" in text or "No space left on device" in text or "OSError: [Errno 27]" in text:

@@ -48,6 +48,7 @@ from typing import Callable, Mapping, Sequence
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, kill_group
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
+from reviewui.core.run.junit import failures as junit_failures
 from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import AgentWords, host_program
@@ -276,7 +277,7 @@ def run_tests(
                 junit_error = str(e)
         hit = outcome.limit
         if hit is None and rc != 0 and not cancelled:
-            hit = sandbox.limit_reason(out, [x for t in tests for x in (t.exception, t.message, t.detail)])
+            hit = sandbox.limit_reason(out, junit_failures(tests))
         return RunResult(
             command=tuple(full),
             returncode=rc,
