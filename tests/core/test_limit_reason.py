@@ -33,6 +33,11 @@ def test_a_fork_is_known_by_the_traceback_of_a_blockingioerror() -> None:
     message = "BlockingIOError: [Errno 11] Resource temporarily unavailable"
     assert limit_reason(crashed, [("BlockingIOError", message, "")]) is None  # EAGAIN alone: a socket says it too
     assert limit_reason(crashed, [("BlockingIOError", message, FORK_DETAIL)]) == "process limit"
+    assert limit_reason(crashed, [("BlockingIOError", message, "  _fork_exec(args)\n")]) == "process limit"
+    # a child's BlockingIOError named only by pytest's summary: its traceback is the whole output
+    summary = "  pid = os.fork()\nFAILED t.py::test_bomb - BlockingIOError: [Errno 11] Resource temporarily unavailable\n"
+    assert limit_reason(summary, [(None, "assert 256 == 0", "")]) == "process limit"
+    assert limit_reason(summary.replace("os.fork()", "sock.recv(1)"), [(None, "assert 256 == 0", "")]) is None
 
 
 @pytest.mark.parametrize(("kind", "message", "limit"), [
@@ -44,6 +49,8 @@ def test_a_fork_is_known_by_the_traceback_of_a_blockingioerror() -> None:
     ("AssertionError", "AssertionError: assert 'No space left on device' == 'MemoryError'", None),
     ("RuntimeError", "RuntimeError: File too large", None),
     (None, "File too large", None),
+    ("ValueError", "ValueError: Cannot allocate memory", None),
+    ("ValueError", "ValueError: can't start new thread", None),
 ])
 def test_a_failed_test_counts_by_its_own_exceptions_type(kind: str | None, message: str, limit: str | None) -> None:
     assert limit_reason("", [(kind, message, "")]) == limit
@@ -60,6 +67,13 @@ def test_a_test_that_mentions_a_limit_in_its_source_hit_none() -> None:
     ("Fatal Python error: MemoryError", "memory limit"), ("terminate called after std::bad_alloc", "memory limit"),
     ("sh: 1: Cannot fork", "process limit"), ("bash: fork: retry: Resource temporarily unavailable", "process limit"),
     ("OSError: [Errno 27] File too large", "disk limit"), ("tar: No space left on device", "disk limit"),
+    ("write: File too large", "disk limit"), ("OSError: [Errno 27] big.bin", "disk limit"),
+    ("malloc: Cannot allocate memory", "memory limit"), ("fork: Resource temporarily unavailable", "process limit"),
+    ("RuntimeError: can't start new thread", "process limit"),
+    ("  pid = os.fork()\nBlockingIOError: [Errno 11] Resource temporarily unavailable", "process limit"),
+    ("  _fork_exec(...)\nBlockingIOError: [Errno 11] Resource temporarily unavailable", "process limit"),
+    ("  sock.recv(1)\nBlockingIOError: [Errno 11] Resource temporarily unavailable", None),
+    ("  os.fork() is not called here\nValueError: no", None),
     ("Ran 3 tests\nFAILED (failures=1)", None),
 ])
 def test_without_a_failed_test_the_output_is_read(output: str, limit: str | None) -> None:
