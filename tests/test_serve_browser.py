@@ -308,6 +308,19 @@ def _requested(browser: Any) -> list[str]:
     return urls
 
 
+def _file_list_shown(browser: Any) -> str:
+    """The screen once `L` has put the file list, with its findings count (`⚑1`), on it. `L` cycles
+    the list's widths; a key typed while the page is still settling can be lost (seen once in CI after
+    the first screen was drawn), so it is typed again, at most once per width."""
+    for _ in range(4):
+        browser.find_element("css selector", ".xterm-helper-textarea").send_keys("L")
+        try:
+            return _wait_for(browser, r"⚑\d", 20)
+        except AssertionError:
+            continue
+    return _wait_for(browser, r"⚑\d", 1)  # fails with the screen
+
+
 def test_the_page_asks_nothing_beyond_this_host_draws_its_icons_and_fits_800x500(served: str,
                                                                                   tmp_path: Path) -> None:
     """Walked in Chromium: the page asked fonts.googleapis.com for its web font, ⏎ showed as ¶ and ⚑
@@ -318,8 +331,7 @@ def test_the_page_asks_nothing_beyond_this_host_draws_its_icons_and_fits_800x500
                                 {"width": 800, "height": 500, "deviceScaleFactor": 1, "mobile": False})
         browser.get(served)
         _wait_for(browser, r"n Next hunk", 60)
-        browser.find_element("css selector", ".xterm-helper-textarea").send_keys("L")  # the file list wide
-        text = _wait_for(browser, r"⚑\d", 60)  # its findings count, drawn as itself (not !1)
+        text = _file_list_shown(browser)  # its findings count, drawn as itself (not !1)
         origin = f"{urlsplit(served).hostname}:{urlsplit(served).port}"
         asked = [u for u in _requested(browser) if urlsplit(u).scheme in ("http", "https", "ws", "wss")]
         assert any(u.endswith(".ttf") for u in asked), asked  # the page's font, from this host
