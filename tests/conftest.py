@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 import pytest
 
 
@@ -12,3 +16,8 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    # The default test command is `python -m pytest` found on PATH: it must be the interpreter
+    # running this suite (whose venv has pytest and coverage), not whatever `python` the
+    # developer's shell finds first (a pyenv shim's global Python has no coverage: no guidance).
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, os.environ.get("PATH", os.defpath)]))

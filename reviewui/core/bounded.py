@@ -332,3 +332,13 @@ def parse_python(source: str | bytes, filename: str = "<unknown>") -> ast.Module
     if tree_depth(tree, limits.depth) > limits.depth:
         raise NotAnalysed(f"nested deeper than {limits.depth} levels (max-analysis-depth)")
     return tree
+
+
+def parse_python_or_none(source: str | bytes | None, filename: str = "<unknown>") -> ast.Module | None:
+    """The syntax tree of `source`, or None when there is none, it does not parse or is over the caps."""
+    if source is None:
+        return None
+    try:
+        return parse_python(source, filename)
+    except (SyntaxError, ValueError):  # NotAnalysed is a ValueError
+        return None

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from reviewui.core.bounded import parse_python
+from reviewui.core.bounded import parse_python, parse_python_or_none
 from reviewui.core.inside import guard_batch_child
 from reviewui.core.run import sandbox
 from reviewui.core.bite.grade import grade_pytest
@@ -96,7 +96,7 @@ def batchable(jobs: list[GuardJob], modules: list[ChangedModule],
         key = (g.file, g.line)
         if key not in paths:
             if g.file not in trees:
-                trees[g.file] = _parsed(head_text(g.file) if head_text is not None else None)
+                trees[g.file] = parse_python_or_none(head_text(g.file) if head_text is not None else None)
             tree = trees[g.file]
             found = _def_path_in(tree, g.line) if tree is not None else None
             paths[key] = found if found is not None else def_path(g.source, g.line)
@@ -107,14 +107,6 @@ def batchable(jobs: list[GuardJob], modules: list[ChangedModule],
             batch.append(BatchGuard(job, name, path))
     return batch, rest
 
-
-def _parsed(source: str | None) -> ast.Module | None:
-    if source is None:
-        return None
-    try:
-        return parse_python(source)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def split(guards: list[BatchGuard], n: int) -> list[list[BatchGuard]]:

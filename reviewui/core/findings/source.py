@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from reviewui.core.roles import matches_any
-from reviewui.core.bounded import NotAnalysed, analysis_limits, over_bytes, parse_python
+from reviewui.core.bounded import NotAnalysed, analysis_limits, over_bytes, parse_python, parse_python_or_none
 from reviewui.core.git import Blob, list_files, read_blobs as git_read_blobs, show_file
 
 
@@ -35,10 +35,7 @@ def decode(data: bytes) -> str:
 
 def parse(text: str, path: str = "<unknown>") -> ast.Module | None:
     """Return the syntax tree of `text`, or None when it does not parse or is over the analysis caps."""
-    try:
-        return parse_python(text, path)
-    except (SyntaxError, ValueError):  # NotAnalysed is a ValueError
-        return None
+    return parse_python_or_none(text, path)
 
 
 def file_text(repo_dir: str, rev: str, path: str) -> str | None:

@@ -24,7 +24,7 @@ from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.bite.report import HunkResult
-from reviewui.core.bounded import parse_python
+from reviewui.core.bounded import parse_python_or_none
 from reviewui.core.diff import FileDiff, Hunk
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 
@@ -67,7 +67,7 @@ class Target:
 
 def functions(source: str | None, lines: list[int]) -> list[DefPath]:
     """The distinct functions (def paths) enclosing any of `lines` of `source`."""
-    tree = _tree(source)
+    tree = parse_python_or_none(source)
     if tree is None:
         return []
     found: dict[tuple[object, ...], DefPath] = {}
@@ -81,7 +81,7 @@ def functions(source: str | None, lines: list[int]) -> list[DefPath]:
 def for_guard(ident: str, g: GuardResult | Guard, source: str, head_text: str | None,
               module: ChangedModule) -> Target | None:
     """The target of a toothless guard (`source`: its file with the guard reverted), or None."""
-    tree = _tree(head_text)
+    tree = parse_python_or_none(head_text)
     path = _def_path_in(tree, g.line) if tree is not None else None
     if tree is None or head_text is None or path is None or not _is_function(tree, path):
         return None
@@ -100,7 +100,7 @@ def for_hunk(ident: str, f: FileDiff, h: Hunk, head_raw: bytes | None, module: C
         reverted = revert_bytes(head_raw, raw_hunk_for(f, h)).decode("utf-8")
     except (UnicodeDecodeError, RevertError):
         return None
-    tree, back = _tree(head_text), _tree(reverted)
+    tree, back = parse_python_or_none(head_text), parse_python_or_none(reverted)
     paths = functions(head_text, added) if tree is not None else []
     if len(paths) != 1 or back is None or tree is None:
         return None
@@ -170,14 +170,6 @@ def hints(text: str) -> dict[str, Any]:
 def _json_safe(v: Any) -> bool:
     return v is None or isinstance(v, (bool, int, str)) or (isinstance(v, float) and v == v and abs(v) != float("inf"))
 
-
-def _tree(source: str | None) -> ast.Module | None:
-    if source is None:
-        return None
-    try:
-        return parse_python(source)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _node(tree: ast.Module, path: DefPath) -> ast.AST | None:
