@@ -28,7 +28,8 @@ import threading
 from pathlib import Path
 from typing import IO, Callable, Iterator, Sequence
 
-from reviewui.core.diff import _DIFF_ARGS, Diff, _diff_config, diff_of
+from reviewui.core.diff import Diff, diff_of
+from reviewui.core.diff_git import DIFF_ARGS, diff_config
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import blob_sizes, git_env, run_git
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
@@ -47,7 +48,7 @@ indentHeuristic), overridden by load_diff's own options (renames by -M, external
 colours by --no-color), about other output (stat, dirstat, word diff), or about other commands
 (difftool; mnemonic prefixes name the index and work tree, never two commits)."""
 _ALGORITHMS = frozenset({"default", "myers", "minimal", "patience", "histogram"})
-_STREAM = ("diff-tree", "--stdin", "-r", "--always", *_DIFF_ARGS)
+_STREAM = ("diff-tree", "--stdin", "-r", "--always", *DIFF_ARGS)
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
@@ -95,7 +96,7 @@ def load_diffs(repo_dir: str | Path, pairs: Sequence[Pair], options: Sequence[st
         raise ReviewError("diff batch: a pair that is not two commit ids")
     asks = "".join(f"{h} {b}\n" for b, h in pairs).encode()
     heads = [h for _, h in pairs]
-    config = _diff_config()
+    config = diff_config()
     # -U and --inter-hunk-context would add patches to these; the algorithm changes line counts
     counted = [o for o in options if o.startswith("--diff-algorithm=")]
     raws = _records(run_git(repo, *_STREAM, "--raw", "-z", input=asks, config=config), heads, _raw_end)

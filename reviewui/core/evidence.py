@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.core.findings.model import Finding
 from reviewui.core.state import HunkComment, KeptProbe, ReviewState
 

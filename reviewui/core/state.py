@@ -40,7 +40,7 @@ SCHEMA = 1
 
 
 class HunkLike(Protocol):
-    """Anything with a file, a header and the hunk text (reviewui.core.diff.Hunk fits)."""
+    """Anything with a file, a header and the hunk text (reviewui.core.hunks.Hunk fits)."""
 
     @property
     def file(self) -> str: ...

@@ -12,7 +12,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Sequence
 
-from reviewui.core.diff import DiffLine, FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import DiffLine, Hunk
 from reviewui.core.safe_text import picture, visible
 from reviewui.core.worddiff import Span, changed_spans, pair_changes
 

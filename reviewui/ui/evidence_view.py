@@ -19,7 +19,7 @@ from reviewui.ui.widgets.diff_view import Badge
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import HunkResult
-    from reviewui.core.diff import Hunk
+    from reviewui.core.hunks import Hunk
     from reviewui.core.evidence import EvidenceLedger, FileEvidence, HistoryRow, HunkEvidence
     from reviewui.ui.screens.verdict import VerdictDraft
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.ui.diff_rows import display_text
 
 if TYPE_CHECKING:

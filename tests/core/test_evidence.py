@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
-from reviewui.core.diff import DiffLine, Hunk
+from reviewui.core.hunks import DiffLine, Hunk
 from reviewui.core.evidence import EvidenceLedger, VerdictEvidence
 from reviewui.core.findings.model import finding
 from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord

@@ -41,7 +41,7 @@ from typing import Literal, Sequence
 from reviewui.core import inside
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
 from reviewui.core.bounded import parse_python
-from reviewui.core.diff import DiffLine, Hunk
+from reviewui.core.hunks import DiffLine, Hunk
 from reviewui.core.run import sandbox
 from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.process import read_run_text

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from reviewui.core.bounded import parse_python
-from reviewui.core.diff import Diff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.hunks import Hunk
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from typing import Callable
 from reviewui.core.bite.crosshunk import type_error_name
 from reviewui.core.bite.report import Verdict
 
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.run.junit import TestOutcome
 from reviewui.core.run.runner import RunResult
 

@@ -22,7 +22,8 @@ from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.guards import Guard, guards_for_hunk
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.runctx import RunContext
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target

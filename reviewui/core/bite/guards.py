@@ -51,7 +51,8 @@ from reviewui.core.bite.guard_source import (
     own_nodes,
     snippet,
 )
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 
 GuardKind = Literal["condition", "operand", "boundary", "early-exit", "statement", "body"]
 GUARD_KINDS: tuple[GuardKind, ...] = ("condition", "operand", "boundary", "early-exit", "statement", "body")

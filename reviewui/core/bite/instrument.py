@@ -18,7 +18,8 @@ from reviewui.core.bite.origin import QUIET_STOP, ChangedModule
 from reviewui.core.bite.revert_batch import Edit, ForkSession
 from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import is_test_file
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.run.runner import RunFiles, RunResult

@@ -48,7 +48,8 @@ from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.bite.prepare import HunkPlan
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bite.revert_grade import hunk_result
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, si
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.bite.selection import StaticSelection, selection_note
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.worktree import Scratch, WorktreePool
 from reviewui.core.target import Target

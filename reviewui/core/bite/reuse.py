@@ -40,7 +40,9 @@ from reviewui.core.bite.guard_check import GuardJob
 from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.reach import EVERYTHING, Reach, read_tree
 from reviewui.core.bite.report import HunkResult
-from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 
 if TYPE_CHECKING:

@@ -29,7 +29,9 @@ from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
 from reviewui.core.bite.staging import Stager
 from reviewui.core.bite.runctx import Observation, RunContext
-from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.run import room, sandbox
 from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.junit import failures as junit_failures

@@ -10,7 +10,9 @@ from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytes
 from reviewui.core.bite.guard_check import GuardFields
 from reviewui.core.bite.report import HunkResult, Verdict
 from reviewui.core.bite.runctx import Observation
-from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 
 
 class HunkFields(GuardFields, total=False):

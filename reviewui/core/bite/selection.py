@@ -24,7 +24,9 @@ from pathlib import PurePosixPath
 from typing import Callable, Iterable
 
 from reviewui.core.bounded import parse_python
-from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.roles import NOT_CODE_NAMES, is_data_file
 from reviewui.core.test_layout import TestLayout

@@ -35,7 +35,9 @@ from reviewui.core.bite.runctx import RunContext
 from reviewui.core.bite.selection import checkable_hunks, not_code_hunks, static_selection
 from reviewui.core.bite.source_readers import readers_by_file, regrade
 from reviewui.core.config import Settings
-from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.run import sandbox

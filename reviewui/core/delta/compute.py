@@ -19,7 +19,8 @@ from pathlib import Path
 
 from reviewui.core.delta.match import LineMap, State, interdiff, match_file
 from reviewui.core.delta.model import FILE_HEADERS, Delta, HunkDelta
-from reviewui.core.diff import Diff, FileDiff, load_diff
+from reviewui.core.diff import Diff, load_diff
+from reviewui.core.file_diff import FileDiff
 from reviewui.core.revert import raw_hunks
 from reviewui.core.state import hunk_digest
 

@@ -22,7 +22,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.core.state import hunk_digest
 
 State = Literal["new", "changed", "unchanged", "gone"]

@@ -25,7 +25,8 @@ from reviewui.core.findings.tests_lines import compare_lines, deleted_lines, sna
 
 if TYPE_CHECKING:
     from reviewui.core.config import Settings
-    from reviewui.core.diff import Diff, FileDiff
+    from reviewui.core.diff import Diff
+    from reviewui.core.file_diff import FileDiff
     from reviewui.core.target import Target
 
 KIND = "tests-not-additive"

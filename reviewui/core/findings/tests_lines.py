@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from reviewui.core.diff import DiffLine, FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import DiffLine, Hunk
 from reviewui.core.findings.model import Finding, finding
 
 KIND = "tests-not-additive"

@@ -27,7 +27,9 @@ from reviewui.core.bite.control import ControlResult
 from reviewui.core.bite.plan import ControlItem, GuardItem, Item, RevertItem, SessionItem
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.config import Settings
-from reviewui.core.diff import Diff, FileDiff, Hunk
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 
 _FILE_FIELDS = tuple(f.name for f in dataclasses.fields(FileDiff) if f.name != "_diff")
 

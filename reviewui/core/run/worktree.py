@@ -48,7 +48,8 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator, Mapping
 
 from reviewui.core.config import user_cache_dir
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import git_text
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes

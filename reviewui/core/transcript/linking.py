@@ -148,7 +148,7 @@ def link_hunks(transcript: Transcript, hunks: Iterable[Any], files: Iterable[str
                authored: Mapping[str, Mapping[int, Any]] | None = None, sessions: Iterable[str] = ()) -> HunkLinks:
     """Link each hunk to the turns whose edits produced or touched its lines, and each diff file to its turns.
 
-    `hunks` are `reviewui.core.diff.Hunk`-shaped objects (attributes `file`,
+    `hunks` are `reviewui.core.hunks.Hunk`-shaped objects (attributes `file`,
     `index`, `lines`; each line has `kind` in added/removed/context and `text`).
     `files` adds diff files that have no hunks (binary, renamed, mode-only).
     `authored` (head file → line number → an `Author` of core/notes/authorship)

@@ -25,7 +25,8 @@ from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.bounded import parse_python_or_none
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 
 MAX_NAMES, MAX_CONSTANTS, MAX_CONSTANT_TEXT = 32, 16, 64

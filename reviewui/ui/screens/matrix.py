@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from reviewui.core.safe_text import visible
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.ui.widgets.key_footer import ModalFooter
 
 BIT = "●"

@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.probe.run import (
     ProbeReport, ProbeRun, check_probe_edited, check_probe_syntax, compare_own, export_to_review, load_draft, probe_name,

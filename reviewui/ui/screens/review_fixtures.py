@@ -16,7 +16,7 @@ from reviewui.ui.messages import FixturesReady, WorkFailed
 from reviewui.ui.screens.review_part import ReviewPart
 
 if TYPE_CHECKING:
-    from reviewui.core.diff import Hunk
+    from reviewui.core.hunks import Hunk
     from reviewui.core.fixtures import FixtureReport
     from reviewui.ui.widgets.fixtures_pane import FixturesPane
 

@@ -25,7 +25,7 @@ from reviewui.core.session import ReviewSession
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import BiteReport
-    from reviewui.core.diff import Hunk
+    from reviewui.core.hunks import Hunk
     from reviewui.core.evidence import EvidenceLedger
     from reviewui.core.findings.model import Finding
     from reviewui.ui.widgets.diff_view import DiffView

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.screen import Screen
 
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.ui.evidence_view import verdict_draft
 from reviewui.ui.messages import HistoryRead, VerdictRecorded, VerdictSetupChecked, WorkFailed

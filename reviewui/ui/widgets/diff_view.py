@@ -22,7 +22,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from reviewui.core.diff import FileDiff, Hunk
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import Hunk
 from reviewui.ui.widgets.author_marks import AuthorMarks
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.ui.diff_rows import (Row, Side, display_text, find_all, line_spans, lineno, split_rows, unified_rows,

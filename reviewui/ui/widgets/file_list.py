@@ -19,7 +19,8 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from reviewui.core.diff import Diff, FileDiff
+from reviewui.core.diff import Diff
+from reviewui.core.file_diff import FileDiff
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.core.safe_text import visible
 

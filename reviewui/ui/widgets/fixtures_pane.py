@@ -29,7 +29,7 @@ from textual.widgets.option_list import Option
 
 from typing import TYPE_CHECKING
 
-from reviewui.core.diff import Hunk
+from reviewui.core.hunks import Hunk
 from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:  # the analysis itself loads in a worker after the first paint

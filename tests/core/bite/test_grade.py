@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from reviewui.core.bite.grade import defined_names, grade_exit_code, grade_pytest, referenced_name
 from reviewui.core.bite.coverage_map import CoverageMap, statement_spans
-from reviewui.core.diff import FileDiff, parse_hunks
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import parse_hunks
 from reviewui.core.run.junit import TestOutcome, node_id_from
 from reviewui.core.run.runner import RunResult
 

@@ -12,7 +12,8 @@ import random
 from reviewui.core.bite.guard_check import BatchGuard
 from reviewui.core.bite.plan import CONTROLS, Batching, ControlItem, GuardItem, RevertItem, plan_sweep
 from reviewui.core.bite.prepare import HunkPlan
-from reviewui.core.diff import FileDiff, parse_hunks
+from reviewui.core.file_diff import FileDiff
+from reviewui.core.hunks import parse_hunks
 
 FUNC = "def f(x):\n" + "".join(f"    y{n} = x + {n}\n" for n in range(12)) + "    return x\n\n\nTOP = 1\n"
 

@@ -42,7 +42,7 @@ SAMPLES = REPO / ".." / "shared" / "transcripts"
 
 @dataclass(frozen=True)
 class Line:
-    """A stand-in for reviewui.core.diff.DiffLine."""
+    """A stand-in for reviewui.core.hunks.DiffLine."""
 
     kind: str
     text: str
@@ -52,7 +52,7 @@ class Line:
 
 @dataclass(frozen=True)
 class FakeHunk:
-    """A stand-in for reviewui.core.diff.Hunk (only what linking reads)."""
+    """A stand-in for reviewui.core.hunks.Hunk (only what linking reads)."""
 
     file: str
     index: int
