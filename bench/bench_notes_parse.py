@@ -44,7 +44,7 @@ def bodies() -> dict[str, str]:
 
 
 def main() -> None:
-    from reviewui.core.notes.model import parse_note
+    from reviewui.core.notes.body import parse_note
     from reviewui.core.notes.sync import merge_note
 
     for name, body in bodies().items():

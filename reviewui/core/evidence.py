@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
     from reviewui.core.bite.truth_table import TruthTable
     from reviewui.core.store.key import StoredEvidence
-    from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, Review, TestRecord
+    from reviewui.core.notes.model import Review
+    from reviewui.core.notes.records import BiteRecord, CommentRecord, FindingRecord, ProbeRecord, TestRecord
     from reviewui.core.notes.view import ForeignText
     from reviewui.core.transcript.linking import HunkLinks
 
@@ -314,7 +315,7 @@ class EvidenceLedger:
 
     def verdict_evidence(self) -> VerdictEvidence:
         """The evidence a verdict recorded now would carry (the one builder of it)."""
-        from reviewui.core.notes.model import BiteRecord, FindingRecord, TestRecord
+        from reviewui.core.notes.records import BiteRecord, FindingRecord, TestRecord
 
         table = self.truth_table
         rows = [*table.tests, *table.regressions] if table is not None and table.status == "complete" else []

@@ -34,7 +34,7 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.git import run_git
 
 if TYPE_CHECKING:
-    from reviewui.core.notes.model import CommentRecord, ProbeRecord
+    from reviewui.core.notes.records import CommentRecord, ProbeRecord
 
 SCHEMA = 1
 
@@ -243,7 +243,7 @@ class ReviewState:
 
     def comment_records(self) -> tuple[CommentRecord, ...]:
         """Return the comments as verdict records."""
-        from reviewui.core.notes.model import CommentRecord
+        from reviewui.core.notes.records import CommentRecord
 
         return tuple(CommentRecord(c.file, c.header, c.line, c.text) for c in self._comments)
 
@@ -276,7 +276,7 @@ class ReviewState:
 
     def probe_records(self) -> tuple[ProbeRecord, ...]:
         """Return the kept probes as verdict records (outcomes on branch and base)."""
-        from reviewui.core.notes.model import ProbeRecord
+        from reviewui.core.notes.records import ProbeRecord
 
         return tuple(
             ProbeRecord(p.name, p.code, p.outcomes.get("branch", ""), p.outcomes.get("base", ""))

@@ -14,7 +14,7 @@ from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.hunks import DiffLine, Hunk
 from reviewui.core.evidence import EvidenceLedger, VerdictEvidence
 from reviewui.core.findings.model import finding
-from reviewui.core.notes.model import BiteRecord, CommentRecord, FindingRecord, ProbeRecord
+from reviewui.core.notes.records import BiteRecord, CommentRecord, FindingRecord, ProbeRecord
 from reviewui.core.state import ReviewState
 from reviewui.core.transcript.linking import HunkLinks
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import tomllib
 from datetime import datetime, timezone
 
-from reviewui.core.notes.model import BiteRecord, GuardRecord, Review, parse_note
+from reviewui.core.notes.body import parse_note
+from reviewui.core.notes.model import Review
+from reviewui.core.notes.records import BiteRecord, GuardRecord
 
 HOSTILE = "line 5: `x\x1b[31m` dropped \"quoted\" ]]\n[[review]]"
 

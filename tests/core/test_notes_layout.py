@@ -14,7 +14,9 @@ import pytest
 
 from reviewui.core.notes import provenance
 from reviewui.core.notes.layout import SIGNED, is_review_header, split_piece, table_header
-from reviewui.core.notes.model import BiteRecord, CommentRecord, Review, parse_note, reviews_in
+from reviewui.core.notes.body import parse_note, reviews_in
+from reviewui.core.notes.model import Review
+from reviewui.core.notes.records import BiteRecord, CommentRecord
 from reviewui.core.notes.signing import SignatureCheck, split_signed, verify_chunk
 from reviewui.core.notes.sync import merge_note
 from reviewui.core.notes.trust import LocalReviewer, shown_reviewer
@@ -226,7 +228,7 @@ def test_a_signed_review_wrapped_in_a_multiline_string_is_still_found_and_the_wr
 
 def _reference_merge(local: str, remote: str) -> str:
     """The merge as first written: simple, and quadratic in the number of pieces."""
-    from reviewui.core.notes.model import append_text
+    from reviewui.core.notes.body import append_text
 
     ids = {r.id for r in reviews_in(local)}
     out = local

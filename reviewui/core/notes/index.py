@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from reviewui.core.notes import provenance
-from reviewui.core.notes.model import NoteChunk, Review, parse_note
+from reviewui.core.notes.body import NoteChunk, parse_note
+from reviewui.core.notes.model import Review
 from reviewui.core.notes.store import NotesSnapshot, blob_sizes, read_blobs, snapshot
 
 _KEPT = 50_000

@@ -1,17 +1,15 @@
-"""Verdict records and the note bodies that hold them (reading and writing text).
+"""A recorded verdict (`Review`) and its TOML form: one `[[review]]` table of a note.
 
-A note body is TOML: each verdict one `[[review]]` table. It is read by
-cutting the body before every line tomllib reads as a `[[review]]` header
-(layout.py): a piece that parses into one review with an `id` and a known
-`verdict` is a review, anything else (a hand-written remark, another tool's
-TOML, text appended after a review's signature) is foreign text kept byte
-for byte. See verdicts.py for how verdicts are stored and why.
+`Review.new` stamps a verdict with what identifies it (id, reviewer, time,
+tree, patch id, how its evidence was produced); `from_mapping` reads a parsed
+table leniently (a table that is not a review is None) and `to_toml` writes
+the contract's spelling. The evidence it carries is in records.py; the note
+bodies holding reviews (and foreign text) in body.py.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -23,110 +21,20 @@ import tomli_w
 from reviewui import __version__
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
-from reviewui.core.notes.layout import pieces, split_piece
 from reviewui.core.notes.patchid import patch_id
-
+from reviewui.core.notes.records import (
+    BiteRecord,
+    CommentRecord,
+    FindingRecord,
+    GuardRecord,
+    ProbeRecord,
+    TestRecord,
+)
 
 VERDICTS: tuple[str, ...] = ("approve", "reject")
 TOOL = f"reviewui {__version__}"
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _AT_LINE = re.compile(r"^at = (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\+00:00$", re.M)
-
-
-@dataclass(frozen=True)
-class GuardRecord:
-    """One guard revert inside a hunk (see core/bite/guards.py), as graded at verdict time."""
-
-    line: int
-    """1-based line in the branch's file."""
-    kind: str
-    """condition | operand | boundary | early-exit | statement | body."""
-    description: str
-    """What the edit did."""
-    verdict: str
-    """The bite verdict for the guard (`toothless` is the evidence worth keeping)."""
-    failing_tests: tuple[str, ...] = ()
-    """Tests that failed with the guard reverted."""
-
-
-@dataclass(frozen=True)
-class BiteRecord:
-    """The bite check of one hunk, as shown at verdict time."""
-
-    file: str
-    """Path of the file the hunk is in."""
-    header: str
-    """The hunk header, e.g. `@@ -4,6 +4,8 @@`."""
-    verdict: str
-    """The bite verdict for the hunk (the bite module's word)."""
-    failing_tests: tuple[str, ...] = ()
-    """Tests that failed with the hunk reverted."""
-    guards: tuple[GuardRecord, ...] = ()
-    """The hunk's guard reverts, when they were checked (`[[review.bite.guards]]`)."""
-
-    @classmethod
-    def from_result(cls, r: Any) -> "BiteRecord":
-        """The record of a bite module HunkResult (its guards included)."""
-        guards = tuple(
-            GuardRecord(g.line, g.kind, g.description, g.verdict, tuple(g.failing_tests))
-            for g in getattr(r, "guards", ()) or ()
-        )
-        return cls(r.file, r.header, r.verdict, tuple(r.failing_tests), guards)
-
-
-@dataclass(frozen=True)
-class ProbeRecord:
-    """A probe the reviewer kept, with its last outcomes."""
-
-    name: str
-    """The probe's name."""
-    code: str
-    """The probe's source code."""
-    branch: str = ""
-    """Outcome on the branch head (e.g. `pass`, `fail`); empty if not run."""
-    base: str = ""
-    """Outcome on the base; empty if not run."""
-
-
-@dataclass(frozen=True)
-class CommentRecord:
-    """A reviewer's comment on a hunk or one of its lines."""
-
-    file: str
-    """Path of the file commented on."""
-    header: str
-    """Header of the hunk commented on."""
-    line: int | None
-    """New-side line number, or None for a comment on the whole hunk."""
-    text: str
-    """The comment."""
-
-
-@dataclass(frozen=True)
-class FindingRecord:
-    """A finding shown to the reviewer at verdict time."""
-
-    kind: str
-    """The finding kind (a contract word of the findings module)."""
-    message: str
-    """The finding's one-line message."""
-
-
-@dataclass(frozen=True)
-class TestRecord:
-    """One row of the per-test truth table at verdict time (`[[review.test]]`)."""
-
-    __test__ = False  # not a pytest test class, whatever its name
-
-    id: str
-    """The test's node id (parametrized cases by id)."""
-    change: str
-    """`added`, `changed`, or `unchanged` for an old test the branch turned red."""
-    head: str
-    """Its outcome at the head: passes | fails | errors | skipped | not-run."""
-    base: str
-    """Its outcome on the base commit's source with the branch's tests (same words)."""
 
 
 @dataclass(frozen=True)
@@ -345,92 +253,6 @@ def git_identity(repo_dir: str | Path) -> str:
         raise ReviewError("no git identity: set git config user.name and user.email") from e
     # "Name <email> 1700000000 +0000": drop the timestamp and zone.
     return ident.rsplit(" ", 2)[0]
-
-
-# --- note bodies ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NoteChunk:
-    """A piece of a note body: one review, or foreign text kept as it is."""
-
-    text: str
-    """The chunk's exact text (undecodable bytes kept as surrogate escapes)."""
-    review: Review | None = None
-    """The review the chunk holds, or None for foreign text."""
-
-
-def parse_note(body: str) -> tuple[NoteChunk, ...]:
-    """Return the chunks of a note body, in order; their texts concatenate to `body`.
-
-    A signed review's chunk is its payload and signature only, and its review
-    is read from the payload alone: whatever follows the signature in the
-    same piece is a foreign chunk of its own (see layout.py).
-    """
-    chunks: list[NoteChunk] = []
-    foreign: list[str] = []  # runs of foreign text, joined once: a hostile note can hold 10^5 of them
-    for piece in pieces(body):
-        for chunk in _parse_piece(piece):
-            if chunk.review is None:
-                foreign.append(chunk.text)
-                continue
-            if foreign:
-                chunks.append(NoteChunk("".join(foreign)))
-                foreign = []
-            chunks.append(chunk)
-    if foreign:
-        chunks.append(NoteChunk("".join(foreign)))
-    return tuple(chunks)
-
-
-def reviews_in(body: str) -> list[Review]:
-    """Return the reviews of a note body in order, de-duplicated by id."""
-    seen: set[str] = set()
-    out: list[Review] = []
-    for chunk in parse_note(body):
-        if chunk.review is not None and chunk.review.id not in seen:
-            seen.add(chunk.review.id)
-            out.append(chunk.review)
-    return out
-
-
-def append_text(body: str, piece: str) -> str:
-    """Return `body` with `piece` added after a blank line; `body` itself is kept unchanged."""
-    if body == "":
-        return piece
-    return body + ("" if body.endswith("\n") else "\n") + "\n" + piece
-
-
-def _parse_piece(piece: str) -> list[NoteChunk]:
-    parts = split_piece(piece)
-    if parts.format is not None:
-        review, _ = _load_review(parts.payload)
-        if review is None:
-            return [NoteChunk(piece)]  # nothing signed reads as a review: all of it is foreign
-        rest = [NoteChunk(parts.rest)] if parts.rest else []
-        return [NoteChunk(parts.payload + parts.signed, review), *rest]
-    review, err_line = _load_review(piece)
-    if review is not None:
-        return [NoteChunk(piece, review)]
-    if err_line and err_line > 1:
-        lines = piece.splitlines(keepends=True)
-        head = "".join(lines[: err_line - 1])
-        review, _ = _load_review(head)
-        if review is not None:
-            return [NoteChunk(head, review), NoteChunk("".join(lines[err_line - 1 :]))]
-    return [NoteChunk(piece)]
-
-
-def _load_review(text: str) -> tuple[Review | None, int | None]:
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"at line (\d+)", str(e))
-        return None, int(m.group(1)) if m else None
-    tables = doc.get("review")
-    if not isinstance(tables, list) or len(tables) != 1:
-        return None, None
-    return Review.from_mapping(tables[0]), None
 
 
 def _s(data: Any, key: str) -> str:

@@ -45,7 +45,8 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.git import config_value, rev_parse, run_git
 from reviewui.core.notes import provenance
 from reviewui.core.notes.index import NotesIndex, notes_index
-from reviewui.core.notes.model import NoteChunk, Review
+from reviewui.core.notes.body import NoteChunk
+from reviewui.core.notes.model import Review
 from reviewui.core.notes.patchid import patch_id
 from reviewui.core.notes.signing import SignatureCheck, Signers, verify_chunk
 from reviewui.core.notes.trust import LocalReviewer, email_of, local_reviewer, shown_reviewer

@@ -9,6 +9,7 @@ backoff when another writer won the race.
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,9 @@ from typing import Callable
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
-from reviewui.core.notes.model import _HEX
+
+_HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+"""A full object id (SHA-1 or SHA-256): a note's annotated object."""
 
 
 # --- the notes tree, with plumbing only --------------------------------------

@@ -35,7 +35,7 @@ from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse, run_git
 from reviewui.core.notes import provenance
-from reviewui.core.notes.model import parse_note
+from reviewui.core.notes.body import parse_note
 from reviewui.core.notes.signing import verify_chunk
 from reviewui.core.notes.store import (
     NotesEdit,

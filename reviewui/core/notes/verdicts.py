@@ -42,21 +42,20 @@ from reviewui.core.config import DEFAULT_NOTES_REF
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import rev_parse
 from reviewui.core.notes.patchid import patch_id  # noqa: F401 - re-exported
+from reviewui.core.notes.body import append_text, parse_note, reviews_in  # noqa: F401 - re-exported
 from reviewui.core.notes.model import (  # noqa: F401 - re-exported: notes is the public face
-    BiteRecord,
-    CommentRecord,
     EPOCH,
-    FindingRecord,
-    GuardRecord,
-    NoteChunk,
-    ProbeRecord,
     Review,
     TOOL,
     VERDICTS,
-    append_text,
     git_identity,
-    parse_note,
-    reviews_in,
+)
+from reviewui.core.notes.records import (  # noqa: F401 - re-exported
+    BiteRecord,
+    CommentRecord,
+    FindingRecord,
+    GuardRecord,
+    ProbeRecord,
 )
 from reviewui.core.safe_text import visible
 from reviewui.core.notes.signing import sign_payload, signing_setup

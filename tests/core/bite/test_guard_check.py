@@ -10,7 +10,7 @@ from reviewui.core.bite.engine import run_bite
 from reviewui.core.bite.guard_report import GUARD_STRYKER
 from reviewui.core.config import Settings
 from reviewui.core.findings.guard_rules import guard_findings
-from reviewui.core.notes.model import BiteRecord
+from reviewui.core.notes.records import BiteRecord
 from tests.core.bite.helpers import VENV_BIN, load
 from tests.gitrepo import make_repo
 
