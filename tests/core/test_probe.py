@@ -18,7 +18,7 @@ from reviewui.core.probe.run import (
 )
 from reviewui.core.run.runner import RunResult
 from reviewui.core.session import ReviewSession, RunOptions
-from reviewui.core.run.worktree import scratch_root
+from reviewui.core.run.scratch_slots import scratch_root
 from reviewui.demo import build_sample
 from tests.gitrepo import RepoBuilder, make_repo
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.run.worktree import scratch_root, slot_base
+from reviewui.core.run.scratch_slots import scratch_root, slot_base
 from tests.clirun import ROOT
 from tests.gitrepo import RepoBuilder, make_repo
 

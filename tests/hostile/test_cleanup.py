@@ -14,7 +14,8 @@ import pytest
 
 from reviewui.core.run import tempdirs
 from reviewui.core.run.sandbox import INSIDE_VAR
-from reviewui.core.run.worktree import WorktreePool, scratch_root
+from reviewui.core.run.scratch_slots import scratch_root
+from reviewui.core.run.worktree import WorktreePool
 from tests.gitrepo import make_repo
 
 

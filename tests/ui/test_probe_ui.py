@@ -13,7 +13,7 @@ from textual.widgets import Static, TextArea
 from reviewui.core.probe.run import load_draft
 from reviewui.core.session import ReviewSession, RunOptions
 from reviewui.core.state import ReviewState
-from reviewui.core.run.worktree import scratch_root
+from reviewui.core.run.scratch_slots import scratch_root
 from reviewui.demo import build_sample
 from reviewui.ui.bindings import key_actions
 from reviewui.ui.screens.probe import ProbeScreen

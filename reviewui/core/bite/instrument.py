@@ -23,7 +23,7 @@ from reviewui.core.hunks import Hunk
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import list_files
 from reviewui.core.run.runner import RunFiles, RunResult
-from reviewui.core.run.worktree import Scratch
+from reviewui.core.run.scratch import Scratch
 from reviewui.core.target import Target
 
 INSTRUMENT_TEST = 'def test_reviewui_instrument():\n    assert False, "reviewui instrument check: this test must fail"\n'

@@ -33,7 +33,8 @@ from reviewui.core.bite.selection import StaticSelection, selection_note
 from reviewui.core.file_diff import FileDiff
 from reviewui.core.hunks import Hunk
 from reviewui.core.run.runner import RunFiles
-from reviewui.core.run.worktree import Scratch, WorktreePool
+from reviewui.core.run.scratch import Scratch
+from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 
 

@@ -37,7 +37,7 @@ from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.junit import failures as junit_failures
 from reviewui.core.run.runner import OUTPUT_CAP, RunResult
 from reviewui.core.run.scratch_build import staged_commit, tree_mtime
-from reviewui.core.run.worktree import Scratch
+from reviewui.core.run.scratch import Scratch
 from reviewui.core.run.process import read_run_file, read_run_text
 
 PLUGIN_MODULE = "reviewui_revert_batch"

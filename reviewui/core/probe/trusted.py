@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from reviewui.core.git import run_git, show_file
 from reviewui.core.run.scratch_build import commit_scratch
-from reviewui.core.run.worktree import Scratch
+from reviewui.core.run.scratch import Scratch
 
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 """Root files pytest reads its configuration (addopts, `-p` plugins) from."""

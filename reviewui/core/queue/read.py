@@ -130,7 +130,7 @@ def read_queue(
 
     With `store`, each row's evidence is read from it (queue/evidence.py); without, it is pending.
     """
-    from reviewui.core.run.worktree import repo_id
+    from reviewui.core.run.scratch_slots import repo_id
 
     repo = Path(repo_dir)
     base_tip = run_git(repo, "rev-parse", "--verify", f"{base_ref}^{{commit}}").decode().strip()
@@ -284,7 +284,7 @@ def _deltas(repo: Path, asks: list[tuple[str, str, str, str]], cache: _Cache) ->
 
 def snooze_path(repo: Path) -> Path:
     """Where the reviewer's snoozes for this repository are kept (branch → head when snoozed)."""
-    from reviewui.core.run.worktree import repo_id
+    from reviewui.core.run.scratch_slots import repo_id
 
     return user_state_dir() / "queue" / f"{repo_id(repo)}.json"
 
@@ -339,7 +339,7 @@ class QueueSource:
         """`records` with their evidence read again from the evidence store (a sweep just stored one), the
         rest of each as it was read (git work for their bases' settings: call it from a worker)."""
         from reviewui.core.queue.evidence import settings_of_base, store_evidence
-        from reviewui.core.run.worktree import repo_id
+        from reviewui.core.run.scratch_slots import repo_id
         from reviewui.core.store.db import EvidenceStore
 
         asked = [Wanted(r.branch, r.head, r.base) for r in records if r.evidence.status != "empty"]

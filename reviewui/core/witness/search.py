@@ -22,7 +22,7 @@ from reviewui.core.inside import witness_values
 from reviewui.core.run import sandbox
 from reviewui.core.run.process import read_run_text
 from reviewui.core.run.runner import RunFiles
-from reviewui.core.run.worktree import Scratch
+from reviewui.core.run.scratch import Scratch
 from reviewui.core.witness import literal
 from reviewui.core.witness import seeds as seeds_module
 from reviewui.core.witness.model import Budget, FunctionSeeds

@@ -197,7 +197,7 @@ class QueueScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="queue-read", exit_on_error=False)
     def _read_rows(self, nth: int) -> None:
         from reviewui.core.queue import snapshot
-        from reviewui.core.run.worktree import repo_id
+        from reviewui.core.run.scratch_slots import repo_id
 
         where = snapshot.path_for(repo_id(self.source.repo), self.source.base)
         if not self.rows:  # the first read: the last one's rows at once (snapshot.py), then the real one

@@ -14,7 +14,7 @@ import pytest
 
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
-from reviewui.core.run.worktree import scratch_root
+from reviewui.core.run.scratch_slots import scratch_root
 from tests.core.bite.helpers import alive, load, marked, use_venv_python
 from tests.core.bite.test_bite_edges import loop_repo, loop_tag
 

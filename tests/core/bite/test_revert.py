@@ -8,7 +8,8 @@ import pytest
 
 from reviewui.core.errors import ReviewError
 from reviewui.core.revert import RawHunk, RevertError, revert_bytes
-from reviewui.core.run.worktree import WorktreePool, scratch_root
+from reviewui.core.run.scratch_slots import scratch_root
+from reviewui.core.run.worktree import WorktreePool
 from tests.core.bite.helpers import load
 from tests.gitrepo import make_repo
 

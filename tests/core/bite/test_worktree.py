@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.run.worktree import WorktreePool, scratch_root
+from reviewui.core.run.scratch_slots import scratch_root
+from reviewui.core.run.worktree import WorktreePool
 from tests.gitrepo import make_repo
 
 
@@ -60,7 +61,7 @@ def test_only_our_stale_registrations_are_pruned(repo, tmp_path: Path) -> None:
     repo.git("worktree", "add", "--detach", str(mine), "main")
     shutil.rmtree(mine)  # e.g. on an unmounted drive: git would call it prunable
     # a scratch registered by a reviewui from before the sandbox, since deleted
-    from reviewui.core.run.worktree import scratch_root
+    from reviewui.core.run.scratch_slots import scratch_root
     legacy = scratch_root(repo.root, "worktrees") / "0"
     repo.git("worktree", "add", "--detach", str(legacy), "main")
     shutil.rmtree(legacy)
@@ -112,7 +113,7 @@ def _tree(root: Path) -> dict[str, tuple[str, bytes | str, int]]:
 def test_a_second_checkout_of_the_same_commit_puts_back_exactly_the_head(repo, monkeypatch, level: str) -> None:
     """Where no run writes the slot (sized storage) only reviewui's own edits are put back, not the
     whole tree copied again; either way the scratch is the head's, byte for byte, mtimes and `.git` too."""
-    from reviewui.core.run import storage, worktree
+    from reviewui.core.run import scratch, storage
 
     monkeypatch.setattr(storage, "level", lambda: level)
     copies: list[str] = []
@@ -128,7 +129,7 @@ def test_a_second_checkout_of_the_same_commit_puts_back_exactly_the_head(repo, m
         s.edit_files({"a.py": b"x = 3\n", "new/deep/test_probe.py": b"def test_p():\n    pass\n"})
         s.add_file("b.txt", "more")
         assert _tree(s.path) != fresh
-        monkeypatch.setattr(worktree.shutil, "copytree", spy)
+        monkeypatch.setattr(scratch.shutil, "copytree", spy)
         s.checkout("agent/work")
         assert _tree(s.path) == fresh
         # (copytree also calls itself for each folder: the first call says what was copied)
