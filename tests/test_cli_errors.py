@@ -80,7 +80,8 @@ def test_help_lists_every_command_though_each_command_builds_only_its_own_parser
         capsys: pytest.CaptureFixture[str]) -> None:
     # main() builds only the named subcommand's parser (issue 16: 14 ms before the first paint);
     # the top-level help still shows them all, and each still parses its own flags.
-    from reviewui.cli import COMMANDS, build_parser, main
+    from reviewui.cli import main
+    from reviewui.cli_parser import COMMANDS, build_parser
 
     with pytest.raises(SystemExit) as e:
         main(["--help"])

@@ -351,13 +351,13 @@ def test_the_page_asks_nothing_beyond_this_host_draws_its_icons_and_fits_800x500
 def test_each_connection_runs_open_with_the_same_arguments() -> None:
     import shlex
 
-    from reviewui.cli import _open_argv, build_parser
+    from reviewui.cli_parser import build_parser, open_argv
     from reviewui.ui.serve import DRIVER, served_command
 
     given = ["serve", "agent/x y", "--base", "release", "--unsandboxed", "--jobs", "2", "--timeout", "1.5",
              "--task", "fix it; rm -rf ~", "--file", "src/a.py", "--theme", "reviewui-light", "--port", "0"]
     served = build_parser("serve").parse_args(given)
-    argv = _open_argv(served)
+    argv = open_argv(served)
     reopened = build_parser("open").parse_args(["open", *argv])
     for dest, value in vars(reopened).items():
         if dest != "command":
