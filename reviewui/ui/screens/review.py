@@ -1,7 +1,7 @@
 """ReviewScreen: the file list, the diff, and every review action on them.
 
 The screen is composed of parts, one per concern (navigation, verdicts,
-transcript, findings, bites, fixtures: `review_*.py`), each owning its
+transcript, findings, bites, toothless guards, fixtures: `review_*.py`), each owning its
 state; the review's evidence is the session's ledger. The screen wires
 keys and messages to the parts, asks them all in its one `check_action`,
 and redraws what the ledger says about a file when a part reports that
@@ -40,6 +40,7 @@ from reviewui.ui.screens.review_part import ReviewPart
 from reviewui.ui.screens.review_search import SearchPart
 from reviewui.ui.screens.review_startup import StartupPart
 from reviewui.ui.screens.review_transcript import TranscriptPart
+from reviewui.ui.screens.review_toothless import ToothlessPart
 from reviewui.ui.screens.review_verdicts import VerdictsPart
 from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.widgets.file_list import FileList
@@ -64,7 +65,8 @@ class ReviewScreen(Screen[None]):
     # Footer and help list keys in this order: moving around first, the probe last.
     # Search before bites: with both going, escape clears the search first, then cancels the bite-check.
     BINDINGS = [*NavigationPart.BINDINGS, *SearchPart.BINDINGS, *VerdictsPart.BINDINGS, *DeltaPart.BINDINGS,
-                *TranscriptPart.BINDINGS, *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *FixturesPart.BINDINGS]
+                *TranscriptPart.BINDINGS, *FindingsPart.BINDINGS, *BitesPart.BINDINGS, *ToothlessPart.BINDINGS,
+                *FixturesPart.BINDINGS]
     BINDINGS.append(Binding("e", "probe", "Probe", id="review.probe",
                             tooltip="Write a probe test for this hunk; run it on branch and base"))
 
@@ -82,12 +84,13 @@ class ReviewScreen(Screen[None]):
         self.transcript_part = TranscriptPart(self, self)
         self.findings_part = FindingsPart(self, self)
         self.bites_part = BitesPart(self, self)
+        self.toothless = ToothlessPart(self, self)
         self.fixtures_part = FixturesPart(self, self)
         self.search = SearchPart(self, self)
         self.delta_part = DeltaPart(self, self)
         self.parts: tuple[ReviewPart | DeltaPart, ...] = (self.startup, self.navigation, self.search, self.verdicts_part,
                                               self.delta_part, self.transcript_part, self.findings_part,
-                                              self.bites_part, self.fixtures_part)
+                                              self.bites_part, self.toothless, self.fixtures_part)
 
     @property
     def ledger(self) -> EvidenceLedger:
@@ -355,10 +358,10 @@ class ReviewScreen(Screen[None]):
         self.bites_part.toggle_results()
 
     def action_toothless_guard(self, direction: int) -> None:
-        self.bites_part.toothless_guard(direction)
+        self.toothless.toothless_guard(direction)
 
     def action_witness(self) -> None:
-        self.bites_part.witness()
+        self.toothless.witness()
 
     def action_toggle_fixtures(self) -> None:
         self.fixtures_part.toggle()

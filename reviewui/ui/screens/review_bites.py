@@ -2,7 +2,10 @@
 
 The run happens in a thread worker that calls the session and reports with
 messages; results stream into the ledger and onto the hunks as they come.
-`escape` cancels (running test process groups are killed).
+`escape` cancels (running test process groups are killed). The results
+panel, the matrix and the truth table show what a run found; the evidence
+store's sweep of this head is read at start-up. Jumping to toothless guards
+and their witnesses is review_toothless.py.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from reviewui.core.safe_text import visible
 
 if TYPE_CHECKING:
     from reviewui.core.evidence import HunkKey
-    from reviewui.core.witness.model import Witness
     from reviewui.ui.widgets.results_panel import ResultsPanel
     from reviewui.core.bite.engine import BiteCache
     from reviewui.core.bite.progress import TestsProgress
@@ -55,12 +57,6 @@ class BitesPart(ReviewPart):
         Binding("u", "tests_table", "Tests table", id="review.tests_table",
                 tooltip="Per-test truth table: each branch test at the head and on the base, and what makes it fail"),
         Binding("r", "toggle_results", "Results", id="review.results", tooltip="Show or hide the results panel"),
-        Binding("right_curly_bracket", "toothless_guard(1)", "Next toothless guard", key_display="}",
-                id="review.next_toothless_guard", tooltip="Jump to the next guard revert no test noticed"),
-        Binding("left_curly_bracket", "toothless_guard(-1)", "Prev toothless guard", key_display="{",
-                id="review.prev_toothless_guard", tooltip="Jump to the previous guard revert no test noticed"),
-        Binding("w", "witness", "Witness", id="review.witness",
-                tooltip="The toothless guard on this line (or this toothless hunk): a call on which it matters"),
     ]
 
     def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
@@ -106,8 +102,6 @@ class BitesPart(ReviewPart):
             return not self.biting
         if action == "cancel_bite":
             return self.biting
-        if action == "witness":
-            return self._any_witness()  # no sweep looked for one yet: the key means nothing
         return True
 
     def bite(self) -> None:
@@ -296,74 +290,6 @@ class BitesPart(ReviewPart):
                 if g.verdict == "bites":
                     bit |= {(gkey, t) for t in g.failing_tests}
         self.screen.app.push_screen(MatrixScreen(columns, list(self.ledger.baseline_tests), bit))
-
-    def toothless_guard(self, direction: int) -> None:
-        """Move the cursor to the next/previous line with a toothless guard, across files."""
-        screen = self.host
-        order = list(screen.file_list.paths)
-        positions = guard_marks.toothless_positions(self.ledger.bites.values(), order)
-        view = screen.diff_view
-        here = (view.file.path if view.file else "", view.current_line or 0)
-        target = guard_marks.step(positions, here, direction, order)
-        if target is None:
-            self.screen.notify("No more toothless guards" if positions
-                               else "No toothless guards (b checks a hunk's guards)", timeout=2)
-            return
-        screen.navigation.jump_to(*target)
-        row = view.row_for_line(target[1])
-        if row is not None:
-            view.cursor = row
-
-    # --- witnesses ------------------------------------------------------------
-
-    def _any_witness(self) -> bool:
-        return any(r.witness is not None or any(g.witness is not None for g in r.guards)
-                   for r in self.ledger.bites.values())
-
-    def witness_here(self) -> tuple[str, Witness] | None:
-        """(where, witness) of a toothless guard on the cursor's line, else of the toothless hunk under it."""
-        view = self.host.diff_view
-        path, line, h = (view.file.path if view.file else ""), view.current_line, view.current_hunk
-        for r in self.ledger.bites.values():
-            for g in r.guards:
-                if g.file == path and g.line == line and g.witness is not None:
-                    return f"{g.file}:{g.line}: {g.description}", g.witness
-        hunk = self.ledger.bites.get(h.key) if h is not None else None
-        if hunk is not None and hunk.witness is not None:
-            return f"{hunk.file} {hunk.header}", hunk.witness
-        return None
-
-    def witness(self) -> None:
-        """Show the witness of the toothless guard on this line (or of this toothless hunk)."""
-        from reviewui.ui.screens.witness import KEEP, WitnessModal  # not before the first paint
-
-        found = self.witness_here()
-        if found is None:
-            self.screen.notify("No toothless guard with a witness search on this line ({ and } jump to one)",
-                               timeout=3)
-            return
-        where, w = found
-
-        def back(choice: str | None) -> None:
-            if choice == KEEP:
-                self.keep_witness(w)
-
-        self.screen.app.push_screen(WitnessModal(where, w), back)
-
-    def keep_witness(self, w: Witness) -> None:
-        """Keep the witness's test as a probe (the probe keeping path): it passed at the head, failed reverted."""
-        from reviewui.core.probe.source import probe_name
-
-        name = probe_name(w.test)
-        self.ledger.state.keep_probe(name, w.test, {"branch": "passed", "reverted": "failed"})
-        try:
-            self.ledger.state.save()
-        except ReviewError as e:
-            self.screen.notify(visible(f"not kept: {e}"), severity="error", markup=False)
-            return
-        self.host.evidence_changed(None)  # kept probes change what a verdict would record
-        self.screen.notify(visible(f"kept probe {name}: it passes on the branch and fails with the guard "
-                                   "reverted, so it bites"), markup=False)
 
     # --- the evidence store and the truth table ------------------------------
 
