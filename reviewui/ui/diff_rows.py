@@ -2,7 +2,7 @@
 
 Rows are plain data (no styling); the view styles them when a row scrolls
 into sight. Each row knows its hunk, so cursor, badges and actions can
-name the hunk under the cursor.
+name the hunk under the cursor (`row_of_*` find a hunk's or a line's row).
 """
 
 from __future__ import annotations
@@ -219,6 +219,34 @@ def comment_rows(c: HunkComment, hunk: int, width: int) -> list[Row]:
 
 def _hunk_title(h: Hunk) -> str:
     return f"{h.header} {h.section}".rstrip()
+
+
+def row_of_hunk(rows: Sequence[Row], index: int) -> int | None:
+    """Index of the row of hunk `index`'s header, or None."""
+    for y, row in enumerate(rows):
+        if row.kind == "hunk" and row.hunk == index:
+            return y
+    return None
+
+
+def row_of_line(rows: Sequence[Row], new_no: int) -> int | None:
+    """Index of the row showing branch-side line `new_no`, or None."""
+    for y, row in enumerate(rows):
+        if row.kind == "comment":
+            continue
+        if row.new_no == new_no or (row.right is not None and row.right.kind != "removed" and row.right.no == new_no):
+            return y
+    return None
+
+
+def row_of_hunk_line(rows: Sequence[Row], hunk: int, line: int) -> int | None:
+    """Index of the row drawing line `line` (its index in the hunk) of hunk `hunk`, or None."""
+    for y, row in enumerate(rows):
+        if row.hunk != hunk:
+            continue
+        if row.line == line or any(side is not None and side.line == line for side in (row.left, row.right)):
+            return y
+    return None
 
 
 def find_all(text: str, query: str) -> list[tuple[int, int]]:

@@ -15,7 +15,7 @@ from reviewui.core.bite.guard_report import hunk_words
 from reviewui.core.safe_text import visible
 # The colours live in ui/tones.py, below guard_marks too; named here as well, where they always were.
 from reviewui.ui.tones import BITE_TONE as BITE_TONE, TONE_STYLE as TONE_STYLE, bite_style as bite_style
-from reviewui.ui.widgets.diff_view import Badge
+from reviewui.ui.widgets.diff_paint import Badge
 
 if TYPE_CHECKING:
     from reviewui.core.bite.report import HunkResult

@@ -29,7 +29,8 @@ from reviewui.ui.widgets.review_header import ReviewHeader
 if TYPE_CHECKING:
     from reviewui.core.delta.model import Delta
     from reviewui.core.delta.since import Since
-    from reviewui.ui.widgets.diff_view import Badge, DiffView
+    from reviewui.ui.widgets.diff_paint import Badge
+    from reviewui.ui.widgets.diff_view import DiffView
     from reviewui.ui.widgets.file_list import FileList
     from reviewui.ui.widgets.interdiff_pane import InterdiffPane
 
@@ -135,7 +136,7 @@ class DeltaPart:
 
     def badges(self, path: str, index: int) -> list[Badge]:
         """The badge of hunk `index` of `path` when it changed or is new since your verdict."""
-        from reviewui.ui.widgets.diff_view import Badge
+        from reviewui.ui.widgets.diff_paint import Badge
 
         state = self.delta.state_of(path, index) if self.delta is not None else None
         return [Badge(*_BADGES[state])] if state in _BADGES else []

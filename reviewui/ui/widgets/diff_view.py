@@ -3,21 +3,19 @@
 A Line API widget: rows are computed when a file is shown (cheap), and a
 row is highlighted and styled only when it scrolls into sight, so a file
 of any size opens at once. A cursor row names the hunk under it; badges
-(bite verdicts, reviewed marks, findings) are set on it from outside.
+(bite verdicts, reviewed marks, findings) are set on it from outside. How a
+row is drawn is diff_paint.py; the view keeps the strips it drew.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -26,25 +24,13 @@ from reviewui.core.file_diff import FileDiff
 from reviewui.core.hunks import Hunk
 from reviewui.ui.widgets.author_marks import AuthorMarks
 from reviewui.ui.widgets.line_cursor import LineCursorView
-from reviewui.ui.diff_rows import (Row, Side, display_text, find_all, line_spans, lineno, split_rows, unified_rows,
+from reviewui.ui.diff_rows import (Row, row_of_hunk, row_of_hunk_line, row_of_line, split_rows, unified_rows,
                                    with_comments)
 from reviewui.ui.highlight import HunkHighlighter, lexer_for
-from reviewui.ui.widgets.diff_strip import RowStyles, assemble
+from reviewui.ui.widgets.diff_paint import GUTTER, Badge, Paint, content_size, paint_row, side_room
 
 if TYPE_CHECKING:
     from reviewui.core.state import HunkComment
-
-GUTTER = 13  # "12345 12345 +" plus a space
-SIDE_GUTTER = 6  # "12345+" on each side of the side-by-side view
-
-
-@dataclass(frozen=True)
-class Badge:
-    """A short label drawn on a hunk header: text and a component class suffix."""
-
-    text: str
-    tone: str  # good | bad | warn | info
-
 
 class DiffView(LineCursorView):
     """The diff of the selected file, with a cursor row and hunk badges."""
@@ -169,12 +155,7 @@ class DiffView(LineCursorView):
 
     def row_for_hunk_line(self, hunk: int, line: int) -> int | None:
         """The row drawing line `line` (its index in the hunk) of hunk `hunk`, or None."""
-        for y, row in enumerate(self.rows):
-            if row.hunk != hunk:
-                continue
-            if row.line == line or any(side is not None and side.line == line for side in (row.left, row.right)):
-                return y
-        return None
+        return row_of_hunk_line(self.rows, hunk, line)
 
     def set_line_marks(self, path: str, marks: dict[int, tuple[str, str]]) -> None:
         """Replace the gutter marks (branch-side line -> (character, tone)) of file `path`."""
@@ -197,13 +178,7 @@ class DiffView(LineCursorView):
 
     def row_for_line(self, new_no: int) -> int | None:
         """Row showing branch-side line `new_no`, or None."""
-        for y, row in enumerate(self.rows):
-            if row.kind == "comment":
-                continue
-            if row.new_no == new_no or (row.right is not None and row.right.kind != "removed"
-                                        and row.right.no == new_no):
-                return y
-        return None
+        return row_of_line(self.rows, new_no)
 
     def set_hidden(self, hidden: dict[str, frozenset[int]]) -> None:
         """Draw every hunk but `hidden[path]` of each file (empty: every hunk), keeping the cursor's hunk if drawn."""
@@ -231,29 +206,12 @@ class DiffView(LineCursorView):
 
     def _update_virtual_size(self) -> None:
         """As wide as the longest line needs: in the side-by-side view, the longest side in its half."""
-        if not self.split:
-            longest = max((len(r.text) for r in self.rows if r.kind != "comment"), default=0)
-            self.virtual_size = Size(GUTTER + longest + 1, len(self.rows))
-            return
-        longest = max((len(side.text) for r in self.rows for side in (r.left, r.right) if side is not None),
-                      default=0)
-        width = self._content_width() if self.is_mounted else 0
-        if width <= 0:
-            self.virtual_size = Size(2 * (SIDE_GUTTER + longest) + 1, len(self.rows))
-            return
-        extra = max(0, longest - self._side_room(width))
-        self.virtual_size = Size(width + extra, len(self.rows))
-
-    @staticmethod
-    def _side_room(width: int) -> int:
-        """Cells for code in the narrower half of the side-by-side view at `width`."""
-        half = max(1, (width - 1) // 2)
-        return max(1, min(half, width - half - 1) - SIDE_GUTTER)
+        self.virtual_size = content_size(self.rows, self.split, self._content_width() if self.is_mounted else 0)
 
     def action_pan(self, direction: int) -> None:
         """Scroll the code sideways by half the room it has (the gutter stays)."""
         width = self._content_width()
-        room = self._side_room(width) if self.split else max(1, width - GUTTER)
+        room = side_room(width) if self.split else max(1, width - GUTTER)
         self.scroll_to(x=self.scroll_offset.x + direction * max(4, room // 2), animate=False, immediate=True)
 
     def _rebuild_keeping_cursor(self) -> None:
@@ -354,10 +312,7 @@ class DiffView(LineCursorView):
 
     def hunk_row(self, index: int) -> int | None:
         """Row of the header of hunk `index`, or None."""
-        for y, row in enumerate(self.rows):
-            if row.kind == "hunk" and row.hunk == index:
-                return y
-        return None
+        return row_of_hunk(self.rows, index)
 
     def goto_hunk(self, index: int) -> bool:
         """Put the cursor on hunk `index`'s header; False when there is none."""
@@ -383,7 +338,6 @@ class DiffView(LineCursorView):
             target += direction
         return False
 
-
     def cursor_moved(self) -> None:
         self._announce()
 
@@ -392,7 +346,6 @@ class DiffView(LineCursorView):
         if key != self._last_hunk:
             self._last_hunk = key
             self.post_message(self.HunkChanged(*key))
-
 
     # --- drawing -------------------------------------------------------------
 
@@ -443,92 +396,7 @@ class DiffView(LineCursorView):
         return style
 
     def _render_row(self, row: Row, width: int, scroll_x: int) -> Strip:
-        base = self._base_style()
-        if row.kind == "note":
-            text = Text("  " + row.text, style=self._style("note"))
-            return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, base).crop(0, width)
-        if row.kind == "hunk":
-            return self._render_header(row, width)
-        if row.kind == "comment":
-            return self._render_comment(row, width)
-        if row.kind == "split":
-            half = max(1, (width - 1) // 2)
-            left = self._render_side(row.hunk, row.left, half, scroll_x)
-            right = self._render_side(row.hunk, row.right, width - half - 1, scroll_x)
-            sep = Strip([Segment("│", self._style("lineno"))], 1)
-            return Strip.join([left, sep, right])
-        return self._render_unified(row, width, scroll_x)
-
-    def _render_header(self, row: Row, width: int) -> Strip:
-        style = self._style("hunk")
-        hunk = self.file.hunks[row.hunk] if self.file is not None and row.hunk is not None else None
-        # Range, then badges, then git's section line: a long section must not push the evidence off screen.
-        text = Text(" " + (hunk.header if hunk else row.text) + " ", style=style)
-        for badge in self.badges.get(row.hunk or 0, []):
-            text.append(" ")
-            text.append(f" {badge.text} ", self._style(f"badge-{badge.tone}"))
-        if hunk is not None:
-            text.append_text(self.authors.header(hunk, self._style("author") + Style(bgcolor=style.bgcolor), style))
-        if hunk is not None and hunk.section:
-            text.append("  " + display_text(hunk.section), self._style("lineno") + Style(bgcolor=style.bgcolor))
-        text.truncate(width)
-        return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style)
-
-    def _render_comment(self, row: Row, width: int) -> Strip:
-        """A comment row: under the code, past the gutter, never scrolled sideways; cut with … if too wide."""
-        style = self._style("comment")
-        text = Text(" " * GUTTER + row.text, style=style, no_wrap=True)
-        if text.cell_len > width:
-            text.truncate(max(0, width - 1))
-            text.append("…", style)
-        return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, style).crop(0, width)
-
-    def _code(self, hunk_index: int | None, line: int, fallback: str, partner: int, kind: str) -> Text:
-        text: Text
-        spans: tuple = ()
-        if self.file is not None and self._highlighter is not None and hunk_index is not None and line >= 0:
-            hunk = self.file.hunks[hunk_index]
-            text = self._highlighter.line(hunk, line) if self._highlighter.ready else Text(fallback)
-            spans = line_spans(hunk.lines, line, partner)
-        else:
-            text = Text(fallback)
-        if spans:
-            word = self._style("word-added" if kind == "added" else "word-removed")
-            for start, end in spans:
-                text.stylize(word, start, end)
-        if self.search:
-            match = self._style("match")
-            for start, end in find_all(text.plain, self.search):
-                text.stylize(match, start, end)
-        return text
-
-    def _render_unified(self, row: Row, width: int, scroll_x: int) -> Strip:
-        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(row.kind, self._base_style())
-        sign = {"added": "+", "removed": "-"}.get(row.kind, " ")
-        gutter = f"{lineno(row.old_no)} {lineno(row.new_no)} {sign} "
-        code = self._code(row.hunk, row.line, row.text, row.partner, row.kind)
-        mark = self.line_marks.get(row.new_no or 0)
-        who = self.authors.letter(self.file.path, row.new_no) if self.file is not None else None
-        # Marked here too: the scrollbar says some line is wider than the view, not which one,
-        # and what an agent wrote past the edge (an `or True`) is exactly what must not go unseen.
-        return assemble(gutter, code, bg, width, scroll_x, self._marks_style(mark, who, 11), self.app.console,
-                        cut_marks=True)
-
-    def _render_side(self, hunk: int | None, side: Side | None, width: int, scroll_x: int) -> Strip:
-        if side is None or side.kind == "empty":
-            return Strip.blank(width, self._style("empty"))
-        bg = {"added": self._style("added"), "removed": self._style("removed")}.get(side.kind, self._base_style())
-        sign = {"added": "+", "removed": "-"}.get(side.kind, " ")
-        code = self._code(hunk, side.line, side.text, side.partner, side.kind)
-        mark = self.line_marks.get(side.no or 0) if side.kind != "removed" else None
-        who = self.authors.letter(self.file.path, side.no) if self.file is not None and side.kind != "removed" else None
-        return assemble(f"{lineno(side.no)}{sign}", code, bg, width, scroll_x,
-                        self._marks_style(mark, who if (side.no or 0) < 10000 else None, 0), self.app.console,
-                        cut_marks=True)
-
-    def _marks_style(self, mark: tuple[str, str] | None, who: str | None = None, at: int = 0) -> RowStyles:
-        """The gutter and cut-marker styles of one row, its guard mark (text, style) and author letter if any."""
-        return RowStyles(self._style("lineno"), self._style("cut"),
-                         None if mark is None else (mark[0], self._style(f"badge-{mark[1]}")),
-                         None if who is None else (at, who, self._style("author")))
-
+        """The strip of `row` as the view stands now (diff_paint.py draws it)."""
+        paint = Paint(self.file, self._highlighter, self.badges, self.line_marks, self.authors, self.search,
+                      self._style, self._base_style(), self.app.console)
+        return paint_row(paint, row, width, scroll_x)

@@ -17,7 +17,7 @@ from reviewui.core.bite.guard_report import GUARD_ORDER, NAME_ONLY_REASON as NAM
 from reviewui.core.bite.guard_report import guard_headline as headline, only_a_missing_name as only_a_missing_name
 from reviewui.core.safe_text import visible
 from reviewui.ui.tones import TONE_STYLE
-from reviewui.ui.widgets.diff_view import Badge
+from reviewui.ui.widgets.diff_paint import Badge
 
 MARKS: dict[str, tuple[str, str]] = {
     "bites": ("●", "good"),
