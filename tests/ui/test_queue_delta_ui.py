@@ -6,7 +6,8 @@ import asyncio
 
 from reviewui.core.queue.read import QueueSource
 from reviewui.ui.queue_app import QueueApp
-from reviewui.ui.screens.queue import COLUMNS, QueueScreen
+from reviewui.ui.screens.queue import QueueScreen
+from reviewui.ui.screens.queue_rows import COLUMNS
 from reviewui.ui.widgets.queue_table import QueueTable
 from tests.core.queue.test_queue_delta import reworked  # noqa: F401 - the fixture
 from tests.gitrepo import RepoBuilder

@@ -14,7 +14,8 @@ from textual.content import Content
 from reviewui.core.queue.read import QueueSource, QueueView
 from reviewui.core.session import ReviewSession
 from reviewui.ui.queue_app import QueueApp
-from reviewui.ui.screens.queue import COLUMNS, QueueScreen
+from reviewui.ui.screens.queue import QueueScreen
+from reviewui.ui.screens.queue_rows import COLUMNS, row_cells
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.queue_table import QueueTable
 from tests.core.queue.test_queue_fleet import sweep_of
@@ -123,7 +124,7 @@ def test_queue_cells_and_lines_are_text_or_content() -> None:
     from reviewui.core.queue.order import BranchRecord, place
 
     row = place(BranchRecord("agent/[b]x", "a" * 40, "b" * 40, datetime.now(timezone.utc), agent="[i]y"))
-    cells = QueueScreen._cells(row, datetime.now(timezone.utc))
+    cells = row_cells(row, datetime.now(timezone.utc))
     assert len(cells) == len(COLUMNS) and all(isinstance(c, Text) and not c.spans for c in cells)
     assert cells[column("branch")].plain == "agent/[b]x" and Content("[b]").plain == "[b]"
 
@@ -232,7 +233,7 @@ def gated(rb: RepoBuilder) -> _Gated:
 
 
 async def test_a_read_landing_keeps_the_cursor_where_the_reviewer_moved_it(repo: RepoBuilder) -> None:
-    from reviewui.ui.screens.queue import QueueSwept
+    from reviewui.ui.screens.queue_sweep import QueueSwept
 
     repo.git("branch", "agent/third", "agent/one")
     src = gated(repo)
@@ -256,7 +257,7 @@ async def test_a_read_landing_keeps_the_cursor_where_the_reviewer_moved_it(repo:
 
 
 async def test_a_finished_sweep_reads_its_row_again_not_the_whole_queue(repo: RepoBuilder) -> None:
-    from reviewui.ui.screens.queue import QueueSwept
+    from reviewui.ui.screens.queue_sweep import QueueSwept
 
     src = gated(repo)
     app = QueueApp(src, sweep=False)

@@ -10,13 +10,14 @@ moved leaves the cursor where they moved it.
 Drawing the queue never runs a test. The list is a QueueTable: fixed columns,
 only the visible rows drawn, so ten thousand branches paint at once; every
 cell is `Text` (a trailer holding `[@click=app.quit]` is drawn as those
-characters). A cut (more branches than the cap) is said in the title.
+characters). A cut (more branches than the cap) is said in the title. How a
+row, the title and the focus line read is queue_rows.py; the background
+sweep of the branches waiting for evidence is queue_sweep.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -27,28 +28,23 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from rich.text import Text
 from textual.content import Content
 from textual.widgets import Input, Static
 
 from reviewui.core.config import load_user_prefs, save_user_pref
-from reviewui.core.queue.order import TIER_NAMES, Row, delta_words
+from reviewui.core.queue.order import TIER_NAMES, Row
 from reviewui.core.queue.read import QueueSource, QueueView
-from reviewui.core.queue.report import age_text, omitted_words
 from reviewui.core.safe_text import visible
 from reviewui.ui.widgets.key_footer import KeyFooter
 from reviewui.ui.widgets.queue_table import QueueTable
 
+from reviewui.ui.screens.queue_rows import COLUMNS, SORTS, focus_words, row_cells, sorted_rows, title_words
+from reviewui.ui.screens.queue_sweep import BackgroundSweep, QueueSwept
 from reviewui.ui.screens.queue_verdict import RowVerdictFlow
 
 if TYPE_CHECKING:
     from reviewui.core.session import ReviewSession
 
-SORTS = ("tier", "waiting", "size", "name")
-COLUMNS = (("tier", 4), ("reason", 44), ("branch", 32), ("agent", 22), ("bite", 18), ("findings", 9),
-           ("claims", 6), ("transcript", 10), ("verdict", 30), ("currency", 9), ("delta", 30), ("size", 14),
-           ("waiting", 7))
-"""The queue's columns and their fixed widths (nothing is measured: a long value ends in an ellipsis)."""
 WHOLE_READ_EVERY = 60.0
 """Seconds after a whole read of the queue within which a finished sweep reads only its own row again."""
 
@@ -71,29 +67,6 @@ class QueueRead(Message):
 
 class QueueReady(Message):
     """The queue is on screen (tests wait for this, never poll)."""
-
-
-class QueueSwept(Message):
-    """The background sweep finished one branch (`why` None: its evidence is stored)."""
-
-    def __init__(self, branch: str, why: str | None, seconds: float, fatal: bool = False) -> None:
-        super().__init__()
-        self.branch = branch
-        self.why = why
-        self.seconds = seconds
-        self.fatal = fatal
-        """The sandbox cannot run here: the sweep stops for every branch."""
-
-
-def sorted_rows(rows: list[Row], how: str) -> list[Row]:
-    """`rows` in the order the reviewer picked: the queue's own (tier), waiting, size or name."""
-    if how == "waiting":
-        return sorted(rows, key=lambda r: r.record.changed_at)
-    if how == "size":
-        return sorted(rows, key=lambda r: -(r.record.added + r.record.removed))
-    if how == "name":
-        return sorted(rows, key=lambda r: r.record.branch)
-    return list(rows)
 
 
 class QueueScreen(Screen[None]):
@@ -134,21 +107,8 @@ class QueueScreen(Screen[None]):
     def __init__(self, source: QueueSource, sweep: bool = True) -> None:
         super().__init__()
         self.source = source
-        self.sweep_enabled = sweep
-        """Fill the rows' evidence in behind the reviewer's back (the background sweep)."""
-        self.sweeping: str | None = None
-        """The branch the background sweep is on now."""
-        self._sweep_start = 0.0
-        self._sweep_times: list[float] = []
-        self._failed: dict[str, str] = {}
-        """Branches whose sweep could not be made, with why (shown as broken evidence)."""
-        self._rerun: list[str] = []
-        """Branches the reviewer asked to rerun (`r`), first in line."""
-        self._stopped: str | None = None
-        """Why the background sweep stopped for good (the sandbox cannot run here)."""
-        self._cancel = threading.Event()
-        self.swept = asyncio.Event()
-        """Set each time the background sweep finishes a branch (tests wait on it)."""
+        self.background = BackgroundSweep(self, source, sweep)
+        """Fills the rows' evidence in behind the reviewer's back (queue_sweep.py)."""
         self.rows: list[Row] = []
         self.shown: list[Row] = []
         self.omitted = 0
@@ -161,7 +121,7 @@ class QueueScreen(Screen[None]):
         self._keep: str | None = None
         """The branch the cursor should land on after the next read."""
         self.read_rows: list[Row] = []
-        """The last read's rows as the core gave them (before this screen's own `_as_known`)."""
+        """The last read's rows as the core gave them (before the sweep's own `as_known`)."""
         self._read_at = 0.0
         """When the last whole read was on screen (time.monotonic)."""
         self.loaded = asyncio.Event()
@@ -170,6 +130,16 @@ class QueueScreen(Screen[None]):
         """Set when a review opened from the queue is on screen."""
         wanted = load_user_prefs().get("queue-sort")
         self.set_reactive(QueueScreen.sort, wanted if wanted in SORTS else "tier")
+
+    @property
+    def sweeping(self) -> str | None:
+        """The branch the background sweep is on now."""
+        return self.background.sweeping
+
+    @property
+    def swept(self) -> asyncio.Event:
+        """Set each time the background sweep finishes a branch (tests wait on it)."""
+        return self.background.swept
 
     def compose(self) -> ComposeResult:
         yield Static(Content("review queue: reading…"), id="queue-title")
@@ -232,77 +202,23 @@ class QueueScreen(Screen[None]):
             self._read_at = time.monotonic()
         self.omitted = message.view.omitted
         self.read_rows = message.rows
-        self.rows = [self._as_known(r) for r in message.rows]
+        self.rows = [self.background.as_known(r) for r in message.rows]
         self.redraw()
         self.loaded.set()
         self.post_message(QueueReady())
         self._sweep_next()
 
-    def _as_known(self, row: Row) -> Row:
-        """`row` with what this screen knows and the store does not: the branch being swept now,
-        stalled past three times the median sweep, or a sweep that could not be made."""
-        from dataclasses import replace as _replace
-
-        from reviewui.core.queue.order import Evidence, place, stalled
-
-        e, branch = row.record.evidence, row.record.branch
-        if e.status not in ("pending", "stale"):
-            return row
-        if branch == self.sweeping:
-            median = sorted(self._sweep_times)[len(self._sweep_times) // 2] if self._sweep_times else None
-            e = stalled(Evidence("running"), time.monotonic() - self._sweep_start, median)
-        elif branch in self._failed:
-            e = Evidence("broken", why=self._failed[branch])
-        else:
-            return row
-        return place(_replace(row.record, evidence=e))
-
     # --- the background sweep ----------------------------------------------------
 
     def _sweep_next(self) -> None:
         """Start sweeping the next branch still waiting for evidence (rerun requests first)."""
-        if not self.sweep_enabled or self.sweeping is not None or self._stopped or not self.is_current:
-            return
-        waiting = [r.record.branch for r in self.rows if r.tier == 3 and r.record.evidence.status in ("pending", "stale")
-                   and r.record.branch not in self._failed]
-        todo = [b for b in self._rerun if any(r.record.branch == b for r in self.rows)] or waiting
-        if not todo:
-            return
-        branch = todo[0]
-        fresh = branch in self._rerun
-        if fresh:
-            self._rerun.remove(branch)
-        self.sweeping = branch
-        self._sweep_start = time.monotonic()
-        self.rows = [self._as_known(r) for r in self.rows]
-        self.redraw()
-        self._sweep(branch, fresh)
-
-    @work(thread=True, exclusive=True, group="queue-sweep", exit_on_error=False)
-    def _sweep(self, branch: str, fresh: bool) -> None:
-        from reviewui.core.errors import SandboxError
-        from reviewui.core.queue.sweep import sweep_branch
-
-        start = time.monotonic()
-        try:
-            why = sweep_branch(self.source.repo, branch, self.source.base, fresh=fresh, cancel=self._cancel)
-        except SandboxError as e:
-            self.post_message(QueueSwept(branch, str(e), time.monotonic() - start, fatal=True))
-            return
-        self.post_message(QueueSwept(branch, why, time.monotonic() - start))
+        if self.is_current and self.background.start_next(self.rows):
+            self.rows = [self.background.as_known(r) for r in self.rows]
+            self.redraw()
 
     @on(QueueSwept)
     def _swept(self, message: QueueSwept) -> None:
-        self.sweeping = None
-        if message.fatal:
-            self._stopped = message.why
-            self.notify(visible(f"background sweep stopped: {message.why}"), severity="error", markup=False)
-        elif message.why is None:
-            self._sweep_times.append(message.seconds)
-            self._failed.pop(message.branch, None)
-        elif message.why != "cancelled":
-            self._failed[message.branch] = message.why
-        self.swept.set()
+        self.background.finished(message)
         if time.monotonic() - self._read_at > WHOLE_READ_EVERY:
             self.read()  # now and then the whole queue: branches pushed meanwhile
         else:
@@ -322,7 +238,7 @@ class QueueScreen(Screen[None]):
         self.post_message(QueueRead(view, nth=nth, over=rows))
 
     def on_unmount(self) -> None:
-        self._cancel.set()  # a sweep in flight stops with the app
+        self.background.stop()  # a sweep in flight stops with the app
 
     def redraw(self) -> None:
         """Draw the rows that pass the filter, in the chosen order; the cursor stays on its branch."""
@@ -335,35 +251,14 @@ class QueueScreen(Screen[None]):
         now = datetime.now(timezone.utc)
         shown = self.shown
         at = next((i for i, r in enumerate(shown) if r.record.branch == keep), None) if keep else None
-        table.set_rows(len(shown), lambda n: self._cells(shown[n], now),
+        table.set_rows(len(shown), lambda n: row_cells(shown[n], now),
                        cursor=at if at is not None else table.cursor_row)
         hidden = sum(1 for r in self.rows if r.hidden)
         count = self.kept_count if self.kept_at is not None else len(self.shown)
-        title = f"review queue: {count} branch{'es' * (count != 1)} · sort: {self.sort}"
-        if self.kept_at is not None:  # before the longer words: a narrow screen cuts the title's end
-            title += f" · as of {time.strftime('%H:%M', time.localtime(self.kept_at))}, reading…"
-        title += f" · filter: {visible(self.filter_text)}" if self.filter_text else ""
-        title += f" · {hidden} approved and merged not shown" if hidden else ""
-        title += f" · {omitted_words(self.omitted)}" if self.omitted else ""
         box = self.query_one("#queue-title", Static)
-        box.update(Content(title))
+        box.update(Content(title_words(count, self.sort, self.kept_at, self.filter_text, hidden, self.omitted)))
         box.set_class(bool(self.omitted), "cut")
         self._focus_line()
-
-    @staticmethod
-    def _cells(row: Row, now: datetime) -> tuple[Text, ...]:
-        """A row's cells, each `Text` built from escaped strings (never markup)."""
-        r, e = row.record, row.record.evidence
-        bite = f"{e.bites}/{e.total}" + (f" ({e.toothless} toothless)" if e.toothless else "") \
-            if e.status == "ready" else "…"
-        found = " ".join(f"{n}{k[0]}" for k, n in sorted(e.findings.items()) if n) or "—"
-        who = visible(r.verdict_by or "")[:24] + (" (pulled)" if r.verdict_provenance.startswith("pulled") else "")
-        verdict = f"{r.verdict} · {who}" if r.verdict else "—"
-        agent = " ".join(visible(x) for x in (r.agent, r.task) if x) or "—"
-        cells = (str(row.tier), visible(row.reason), visible(r.branch), agent, bite, found,
-                 str(e.contradicted) if e.contradicted else "—", r.transcript, verdict, r.currency,
-                 delta_words(r) or "—", f"+{r.added}/-{r.removed} {r.files}f", age_text(r.changed_at, now))
-        return tuple(Text(c, no_wrap=True, end="") for c in cells)
 
     def current_row(self) -> Row | None:
         """The row under the cursor, or None when the queue is empty."""
@@ -390,14 +285,7 @@ class QueueScreen(Screen[None]):
         self.action_open()  # the table takes `enter` itself and says so with this message
 
     def _focus_line(self) -> None:
-        row = self.current_row()
-        who = " ".join(visible(x) for x in (row.record.agent, row.record.task) if x) if row else ""
-        delta = delta_words(row.record) if row else ""  # its column is past the screen's right edge at 200
-        none = f"no branch matches {visible(self.filter_text)!r} (escape: every branch)" if self.filter_text \
-            else "no agent branches"
-        text = f"{visible(row.record.branch)} — {visible(row.reason)}" + (f" · {delta}" if delta else "") + (
-            f" · {who}" if who else "") if row else none
-        self.query_one("#queue-focus", Static).update(Content(text))
+        self.query_one("#queue-focus", Static).update(Content(focus_words(self.current_row(), self.filter_text)))
 
     # --- keys -------------------------------------------------------------------
 
@@ -461,9 +349,7 @@ class QueueScreen(Screen[None]):
         if row is None:
             return
         branch = row.record.branch
-        self._failed.pop(branch, None)
-        if branch not in self._rerun and branch != self.sweeping:
-            self._rerun.insert(0, branch)
+        self.background.rerun(branch)
         self.notify(f"evidence of {visible(branch)} will be made afresh", markup=False)
         self._sweep_next()
 
@@ -477,7 +363,7 @@ class QueueScreen(Screen[None]):
             # From the row only when its evidence is complete, for this head.
             return row is not None and row.record.evidence.status == "ready"
         if action == "rerun":
-            return self.sweep_enabled
+            return self.background.enabled
         return True
 
     def action_approve(self) -> None:
