@@ -16,12 +16,13 @@ like the turn's own flags.
 A subagent's turns (Claude Code's Task calls) are folded into one line under
 the Task call that started them until `o` opens them: the main agent's story
 stays readable, and the folded line names what is inside. A filter hit or a
-jump (`g` from a hunk) that lands inside a folded group opens it.
+jump (`g` from a hunk) that lands inside a folded group opens it. Which turns
+pass the filter and the rows they make are transcript_rows.py.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -32,16 +33,14 @@ from textual.message import Message
 from textual.strip import Strip
 
 from reviewui.ui.diff_rows import display_text
-from reviewui.ui.transcript_detail import BAR, CLAIM_FLAGS, search_text, turn_detail, turn_header, wrap
+from reviewui.ui.transcript_detail import CLAIM_FLAGS, search_text, turn_detail, turn_header, wrap
 from reviewui.ui.transcript_groups import fold_summary, folded_runs, started_groups
+from reviewui.ui.transcript_rows import (FOLD, filter_words, header_width, next_flag, row_of, turn_passes,
+                                         turn_rows)
 from reviewui.ui.widgets.line_cursor import LineCursorView
 
 if TYPE_CHECKING:  # the transcript modules load with the transcript, after the first paint
     from reviewui.core.transcript import Transcript, Turn
-
-FOLD = -2
-"""Detail number of the one row a folded run of subagent turns shows."""
-
 
 class TranscriptView(LineCursorView):
     """The turns of a transcript with flags, token bars and expandable details."""
@@ -86,7 +85,6 @@ class TranscriptView(LineCursorView):
 
     NARROW = 100
     """Below this width a turn's header drops its token bar, so its text has room."""
-
 
     class GotoHunks(Message):
         """The reviewer asked for the hunks that turn `index` wrote."""
@@ -170,16 +168,14 @@ class TranscriptView(LineCursorView):
         return (*t.flags, *claims) if claims else t.flags
 
     def _passes(self, t: Turn) -> bool:
-        if self.flagged_only and not self.flags_of(t):
-            return False
-        if self.flag_filter and self.flag_filter not in self.flags_of(t):
-            return False
-        if self.search:
-            hay = self._haystacks.get(t.index)
-            if hay is None:
-                hay = self._haystacks[t.index] = search_text(t)
-            return self.search.lower() in hay
-        return True
+        return turn_passes(self.flags_of(t), self.flagged_only, self.flag_filter, self.search,
+                           lambda: self._haystack(t))
+
+    def _haystack(self, t: Turn) -> str:
+        hay = self._haystacks.get(t.index)
+        if hay is None:
+            hay = self._haystacks[t.index] = search_text(t)
+        return hay
 
     def _refilter(self) -> None:
         turns = self.transcript.turns if self.transcript else ()
@@ -196,38 +192,15 @@ class TranscriptView(LineCursorView):
     def filter_label(self) -> str:
         """What the filter shows, in words."""
         total = len(self.transcript.turns) if self.transcript else 0
-        parts = []
-        if self.flagged_only:
-            parts.append("flagged")
-        if self.flag_filter:
-            parts.append(self.flag_filter)
-        if self.search:
-            parts.append(f"containing {self.search!r}")
-        shown = f"{len(self.shown)}/{total} turns"
-        return f"{shown} ({', '.join(parts)})" if parts else shown
+        return filter_words(len(self.shown), total, self.flagged_only, self.flag_filter, self.search)
 
     def _rebuild_rows(self) -> None:
-        rows: list[tuple[int, int]] = []
-        widest = 0
         turns = self.transcript.turns if self.transcript else ()
-        self._folds = folds = folded_runs(turns, self.shown, self.open_groups) if self._groups else {}
-        pos = 0
-        while pos < len(self.shown):
-            if pos in folds:
-                rows.append((pos, FOLD))
-                pos += folds[pos]
-                continue
-            ti = self.shown[pos]
-            rows.append((pos, -1))
-            if ti in self.expanded:
-                visual = self._visual_detail(ti)
-                rows.extend((pos, k) for k in range(len(visual)))
-                if not self.wrap:
-                    widest = max([widest, *(len(text) for _, text in visual)])
-            pos += 1
+        self._folds = folded_runs(turns, self.shown, self.open_groups) if self._groups else {}
+        rows, widest = turn_rows(self.shown, self._folds, self.expanded, self._visual_detail, measure=not self.wrap)
         self.rows = rows
         if not self.wrap and self.transcript is not None:
-            widest = max([widest, *(self._header_width(self.transcript.turns[ti]) for ti in self.shown)])
+            widest = max([widest, *(header_width(t, self.flags_of(t)) for t in (turns[ti] for ti in self.shown))])
         width = self.scrollable_content_region.width or self.size.width
         self.virtual_size = Size(max(width, widest), len(rows))
         self.cursor = min(self.cursor, max(0, len(rows) - 1))
@@ -243,12 +216,6 @@ class TranscriptView(LineCursorView):
                    for part in (wrap(text, width) if self.wrap else [text])]
             self._visual[ti] = got
         return got
-
-    def _header_width(self, t: Turn) -> int:
-        # An estimate that is never short: the fixed columns, the flags, the first line.
-        first = t.text.strip().split("\n", 1)[0][:300] if t.text.strip() else ""
-        flags = sum(len(f) + 3 for f in self.flags_of(t))
-        return 6 + 9 + BAR + 19 + flags + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
 
     def on_resize(self) -> None:
         self._visual.clear()  # wrapped to the old width
@@ -295,12 +262,7 @@ class TranscriptView(LineCursorView):
 
     def _row_of(self, ti: int, folded: bool = True) -> int | None:
         """The row of turn `ti`'s own line, or (`folded`) of the folded line it is inside; None when not shown."""
-        for y, (pos, k) in enumerate(self.rows):
-            if k == -1 and self.shown[pos] == ti:
-                return y
-            if k == FOLD and folded and ti in self.shown[pos:pos + self._folds[pos]]:
-                return y
-        return None
+        return row_of(self.rows, self.shown, self._folds, ti, folded)
 
     def _folded_here(self) -> tuple[int, str] | None:
         """(row, group) when the cursor is on a folded line."""
@@ -310,7 +272,6 @@ class TranscriptView(LineCursorView):
         pos, k = self.rows[y]
         group = self.transcript.turns[self.shown[pos]].group
         return (y, group) if k == FOLD and group is not None else None
-
 
     # --- actions -------------------------------------------------------------
 
@@ -353,14 +314,8 @@ class TranscriptView(LineCursorView):
         self._refilter()
 
     def action_cycle_flag(self) -> None:
-        from reviewui.core.transcript import FLAGS
-
         turns = self.transcript.turns if self.transcript else ()
-        present = [f for f in FLAGS if any(f in t.flags for t in turns)]
-        present += [f for f in CLAIM_FLAGS if any(f in c for c in self.claim_flags.values())]
-        order: Sequence[str | None] = [None, *present]
-        i = order.index(self.flag_filter) if self.flag_filter in order else 0
-        self.flag_filter = order[(i + 1) % len(order)]
+        self.flag_filter = next_flag(turns, self.claim_flags, self.flag_filter)
         self._refilter()
 
     def action_search(self) -> None:
