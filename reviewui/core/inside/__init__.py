@@ -39,10 +39,11 @@ HELPERS: tuple[tuple[str, str], ...] = (
     ("reviewui_witness_values", "witness_values.py"),
     ("reviewui_witness_search", "witness_search.py"),
     ("reviewui_witness_inputs", "witness_inputs.py"),
+    ("reviewui_witness_assert", "witness_assert.py"),
 )
 """(module, file) of the modules the plugins import, placed beside them in every run (the fork helper, the
-revert batch's failure reports, the witness values; the search and
-its inputs only imported in a witness search run)."""
+revert batch's failure reports, the witness values; the search, its inputs and its assertions only
+imported in a witness search run)."""
 
 
 def place_all(plugin_dir: Path) -> None:

@@ -4,7 +4,8 @@ Copied by reviewui into a run's own directory as `reviewui_witness_search`
 and imported by the witness plugin (witness_plugin.py) only in a search run,
 after pytest has collected (so conftest files ran and the project's modules
 import as its tests import them). Standard library only; Hypothesis when the
-project's Python has it.
+project's Python has it. What a test can assert of a witness it finds (and how
+two answers compare) is witness_assert.py, copied beside it.
 
 Request (JSON file named by REVIEWUI_WITNESS): {"out": dir, "seconds",
 "calls", "per_call", "memory", "targets": [{"id", "module", "path": [[name,
@@ -43,11 +44,13 @@ from typing import Any, Callable, Iterator
 try:
     import reviewui_forks as forks  # type: ignore[import-not-found]  # copied beside the plugin in a run
     import reviewui_guard_batch as batch  # type: ignore[import-not-found]
+    import reviewui_witness_assert as asserts  # type: ignore[import-not-found]
     import reviewui_witness_inputs as inputs  # type: ignore[import-not-found]
     import reviewui_witness_values as values  # type: ignore[import-not-found]
 except ImportError:  # imported by reviewui itself, for its names
     from reviewui.core.inside import forks
     from reviewui.core.inside import guard_batch_child as batch
+    from reviewui.core.inside import witness_assert as asserts
     from reviewui.core.inside import witness_inputs as inputs
     from reviewui.core.inside import witness_values as values
 
@@ -60,29 +63,6 @@ class _Stop(BaseException):
 
 class _CallTimeout(BaseException):
     """One call ran past its time (a BaseException: the code under test's `except Exception` lets it by)."""
-
-
-@dataclass
-class Outcome:
-    """What one call did."""
-
-    kind: str
-    """`return` or `raise`."""
-    value: Any
-    """The returned value, or the exception's type."""
-    args: list[Any]
-    """The arguments as the call left them."""
-
-
-def same_outcome(a: Outcome, b: Outcome) -> bool:
-    """The same answer: kind, value (or exception type) and arguments afterwards."""
-    if a.kind != b.kind:
-        return False
-    if a.kind == "raise" and a.value is not b.value:
-        return False
-    if a.kind == "return" and not values.same(a.value, b.value):
-        return False
-    return all(values.same(x, y) for x, y in zip(a.args, b.args, strict=True))
 
 
 @dataclass
@@ -203,7 +183,7 @@ class Search:
 
     # --- calling ----------------------------------------------------------------------
 
-    def call(self, code: types.CodeType, cand: Candidate) -> Outcome | None:
+    def call(self, code: types.CodeType, cand: Candidate) -> asserts.Outcome | None:
         """One call of the function with `code` in place (None: no answer, the call cannot count)."""
         if self.calls_left <= 0 or time.monotonic() >= self.deadline:
             raise _Stop()
@@ -247,95 +227,38 @@ class Search:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.fn.__code__ = self.head
-        return Outcome(kind, value, args)
+        return asserts.Outcome(kind, value, args)
 
     def try_one(self, cand: Candidate) -> dict[str, Any] | None:
         """The witness this candidate makes, or None."""
         h, r = self.call(self.head, cand), self.call(self.reverted, cand)
         self.tries += 1  # counted once both sides answered (a budget spent half-way is no try)
-        if h is None or r is None or same_outcome(h, r):
+        if h is None or r is None or asserts.same_outcome(h, r):
             return None
         for _ in range(2):  # the same answer every time, on each side, or no witness at all
             h2, r2 = self.call(self.head, cand), self.call(self.reverted, cand)
-            if h2 is None or r2 is None or not same_outcome(h, h2) or not same_outcome(r, r2):
+            if h2 is None or r2 is None or not asserts.same_outcome(h, h2) or not asserts.same_outcome(r, r2):
                 return None
         return self.witness(cand, h, r)
 
     # --- what a test can assert ---------------------------------------------------------
 
-    def witness(self, cand: Candidate, h: Outcome, r: Outcome) -> dict[str, Any] | None:
+    def witness(self, cand: Candidate, h: asserts.Outcome, r: asserts.Outcome) -> dict[str, Any] | None:
         names = values.Names.of(cand.imports)
         callee = self.callee(names)
-        check = self.assertion(names, cand, h, r)
+        check = asserts.assertion(names, self.params, h, r)
         if check is None:
             return None
-        args = self._readable([[name, kind, src] for (name, kind), src in zip(self.params, cand.sources, strict=True)])
+        args = asserts.readable([[name, kind, src] for (name, kind), src in zip(self.params, cand.sources, strict=True)],
+                                self.params, self.fn, self.head, self.drop_first)
         if check["kind"] == "argument":  # the call answers alike: what it leaves behind tells them apart
-            head, reverted = _left(h, r, self.params, check)
+            head, reverted = asserts.left(h, r, self.params, check)
         elif h.kind == r.kind == "return":
             head, reverted = values.show_pair(h.value, r.value)
         else:
-            head, reverted = _said(h), _said(r)
+            head, reverted = asserts.said(h), asserts.said(r)
         return {"callee": callee, "args": args, "imports": names.imports(), "assert": check,
                 "head": head, "reverted": reverted}
-
-    def _readable(self, args: list[list[str]]) -> list[list[str]]:
-        """The call's arguments as a person writes them: one left at its default dropped, those after it
-        by keyword (never a positional-only one)."""
-        if self.drop_first and args:
-            args = args[1:]
-        code = self.head
-        names = [p[0] for p in self.params]
-        defaults: dict[str, str | None] = {}
-        positional = names[:code.co_argcount]
-        for name, value in zip(positional[len(positional) - len(self.fn.__defaults__ or ()):],
-                               self.fn.__defaults__ or (), strict=True):
-            defaults[name] = _source_or_none(value)
-        for name, value in (self.fn.__kwdefaults__ or {}).items():
-            defaults[name] = _source_or_none(value)
-        posonly = set(names[:code.co_posonlyargcount])
-        out: list[list[str]] = []
-        skipped = False
-        for name, kind, src in args:
-            if (name in defaults and defaults[name] == src and name not in posonly) or \
-                    (kind == "var" and src == "()") or (kind == "varkw" and src == "{}"):
-                skipped = skipped or kind not in ("var", "varkw")
-                continue
-            out.append([name, "kw" if kind == "pos" and skipped and name not in posonly else kind, src])
-        return out
-
-    def assertion(self, names: Any, cand: Candidate, h: Outcome, r: Outcome) -> dict[str, Any] | None:
-        """What the test asserts: it holds for the head's answer and not for the reverted one."""
-        if h.kind == "raise":
-            if r.kind == "raise" and issubclass(r.value, h.value):
-                return None
-            try:
-                return {"kind": "raises", "type": names.name_for(h.value)}
-            except values.Unrenderable:
-                return None
-        if r.kind == "raise" or not values.same(h.value, r.value):
-            expect = values.expectation(names, h.value, None if r.kind == "raise" else (r.value,))
-            if expect is not None:
-                return {"kind": "returns", **expect}
-            if r.kind == "raise":
-                return {"kind": "returns-any"}
-        for i, (x, y) in enumerate(zip(h.args, r.args, strict=True)):
-            if values.same(x, y):
-                continue
-            expect = values.expectation(names, x, (y,))
-            if expect is not None:
-                return {"kind": "argument", "param": self.params[i][0], **expect}
-            # An object without an `==` of its own: the first attribute the two leave different.
-            mine, theirs = getattr(x, "__dict__", None), getattr(y, "__dict__", None)
-            if isinstance(mine, dict) and isinstance(theirs, dict):
-                for attr in sorted(k for k in mine if isinstance(k, str) and k.isidentifier()
-                                   and not k.startswith("__")):
-                    if attr in theirs and values.same(mine[attr], theirs[attr]):
-                        continue
-                    expect = values.expectation(names, mine[attr], (theirs[attr],) if attr in theirs else None)
-                    if expect is not None:
-                        return {"kind": "argument", "param": self.params[i][0], "attr": attr, **expect}
-        return None
 
     # --- Hypothesis ---------------------------------------------------------------------
 
@@ -360,7 +283,7 @@ class Search:
             cand = Candidate(sources, names.imports())
             h, r = self.call(self.head, cand), self.call(self.reverted, cand)
             self.tries += 1
-            if h is None or r is None or same_outcome(h, r):
+            if h is None or r is None or asserts.same_outcome(h, r):
                 return False
             found.append(cand)
             return True
@@ -382,39 +305,11 @@ class Search:
         return None
 
 
-def _source_or_none(value: Any) -> str | None:
-    """A default value as source, to tell an argument left at it (None: it cannot be written)."""
-    try:
-        return str(values.render(value, values.Names()))
-    except Exception:
-        return None
-
-
 def _take(gen: Any, n: int) -> Iterator[Any]:
     for i, item in enumerate(gen):
         if i >= n:
             break
         yield item
-
-
-def _said(o: Outcome) -> str:
-    """The outcome for a person: the value returned, or `raises T`."""
-    if o.kind == "raise":
-        return f"raises {getattr(o.value, '__qualname__', '?')}"
-    return str(values.show(o.value))
-
-
-def _left(h: Outcome, r: Outcome, params: list[list[str]], check: dict[str, Any]) -> tuple[str, str]:
-    """What the call left in the argument the assertion looks at, on each side: `out = ['x']`, `self.help = 'x'`."""
-    at = next(i for i, p in enumerate(params) if p[0] == check["param"])
-    where = check["param"] + (f".{check['attr']}" if check.get("attr") else "")
-
-    def value(o: Outcome) -> Any:
-        found = o.args[at]
-        return getattr(found, check["attr"], "<no such attribute>") if check.get("attr") else found
-
-    head, reverted = values.show_pair(value(h), value(r), 100)
-    return f"{where} = {head}", f"{where} = {reverted}"
 
 
 def _silence() -> None:
