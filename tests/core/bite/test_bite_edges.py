@@ -44,11 +44,14 @@ def loop_tag(root: Path) -> str:
 def loop_repo(root: Path, pidfile: Path | None = None):
     """A hunk whose revert makes the code loop forever; the test starts a grandchild tagged `loop_tag(root)`.
 
+    The loop sleeps a millisecond a turn: a reverted run waits out its timeout instead of
+    spending a core on it (the suite runs many such runs beside each other).
+
     (It used to write pids to `pidfile`; a sandboxed run can write nothing outside its scratch.)
     """
-    base = {"pkg/__init__.py": "", "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n    return i\n"}
+    base = {"pkg/__init__.py": "", "pkg/loop.py": "import time\n\n\ndef count(n):\n    i = 0\n    while True:\n        i += 1\n        time.sleep(0.001)\n    return i\n"}
     branch = {
-        "pkg/loop.py": "def count(n):\n    i = 0\n    while True:\n        i += 1\n        if i >= n:\n            break\n    return i\n",
+        "pkg/loop.py": "import time\n\n\ndef count(n):\n    i = 0\n    while True:\n        i += 1\n        time.sleep(0.001)\n        if i >= n:\n            break\n    return i\n",
         "tests/test_loop.py": (
             "import os, signal, subprocess\nfrom pkg.loop import count\n\n\n"
             "def test_count():\n"

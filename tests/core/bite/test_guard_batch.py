@@ -62,10 +62,12 @@ class Box:
 
 
 def countdown(n):
+    from time import sleep  # the guard that drops `break` loops until its timeout: asleep, not on a core
     while True:
         n -= 1
         if n <= 0:
             break
+        sleep(0.001)
     return n
 '''
 
