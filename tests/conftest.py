@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import project_python
+
 
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -16,8 +18,10 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
-    # The default test command is `python -m pytest` found on PATH: it must be the interpreter
-    # running this suite (whose venv has pytest and coverage), not whatever `python` the
-    # developer's shell finds first (a pyenv shim's global Python has no coverage: no guidance).
-    bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, os.environ.get("PATH", os.defpath)]))
+    # The default test command is `python -m pytest` found on PATH: it must be a Python with
+    # pytest and coverage (tests/project_python.py), never whatever `python` the developer's
+    # shell finds first (a pyenv shim's global Python has no coverage: no guidance). The suite's
+    # own bin follows it, for its console scripts.
+    suite_bin = str(Path(sys.executable).parent)
+    project_bin = str(Path(project_python.python()).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([project_bin, suite_bin, os.environ.get("PATH", os.defpath)]))

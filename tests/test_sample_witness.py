@@ -8,15 +8,15 @@ because no case reaches the cap; its witness is a policy whose cap is reached.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from reviewui.demo import build_sample
 from tests.clirun import run_cli
+from tests.project_python import pytest_command
 
-PY = f"{sys.executable} -m pytest"
+PY = pytest_command()
 pytestmark = pytest.mark.slow
 
 

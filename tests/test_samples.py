@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from reviewui.demo import build_all
 from tests.clirun import run_cli
+from tests.project_python import pytest_command
 
-PY = f"{sys.executable} -m pytest"
+PY = pytest_command()
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -21,9 +20,10 @@ from reviewui.core.session import ReviewSession, RunOptions
 from reviewui.core.run.scratch_slots import scratch_root
 from reviewui.demo import build_sample
 from tests.gitrepo import RepoBuilder, make_repo
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
-PYTEST = f"{sys.executable} -m pytest"
+PYTEST = pytest_command()
 
 # The reviewer's probe from the story: a continuation turn that carries its own short
 # reasoning next to the wasted, truncated one.

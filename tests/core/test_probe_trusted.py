@@ -20,9 +20,10 @@ import pytest
 from reviewui.core.probe.run import run_probe
 from reviewui.core.session import ReviewSession, RunOptions
 from tests.gitrepo import make_repo
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
-PYTEST = f"{sys.executable} -m pytest"
+PYTEST = pytest_command()
 PROJECT = Path(__file__).resolve().parents[2]
 
 SRC_BASE = {"src/shop/__init__.py": "", "src/shop/cart.py": "def total(xs):\n    return sum(xs)\n",

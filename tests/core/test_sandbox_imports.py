@@ -9,6 +9,7 @@ from pathlib import Path
 
 from reviewui.core.run import sandbox
 from reviewui.core.run.runner import run_tests
+from tests.project_python import pytest_command
 
 SITE = sysconfig.get_paths()["purelib"]
 
@@ -58,7 +59,7 @@ def test_a_run_knows_it_is_inside_and_a_nested_sandbox_reuses_its_proc(tmp_path:
     # outer one, so inside a reviewui run (and only there) it binds the outer sandbox's /proc.
     (tmp_path / "test_env.py").write_text(
         "import os\n\n\ndef test_marked():\n    assert os.environ.get('REVIEWUI_IN_SANDBOX') == '1'\n")
-    res = run_tests(tmp_path, f"{sys.executable} -m pytest", ["test_env.py"], 120)
+    res = run_tests(tmp_path, pytest_command(), ["test_env.py"], 120)
     assert res.returncode == 0, res.output
     box = sandbox.Box(writable=(tmp_path,), chdir=tmp_path)
     monkeypatch.delenv(sandbox.INSIDE_VAR, raising=False)

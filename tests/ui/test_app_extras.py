@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.widgets.fixtures_pane import FixturesPane
 from tests.gitrepo import make_repo
 from tests.ui.ready import review_ready
+from tests.project_python import pytest_command
 
 SIZE = (160, 40)
 
@@ -99,7 +99,7 @@ async def test_enter_on_a_fixture_shows_its_definition_and_backspace_returns(tmp
 async def test_escape_cancels_a_running_sweep(tmp_path: Path) -> None:
     slow_test = "import time\nfrom app import f\n\n\ndef test_f():\n    time.sleep(30)\n    assert f() == 2\n"
     make_repo(tmp_path, {"app.py": "def f():\n    return 1\n"}, {"app.py": "def f():\n    return 2\n", "tests/test_app.py": slow_test})
-    session = ReviewSession.open(tmp_path, "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    session = ReviewSession.open(tmp_path, "agent/work", run=RunOptions(test_cmd=pytest_command()))
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("B")

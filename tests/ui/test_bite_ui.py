@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from reviewui.ui.app import make_app
 from reviewui.ui.screens.matrix import MatrixScreen
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from tests.gitrepo import make_repo
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 SIZE = (140, 40)
@@ -40,7 +40,7 @@ BRANCH = {
 def session(tmp_path: Path) -> ReviewSession:
     make_repo(tmp_path / "r", BASE, BRANCH)
     # The interpreter running these tests has coverage installed; PATH's python may not.
-    return ReviewSession.open(tmp_path / "r", "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    return ReviewSession.open(tmp_path / "r", "agent/work", run=RunOptions(test_cmd=pytest_command()))
 
 
 def panel_text(app) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
 from reviewui.ui.screens.matrix import MatrixScreen
 from reviewui.ui.widgets.results_panel import ResultsPanel
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 SIZE = (160, 44)
@@ -21,7 +21,7 @@ SIZE = (160, 44)
 @pytest.fixture
 def session(tmp_path: Path) -> ReviewSession:
     repo = build_sample("01-trim-reasoning", tmp_path).repo_dir
-    return ReviewSession.open(repo, "agent/trim-reasoning", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    return ReviewSession.open(repo, "agent/trim-reasoning", run=RunOptions(test_cmd=pytest_command()))
 
 
 def panel_text(app) -> str:

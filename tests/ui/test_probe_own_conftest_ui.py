@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,14 @@ from reviewui.ui.screens.probe import ProbeScreen
 from tests.core.test_probe_trusted import MUL_BASE, MUL_BRANCH, MUL_PROBE
 from tests.gitrepo import make_repo
 from tests.ui.test_probe_ui import SIZE, Host, text_of
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 
 
 async def test_the_branch_box_is_trusted_and_the_own_conftest_box_is_broken(tmp_path: Path) -> None:
     rb = make_repo(tmp_path / "r", MUL_BASE, MUL_BRANCH)
-    session = ReviewSession.open(rb.root, "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    session = ReviewSession.open(rb.root, "agent/work", run=RunOptions(test_cmd=pytest_command()))
     state = ReviewState.load(session.target.repo_dir, session.target.branch)
     app = Host(ProbeScreen(session, None, state))
     async with app.run_test(size=SIZE) as pilot:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from reviewui.demo import build_sample
 from reviewui.ui.bindings import key_actions
 from reviewui.ui.screens.probe import ProbeScreen
 from reviewui.ui.screens.text_prompt import TextPromptModal
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 SIZE = (140, 44)
@@ -37,7 +37,7 @@ PROBE = PASTED + TYPED
 def session(tmp_path: Path) -> ReviewSession:
     built = build_sample("01-trim-reasoning", tmp_path / "samples")
     return ReviewSession.open(built.repo_dir, "agent/trim-reasoning",
-                              run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+                              run=RunOptions(test_cmd=pytest_command()))
 
 
 class Host(App[None]):

@@ -8,7 +8,6 @@ the screen's composed strips and the bytes the driver would write.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from reviewui.ui.widgets.diff_view import DiffView
 from reviewui.ui.widgets.file_list import FileList
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from tests.gitrepo import make_repo
+from tests.project_python import pytest_command
 
 SIZE = (160, 40)
 OSC52 = "\x1b]52;c;cHduZWQ=\x07"
@@ -96,7 +96,7 @@ async def test_test_output_in_a_bite_result_is_drawn_escaped(tmp_path: Path) -> 
         ),
     }
     make_repo(tmp_path / "r", base, branch)
-    session = ReviewSession.open(tmp_path / "r", "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    session = ReviewSession.open(tmp_path / "r", "agent/work", run=RunOptions(test_cmd=pytest_command()))
     app = make_app(session, initial_file="calc.py")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("b")

@@ -4,7 +4,6 @@ the per-test truth table view on `u`, and a sweep in the app kept for the next s
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,14 @@ from reviewui.ui.widgets.review_header import ReviewHeader
 from tests.core.bite.test_truth_table import GREEN_BASE, GREEN_BRANCH
 from tests.gitrepo import make_repo
 from tests.ui.ready import review_ready
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 SIZE = (160, 40)
 
 
 def open_session(root: Path) -> ReviewSession:
-    return ReviewSession.open(root, "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    return ReviewSession.open(root, "agent/work", run=RunOptions(test_cmd=pytest_command()))
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def test_table_cells_are_terminal_safe() -> None:
 
 async def test_fresh_shows_nothing_stored(stored_repo) -> None:
     rb, _ = stored_repo
-    session = ReviewSession.open(rb.root, "agent/work", run=RunOptions(test_cmd=f"{sys.executable} -m pytest",
+    session = ReviewSession.open(rb.root, "agent/work", run=RunOptions(test_cmd=pytest_command(),
                                                                        fresh=True))
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import tomllib
 
 import pytest
@@ -13,6 +12,7 @@ from reviewui.ui.app import make_app
 from tests.clirun import run_cli
 from tests.ui.ready import review_ready
 from tests.ui.test_bite_ui import SIZE, session  # noqa: F401 - the bite repo fixture
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,7 @@ async def test_ui_and_headless_verdicts_carry_identical_evidence(session: Review
         await app.workers.wait_for_complete()  # the note is written in a worker
         await pilot.pause()
 
-    proc = run_cli("verdict", "agent/work", "approve", "--with-bites", "--test-cmd", f"{sys.executable} -m pytest",
+    proc = run_cli("verdict", "agent/work", "approve", "--with-bites", "--test-cmd", pytest_command(),
                    cwd=session.target.repo_dir, timeout=300)
     assert proc.returncode == 0, proc.stderr
 

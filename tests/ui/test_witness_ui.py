@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from reviewui.ui.screens.witness import WitnessModal
 from reviewui.ui.widgets import guard_marks
 from reviewui.ui.widgets.results_panel import ResultsPanel
 from tests.ui.ready import review_ready
+from tests.project_python import pytest_command
 
 SIZE = (160, 44)
 
@@ -41,7 +41,7 @@ def test_a_likely_equivalent_guard_is_dimmed_and_never_a_bite() -> None:
 @pytest.mark.slow
 async def test_w_shows_the_role_guard_s_witness_and_k_keeps_it_as_a_probe(tmp_path: Path) -> None:
     repo = build_sample("01-trim-reasoning", tmp_path).repo_dir
-    session = ReviewSession.open(repo, "agent/trim-reasoning", run=RunOptions(test_cmd=f"{sys.executable} -m pytest"))
+    session = ReviewSession.open(repo, "agent/trim-reasoning", run=RunOptions(test_cmd=pytest_command()))
     app = make_app(session, initial_file="coder/history.py")
     async with app.run_test(size=SIZE) as pilot:
         screen = await review_ready(app, pilot)

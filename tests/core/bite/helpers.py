@@ -1,9 +1,8 @@
-"""Shared builders for bite-check tests: small real repos and a PATH whose `python` is this venv's."""
+"""Shared builders for bite-check tests: small real repos and a PATH whose `python` is the samples' (tests/project_python.py)."""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,12 +11,14 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import load_diff
 from reviewui.core.target import resolve_target
 from tests.gitrepo import RepoBuilder, make_repo
+from tests.project_python import python as project_python
 
-VENV_BIN = str(Path(sys.executable).parent)
+VENV_BIN = str(Path(project_python()).parent)
+"""The bin directory of the samples' venv: its `python` has pytest, coverage and the common plugins."""
 
 
 def use_venv_python(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make `python` on PATH the interpreter running these tests (it has pytest and coverage)."""
+    """Make `python` on PATH the samples' interpreter (it has pytest and coverage)."""
     monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.clirun import run_cli
 from tests.gitrepo import make_repo
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,7 @@ def test_bracketed_unicode_folder_bites(tmp_path: Path) -> None:
     base = {f"{DIR}/calc.py": "def clamp(x):\n    return x\n", "tests/test_base.py": "def test_ok():\n    assert True\n"}
     branch = {f"{DIR}/calc.py": "def clamp(x):\n    if x < 0:\n        return 0\n    return x\n", "tests/test_calc.py": TEST}
     make_repo(tmp_path, base, branch)
-    proc = run_cli("bite", "agent/work", "--format", "json", "--test-cmd", f"{sys.executable} -m pytest", "--jobs", "1",
+    proc = run_cli("bite", "agent/work", "--format", "json", "--test-cmd", pytest_command(), "--jobs", "1",
                    cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     data = json.loads(proc.stdout)

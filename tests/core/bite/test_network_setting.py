@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import sys
 import threading
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from reviewui.core.config import Settings
 from reviewui.core.diff import load_diff
 from reviewui.core.target import resolve_target
 from tests.gitrepo import make_repo
+from tests.project_python import pytest_command
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +56,7 @@ def test_network_setting_decides_whether_the_host_is_reachable(tmp_path: Path) -
               {"app.py": "def answer():\n    return 42\n", "tests/test_app.py": test})
     target = resolve_target(tmp_path, "agent/work")
     diff = load_diff(str(tmp_path), target.base, target.head)
-    cmd = f"{sys.executable} -m pytest"
+    cmd = pytest_command()
     isolated = run_bite(target, diff, Settings(), test_cmd=cmd, jobs=1)
     assert isolated.baseline.status != "green"  # the host's server is out of reach
     assert "ConnectionRefused" in isolated.baseline.output or "onnection refused" in isolated.baseline.output
