@@ -115,10 +115,12 @@ def test_batched_and_one_by_one_agree(tmp_path: Path, monkeypatch: pytest.Monkey
     rb = make_repo(tmp_path / "r", BASE, {"pkg/shapes.py": SHAPES, "tests/test_shapes.py": TESTS})
     t, d = load(rb.root)
     batches = _spy_batches(monkeypatch)
-    batched = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
+    # Two guards of countdown loop until the timeout, batched and alone: 8 s is far above any
+    # other guard's run (under a second) and keeps the test from waiting a minute.
+    batched = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=8)
     assert sum(graded for graded, _ in batches) >= 10, batches  # most guards went through a batch session
     monkeypatch.setattr(guard_batch, "batchable", lambda jobs, *_: ([], list(jobs)))
-    alone = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=20)
+    alone = run_bite(t, d, Settings(), jobs=2, guards=True, timeout=8)
     got, want = _verdicts(batched), _verdicts(alone)
     assert got == want
     assert {"bites", "toothless", "timeout"} <= set(got.values()), got  # the removed `break` loops forever
