@@ -308,16 +308,31 @@ def _requested(browser: Any) -> list[str]:
     return urls
 
 
+def _list_layout(text: str) -> int:
+    """Where the file list ends on the screen (the column of its border), or -1 while it is hidden."""
+    line = next((ln for ln in text.splitlines() if "Source (" in ln), None)
+    return -1 if line is None else line.find("│")
+
+
 def _file_list_shown(browser: Any) -> str:
-    """The screen once `L` has put the file list, with its findings count (`⚑1`), on it. `L` cycles
-    the list's widths; a key typed while the page is still settling can be lost (seen once in CI after
-    the first screen was drawn), so it is typed again, at most once per width."""
+    """The screen once `L` has put the file list, with its findings count (`⚑1`), on it.
+
+    `L` cycles the list fitted → wide → hidden. Under load the app can take many seconds to
+    answer a key (seen in CI: a key typed again before the first was answered went past the
+    wide list), so each `L` is typed only once the list's layout has answered the one before.
+    """
+    text = browser.execute_script(SCREEN_TEXT) or ""
     for _ in range(4):
+        if re.search(r"⚑\d", text):
+            return text
+        before = _list_layout(text)
         browser.find_element("css selector", ".xterm-helper-textarea").send_keys("L")
-        try:
-            return _wait_for(browser, r"⚑\d", 20)
-        except AssertionError:
-            continue
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and _list_layout(text) == before:
+            time.sleep(0.1)
+            text = browser.execute_script(SCREEN_TEXT) or ""
+        time.sleep(0.3)  # the rest of that redraw
+        text = browser.execute_script(SCREEN_TEXT) or ""
     return _wait_for(browser, r"⚑\d", 1)  # fails with the screen
 
 
