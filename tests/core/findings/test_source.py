@@ -33,3 +33,13 @@ def test_parse_survives_hostile_input() -> None:
     assert parse("x = (" * 100_000) is None
     assert parse("a\0b") is None
     assert parse("print('\x1b[31m[bold red]x[/bold red]')\n") is not None
+
+
+def test_parse_or_none_answers_none_for_no_source_and_a_tree_for_bytes() -> None:
+    # The guard batch and the witness targets ask it for a file that may be absent at the head.
+    from reviewui.core.bounded import parse_python_or_none
+
+    assert parse_python_or_none(None) is None
+    assert parse_python_or_none("def (") is None
+    tree = parse_python_or_none(b"def f(x):\n    return x\n", "f.py")
+    assert tree is not None and [type(n).__name__ for n in tree.body] == ["FunctionDef"]
