@@ -26,6 +26,9 @@ def test_the_failed_tests_own_error_wins_over_pytests_summary_running_out_of_mem
     disk = ("OSError", "OSError: [Errno 27] File too large", "")
     assert limit_reason(SUMMARY_OOM, [disk]) == "disk limit"
     assert limit_reason(SUMMARY_OOM) == "memory limit"  # no failed test reported: the output is all there is
+    # and the other way round: a test's own MemoryError beside a disk phrase in the output
+    on_disk = "E               OSError: [Errno 27] File too large\n1 failed in 0.2s\n"
+    assert limit_reason(on_disk, [("MemoryError", "MemoryError", "")]) == "memory limit"
 
 
 def test_a_fork_is_known_by_the_traceback_of_a_blockingioerror() -> None:
