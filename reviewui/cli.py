@@ -91,6 +91,9 @@ def cmd_open(args: argparse.Namespace) -> int:
         if args.file and session.diff.file(args.file) is None and not session.target.is_empty:
             raise ReviewError(f"not a changed file: {args.file}")
         _ = session.diff.files  # joins git's line counts here, not on the UI's first screen
+        # The first file's patch is shown only once every blob's size says it may be (one
+        # `cat-file --batch-check`, mostly waiting on git): asked now, beside the import.
+        session.diff.not_shown()
         ui.join()
         from reviewui.ui.app import run_app
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_common_dir, rev_parse, show_file
+from reviewui.core.git import git_common_dir, rev_parse, show_files
 from reviewui.core.roles import DEFAULT_TEST_GLOBS
 from reviewui.core.target import default_base_ref
 from reviewui.core.test_layout import TestLayout, read_layout
@@ -237,7 +237,8 @@ def repo_config_at(repo_dir: str | Path, rev: str) -> dict[str, Any]:
 
     Raises ReviewError when a config file there is not valid TOML.
     """
-    return config_from_blobs({name: show_file(repo_dir, rev, name, cap=MAX_CONFIG_BYTES) for name in CONFIG_FILES})
+    blobs = show_files(repo_dir, [(rev, name) for name in CONFIG_FILES], cap=MAX_CONFIG_BYTES)
+    return config_from_blobs(dict(zip(CONFIG_FILES, blobs, strict=True)))
 
 
 LOCAL_CONFIG = "reviewui.toml"
@@ -314,8 +315,9 @@ def branch_config_change(repo_dir: str | Path, base: str, head: str) -> BranchCo
     """
     if base == head:
         return BranchConfigChange((), ())
-    before = {n: show_file(repo_dir, base, n, cap=MAX_CONFIG_BYTES) for n in CONFIG_FILES}
-    after = {n: show_file(repo_dir, head, n, cap=MAX_CONFIG_BYTES) for n in CONFIG_FILES}
+    blobs = show_files(repo_dir, [(rev, n) for rev in (base, head) for n in CONFIG_FILES], cap=MAX_CONFIG_BYTES)
+    before = dict(zip(CONFIG_FILES, blobs[:len(CONFIG_FILES)], strict=True))
+    after = dict(zip(CONFIG_FILES, blobs[len(CONFIG_FILES):], strict=True))
     base_map = config_from_blobs(before)
     files = []
     for name in CONFIG_FILES:

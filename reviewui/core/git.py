@@ -28,18 +28,34 @@ def repo_root(path: str | Path) -> Path:
     Raises ReviewError as `open_repo` does: no such directory, not a git
     repository, or a bare repository.
     """
+    return repo_dirs(path)[0]
+
+
+def repo_dirs(path: str | Path) -> tuple[Path, Path]:
+    """(working tree root, shared git directory) of the repository containing `path`, from one git
+    call where it can (each process before the first screen is time the reviewer waits).
+
+    Raises ReviewError as `repo_root` does.
+    """
     p = Path(path)
     if not p.exists():
         raise ReviewError(f"no such directory: {p}")
+    out = run_git(p, "rev-parse", "--is-bare-repository", "--show-toplevel", "--path-format=absolute",
+                  "--git-common-dir", check=False)
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) == 3 and lines[0] == "false" and lines[1] and lines[2]:  # git stops at a question it cannot answer
+        root, common = Path(lines[1]), Path(lines[2])
+        _COMMON_DIRS[str(root.resolve())] = common
+        return root, common
+    # Not a work tree (bare, inside .git, not a repository): asked one question at a time, as before.
     bare = run_git(p, "rev-parse", "--is-bare-repository", check=False).decode().strip()
     if not bare:
         raise ReviewError(f"not a git repository: {p}")
     if bare == "true":
         raise ReviewError(f"bare repository (no working tree): {p}")
     top = run_git(p, "rev-parse", "--show-toplevel", check=False).decode("utf-8", "surrogateescape").strip()
-    if not top:  # inside .git, say: let GitPython work out where the tree is
-        return Path(open_repo(p).working_tree_dir or ".")
-    return Path(top)
+    root = Path(top) if top else Path(open_repo(p).working_tree_dir or ".")  # inside .git, say
+    return root, git_common_dir(root)
 
 
 def open_repo(path: str | Path) -> "gitpython.Repo":
@@ -127,9 +143,23 @@ def git_text(cwd: str | Path, *args: str, check: bool = True) -> str:
     return run_git(cwd, *args, check=check).decode("utf-8", "replace").strip()
 
 
+_COMMON_DIRS: dict[str, Path] = {}
+"""Resolved folder -> its repository's shared git directory, as git last said (see git_common_dir)."""
+
+
 def git_common_dir(cwd: str | Path) -> Path:
-    """The repository's shared git directory (the main `.git`, also from a linked worktree)."""
-    return Path(git_text(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+    """The repository's shared git directory (the main `.git`, also from a linked worktree).
+
+    Asked of git once per folder and process while that directory is there: the review's
+    state, its local settings and its target each need it before the first screen.
+    """
+    key = str(Path(cwd).resolve())
+    known = _COMMON_DIRS.get(key)
+    if known is not None and known.is_dir():
+        return known
+    found = Path(git_text(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+    _COMMON_DIRS[key] = found
+    return found
 
 
 def rev_parse(cwd: str | Path, ref: str) -> str | None:
@@ -146,11 +176,14 @@ def show_file(cwd: str | Path, rev: str, path: str, cap: int | None = None) -> b
     `max-analysis-bytes`): a result longer than `cap` means the file is
     larger and was cut there; callers that analyse it check `len > cap`.
     """
-    if "\n" in path or "\r" in path:  # cannot be asked of cat-file --batch; no such path in a tree either
-        return None
-    for _spec, blob in list(read_blobs(cwd, [f"{rev}:{path}"], cap)):
-        return blob.data if blob is not None else None
-    return None
+    return show_files(cwd, [(rev, path)], cap)[0]
+
+
+def show_files(cwd: str | Path, wanted: Sequence[tuple[str, str]], cap: int | None = None) -> list[bytes | None]:
+    """`show_file` of each (rev, path) in `wanted`, in order, from one `git cat-file --batch`."""
+    specs = [f"{rev}:{path}" for rev, path in wanted if "\n" not in path and "\r" not in path]
+    found = dict(read_blobs(cwd, specs, cap))  # a path with a newline is in no tree
+    return [b.data if (b := found.get(f"{rev}:{path}")) is not None else None for rev, path in wanted]
 
 
 class Blob(NamedTuple):

@@ -16,12 +16,12 @@ def default_task(target: Target) -> str | None:
 
     A task the branch wrote, rewrote or deleted would let the agent say what it was asked to do.
     """
-    from reviewui.core.git import show_file
+    from reviewui.core.git import show_files
 
-    at_base = show_file(target.repo_dir, target.base, TASK_FILE)
+    at_base, at_head = show_files(target.repo_dir, [(target.base, TASK_FILE), (target.head, TASK_FILE)])
     if at_base is not None:
         return at_base.decode("utf-8", "replace")  # committed before the agent's work: what it was asked
-    if show_file(target.repo_dir, target.head, TASK_FILE) is not None:
+    if at_head is not None:
         return None  # the branch adds it: agent-authored
     path = target.repo_dir / TASK_FILE
     return read_input_text(path, "task file") if path.is_file() else None

@@ -252,6 +252,11 @@ class ReviewSession(SessionStore, SessionVerdicts):
             self._ledger = EvidenceLedger(ReviewState.load(self.target.repo_dir, self.target.branch))
         return self._ledger
 
+    @property
+    def evidence_read(self) -> bool:
+        """True once the evidence ledger has been read (the first use of `evidence`)."""
+        return self._ledger is not None
+
     def collect_findings(self) -> "list[Finding]":
         """Compute the findings (with bite findings from the ledger's last bite run) into the ledger."""
         found = self.findings(self.evidence.report, self.evidence.truth_table)

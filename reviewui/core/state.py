@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol
 
 from reviewui.core.config import user_state_dir
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import run_git
+from reviewui.core.git import git_common_dir
 
 if TYPE_CHECKING:
     from reviewui.core.notes.records import CommentRecord, ProbeRecord
@@ -104,8 +104,7 @@ def state_path(repo_dir: str | Path, branch: str) -> Path:
 
     Raises ReviewError when `repo_dir` is not in a git repository.
     """
-    out = run_git(repo_dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    common = Path(os.path.realpath(out.decode("utf-8", "surrogateescape").strip()))
+    common = Path(os.path.realpath(git_common_dir(repo_dir)))
     repo_hash = hashlib.sha256(str(common).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     # Named after the main checkout (the folder holding .git), whichever worktree we are in.
     readable = common.parent.name if common.name == ".git" else common.name

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text, repo_root, rev_parse, run_git
+from reviewui.core.git import git_text, repo_dirs, rev_parse, run_git
 
 DEFAULT_BRANCH_CANDIDATES: tuple[str, ...] = ("main", "master", "trunk")
 
@@ -51,8 +51,8 @@ def resolve_target(
     branch, `base` to the repository's default branch (origin/HEAD, else
     main, master, trunk). Raises ReviewError for anything the user can fix.
     """
-    root = repo_root(repo or Path.cwd()).resolve()
-    git_dir = Path(git_text(root, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+    top, git_dir = repo_dirs(repo or Path.cwd())
+    root = top.resolve()
     if branch is None:
         if rev_parse(root, "HEAD") is None:
             raise ReviewError(f"repository has no commits yet: {root}")

@@ -125,3 +125,35 @@ async def test_the_saved_state_is_not_read_while_the_first_screen_is_built(awkwa
         await first_painted(app, pilot)
         assert len(mounted_at) == 1 and len(read_at) == 1
         assert read_at[0] > mounted_at[0]
+
+
+async def test_the_first_frame_reads_no_evidence_its_keys_and_panes_ask_again_after(
+        awkward_session: ReviewSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 44: drawing the first frame, the footer asked whether `w` means anything and the
+    # results pane what the hunk under the cursor had, and each read the evidence ledger to
+    # answer (its imports and the saved state's git call, on the way to the first paint).
+    # They now answer from nothing read yet, and are asked again once the state is read.
+    import time
+
+    from reviewui.core.state import ReviewState
+    from reviewui.ui.screens.review_startup import StartupPart
+
+    read_at: list[float] = []
+    painted_at: list[float] = []
+    real_load, real_after = ReviewState.load, StartupPart.after_first_paint
+
+    def load(*args: object, **kwargs: object) -> ReviewState:
+        read_at.append(time.perf_counter())
+        return real_load(*args, **kwargs)  # type: ignore[arg-type]
+
+    async def after_first_paint(self: StartupPart) -> None:
+        painted_at.append(time.perf_counter())
+        await real_after(self)
+
+    monkeypatch.setattr(ReviewState, "load", load)
+    monkeypatch.setattr(StartupPart, "after_first_paint", after_first_paint)
+    app = make_app(awkward_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await first_painted(app, pilot)
+        assert len(painted_at) == 1 and len(read_at) == 1
+        assert read_at[0] > painted_at[0], "the evidence was read for the first frame"

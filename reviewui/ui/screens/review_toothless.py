@@ -56,6 +56,11 @@ class ToothlessPart(ReviewPart):
             view.cursor = row
 
     def _any_witness(self) -> bool:
+        if not self.session.evidence_read:
+            # The footer asks before the first paint, when nothing is read yet: reading the
+            # ledger then (its imports, the saved state) would only delay the first screen.
+            # The bindings are asked again once it is (StartupPart.after_first_paint).
+            return False
         return any(r.witness is not None or any(g.witness is not None for g in r.guards)
                    for r in self.ledger.bites.values())
 

@@ -67,6 +67,8 @@ class FileList(LineCursorView):
         self.rows: list[ListRow] = []
         self._row_of: dict[str, int] = {}
         self._files: dict[str, FileDiff] = {}
+        self._needs: dict[str, int] | None = None
+        """Path -> cells its entry needs without a summary (wanted_width), made on first use."""
         self._announced: str | None = None
         self.shown: frozenset[str] | None = None
         """Only these paths are listed (the since-verdict view's `d`); None lists every file."""
@@ -85,6 +87,7 @@ class FileList(LineCursorView):
                 rows.extend(ListRow(f.path) for f in files)
         self.rows = rows
         self._files = {f.path: f for f in self.diff.files}
+        self._needs = None
         self.paths = [r.path for r in rows if r.path is not None]
         self._row_of = {r.path: y for y, r in enumerate(rows) if r.path is not None}
         self.virtual_size = Size(self.size.width, len(rows))
@@ -173,12 +176,13 @@ class FileList(LineCursorView):
 
     def wanted_width(self) -> int:
         """Cells the widest entry needs whole (status, path, counts and summary), plus the cursor's margin."""
+        if self._needs is None:  # the sidebar is fitted on every resize: the entries' own part once
+            self._needs = {f.path: 3 + len(visible(f.path)) + 1 + self._counts(f).cell_length
+                           for f in self._files.values()}
         widest = 0
-        for f in self._files.values():
-            summary = self.summaries.get(f.path)
-            need = 3 + len(visible(f.path)) + 1 + self._counts(f).cell_length
-            need += 1 + summary.cell_length if summary else 0
-            widest = max(widest, need)
+        for path, need in self._needs.items():
+            summary = self.summaries.get(path)
+            widest = max(widest, need + (1 + summary.cell_length if summary else 0))
         titles = max((len(r.title) + 1 for r in self.rows if r.path is None), default=0)
         return max(widest, titles) + 1
 
