@@ -68,8 +68,9 @@ def test_a_reflog_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatc
     use_venv_python(monkeypatch)
     if alone:  # every revert and control run alone, each in a scratch of its own (git commits there)
         monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
-    if not fixed:  # the scratch keeps git's reflogs
+    if not fixed:  # the scratch keeps git's reflogs (and a pristine with one is not built again)
         monkeypatch.setattr(scratch_build, "no_reflogs", lambda dest: None)
+        monkeypatch.setattr(scratch_build, "is_current", lambda done: (done / ".git" / "HEAD").is_file())
     t, d = load(_repo(tmp_path / "repo"))
     try:
         rep = run_bite(t, d, Settings(), jobs=2, timeout=60)

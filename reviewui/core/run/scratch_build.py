@@ -59,11 +59,11 @@ def pristine(repo_dir: Path, root: Path, sha: str) -> Path:
     """The pristine tree of commit `sha` (built on first use, shared by every slot)."""
     base = root / "pristine"
     done = base / sha
-    if _current(done):
+    if is_current(done):
         return done
     base.mkdir(parents=True, exist_ok=True)
     with repo_lock(root / "pristine.lock"):
-        if _current(done):
+        if is_current(done):
             return done
         work = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
         tree_dir = work / "tree"
@@ -77,7 +77,7 @@ def pristine(repo_dir: Path, root: Path, sha: str) -> Path:
     return done
 
 
-def _current(done: Path) -> bool:
+def is_current(done: Path) -> bool:
     """Whether pristine `done` is built, and by a reviewui that keeps no reflog in a scratch."""
     return (done / ".git" / "HEAD").is_file() and not os.path.lexists(done / ".git" / "logs")
 
