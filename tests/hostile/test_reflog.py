@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import revert_batch
+from reviewui.core.bite import origin, revert_batch
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.config import Settings
 from reviewui.core.run import scratch_build
@@ -66,6 +66,9 @@ def _repo(root: Path) -> Path:
 def test_a_reflog_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       fixed: bool, alone: bool) -> None:
     use_venv_python(monkeypatch)
+    # The probe opens `.git`: the reader record (test_git_store_reads.py) would set its failures
+    # aside on its own. Off here, so this test shows what the scratch's layout alone hides.
+    monkeypatch.setattr(origin, "GIT_READS", False)
     if alone:  # every revert and control run alone, each in a scratch of its own (git commits there)
         monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
     if not fixed:  # the scratch keeps git's reflogs (and a pristine with one is not built again)
