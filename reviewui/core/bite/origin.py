@@ -31,7 +31,9 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from reviewui.core import inside
+from reviewui.core.errors import ReviewError
 from reviewui.core.run import sandbox
+from reviewui.core.run.scratch_build import scratch_git
 from reviewui.core.run.command_types import HostProgram, host_program, resolve
 from reviewui.core.run.sandbox_env import HARNESS_PLUGINS
 from reviewui.core.run.process import read_run_text
@@ -42,6 +44,13 @@ MODULES_VAR = "REVIEWUI_ORIGIN_MODULES"
 
 DATA_VAR = "REVIEWUI_DATA_FILES"
 SOURCE_VAR = "REVIEWUI_SOURCE_FILES"
+GIT_VAR = "REVIEWUI_GIT_DIR"
+GIT_LINKS_VAR = "REVIEWUI_GIT_LINKS"
+GIT_READS = True
+"""Whether a run that records source readers also counts a test that opens or lists anything
+under the scratch's `.git` as a reader of every changed source file (git's objects hold a copy
+of each, and their layout can tell a revert's run from a control's). Off only in tests that
+show what a scratch's own layout hides."""
 
 STOP_VAR = "REVIEWUI_QUIET_STOP"
 QUIET_STOP: Mapping[str, str] = {STOP_VAR: "1"}
@@ -177,7 +186,8 @@ def run_env(
     directories the test Python has inside the reviewer's checkout
     (`checkout_roots`), taken from the scratch instead. `canary`: the name of the run's canary test.
     `data_files` are changed data files whose openers are recorded, `sources` changed source files
-    whose readers (an open that is no import) are (`Observed.reads`).
+    whose readers (an open that is no import, or an open or listing of anything under the
+    scratch's `.git`: git's copy of every one of them) are (`Observed.reads`).
     """
     write_plugin(plugin_dir, canary)
     env = dict(user_env)
@@ -196,7 +206,29 @@ def run_env(
         env[DATA_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in data_files)
     if sources:
         env[SOURCE_VAR] = os.pathsep.join(os.path.realpath(scratch / p) for p in sources)
+        if GIT_READS:
+            env[GIT_VAR] = os.path.realpath(scratch / ".git")
+            env[GIT_LINKS_VAR] = os.pathsep.join(git_links(scratch))
     return env
+
+
+def git_links(scratch: Path) -> list[str]:
+    """The scratch's committed symlinks that lead into its `.git` (real paths): a test can open
+    git's store through one without naming `.git`, so the origin plugin watches their names too."""
+    git = os.path.realpath(scratch / ".git")
+    try:
+        listing = scratch_git(scratch, str(scratch / ".git"), "ls-files", "-s", "-z")
+    except ReviewError:
+        return []
+    out: list[str] = []
+    for row in listing.split("\0"):
+        meta, _, rel = row.partition("\t")
+        if not meta.startswith("120000 ") or not rel:
+            continue
+        real = os.path.realpath(scratch / rel)
+        if real == git or real.startswith(git + os.sep):
+            out.append(os.path.join(os.path.realpath((scratch / rel).parent), os.path.basename(rel)))
+    return out
 
 
 def merge_env(base: Mapping[str, str], more: Mapping[str, str] | None) -> dict[str, str]:
@@ -237,7 +269,7 @@ class Observed:
     """The canary test the plugin ran (canary.py), "" when it ran none."""
     reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Real path (as the run saw it) of a changed source file -> node ids of the tests that read it
-    as data, not by importing it (the baseline only)."""
+    as data, not by importing it, or read the scratch's git store, which holds it (the baseline only)."""
 
     def readers(self, rel: str) -> tuple[str, ...]:
         """The tests that read the changed source file `rel` (repo-relative) as data."""

@@ -1,5 +1,16 @@
 """reviewui: record where the changed modules were imported from, who opens changed data files, and
-which tests read a changed source file as data (an open that is no import: a hash pinned, a file read)."""
+which tests read a changed source file as data (an open that is no import: a hash pinned, a file read).
+
+A test that opens, lists or links anything under the run's `.git` (REVIEWUI_GIT_DIR), or changes
+into it, reads git's copy of every changed source file: its objects, packs and refs can tell a
+revert's run from a control's (a null revert's objects are all in the packs, a revert's are not),
+as the file's own bytes can. Such a test is recorded as a reader of every changed source file.
+A path counts by where it resolves (relative, `..`, symlinks), but only one that could lead there
+is resolved: one naming `.git` or a symlink into it (the tree's: REVIEWUI_GIT_LINKS; any a run
+makes), or a relative one once the working directory has been inside it. Any other costs a
+substring test (about 0.1 us an open). Not seen: a read while no test runs (a test module's top
+level, at collection: no test to name), one test's read another uses, an access through a
+descriptor (`dir_fd`), by `stat` alone, or by another process (`git` itself)."""
 from __future__ import annotations
 
 import json
@@ -66,6 +77,12 @@ if _monitoring is not None:
 _data = {p for p in _var("REVIEWUI_DATA_FILES").split(os.pathsep) if p}
 _sources = {p for p in _var("REVIEWUI_SOURCE_FILES").split(os.pathsep) if p}
 _names = {os.path.basename(p) for p in _data | _sources}
+_git = os.path.realpath(_var("REVIEWUI_GIT_DIR")) if _var("REVIEWUI_GIT_DIR") and _sources else ""
+# Names that may lead into `.git` without spelling it: the tree's symlinks into it, and any link
+# a test makes to something in it (only then is a path without `.git` in it resolved).
+_aliases = {os.path.basename(p) for p in _var("REVIEWUI_GIT_LINKS").split(os.pathsep) if p} if _git else set()
+_LINK_EVENTS = frozenset({"os.symlink", "os.link", "os.rename"})
+_GIT_EVENTS = frozenset({"os.listdir", "os.scandir", "os.chdir", *_LINK_EVENTS})
 _stashed: dict[str, Any] = {}
 _opens: dict[str, set[str]] = {}
 _reads: dict[str, set[str]] = {}
@@ -85,11 +102,11 @@ def _stdlib() -> str:
 _STDLIB = _stdlib() if _sources else ""
 
 
-def _read_as_data() -> bool:
-    """True when the open being audited was made by code other than the import system, pytest or
-    a traceback: the first frame outside the standard library is not pytest's, and no frame on
-    the way is an import's or a source lookup's."""
-    frame = sys._getframe(2)
+def _read_as_data(depth: int = 2) -> bool:
+    """True when the open being audited (`depth` frames above this one) was made by code other
+    than the import system, pytest or a traceback: the first frame outside the standard library
+    is not pytest's, and no frame on the way is an import's or a source lookup's."""
+    frame = sys._getframe(depth)
     while frame is not None:
         name = frame.f_code.co_filename
         if name.startswith("<frozen") or name.endswith(_NOT_DATA) or any(i in name for i in _INFRA):
@@ -100,23 +117,89 @@ def _read_as_data() -> bool:
     return False
 
 
+def _in_git(raw: str) -> bool:
+    """Whether `raw` (a path as opened, "" the working directory) is the run's `.git` or under it,
+    symlinks resolved."""
+    path = os.path.realpath(raw or ".")
+    return path == _git or path.startswith(_git + os.sep)
+
+
+def _may_lead(raw: str) -> bool:
+    """Whether `raw` could lead into `.git` (a cheap test: only then is it resolved)."""
+    return (".git" in raw or (_cwd[0] and not raw.startswith(os.sep))
+            or bool(_aliases and any(a in raw for a in _aliases)))
+
+
+# Whether the working directory is, or has been, inside `.git`: relative paths are then resolved.
+_cwd = [bool(_git) and _in_git("")]
+
+
+def _linked(event: str, args: Any) -> bool:
+    """Whether a link, symlink or rename (`args`: source, destination) takes something in `.git`:
+    the destination's name is then watched as `.git` is."""
+    src, dst = os.fsdecode(args[0]), os.fsdecode(args[1])
+    if event == "os.symlink" and not os.path.isabs(src):
+        src = os.path.join(os.path.dirname(dst), src)
+    if not (_may_lead(src) and _in_git(src)):
+        return False
+    name = os.path.basename(dst.rstrip(os.sep))
+    if name:
+        _aliases.add(name)
+    return True
+
+
+def _other(event: str, args: Any) -> None:
+    """A listing, a change of directory or a link: into `.git`, by a test, is a read of it."""
+    try:
+        if event in _LINK_EVENTS:
+            hit = _linked(event, args)
+        elif isinstance(args[0], int):  # a descriptor (fchdir): where it leads is not known here
+            hit, _cwd[0] = False, _cwd[0] or event == "os.chdir"
+        else:
+            raw = "" if args[0] is None else os.fsdecode(args[0])
+            hit = _may_lead(raw) and _in_git(raw)
+            if hit and event == "os.chdir":
+                _cwd[0] = True
+    except Exception:
+        return
+    if hit:
+        _read_git(4)  # _read_as_data, _read_git, _other, _audit, then the call audited
+
+
 def _audit(event: str, args: Any) -> None:
     if event != "open":
+        if _git and event in _GIT_EVENTS:
+            _other(event, args)
         return
     try:
         raw = os.fsdecode(args[0])
+        if _git and _may_lead(raw) and _in_git(raw):
+            _read_git(3)  # _read_as_data, _read_git, _audit, then the call audited
         if os.path.basename(raw) not in _names:
             return
         path = os.path.realpath(raw)
     except Exception:
         return
-    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    test = _test()
     if not test:
         return
     if path in _data:
         _opens.setdefault(path, set()).add(test)
     if path in _sources and _read_as_data():
         _reads.setdefault(path, set()).add(test)
+
+
+def _test() -> str:
+    return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+
+
+def _read_git(depth: int) -> None:
+    """The current test, reading git's store, reads every changed source file (by test code only:
+    the audited call is `depth` frames above `_read_as_data`'s)."""
+    test = _test()
+    if test and _read_as_data(depth):
+        for path in _sources:
+            _reads.setdefault(path, set()).add(test)
 
 
 if _data or _sources:

@@ -5,7 +5,9 @@ tree written by `checkout-index` into a fresh `git init` (no template, no
 system or global config, so no filter drivers, hooks or fsmonitor from
 anywhere; the tree's own attributes overridden by `info/attributes`), whose
 objects are a pack of exactly that tree from the reviewer's repository and
-whose HEAD commit has that tree. `commit_scratch` re-commits a changed
+whose HEAD commit has that tree. No reflog is kept (`no_reflogs`: its lines would say
+whether and where the ref moved since the build, and so a run's kind); a pristine an older
+reviewui built with one is built again. `commit_scratch` re-commits a changed
 scratch the same way (same author, date, message: a reverted tree and an
 unreverted one look alike to git). Read-only git in the reviewer's
 repository goes through `git_plain` (no hooks, no fsmonitor, no optional locks).
@@ -57,20 +59,27 @@ def pristine(repo_dir: Path, root: Path, sha: str) -> Path:
     """The pristine tree of commit `sha` (built on first use, shared by every slot)."""
     base = root / "pristine"
     done = base / sha
-    if (done / ".git" / "HEAD").is_file():
+    if is_current(done):
         return done
     base.mkdir(parents=True, exist_ok=True)
     with repo_lock(root / "pristine.lock"):
-        if (done / ".git" / "HEAD").is_file():
+        if is_current(done):
             return done
         work = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
         tree_dir = work / "tree"
         try:
+            if done.exists():  # an older reviewui's build (a reflog in it): moved aside, built again
+                os.replace(done, work / "stale")
             _build(repo_dir, tree_dir, sha)
             os.replace(tree_dir, done)
         finally:
             remove_tree(work)
     return done
+
+
+def is_current(done: Path) -> bool:
+    """Whether pristine `done` is built, and by a reviewui that keeps no reflog in a scratch."""
+    return (done / ".git" / "HEAD").is_file() and not os.path.lexists(done / ".git" / "logs")
 
 
 def _build(repo_dir: Path, dest: Path, sha: str) -> None:
@@ -83,6 +92,7 @@ def _build(repo_dir: Path, dest: Path, sha: str) -> None:
     gd = str(dest / ".git")
     run_git(dest, "init", "-q", "--template=", "-b", "scratch", str(dest),
             env={**_SCRATCH_ENV, "GIT_DIR": None, "GIT_WORK_TREE": None}, config=_GIT_SAFE)
+    no_reflogs(dest)
     info = dest / ".git" / "info"
     info.mkdir(exist_ok=True)
     (info / "attributes").write_text(_NO_ATTRIBUTES)
@@ -99,6 +109,16 @@ def _build(repo_dir: Path, dest: Path, sha: str) -> None:
         for name in [*names, *dirs]:
             os.utime(os.path.join(folder, name), ns=(stamp, stamp), follow_symlinks=False)
     os.utime(dest, ns=(stamp, stamp))
+
+
+def no_reflogs(dest: Path) -> None:
+    """Turn reflogs off in scratch `dest`'s own config (git init turned them on) and drop any
+    `logs/`: git then writes none, neither reviewui's `update-ref` nor a test's git. A reflog would
+    tell a run's kind: a batched revert's fork moves the ref without a line (a null revert's ref
+    is the head's, as the pristine's one line says), and run alone a revert's line moves the ref
+    to another commit where a control's moves it to itself."""
+    scratch_git(dest, str(dest / ".git"), "config", "core.logAllRefUpdates", "false")
+    remove_tree(dest / ".git" / "logs")
 
 
 def pack_head(dest: Path, commit: str) -> None:

@@ -1,0 +1,80 @@
+"""Which accesses to the run's `.git` the origin plugin counts as a test reading every changed
+source file (inside/origin_plugin.py), the plugin loaded alone in a fresh Python: fast, and exact
+about each path (the sandboxed sweep is tests/hostile/test_git_store_reads.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from reviewui.core import inside
+
+SCRIPT = r'''
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("reviewui_origin", sys.argv[1])
+plugin = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plugin)
+tree, tmp = sys.argv[2], sys.argv[3]
+git = os.path.join(tree, ".git")
+
+
+def act(name, fn):
+    os.environ["PYTEST_CURRENT_TEST"] = f"t.py::{name} (call)"
+    try:
+        fn()
+    finally:
+        os.environ.pop("PYTEST_CURRENT_TEST")
+        os.chdir(tree)
+
+
+def as_pytest(call, path):  # a listing or an open made by pytest's own code
+    code = compile(f"import os\ndef run(path):\n    {call}(path)\n", os.path.join(tmp, "_pytest", "x.py"), "exec")
+    scope = {}
+    exec(code, scope)
+    return lambda: scope["run"](path)
+
+
+act("by_name", lambda: open(os.path.join(git, "HEAD")).close())
+act("listed", lambda: os.listdir(os.path.join(git, "objects")))
+act("scanned", lambda: list(os.scandir(os.path.join(tree, "pkg", "..", ".git"))))
+act("relative", lambda: (os.chdir(os.path.join(git, "objects")), os.listdir("pack")))
+os.chdir(os.path.join(git, "objects"))  # while no test runs
+act("relative_later", lambda: os.listdir("pack"))
+act("through_link", lambda: os.listdir(os.path.join(tree, "store", "objects")))  # the tree's link (argv)
+os.symlink(git, os.path.join(tmp, "stash"))  # a link made while no test runs
+act("through_new_link", lambda: os.listdir(os.path.join(tmp, "stash", "refs")))
+act("linking", lambda: os.symlink(os.path.join(git, "HEAD"), os.path.join(tmp, "head")))
+act("gitignore", lambda: open(os.path.join(tree, ".gitignore")).close())
+act("tree", lambda: os.listdir(tree))
+act("other_repo", lambda: os.listdir(os.path.join(tmp, "other", ".git")))
+act("listed_by_pytest", as_pytest("os.listdir", os.path.join(git, "objects")))
+act("opened_by_pytest", as_pytest("open", os.path.join(git, "HEAD")))
+os.listdir(git)  # while no test runs (collection): no test to name
+print(json.dumps({k: sorted(v) for k, v in plugin._reads.items()}))
+'''
+
+
+def test_each_way_into_git_counts_and_nothing_else_does(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    for d in (tree / ".git" / "objects" / "pack", tree / ".git" / "refs", tree / "pkg",
+              tmp_path / "other" / ".git", tmp_path / "_pytest"):
+        d.mkdir(parents=True)
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/scratch\n")
+    (tree / ".gitignore").write_text("*.pyc\n")
+    sources = [str(tree / "pkg" / "a.py"), str(tree / "pkg" / "b.py")]
+    for s in sources:
+        Path(s).write_text("X = 1\n")
+    os.symlink(".git", tree / "store")  # a link of the tree's own into .git
+    env = {**os.environ, "REVIEWUI_SOURCE_FILES": os.pathsep.join(sources),
+           "REVIEWUI_GIT_DIR": str(tree / ".git"), "REVIEWUI_GIT_LINKS": str(tree / "store")}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(inside.source("origin_plugin.py")), str(tree),
+                          str(tmp_path)], env=env, cwd=tree, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    reads = json.loads(out.stdout)
+    want = sorted(f"t.py::{n}" for n in ("by_name", "listed", "scanned", "relative", "relative_later", "through_link",
+                                         "through_new_link", "linking"))
+    assert reads == dict.fromkeys(sources, want)
