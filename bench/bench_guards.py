@@ -15,7 +15,11 @@ file for it.
    the function's `body` guard or the hunk revert bites): the evidence mutmut
    finds must not be lost.
 
-Run: python bench/bench_guards.py [--repeat N] [--pairs N]
+Both sides run the same Python: a venv holding pytest, its usual plugins and mutmut, copied
+from this one (tests/project_python.py), as the project measured would have; `--dev-venv` runs
+both on this venv instead (reviewui's own test plugins in every pytest start, as before 6 Dec 2026).
+
+Run: python bench/bench_guards.py [--repeat N] [--pairs N] [--dev-venv]
 """
 
 from __future__ import annotations
@@ -93,18 +97,18 @@ def make_repo(root: Path) -> None:
     git(root, "checkout", "-q", "main")
 
 
-def mutmut_killed(mutmut: str, tree: Path, env: dict[str, str],
+def mutmut_killed(mutmut: list[str], tree: Path, env: dict[str, str],
                   lines: bool = True) -> tuple[float, list[tuple[str, int]], int]:
     """Run mutmut on the 8 functions: seconds, (file, line) of each killed mutant (when `lines`:
     a `mutmut show` each), survivors and killed counted either way."""
     (tree / "setup.cfg").write_text("[mutmut]\npaths_to_mutate = pkg/\ntests_dir = tests/\n")
     names = [f"pkg.g{i}.x_score{i}__mutmut_*" for i in range(N)]
     t0 = time.perf_counter()
-    proc = subprocess.run([mutmut, "run", *names], cwd=tree, env=env, capture_output=True, text=True)
+    proc = subprocess.run([*mutmut, "run", *names], cwd=tree, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
     if proc.returncode != 0:
         print(proc.stdout[-2000:], proc.stderr[-2000:])
-    results = subprocess.run([mutmut, "results", "--all", "true"], cwd=tree, env=env, capture_output=True, text=True)
+    results = subprocess.run([*mutmut, "results", "--all", "true"], cwd=tree, env=env, capture_output=True, text=True)
     killed: list[tuple[str, int]] = []
     survived = 0
     for row in results.stdout.splitlines():
@@ -117,11 +121,18 @@ def mutmut_killed(mutmut: str, tree: Path, env: dict[str, str],
         if not lines:
             killed.append((f"pkg/g{m.group(2)}.py", 0))
             continue
-        shown = subprocess.run([mutmut, "show", m.group(1)], cwd=tree, env=env, capture_output=True, text=True)
+        shown = subprocess.run([*mutmut, "show", m.group(1)], cwd=tree, env=env, capture_output=True, text=True)
         line = _changed_line(shown.stdout, (tree / f"pkg/g{m.group(2)}.py").read_text())
         if line is not None:
             killed.append((f"pkg/g{m.group(2)}.py", line))
     return seconds, killed, survived
+
+
+def _project_python() -> str:
+    """A venv with pytest, its usual plugins and mutmut (when this venv has it), made once per machine."""
+    from tests.project_python import python
+
+    return python(("mutmut",))
 
 
 def _changed_line(diff_text: str, source: str) -> int | None:
@@ -146,10 +157,18 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5, help="timed `b` presses on one function")
     ap.add_argument("--pairs", type=int, default=3, help="cold sweeps, each followed by a `mutmut run`")
+    ap.add_argument("--dev-venv", action="store_true",
+                    help="both sides on this venv (reviewui's own test plugins loaded in every pytest start), "
+                         "as the figures before 6 Dec 2026 were taken")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-guards-"))
     os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")
-    cmd = f"{sys.executable} -m pytest"
+    # The project's own Python, as a project of this shape has one: pytest and its usual plugins, and
+    # mutmut for the comparison (tests/project_python.py copies them from this venv). This venv
+    # would load reviewui's own test plugins (Hypothesis, Textual's snapshots) into every pytest
+    # start of both sides: a cost of this checkout, not of the project measured.
+    python = sys.executable if args.dev_venv else _project_python()
+    cmd = f"{python} -m pytest"
     try:
         repo = tmp / "repo"
         make_repo(repo)
@@ -177,8 +196,8 @@ def main() -> int:
         # 2. cold sweeps of every hunk and guard, each paired with a `mutmut run` right after it:
         # the machine's speed drifts over seconds, so a pair shares its conditions and the
         # median of the pairs' ratios is the figure.
-        mutmut = shutil.which("mutmut") or str(Path(sys.executable).parent / "mutmut")
-        have_mutmut = Path(mutmut).exists()
+        have_mutmut = subprocess.run([python, "-c", "import mutmut"], capture_output=True).returncode == 0
+        mutmut = [python, "-m", "mutmut"]
         tree = tmp / "mutmut"
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         if have_mutmut:

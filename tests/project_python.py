@@ -89,9 +89,10 @@ def _own_dir(path: Path) -> Path:
 
 
 @functools.cache
-def python() -> str:
-    """The samples' Python (made by the first caller on this machine for these versions)."""
-    dists = _closure(PLUGINS)
+def python(extra: tuple[str, ...] = ()) -> str:
+    """The samples' Python (made by the first caller on this machine for these versions), with the
+    distributions named in `extra` too (a bench's mutmut, say)."""
+    dists = _closure(PLUGINS + extra)
     home = _own_dir(Path(tempfile.gettempdir()) / f"reviewui-tests-{os.getuid()}")
     root = home / f"python-{_key(dists)}"
     with open(home / f"{root.name}.lock", "w") as lock:
