@@ -173,7 +173,13 @@ def _audit(event: str, args: Any) -> None:
         return
     try:
         raw = os.fsdecode(args[0])
-        if _git and _may_lead(raw) and _in_git(raw):
+        # os.open (mode None) of a bare name is how the standard library walks a tree by
+        # descriptor (shutil.rmtree, os.fwalk: the name is relative to a directory descriptor the
+        # event does not carry), and resolved against the working directory a `.git` met so in
+        # another repository would be the run's own. Opening `.git` itself reads nothing: what
+        # is read through it is a listing by descriptor, not seen either way (see the docstring).
+        by_name = args[1] is None and os.sep not in raw
+        if _git and not by_name and _may_lead(raw) and _in_git(raw):
             _read_git(3)  # _read_as_data, _read_git, _audit, then the call audited
         if os.path.basename(raw) not in _names:
             return

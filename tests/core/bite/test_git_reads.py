@@ -50,6 +50,10 @@ act("linking", lambda: os.symlink(os.path.join(git, "HEAD"), os.path.join(tmp, "
 act("gitignore", lambda: open(os.path.join(tree, ".gitignore")).close())
 act("tree", lambda: os.listdir(tree))
 act("other_repo", lambda: os.listdir(os.path.join(tmp, "other", ".git")))
+# Another repository deleted: shutil walks it by descriptor, opening its `.git` by bare name
+# relative to a directory descriptor, a name that relative to the working directory (the tree)
+# would be the run's own `.git` (every test that makes and deletes a repository was a reader).
+act("rmtree_other_repo", lambda: __import__("shutil").rmtree(os.path.join(tmp, "doomed")))
 act("listed_by_pytest", as_pytest("os.listdir", os.path.join(git, "objects")))
 act("opened_by_pytest", as_pytest("open", os.path.join(git, "HEAD")))
 os.listdir(git)  # while no test runs (collection): no test to name
@@ -60,7 +64,7 @@ print(json.dumps({k: sorted(v) for k, v in plugin._reads.items()}))
 def test_each_way_into_git_counts_and_nothing_else_does(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     for d in (tree / ".git" / "objects" / "pack", tree / ".git" / "refs", tree / "pkg",
-              tmp_path / "other" / ".git", tmp_path / "_pytest"):
+              tmp_path / "other" / ".git", tmp_path / "_pytest", tmp_path / "doomed" / ".git" / "objects"):
         d.mkdir(parents=True)
     (tree / ".git" / "HEAD").write_text("ref: refs/heads/scratch\n")
     (tree / ".gitignore").write_text("*.pyc\n")
