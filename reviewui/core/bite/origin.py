@@ -52,6 +52,14 @@ under the scratch's `.git` as a reader of every changed source file (git's objec
 of each, and their layout can tell a revert's run from a control's). Off only in tests that
 show what a scratch's own layout hides."""
 
+CHILD_VAR = "REVIEWUI_CHILD_READS"
+CHILD_READS = True
+"""Whether a run that records source readers also counts opens of a changed source file by other
+processes a test starts (`sha256sum pkg/m.py`, a child Python reading it; not one importing it),
+and their opens or listings of the scratch's `.git` store when GIT_READS is on, through an inotify
+watch (inside/child_reads.py; nothing where inotify is missing). Off only in tests that show what
+it catches."""
+
 STOP_VAR = "REVIEWUI_QUIET_STOP"
 QUIET_STOP: Mapping[str, str] = {STOP_VAR: "1"}
 """Extra environment for runs of reverted code: the first collection error ends the run
@@ -187,7 +195,8 @@ def run_env(
     (`checkout_roots`), taken from the scratch instead. `canary`: the name of the run's canary test.
     `data_files` are changed data files whose openers are recorded, `sources` changed source files
     whose readers (an open that is no import, or an open or listing of anything under the
-    scratch's `.git`: git's copy of every one of them) are (`Observed.reads`).
+    scratch's `.git`: git's copy of every one of them; by the test's Python or, CHILD_READS, by
+    a process it starts) are (`Observed.reads`).
     """
     write_plugin(plugin_dir, canary)
     env = dict(user_env)
@@ -209,6 +218,8 @@ def run_env(
         if GIT_READS:
             env[GIT_VAR] = os.path.realpath(scratch / ".git")
             env[GIT_LINKS_VAR] = os.pathsep.join(git_links(scratch))
+        if CHILD_READS:
+            env[CHILD_VAR] = "1"
     return env
 
 

@@ -10,7 +10,17 @@ is resolved: one naming `.git` or a symlink into it (the tree's: REVIEWUI_GIT_LI
 makes), or a relative one once the working directory has been inside it. Any other costs a
 substring test (about 0.1 us an open). Not seen: a read while no test runs (a test module's top
 level, at collection: no test to name), one test's read another uses, an access through a
-descriptor (`dir_fd`), by `stat` alone, or by another process (`git` itself)."""
+descriptor (`dir_fd`), by `stat` alone.
+
+A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
+store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
+each test phase): an open of a changed file beyond those this Python made during the phase, and
+not excused by another process's listing of its directory (a child Python importing the module
+lists it first), or another process's listing of `.git`, `.git/objects` or `objects/pack` or
+open of a file directly in one, makes the test a reader. Not seen that way: a child that lists
+the directory before it reads the file, one still running after its test, a file replaced
+(renamed over) during the run, a phase whose events overflowed the kernel's queue, a run
+where inotify cannot be had (no ctypes, the watch limit): there only this Python is watched."""
 from __future__ import annotations
 
 import json
@@ -19,6 +29,15 @@ import sys
 from typing import Any, Iterator
 
 import pytest
+
+# Imported in every run alike (what is loaded never tells a run's kind); it does nothing until asked.
+try:
+    import reviewui_child_reads as child_reads  # type: ignore[import-not-found]  # copied beside this plugin
+except ImportError:  # loaded from reviewui's own tree (its tests)
+    try:
+        from reviewui.core.inside import child_reads
+    except ImportError:
+        child_reads = None
 
 # What this run was given for reviewui's plugins is taken out of the test's sight before any
 # test module is imported (pytest imports PYTEST_PLUGINS first): every run, baseline, revert or
@@ -152,12 +171,16 @@ def _other(event: str, args: Any) -> None:
     """A listing, a change of directory or a link: into `.git`, by a test, is a read of it."""
     try:
         if event in _LINK_EVENTS:
-            hit = _linked(event, args)
+            hit = bool(_git) and _linked(event, args)
         elif isinstance(args[0], int):  # a descriptor (fchdir): where it leads is not known here
             hit, _cwd[0] = False, _cwd[0] or event == "os.chdir"
         else:
             raw = "" if args[0] is None else os.fsdecode(args[0])
-            hit = _may_lead(raw) and _in_git(raw)
+            hit = bool(_git) and _may_lead(raw) and _in_git(raw)
+            if _watch and event != "os.chdir":
+                _watch.listing(raw)
+                if hit:
+                    _watch.git(raw)
             if hit and event == "os.chdir":
                 _cwd[0] = True
     except Exception:
@@ -168,7 +191,7 @@ def _other(event: str, args: Any) -> None:
 
 def _audit(event: str, args: Any) -> None:
     if event != "open":
-        if _git and event in _GIT_EVENTS:
+        if (_git or _watch) and event in _GIT_EVENTS:
             _other(event, args)
         return
     try:
@@ -180,12 +203,18 @@ def _audit(event: str, args: Any) -> None:
         # is read through it is a listing by descriptor, not seen either way (see the docstring).
         by_name = args[1] is None and os.sep not in raw
         if _git and not by_name and _may_lead(raw) and _in_git(raw):
+            if _watch:
+                _watch.git(raw)
             _read_git(3)  # _read_as_data, _read_git, _audit, then the call audited
+        if _watch:
+            _watch.listing(raw)
         if os.path.basename(raw) not in _names:
             return
         path = os.path.realpath(raw)
     except Exception:
         return
+    if _watch and path in _sources:
+        _watch.here[path] = _watch.here.get(path, 0) + 1
     test = _test()
     if not test:
         return
@@ -207,6 +236,47 @@ def _read_git(depth: int) -> None:
         for path in _sources:
             _reads.setdefault(path, set()).add(test)
 
+
+def _open_watch() -> Any:
+    """The tally of other processes' opens (child_reads.Tally) of the changed source files, their
+    directories and `.git`'s store, or None: not a baseline, switched off, or no inotify here."""
+    if not _sources or not _var("REVIEWUI_CHILD_READS") or child_reads is None:
+        return None
+    store = [os.path.join(_git, *p) for p in ((), ("objects",), ("objects", "pack"))] if _git else []
+    return child_reads.Tally.watching(_sources, [p for p in store if os.path.isdir(p)])
+
+
+# Opens of the changed source files by any process (a test's `sha256sum`, a child Python reading
+# one): the watch counts them all, the audit hook tells the tally those of this Python.
+_watch = _open_watch()
+
+
+def _phase_reads(test: str) -> None:
+    """After one phase of `test`: the changed files another process read (all of them when it
+    read `.git`'s store) are read by the test."""
+    for path in _watch.end(bool(test)):
+        _reads.setdefault(path, set()).add(test)
+
+
+def _watched(phase: str) -> Any:
+    # The same hooks in every run; they drain the watch only where there is one (a baseline).
+    @pytest.hookimpl(hookwrapper=True)
+    def hook(item: Any) -> Iterator[None]:
+        if _watch is None:
+            yield
+            return
+        _phase_reads("")  # what happened between phases is nobody's
+        try:
+            yield
+        finally:
+            _phase_reads(item.nodeid)
+    hook.__name__ = hook.__qualname__ = phase
+    return hook
+
+
+pytest_runtest_setup = _watched("pytest_runtest_setup")
+pytest_runtest_call = _watched("pytest_runtest_call")
+pytest_runtest_teardown = _watched("pytest_runtest_teardown")
 
 if _data or _sources:
     sys.addaudithook(_audit)
