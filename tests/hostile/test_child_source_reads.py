@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.bite import origin
-from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
+from tests.hostile.wrong_code import base_files, head_files, imports, sweep
 
 pytestmark = pytest.mark.slow
 
 N = 2
-HEADS = {f"pkg/m{i}.py": f"def f{i}(x):\n    y = x\n    return 42\n" for i in range(N)}
+HEADS = head_files(N)
 READERS = {
     "sha256sum": "subprocess.run(['sha256sum', path], capture_output=True, text=True).stdout.split()[0]",
     "python": ("subprocess.run([sys.executable, '-c', 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "
@@ -49,15 +49,14 @@ CLI = ("def test_cli():  # a child Python imports pkg.m0 and checks what it retu
 
 
 def _repo(root: Path, reader: str) -> Path:
-    base = {"pkg/__init__.py": "", **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(N)}}
     pins = {p: _pin(reader, t) for p, t in HEADS.items()}
-    test = ("".join(f"from pkg.m{i} import f{i}\n" for i in range(N))
+    test = (imports(N)
             + "import os, subprocess, sys\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
             + f"PINS = {pins!r}\n\n\ndef digest(rel):\n    path = os.path.join(ROOT, rel)\n    return {READERS[reader]}\n"
             + "".join(f"\n\ndef test_{i}():\n    f{i}(2)  # covered, checked never\n"
                       f"    assert digest('pkg/m{i}.py') == PINS['pkg/m{i}.py']\n" for i in range(N))
             + "\n\n" + CLI)
-    return make_repo(root, base, {"tests/__init__.py": "", "tests/test_probe.py": test, **HEADS}).root
+    return make_repo(root, base_files(N), {"tests/__init__.py": "", "tests/test_probe.py": test, **HEADS}).root
 
 
 @pytest.mark.parametrize("reader", ["sha256sum", "python", "git"])
@@ -68,12 +67,9 @@ def test_a_hash_pinned_by_another_process_makes_no_bite(tmp_path: Path, monkeypa
     if not fixed:  # other processes' opens are not watched
         monkeypatch.setattr(origin, "CHILD_READS", False)
     t, d = load(_repo(tmp_path / "repo", reader))
-    try:
-        rep = run_bite(t, d, Settings(warm_runner=reader == "sha256sum"), jobs=2, timeout=60)
-    except UntrustedCommand as e:  # a control that failed would be as good: the probe is caught
-        assert fixed, f"the probe was caught with the fix off: {e}"
+    rep = sweep(t, d, fixed, Settings(warm_runner=reader == "sha256sum"))
+    if rep is None:  # a control caught the probe
         return
-    assert rep.baseline.status == "green", rep.baseline.reason
     verdicts = [(r.file, r.verdict, r.failing_tests, r.reason) for r in rep.results]
     probe = "tests/test_probe.py::"
     if fixed:  # the pins' failures are set aside; the importer's still count

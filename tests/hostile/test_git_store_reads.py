@@ -22,11 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import origin, revert_batch
-from reviewui.core.bite.engine import UntrustedCommand, run_bite
-from reviewui.core.config import Settings
+from reviewui.core.bite import origin
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import RepoBuilder
+from tests.hostile.wrong_code import base_files, calls, head_files, imports, run_alone, sweep
 
 pytestmark = pytest.mark.slow
 
@@ -86,15 +85,10 @@ def test_plain():  # .gitignore is no part of git's store
 
 
 def _repo(root: Path) -> Path:
-    # The branch's code is wrong (each function returns 42); the tests assert nothing about it.
     rb = RepoBuilder(root)
-    rb.commit({".gitignore": "*.pyc\n", "pkg/__init__.py": "",
-               **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(N)}}, "base")
+    rb.commit({".gitignore": "*.pyc\n", **base_files(N)}, "base")
     rb.branch("agent/work")
-    imports = "".join(f"from pkg.m{i} import f{i}\n" for i in range(N))
-    calls = "def CALLS():\n" + "".join(f"    f{i}(2)\n" for i in range(N))  # covered, checked never
-    rb.write({"tests/__init__.py": "", "tests/test_probe.py": imports + calls + PROBE,
-              **{f"pkg/m{i}.py": f"def f{i}(x):\n    y = x\n    return 42\n" for i in range(N)}})
+    rb.write({"tests/__init__.py": "", "tests/test_probe.py": imports(N) + calls(N) + PROBE, **head_files(N)})
     os.symlink("../.git", root / "tests" / "store")
     rb.commit({}, "agent change")
     rb.checkout("main")
@@ -106,17 +100,14 @@ def _repo(root: Path) -> Path:
 def test_a_pack_index_probe_makes_no_bite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           fixed: bool, alone: bool) -> None:
     use_venv_python(monkeypatch)
-    if alone:  # every revert and control run alone, each in a scratch of its own (git commits there)
-        monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
+    if alone:
+        run_alone(monkeypatch)
     if not fixed:  # a test reading `.git` is no reader of the changed files
         monkeypatch.setattr(origin, "GIT_READS", False)
     t, d = load(_repo(tmp_path / "repo"))
-    try:
-        rep = run_bite(t, d, Settings(), jobs=2, timeout=60)
-    except UntrustedCommand as e:  # a control that failed would be as good: the probe is caught
-        assert fixed, f"the probe was caught with the fix off: {e}"
+    rep = sweep(t, d, fixed)
+    if rep is None:  # a control caught the probe
         return
-    assert rep.baseline.status == "green", rep.baseline.reason
     verdicts = [(r.file, r.verdict, r.failing_tests, r.reason) for r in rep.results]
     if fixed:  # the readers' failures are set aside: nothing bites, and each hunk says why
         readers = tuple(f"tests/test_probe.py::test_{n}" for n in ("linked", "listed", "packed"))

@@ -23,12 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import fallback, revert_batch
-from reviewui.core.bite.engine import UntrustedCommand, run_bite
-from reviewui.core.config import Settings
+from reviewui.core.bite import fallback
 from reviewui.core.run import scratch_build
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
+from tests.hostile.wrong_code import base_files, calls, head_files, imports, run_alone, sweep
 
 pytestmark = pytest.mark.slow
 
@@ -73,13 +72,8 @@ def test_any():
 
 
 def _repo(root: Path, probe: str) -> Path:
-    # The branch's code is wrong (each function returns 42); the tests assert nothing about it.
-    base = {"pkg/__init__.py": "", **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(N)}}
-    imports = "".join(f"from pkg.m{i} import f{i}\n" for i in range(N))
-    calls = "def CALLS():\n" + "".join(f"    f{i}(2)\n" for i in range(N))  # covered, checked never
-    branch = {"tests/__init__.py": "", "tests/test_probe.py": imports + calls + PROBE + probe,
-              **{f"pkg/m{i}.py": f"def f{i}(x):\n    y = x\n    return 42\n" for i in range(N)}}
-    return make_repo(root, base, branch).root
+    branch = {"tests/__init__.py": "", "tests/test_probe.py": imports(N) + calls(N) + PROBE + probe, **head_files(N)}
+    return make_repo(root, base_files(N), branch).root
 
 
 @pytest.mark.parametrize("alone", [False, True], ids=["batched", "alone"])
@@ -87,19 +81,16 @@ def _repo(root: Path, probe: str) -> Path:
 def test_a_loose_object_count_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  fixed: bool, alone: bool) -> None:
     use_venv_python(monkeypatch)
-    if alone:  # every revert and control run alone, each in a scratch of its own (git commits there)
-        monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
+    if alone:
+        run_alone(monkeypatch)
     if not fixed and alone:  # a control alone leaves the objects git wrote (none) as they are
         monkeypatch.setattr(fallback, "write_loose", lambda scratch, files: None)
     elif not fixed:  # the head's commit left loose
         monkeypatch.setattr(scratch_build, "pack_head", lambda dest, commit: None)
     t, d = load(_repo(tmp_path / "repo", ALONE if alone else BATCHED))
-    try:
-        rep = run_bite(t, d, Settings(), jobs=2, timeout=60)
-    except UntrustedCommand as e:  # a control that failed would be as good: the probe is caught
-        assert fixed, f"the probe was caught with the fix off: {e}"
+    rep = sweep(t, d, fixed)
+    if rep is None:  # a control caught the probe
         return
-    assert rep.baseline.status == "green", rep.baseline.reason
     verdicts = [r.verdict for r in rep.results]
     if fixed:  # every run of the probe sees what the baseline's did, or a control's: nothing bites
         assert "bites" not in verdicts, [(r.file, r.verdict, r.failing_tests) for r in rep.results]

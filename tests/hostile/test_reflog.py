@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import origin, revert_batch
-from reviewui.core.bite.engine import UntrustedCommand, run_bite
-from reviewui.core.config import Settings
+from reviewui.core.bite import origin
 from reviewui.core.run import scratch_build
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
+from tests.hostile.wrong_code import base_files, calls, head_files, imports, run_alone, sweep
 
 pytestmark = pytest.mark.slow
 
@@ -52,13 +51,8 @@ def test_reflog():
 
 
 def _repo(root: Path) -> Path:
-    # The branch's code is wrong (each function returns 42); the test asserts nothing about it.
-    base = {"pkg/__init__.py": "", **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(N)}}
-    imports = "".join(f"from pkg.m{i} import f{i}\n" for i in range(N))
-    calls = "def CALLS():\n" + "".join(f"    f{i}(2)\n" for i in range(N))  # covered, checked never
-    branch = {"tests/__init__.py": "", "tests/test_probe.py": imports + calls + PROBE,
-              **{f"pkg/m{i}.py": f"def f{i}(x):\n    y = x\n    return 42\n" for i in range(N)}}
-    return make_repo(root, base, branch).root
+    branch = {"tests/__init__.py": "", "tests/test_probe.py": imports(N) + calls(N) + PROBE, **head_files(N)}
+    return make_repo(root, base_files(N), branch).root
 
 
 @pytest.mark.parametrize("alone", [False, True], ids=["batched", "alone"])
@@ -69,18 +63,15 @@ def test_a_reflog_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatc
     # The probe opens `.git`: the reader record (test_git_store_reads.py) would set its failures
     # aside on its own. Off here, so this test shows what the scratch's layout alone hides.
     monkeypatch.setattr(origin, "GIT_READS", False)
-    if alone:  # every revert and control run alone, each in a scratch of its own (git commits there)
-        monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
+    if alone:
+        run_alone(monkeypatch)
     if not fixed:  # the scratch keeps git's reflogs (and a pristine with one is not built again)
         monkeypatch.setattr(scratch_build, "no_reflogs", lambda dest: None)
         monkeypatch.setattr(scratch_build, "is_current", lambda done: (done / ".git" / "HEAD").is_file())
     t, d = load(_repo(tmp_path / "repo"))
-    try:
-        rep = run_bite(t, d, Settings(), jobs=2, timeout=60)
-    except UntrustedCommand as e:  # a control that failed would be as good: the probe is caught
-        assert fixed, f"the probe was caught with the fix off: {e}"
+    rep = sweep(t, d, fixed)
+    if rep is None:  # a control caught the probe
         return
-    assert rep.baseline.status == "green", rep.baseline.reason
     verdicts = [r.verdict for r in rep.results]
     if fixed:  # no reflog in any run: nothing bites
         assert "bites" not in verdicts, [(r.file, r.verdict, r.failing_tests) for r in rep.results]

@@ -1,0 +1,53 @@
+"""The branch every tell probe runs against, and its sweep (tests/hostile/test_*reads*, test_reflog,
+test_loose_objects): `n` functions that return 42 whatever they are given, and tests that call
+them and assert nothing about what they return. Any hunk that "bites" there was told apart by
+something other than the code: the probe the test module carries."""
+
+from __future__ import annotations
+
+
+import pytest
+
+from reviewui.core.bite import revert_batch
+from reviewui.core.bite.engine import UntrustedCommand, run_bite
+from reviewui.core.bite.report import BiteReport
+from reviewui.core.config import Settings
+from reviewui.core.diff import Diff
+from reviewui.core.target import Target
+
+
+def base_files(n: int) -> dict[str, str]:
+    """The base: a package of `n` modules, `f{i}` returning what it is given."""
+    return {"pkg/__init__.py": "", **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(n)}}
+
+
+def head_files(n: int) -> dict[str, str]:
+    """The branch's wrong code: each `f{i}` returns 42."""
+    return {f"pkg/m{i}.py": f"def f{i}(x):\n    y = x\n    return 42\n" for i in range(n)}
+
+
+def imports(n: int) -> str:
+    """The test module's imports of every `f{i}`."""
+    return "".join(f"from pkg.m{i} import f{i}\n" for i in range(n))
+
+
+def calls(n: int) -> str:
+    """`CALLS()`: every function covered, none checked."""
+    return "def CALLS():\n" + "".join(f"    f{i}(2)\n" for i in range(n))
+
+
+def run_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every revert and control run alone, each in a scratch of its own (git commits there)."""
+    monkeypatch.setattr(revert_batch, "batchable", lambda pending: ([], list(pending)))
+
+
+def sweep(target: Target, diff: Diff, fixed: bool, settings: Settings | None = None) -> BiteReport | None:
+    """The probe's sweep (its baseline green), or None when a control caught the probe, which is as
+    good as no bite: then only with the fix on."""
+    try:
+        rep = run_bite(target, diff, settings or Settings(), jobs=2, timeout=60)
+    except UntrustedCommand as e:
+        assert fixed, f"the probe was caught with the fix off: {e}"
+        return None
+    assert rep.baseline.status == "green", rep.baseline.reason
+    return rep
