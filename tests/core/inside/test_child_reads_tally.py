@@ -92,3 +92,22 @@ def test_no_watch_where_a_file_cannot_be_watched_and_close_is_final(tree: tuple[
     with pytest.raises(OSError):
         os.fstat(watch.fd)
     watch.close()  # twice: quiet
+
+
+def test_this_python_s_listings_count_only_for_the_watched_places(tree: tuple[Path, Path, Path],
+                                                                   tmp_path: Path) -> None:
+    m0, m1, store = tree
+    tally = _tally(m0, m1, store)
+    other = tmp_path / "elsewhere" / "pkg"  # the same name, another folder
+    other.mkdir(parents=True)
+    (store / "sub").mkdir()
+    tally.listing(str(other))
+    tally.listing(str(m0))  # a file, not the folder
+    tally.git(str(tmp_path / ".gitignore"))
+    tally.git(str(store / "sub"))  # a folder inside the store is no file read in it
+    assert tally.listed == {} and tally.in_store == 0
+    tally.listing(str(m0.parent))
+    tally.git(str(store))
+    tally.git(str(store / "blob"))
+    assert tally.listed == {os.path.realpath(m0.parent): 1} and tally.in_store == 2
+    tally.watch.close()
