@@ -22,6 +22,7 @@ import itertools
 import os
 import re
 import shlex
+import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ class RunGroup:
     """One run's cgroup (one per controller with v1): made by `create`, removed by `close`."""
 
     def __init__(self, parents: _Parents, limits: Limits) -> None:
-        name = f"reviewui-{os.getpid()}-{next(_ids)}"
+        name = f"reviewui-{os.getpid()}-{_pid_namespace()}-{next(_ids)}"
         self.version = parents.version
         self.dirs = [parents.memory / name] if parents.version == 2 else [parents.memory / name, parents.pids / name]
         for d in self.dirs:
@@ -230,16 +231,62 @@ def _field(path: Path, key: str) -> int:
     return 0
 
 
+_NAME = re.compile(r"^reviewui-(\d+)-(?:(\d+)-)?\d+$")
+"""A run cgroup's name: its maker's pid, the maker's pid namespace (absent in older reviewuis), a count."""
+
+
+def _pid_namespace() -> int:
+    """This process's pid namespace (its inode; 0 when unknown): a cgroup's owner pid means
+    something only in the namespace it was made in (containers may share a cgroup parent)."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
 def _sweep(parent: Path) -> None:
-    """Remove the cgroups of reviewui processes that are gone (a crash leaves them behind)."""
+    """Remove the cgroups of reviewui processes that are gone (a crash leaves them behind), killing
+    what is still in them first: a run's processes outlive a reviewui killed mid-run when they miss
+    bubblewrap's parent-death signal (a sandbox's pid 1 left waiting, which ignores SIGTERM). Only
+    cgroups made in this pid namespace whose maker is gone are touched; one of an older reviewui
+    (no namespace in its name) is only removed when empty, as before."""
     try:
         entries = list(parent.iterdir())
     except OSError:
         return
+    ours = _pid_namespace()
     for entry in entries:
-        m = re.match(r"^reviewui-(\d+)-", entry.name)
-        if m and int(m.group(1)) != os.getpid() and not Path(f"/proc/{m.group(1)}").exists():
+        m = _NAME.match(entry.name)
+        if not m or int(m.group(1)) == os.getpid() or Path(f"/proc/{m.group(1)}").exists():
+            continue
+        if m.group(2) is not None and ours and int(m.group(2)) == ours:
+            _kill_members(entry)
+        for _ in range(20 if m.group(2) is not None else 1):
             try:
                 entry.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                threading.Event().wait(0.05)  # the killed are still leaving
+
+
+def _kill_members(group: Path) -> None:
+    """SIGKILL every process left in cgroup `group` (pids as this namespace sees them)."""
+    kill = group / "cgroup.kill"  # cgroup v2, Linux 5.14+: the kernel does it all
+    if kill.exists():
+        try:
+            kill.write_text("1")
+            return
+        except OSError:
+            pass
+    try:
+        members = (group / "cgroup.procs").read_text(encoding="ascii").split()
+    except OSError:
+        return
+    for pid in members:
+        if pid.isdigit() and int(pid) > 1:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
             except OSError:
                 pass
