@@ -6,8 +6,8 @@ baseline, instrument check, warm servers and controls included; the pristine tre
 beforehand) and mutmut runs every mutant of the same functions in a worktree of the
 head (`source_paths = pkg/`), in pairs run back to back (--pairs); the median of the pairs'
 ratios is the figure, printed with the load average. Where the sweep's time went is
-printed too: guards graded in batch sessions, handed back and run alone, and the
-guards sharing one test selection.
+printed too: the guards' verdicts, the controls, and the items run alone (a
+guard a batch session handed back, by kind).
 
 Targets: <= 0.5x at 200 functions x 200 tests and at 50 x 2 000.
 Run: python bench/bench_guards_scale.py --functions 200 --tests 200 [--pairs 1] (needs `pip install mutmut`)
