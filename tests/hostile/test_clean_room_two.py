@@ -26,6 +26,7 @@ from reviewui.core.config import Settings
 from reviewui.core.run import sandbox
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest
+from tests import project_python
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 
@@ -374,10 +375,15 @@ def test_memory_is_bounded_for_the_run_as_a_whole(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setenv("REVIEWUI_MEMORY_LIMIT", "512M")
     limits._fitted.cache_clear()
-    server = WarmPytest(PY) if warm else None
+    # The project's own Python (pytest and its usual plugins), not this suite's: its children fork
+    # inside pytest and each runs pytest's end, and a plugin of this suite's (Textual's snapshots)
+    # then removed the temporary folder its parent still lists: an INTERNALERROR whose tracebacks
+    # could push the children's MemoryError out of the output kept (seen 2 runs in 8 under load).
+    py = project_python.python()
+    server = WarmPytest(py) if warm else None
     try:
         root = _project(tmp_path / "a" / "tree", CHILDREN)
-        run = run_tests(root, [PY, "-m", "pytest", "-p", "no:xdist"], ["test_limit.py"], 120, warm=server)
+        run = run_tests(root, [py, "-m", "pytest", "-p", "no:xdist"], ["test_limit.py"], 120, warm=server)
     finally:
         if server is not None:
             server.close()
