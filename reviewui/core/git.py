@@ -43,7 +43,7 @@ def repo_dirs(path: str | Path) -> tuple[Path, Path]:
     out = run_git(p, "rev-parse", "--is-bare-repository", "--show-toplevel", "--path-format=absolute",
                   "--git-common-dir", check=False)
     lines = out.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) == 3 and lines[0] == "false" and lines[1] and lines[2]:  # git stops at a question it cannot answer
+    if len(lines) == 3:  # git stops at the first question it cannot answer (a bare repository's top level)
         root, common = Path(lines[1]), Path(lines[2])
         _COMMON_DIRS[str(root.resolve())] = common
         return root, common

@@ -90,3 +90,23 @@ def test_show_files_reads_several_files_at_two_commits_in_one_git_process(tmp_pa
     assert got == [b"base", b"head", b"\x00\xff", None, None, None, b"base"]  # cut at cap + 1 bytes
     assert len(spawned) == 1
     assert git.show_files(tmp_path, []) == [] and git.show_files(tmp_path, [(head, "x\ry")]) == [None]
+
+
+def test_a_git_without_path_format_is_asked_one_question_at_a_time(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Older than 2.31, git knows no --path-format: the one call fails, and the top level comes
+    # from its own question (the fallback's work-tree path, not GitPython's).
+    rb = make_repo(tmp_path / "repo", {"a.py": "1\n"}, {"a.py": "2\n"})
+    (tmp_path / "repo" / "pkg").mkdir()
+    real = git.run_git
+
+    def old_git(cwd: str | Path, *args: str, **kw: object) -> bytes:
+        if "--path-format=absolute" in args and "--show-toplevel" in args:
+            return b"false\n"  # printed before it stopped at the option it does not know
+        return real(cwd, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(git, "run_git", old_git)
+    monkeypatch.setattr(git, "open_repo", lambda p: pytest.fail("GitPython asked for a work tree's top level"))
+    git._COMMON_DIRS.clear()
+    root, common = git.repo_dirs(rb.root / "pkg")
+    assert root.resolve() == rb.root.resolve() and common.resolve() == (rb.root / ".git").resolve()

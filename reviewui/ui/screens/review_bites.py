@@ -247,7 +247,7 @@ class BitesPart(ReviewPart):
     def show_result(self) -> None:
         """Show the result of the hunk under the cursor in the results panel (opened when there is one)."""
         if not self.session.evidence_read:
-            return  # before the first paint: nothing read yet (after_first_paint shows it once read)
+            return  # before the first paint: nothing is read yet (bites come with a sweep or the store)
         h = self.host.diff_view.current_hunk
         result = self.ledger.bites.get(h.key) if h is not None else None
         baseline = self.ledger.baseline

@@ -95,9 +95,6 @@ class Bites(Protocol):
     def load_stored(self) -> None:
         """Show the stored bite results of this head, if any."""
 
-    def show_result(self) -> None:
-        """Show the result of the hunk under the cursor in the results panel (opened when there is one)."""
-
 
 class Fixtures(Protocol):
     """The fixtures part (review_fixtures.FixturesPart)."""

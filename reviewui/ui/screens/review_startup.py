@@ -40,8 +40,6 @@ class StartupPart(ReviewPart):
         self.host.first_paint_at = time.perf_counter()
         self.host.verdicts_part.load_state()
         self.host.evidence_changed(None)  # the reviewer's marks and comments on the file shown
-        self.host.bites_part.show_result()  # a saved result of the hunk under the cursor
-        self.screen.refresh_bindings()  # keys that depend on the evidence (`w`), now read
         # Whether bubblewrap can run takes a process start: after the first paint, not before it.
         self.thread(self._check_sandbox, group="sandbox", name="check the sandbox")
         self.host.bites_part.load_stored()  # the evidence store's sweep of this head, if any

@@ -58,8 +58,8 @@ class ToothlessPart(ReviewPart):
     def _any_witness(self) -> bool:
         if not self.session.evidence_read:
             # The footer asks before the first paint, when nothing is read yet: reading the
-            # ledger then (its imports, the saved state) would only delay the first screen.
-            # The bindings are asked again once it is (StartupPart.after_first_paint).
+            # ledger then (its imports, the saved state) would only delay the first screen, and
+            # a ledger just read holds no bites (they come with a sweep or the store).
             return False
         return any(r.witness is not None or any(g.witness is not None for g in r.guards)
                    for r in self.ledger.bites.values())
