@@ -56,3 +56,14 @@ async def test_a_long_path_and_summary_fit_within_limits_and_lose_whole_pieces(t
         assert narrow == " M …y_name/module.py +1/−1 1 toothless …"
         assert len(files.entry(f, 30).plain) <= 30 and "toothless" not in files.entry(f, 30).plain.replace(
             "1 toothless", "")  # narrower: the piece goes whole, never "1 tooth"
+
+
+def test_the_wanted_width_counts_each_entry_s_summary(tmp_path: Path) -> None:
+    # The entries' own widths are worked out once (the sidebar is fitted on every resize); a
+    # summary that arrives later (findings, bites) still widens what the list wants.
+    from reviewui.ui.widgets.file_list import FileList
+
+    files = FileList(one_file(tmp_path).diff)
+    bare = files.wanted_width()
+    files.summaries[files.diff.files[0].path] = Content("⚑3 ●7 bites ○2 toothless")
+    assert files.wanted_width() == bare + 1 + Content("⚑3 ●7 bites ○2 toothless").cell_length

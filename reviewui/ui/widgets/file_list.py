@@ -68,7 +68,8 @@ class FileList(LineCursorView):
         self._row_of: dict[str, int] = {}
         self._files: dict[str, FileDiff] = {}
         self._needs: dict[str, int] | None = None
-        """Path -> cells its entry needs without a summary (wanted_width), made on first use."""
+        """Path -> cells its entry needs without a summary (wanted_width), made on first use: the
+        diff's files never change, only their summaries."""
         self._announced: str | None = None
         self.shown: frozenset[str] | None = None
         """Only these paths are listed (the since-verdict view's `d`); None lists every file."""
@@ -87,7 +88,6 @@ class FileList(LineCursorView):
                 rows.extend(ListRow(f.path) for f in files)
         self.rows = rows
         self._files = {f.path: f for f in self.diff.files}
-        self._needs = None
         self.paths = [r.path for r in rows if r.path is not None]
         self._row_of = {r.path: y for y, r in enumerate(rows) if r.path is not None}
         self.virtual_size = Size(self.size.width, len(rows))
@@ -178,7 +178,7 @@ class FileList(LineCursorView):
         """Cells the widest entry needs whole (status, path, counts and summary), plus the cursor's margin."""
         if self._needs is None:  # the sidebar is fitted on every resize: the entries' own part once
             self._needs = {f.path: 3 + len(visible(f.path)) + 1 + self._counts(f).cell_length
-                           for f in self._files.values()}
+                           for f in self.diff.files}
         widest = 0
         for path, need in self._needs.items():
             summary = self.summaries.get(path)
