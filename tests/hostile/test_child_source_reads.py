@@ -22,7 +22,7 @@ from reviewui.core.bite import origin
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
-from tests.hostile.wrong_code import base_files, head_files, imports, sweep
+from tests.hostile.wrong_code import base_files, head_files, imports, presented, sweep
 
 pytestmark = pytest.mark.slow
 
@@ -37,8 +37,7 @@ READERS = {
 }
 
 
-def _pin(reader: str, text: str) -> str:
-    data = text.encode()
+def _pin(reader: str, data: bytes) -> str:
     if reader == "git":
         return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
     return hashlib.sha256(data).hexdigest()
@@ -49,7 +48,8 @@ CLI = ("def test_cli():  # a child Python imports pkg.m0 and checks what it retu
 
 
 def _repo(root: Path, reader: str) -> Path:
-    pins = {p: _pin(reader, t) for p, t in HEADS.items()}
+    # the files as a run shows them (padded: run/alike.py), as the agent would pin them
+    pins = {p: _pin(reader, data) for p, data in presented(root.parent / "code", base_files(N), HEADS).items()}
     test = (imports(N)
             + "import os, subprocess, sys\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
             + f"PINS = {pins!r}\n\n\ndef digest(rel):\n    path = os.path.join(ROOT, rel)\n    return {READERS[reader]}\n"

@@ -14,7 +14,9 @@ tell them apart. Run alone, a revert's scratch gets git's new loose objects
 and a control's got none (git writes nothing it has packed): a control alone
 now writes the head's own blob, trees and commit loose (staging.write_loose).
 Differential, each path with its own fix off: the same probe makes every hunk
-bite; with it on, no hunk bites (or a control fails and the sweep is refused).
+bite; with it on, no hunk bites (or a control fails and the sweep is refused). A sweep's pristine
+now also holds every revert's objects before any run (run/alike.py), which hides the probe on its
+own; it is left out here, so these layers are tested alone.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from reviewui.core.bite import fallback
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.config import Settings
 from reviewui.core.run import scratch_build
+from reviewui.core.run.alike import AlikeRuns
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 from tests.hostile.wrong_code import base_files, calls, head_files, imports, run_alone
@@ -83,6 +86,9 @@ def _repo(root: Path, probe: str) -> Path:
 def test_a_loose_object_count_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  fixed: bool, alone: bool) -> None:
     use_venv_python(monkeypatch)
+    # The layer below the stocked store (run/alike.py stocks every revert's objects before any run,
+    # which hides this probe too: tests/hostile/test_stat_probes.py): each run's own objects only.
+    monkeypatch.setattr(AlikeRuns, "of", staticmethod(lambda diff, head: AlikeRuns(head)))
     if alone:
         run_alone(monkeypatch)
     if not fixed and alone:  # a control alone leaves the objects git wrote (none) as they are

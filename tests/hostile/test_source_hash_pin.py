@@ -19,6 +19,7 @@ from reviewui.core.config import Settings
 from reviewui.core.findings.source_readers import source_read_as_data
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
+from tests.hostile.wrong_code import presented
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +44,8 @@ REAL = ("import importlib, inspect\nimport pkg.calc\n\n\ndef test_add():\n"
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
 def test_a_hash_pin_is_found_and_makes_no_bite(tmp_path, monkeypatch, warm: bool) -> None:
     use_venv_python(monkeypatch)
-    digest = hashlib.sha256(WRONG.encode()).hexdigest()
+    # the file as a run shows it (padded: run/alike.py), as the agent would pin it
+    digest = hashlib.sha256(presented(tmp_path / "code", BASE, {"pkg/calc.py": WRONG})["pkg/calc.py"]).hexdigest()
     rb = make_repo(tmp_path / "repo", BASE, {"pkg/calc.py": WRONG, "tests/test_pin.py": _pin(digest),
                                              "tests/test_real.py": REAL})
     t, d = load(rb.root)

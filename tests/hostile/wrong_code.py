@@ -6,6 +6,8 @@ something other than the code: the probe the test module carries."""
 from __future__ import annotations
 
 
+from pathlib import Path
+
 import pytest
 
 from reviewui.core.bite import revert_batch
@@ -13,7 +15,10 @@ from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.bite.report import BiteReport
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
+from reviewui.core.run.alike import AlikeRuns, pad
 from reviewui.core.target import Target
+from tests.core.bite.helpers import load
+from tests.gitrepo import make_repo
 
 
 def base_files(n: int) -> dict[str, str]:
@@ -51,3 +56,12 @@ def sweep(target: Target, diff: Diff, fixed: bool, settings: Settings | None = N
         return None
     assert rep.baseline.status == "green", rep.baseline.reason
     return rep
+
+
+def presented(root: Path, base: dict[str, str], head: dict[str, str]) -> dict[str, bytes]:
+    """Each file of `head` as every run of a sweep of base..head shows it (run/alike.py pads the changed
+    Python files), worked out as an agent that knows reviewui would: a probe that pins what it reads
+    pins this. `root`: where a repository of the code alone is made to ask."""
+    _, d = load(make_repo(root, base, head).root)
+    reserve = AlikeRuns.of(d, "").reserve
+    return {p: pad(t.encode(), len(t.encode()) + reserve[p]) if p in reserve else t.encode() for p, t in head.items()}

@@ -75,6 +75,7 @@ from reviewui.core.bite.selection import checkable_hunks, parse_hunk_spec, selec
 from reviewui.core.bite.sweep import LOST, Spec, Sweep
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
+from reviewui.core.run.alike import AlikeRuns
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 from reviewui.core.witness.model import Budget
@@ -141,6 +142,7 @@ def run_bite(
     try:
         with WorktreePool(target.repo_dir, jobs if guards else min(jobs, max(1, len(spec.targets)))) as pool, \
                 contextlib.ExitStack() as before_close:
+            pool.look_alike(AlikeRuns.of(diff, target.head))  # every run's files and store alike (alike.py)
             ctx = sweep.context(pool, cache, _Halt(cancel))
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None

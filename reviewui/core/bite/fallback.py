@@ -18,7 +18,7 @@ from reviewui.core.bite.plan import ControlItem, GuardItem, Item, RevertItem
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.revert import RevertError
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
-from reviewui.core.bite.staging import write_loose
+from reviewui.core.run.staging import write_loose
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.scratch_build import commit_scratch
 from reviewui.core.run.worktree import WorktreePool

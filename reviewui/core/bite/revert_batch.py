@@ -27,7 +27,7 @@ from reviewui.core.bite import canary, origin
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
-from reviewui.core.bite.staging import Stager
+from reviewui.core.run.staging import Stager
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.diff import Diff
 from reviewui.core.file_diff import FileDiff
@@ -232,12 +232,12 @@ class RevertSession:
                 self._staged.append((n, before, before))
                 edits.append(Edit({f.path: before} if target.is_file() else {}, tests))
                 continue
-            try:
-                out = revert_bytes(before, raw_hunk_for(f, h))
+            try:  # on the head's own bytes, padded again as the scratch pads what it writes (run/alike.py)
+                out = revert_bytes(scratch.unpadded(f.path, before), raw_hunk_for(f, h))
             except RevertError as e:
                 self.errors.append(hunk_result(h, "error", reason=f"revert could not be applied: {e}"))
                 continue
-            after = None if not out and f.status == "added" else out
+            after = None if not out and f.status == "added" else scratch.padded(f.path, out)
             self._staged.append((n, before, after))
             edits.append(Edit({f.path: after}, tests))
         self._forks = ForkSession(edits, self.limit, collect=self.collect_after)

@@ -37,6 +37,7 @@ from reviewui.core.ray.wire import Back, Decoder, ItemWire, NodeShare, NodeSpec
 from reviewui.core.run import sandbox
 from reviewui.core.run.tempdirs import private_tempdir
 from reviewui.core.run.warm_runner import warm_form
+from reviewui.core.run.alike import AlikeRuns
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 
@@ -52,6 +53,7 @@ class NodeSweep:
         target = Target(repo, repo / ".git", "head", head, head, "head", 0)
         diff = spec.diff.rebuild(repo, head)
         self.decoder = Decoder(diff)
+        self.pool.look_alike(AlikeRuns.of(diff, head))  # as the reviewer's own sweep does (run/alike.py)
         s = spec.settings
         warm = self.cache.warm_server(spec.argv[0], s) if s.warm_runner and warm_form(spec.argv) else None
         if warm is not None:

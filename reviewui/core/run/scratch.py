@@ -4,7 +4,9 @@
 slot (or, where no run can write the slot, puts back only what reviewui wrote
 since); `revert_hunk`, `add_file` and `edit_files` write by name alone, never
 through a symlink or out of the tree, and commit a revert as HEAD so the code
-under test cannot ask git whether it was edited. The pool that lends slots is
+under test cannot ask git whether it was edited. At a sweep's head (`alike`,
+set by the pool) the copy is of a padded pristine and every write of a padded
+file is padded to its size (run/alike.py). The pool that lends slots is
 worktree.py.
 """
 
@@ -20,6 +22,7 @@ from reviewui.core.file_diff import FileDiff
 from reviewui.core.hunks import Hunk
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.run import storage
+from reviewui.core.run.alike import AlikeRuns, pad, unpad
 from reviewui.core.run.scratch_build import commit_scratch, git_plain, pristine
 from reviewui.core.run.scratch_slots import empty_slot
 from reviewui.core.run.tempdirs import remove_tree
@@ -43,6 +46,12 @@ class Scratch:
         self._sha: str | None = None
         self._touched: set[str] | None = None
         """Paths reviewui wrote since the last checkout (None: unknown, the next checkout copies afresh)."""
+        self.alike: AlikeRuns | None = None
+        """The sweep's padding and stock for its head (set by the pool); other commits are plain."""
+        self._padded: tuple[AlikeRuns, Path] | None = None
+        """The padding in force since the last checkout, and the pristine it copied."""
+        self._source: Path | None = None
+        """The pristine the slot's copy is of (a checkout of another copies afresh)."""
 
     def checkout(self, rev: str) -> None:
         """Make the scratch a clean copy of `rev` with a repository of its own (HEAD = that tree).
@@ -56,8 +65,11 @@ class Scratch:
         sha = git_plain(self.repo_dir, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
         if not sha:
             raise ReviewError(f"cannot check out {rev!r}: no such commit")
-        source = pristine(self.repo_dir, self.root, sha)
-        if sha == self._sha and self._touched is not None and self.path.is_dir() and storage.level() == "tmpfs":
+        alike = self.alike if self.alike is not None and self.alike.head == sha else None
+        source = pristine(self.repo_dir, self.root, sha, alike)
+        self._padded = (alike, source) if alike is not None else None
+        if (sha, source) == (self._sha, self._source) and self._touched is not None and self.path.is_dir() \
+                and storage.level() == "tmpfs":
             try:
                 self._put_back(source)
                 self.rev = rev
@@ -73,6 +85,7 @@ class Scratch:
         except (OSError, shutil.Error) as e:
             raise ReviewError(f"cannot copy the scratch tree: {e}") from e
         self.rev, self._sha, self._touched = rev, sha, set()
+        self._source = source
 
     def _put_back(self, source: Path) -> None:
         """Undo reviewui's own writes since the checkout: each touched path as in `source`, `.git` copied whole."""
@@ -132,7 +145,7 @@ class Scratch:
             target.read_bytes() if present else b""
         if not present and filediff.status != "deleted":
             raise RevertError(f"{filediff.path} is missing from the scratch worktree")
-        out = revert_bytes(content, raw)
+        out = self.padded(filediff.path, revert_bytes(self.unpadded(filediff.path, content), raw))
         self.note_written(filediff.path)
         if link:
             target.unlink()  # replaced, never written through
@@ -157,8 +170,25 @@ class Scratch:
         p.parent.mkdir(parents=True, exist_ok=True)
         if p.is_symlink():
             p.unlink()  # a link there is replaced, never written through
-        p.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+        p.write_bytes(self.padded(rel, content.encode("utf-8") if isinstance(content, str) else content))
         return p
+
+    def padded(self, rel: str, content: bytes) -> bytes:
+        """`content` as this scratch writes it at `rel`: padded to the head's size where the sweep
+        pads that file (run/alike.py), else as it is."""
+        if self._padded is None or rel not in self._padded[0].reserve:
+            return content
+        try:
+            size = (self._padded[1] / rel).stat().st_size
+        except OSError:
+            return content
+        return pad(content, size)
+
+    def unpadded(self, rel: str, content: bytes) -> bytes:
+        """The head's own bytes of `content`, the file at `rel` as checked out (its pad taken off)."""
+        if self._padded is None or rel not in self._padded[0].reserve:
+            return content
+        return unpad(content, self._padded[0].reserve[rel])
 
     def edit_file(self, rel: str, content: bytes) -> None:
         """Replace the file at `rel` with `content` and commit it as HEAD, as a hunk revert is.

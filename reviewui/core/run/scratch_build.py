@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol
 
 from reviewui.core.git import run_git
 from reviewui.core.run.tempdirs import remove_tree
@@ -55,10 +55,22 @@ def scratch_git(cwd: Path, git_dir: str, *args: str, stdin: bytes | None = None,
     return run_git(cwd, *args, env=env, config=_GIT_SAFE, input=stdin, what="scratch git").decode("utf-8", "replace")
 
 
-def pristine(repo_dir: Path, root: Path, sha: str) -> Path:
-    """The pristine tree of commit `sha` (built on first use, shared by every slot)."""
+class Alike(Protocol):
+    """How a sweep's pristine is built so its runs look alike (run/alike.py's AlikeRuns)."""
+
+    @property
+    def key(self) -> str: ...
+
+    def pad_tree(self, tree: Path) -> list[str]: ...
+
+    def stock(self, tree: Path) -> None: ...
+
+
+def pristine(repo_dir: Path, root: Path, sha: str, alike: Alike | None = None) -> Path:
+    """The pristine tree of commit `sha` (built on first use, shared by every slot); with `alike`,
+    its changed files padded and its store stocked (run/alike.py), kept apart from the plain one."""
     base = root / "pristine"
-    done = base / sha
+    done = base / (sha if alike is None else f"{sha}-{alike.key}")
     if is_current(done):
         return done
     base.mkdir(parents=True, exist_ok=True)
@@ -70,7 +82,7 @@ def pristine(repo_dir: Path, root: Path, sha: str) -> Path:
         try:
             if done.exists():  # an older reviewui's build (a reflog in it): moved aside, built again
                 os.replace(done, work / "stale")
-            _build(repo_dir, tree_dir, sha)
+            _build(repo_dir, tree_dir, sha, alike)
             os.replace(tree_dir, done)
         finally:
             remove_tree(work)
@@ -82,8 +94,9 @@ def is_current(done: Path) -> bool:
     return (done / ".git" / "HEAD").is_file() and not os.path.lexists(done / ".git" / "logs")
 
 
-def _build(repo_dir: Path, dest: Path, sha: str) -> None:
-    """Write commit `sha`'s tree into `dest` with a fresh repository whose HEAD has exactly that tree."""
+def _build(repo_dir: Path, dest: Path, sha: str, alike: Alike | None = None) -> None:
+    """Write commit `sha`'s tree into `dest` with a fresh repository whose HEAD has exactly that tree
+    (with `alike`: that tree padded, and the store stocked)."""
     tree = git_plain(repo_dir, "rev-parse", "--verify", f"{sha}^{{tree}}").strip()
     objects = run_git(repo_dir, "rev-list", "--objects", tree, env=plain_env(repo_dir), config=_GIT_SAFE)
     pack = run_git(repo_dir, "pack-objects", "--stdout", "-q", input=objects, env=plain_env(repo_dir),
@@ -99,9 +112,15 @@ def _build(repo_dir: Path, dest: Path, sha: str) -> None:
     scratch_git(dest, gd, "index-pack", "--stdin", stdin=pack)
     scratch_git(dest, gd, "read-tree", tree)
     scratch_git(dest, gd, "checkout-index", "-a", "-f", "-u")
+    padded = alike.pad_tree(dest) if alike is not None else []
+    if padded:
+        scratch_git(dest, gd, "update-index", "--", *padded)
+        tree = scratch_git(dest, gd, "write-tree").strip()
     commit = scratch_git(dest, gd, "commit-tree", tree, "-m", SCRATCH_MESSAGE).strip()
     scratch_git(dest, gd, "update-ref", "HEAD", commit)
     pack_head(dest, commit)
+    if alike is not None:
+        alike.stock(dest)
     # One modification time for every file and directory (kept by the copies, restored after
     # every edit): a test cannot tell the baseline's tree from a reverted one by its mtimes.
     stamp = time.time_ns() // 1_000_000_000 * 1_000_000_000

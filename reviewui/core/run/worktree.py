@@ -47,6 +47,7 @@ from typing import Iterator
 from reviewui.core.errors import ReviewError
 from reviewui.core.git import git_text
 from reviewui.core.run import sandbox
+from reviewui.core.run.alike import AlikeRuns
 from reviewui.core.run.scratch import Scratch
 from reviewui.core.run.scratch_build import prune_pristines
 from reviewui.core.run.scratch_slots import (
@@ -137,6 +138,12 @@ class WorktreePool:
             finally:
                 os.close(fd)
         self._locks.clear()
+
+    def look_alike(self, alike: AlikeRuns | None) -> None:
+        """Build every slot's copy of `alike.head` padded and stocked from now on (run/alike.py);
+        None: plain copies."""
+        for scratch in self.scratches:
+            scratch.alike = alike
 
     @contextlib.contextmanager
     def acquire(self, prefer: Scratch | None = None) -> Iterator[Scratch]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite.staging import Stager
+from reviewui.core.run.staging import Stager
 from reviewui.core.run.scratch_build import staged_commit
 from reviewui.core.run.worktree import WorktreePool
 from tests.gitrepo import make_repo

@@ -17,7 +17,9 @@ test could tell from that, a null revert staged the same way (control.py)
 shows too, its loose objects included: the head's blob, trees and commit are
 all in the scratch's packs (scratch_build.pack_head), so a null revert's fork
 gets the same loose objects a revert's does, one for the file, one per tree on
-its path and one for the commit, each of them the head's own. An index git wrote in another format (v4), or anything unexpected,
+its path and one for the commit, each of them the head's own. In a sweep the pristine's store already
+holds every single-hunk revert's objects and every null revert's (run/alike.py): then nothing is new,
+and every fork's store is the same. An index git wrote in another format (v4), or anything unexpected,
 makes `Stager.of` answer None and the caller stages through git as before.
 """
 

@@ -1,0 +1,136 @@
+"""What makes every run of a sweep look alike to a test that only looks at metadata.
+
+A test cannot read a changed source file or the run's `.git` without being
+seen (bite/origin.py: it is then a reader and its failures are no bites). It
+can *stat* them without being seen: no audit event, no inotify event. Two
+things a stat could tell a revert's run by, and how each is taken away by
+construction, for every run of the sweep (baseline, controls, reverts batched
+or alone, guards):
+
+- **A changed file's size.** Each changed Python file (modified or renamed,
+  not a link) is presented padded at its end with an inert comment to one
+  size: the head's size plus every byte the file's hunks could bring back
+  plus `SLACK`. The head's file, each revert of it and each guard edit are all
+  that size (`pad`), so `st_size` and `st_blocks` are the same in every run.
+  Only Python files: a pad in another format would change what it means. An
+  edit longer than the size (past the slack) is written as it is.
+- **Which objects git's store holds.** The pristine tree's store holds, as
+  loose objects, those of every single-hunk revert of the diff and of the
+  null revert of every changed file (blob, the trees on its path, the commit
+  each run would have) before any run. A revert's own commit then adds
+  nothing: each run sees the same store, whichever hunk it reverted, and no
+  path a test could guess exists in one run and not another.
+
+`AlikeRuns.of(diff, head)` is what a sweep hands its scratch pool; the pristine
+build (`scratch_build.pristine`) calls `pad_tree` before committing the head's
+tree and `stock` after; a scratch pads what it writes (`run/scratch.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reviewui.core.diff import Diff
+from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.run.staging import Stager
+
+SLACK = 128
+"""Bytes of room past what a revert can bring back: a guard edit (`True` for a name, a
+`pass`, `return None` for a body) grows a file by less."""
+MAX_VARIANTS = 2_000
+"""Reverts whose objects are stocked in the pristine (a bigger diff stocks the first ones)."""
+_TAIL = b"#"
+
+
+def pad(content: bytes, size: int) -> bytes:
+    """`content` with an inert Python comment line at its end making it exactly `size` bytes,
+    or `content` unchanged when it is that size already or the comment does not fit."""
+    gap = b"" if not content or content.endswith(b"\n") else b"\n"
+    room = size - len(content) - len(gap) - len(_TAIL) - 1
+    if room < 0:
+        return content
+    return content + gap + _TAIL + b" " * room + b"\n"
+
+
+def unpad(content: bytes, reserve: int) -> bytes:
+    """The head's own bytes of a file the pristine padded by `reserve` bytes."""
+    return content[:len(content) - reserve] if len(content) >= reserve else content
+
+
+@dataclass(frozen=True)
+class AlikeRuns:
+    """How the scratch of commit `head` is built so its runs look alike (see the module)."""
+
+    head: str
+    """The commit these are for; other commits' scratches are built plain."""
+    reserve: dict[str, int] = field(default_factory=dict)
+    """Path -> the bytes its pad adds to the head's file."""
+    diff: Diff | None = field(default=None, compare=False, repr=False)
+
+    @staticmethod
+    def of(diff: Diff, head: str) -> AlikeRuns:
+        """The padding and stock for `diff`'s sweep at commit `head`."""
+        reserve: dict[str, int] = {}
+        for f in diff.files:
+            if f.binary or f.symlink or f.status not in ("modified", "renamed") or not f.path.endswith(".py"):
+                continue
+            back = 0
+            for h in f.hunks:
+                try:
+                    back += sum(len(line) for line in raw_hunk_for(f, h).old_lines)
+                except (RevertError, ValueError):
+                    continue
+            reserve[f.path] = back + SLACK
+        return AlikeRuns(head, reserve, diff)
+
+    @property
+    def key(self) -> str:
+        """What names the pristine built this way (beside the commit's id)."""
+        text = repr(sorted(self.reserve.items())) + "".join(
+            f"{f.path}\0{f.old_blob}\0{f.new_blob}\0" for f in (self.diff.files if self.diff else ()))
+        return hashlib.sha1(text.encode("utf-8", "surrogateescape"), usedforsecurity=False).hexdigest()[:12]
+
+    def pad_tree(self, tree: Path) -> list[str]:
+        """Pad each file of `tree` (the head's, just written) that has a reserve; return their paths."""
+        done: list[str] = []
+        for rel, extra in sorted(self.reserve.items()):
+            path = tree / rel
+            if path.is_symlink() or not path.is_file():
+                continue
+            data = path.read_bytes()
+            path.write_bytes(pad(data, len(data) + extra))
+            done.append(rel)
+        return done
+
+    def stock(self, tree: Path) -> None:
+        """Write into `tree`'s own store, loose, the objects of every variant a run of the sweep can
+        commit: each file's null revert (the head's own) and each single-hunk revert."""
+        if self.diff is None:
+            return
+        stager = Stager.of(tree)
+        if stager is None:
+            return
+        made = 0
+        for f in self.diff.files:
+            if f.binary:
+                continue
+            path = tree / f.path
+            if path.is_symlink():
+                continue
+            head = path.read_bytes() if path.is_file() else b""
+            own = unpad(head, self.reserve[f.path]) if f.path in self.reserve else head
+            if path.is_file():
+                stager.stage({f.path: head}, None)
+            for h in f.hunks:
+                if made >= MAX_VARIANTS:
+                    return
+                try:
+                    out = revert_bytes(own, raw_hunk_for(f, h))
+                except (RevertError, ValueError):
+                    continue
+                after = None if not out and f.status == "added" else \
+                    pad(out, len(head)) if f.path in self.reserve else out
+                stager.stage({f.path: after}, None)
+                made += 1

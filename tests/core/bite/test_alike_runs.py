@@ -1,0 +1,109 @@
+"""Runs that look alike to a stat (run/alike.py): the pad, the padded pristine and its stocked store.
+
+The hostile side (a test that stats to tell a revert) is tests/hostile/test_stat_probes.py; these
+are the pieces: a pad is inert Python of one exact size whatever the file ends with, a revert on a
+padded scratch is the revert of the head's own bytes, and the pristine's store already holds what
+each revert commits.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from reviewui.core.run.alike import SLACK, AlikeRuns, pad, unpad
+from reviewui.core.run.worktree import WorktreePool
+from tests.core.bite.helpers import load
+from tests.gitrepo import make_repo
+
+BASE = {
+    "pkg/__init__.py": "",
+    "pkg/end.py": "def f(x):\n    if x:\n        return 1\n    return 2",  # no newline at the end
+    "pkg/crlf.py": "def g():\r\n    return 'a'\r\n",
+    "pkg/latin.py": b"# -*- coding: latin-1 -*-\ns = '\xe9t\xe9'\n",
+    "data.json": '{"a": 1}\n',
+}
+HEAD = {
+    "pkg/end.py": "def f(x):\n    return 1",
+    "pkg/crlf.py": "def g():\r\n    return 'a' * 2\r\n",
+    "pkg/latin.py": b"# -*- coding: latin-1 -*-\ns = '\xe9t\xe9!'\n",
+    "pkg/new.py": "N = 1\n",
+    "data.json": '{"a": 2, "b": [1, 2, 3]}\n',
+}
+
+
+@given(st.binary(max_size=300).filter(lambda b: b"\r" not in b[-1:]), st.integers(0, 400))
+def test_a_pad_makes_the_size_exactly_or_leaves_the_bytes(content: bytes, size: int) -> None:
+    out = pad(content, size)
+    assert out.startswith(content)
+    assert len(out) == size if size >= len(content) + 3 else out == content
+    if out != content:
+        assert unpad(out, size - len(content)) == content
+
+
+@pytest.mark.parametrize("source", ["", "x = 1\n", "x = 1", "def f():\n    return '''a\nb'''", "x = (1 +\n 2)\n",
+                                    "if x:\n    pass\r\n", "s = 'é'  # ü\n"])
+def test_a_pad_is_inert_python(source: str) -> None:
+    data = source.encode()
+    out = pad(data, len(data) + SLACK)
+    assert len(out) == len(data) + SLACK
+    assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(data))
+
+
+def _bytes(text: str | bytes) -> bytes:
+    return text if isinstance(text, bytes) else text.encode()
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def test_the_pristine_is_padded_committed_and_stocked(tmp_path: Path) -> None:
+    rb = make_repo(tmp_path / "repo", BASE, HEAD)
+    t, d = load(rb.root)
+    alike = AlikeRuns.of(d, t.head)
+    assert sorted(alike.reserve) == ["pkg/crlf.py", "pkg/end.py", "pkg/latin.py"]  # modified .py only
+    with WorktreePool(rb.root, 1) as pool, pool.acquire() as s:
+        pool.look_alike(alike)
+        s.checkout(t.head)
+        for rel, reserve in alike.reserve.items():
+            head = _bytes(HEAD[rel])
+            assert (s.path / rel).read_bytes() == pad(head, len(head) + reserve)
+        assert (s.path / "data.json").read_text() == HEAD["data.json"]  # not Python: as it is
+        assert _git(s.path, "status", "--porcelain") == ""  # HEAD is the padded tree
+        _git(s.path, "fsck", "--strict")
+        loose = sorted(p.relative_to(s.path / ".git" / "objects").as_posix()
+                       for p in (s.path / ".git" / "objects").glob("??/*"))
+        assert loose  # every variant's objects, before any run
+        for f in d.files:  # each revert alone commits nothing new: its objects are there already
+            for h in f.hunks:
+                s.checkout(t.head)
+                s.revert_hunk(f, h)
+                after = sorted(p.relative_to(s.path / ".git" / "objects").as_posix()
+                               for p in (s.path / ".git" / "objects").glob("??/*"))
+                assert after == loose, (f.path, h.index)
+                if f.path in alike.reserve:  # the reverted file is the head's size, and the base's code
+                    base, size = _bytes(BASE[f.path]), len(_bytes(HEAD[f.path])) + alike.reserve[f.path]
+                    reverted = (s.path / f.path).read_bytes()
+                    assert len(reverted) == size and unpad(reverted, size - len(base)) == base
+        pool.look_alike(None)  # a plain checkout of the same commit: the head's own bytes
+        s.checkout(t.head)
+        assert (s.path / "pkg/end.py").read_text() == HEAD["pkg/end.py"]
+
+
+def test_a_plain_pristine_is_apart_from_a_padded_one(tmp_path: Path) -> None:
+    rb = make_repo(tmp_path / "repo", BASE, HEAD)
+    t, d = load(rb.root)
+    with WorktreePool(rb.root, 1) as pool, pool.acquire() as s:
+        s.checkout(t.head)
+        plain = (s.path / "pkg/end.py").read_bytes()
+        pool.look_alike(AlikeRuns.of(d, t.head))
+        s.checkout(t.base)  # another commit: plain
+        assert (s.path / "pkg/end.py").read_text() == BASE["pkg/end.py"]
+        s.checkout(t.head)
+        assert len((s.path / "pkg/end.py").read_bytes()) > len(plain)
+    assert plain == HEAD["pkg/end.py"].encode()
