@@ -18,7 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from reviewui.core.bite import engine
+from reviewui.core.bite.engine import UntrustedCommand, run_bite
+from reviewui.core.bite.guards import guards_for_hunk
+from reviewui.core.config import Settings
 from reviewui.core.run.alike import AlikeRuns, pad
+from reviewui.core.run.scratch import Scratch
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 from tests.hostile.wrong_code import base_files, calls, head_files, imports, run_alone, sweep
@@ -98,3 +103,51 @@ def test_a_stat_cannot_tell_a_revert_from_the_baseline(tmp_path: Path, monkeypat
         assert verdicts == ["bites"] * (N + 1), [(r.file, r.verdict, r.reason) for r in rep.results]
         for r in rep.results:
             assert {"tests/test_probe.py::test_sizes", "tests/test_probe.py::test_store"} <= set(r.failing_tests)
+
+
+GUARD_PROBE = '''import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEEN = [b for b in BLOBS if os.path.exists(os.path.join(ROOT, ".git", "objects", b[:2], b[2:]))]
+
+
+def test_store():
+    CALLS()
+    assert not SEEN, f"{len(SEEN)} guard edits' blobs stored"
+'''
+
+
+@pytest.mark.parametrize("fixed", [True, False], ids=["hidden", "fix-off"])
+def test_a_stat_cannot_tell_a_guard_run_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixed: bool) -> None:
+    """A guard run alone commits its edit: the edited file's blob (worked out from reviewui's guard
+    generator and padding) was a loose object of that run alone. Now what it wrote goes into a pack
+    named by a random object (alike.hide_new_objects): no guard bites. With that off, every guard does."""
+    use_venv_python(monkeypatch)
+    monkeypatch.setattr(engine.guard_batch, "batchable", lambda jobs, *a: ([], jobs))  # every guard alone
+    if not fixed:
+        monkeypatch.setattr(Scratch, "hide_new_objects", lambda self: None)
+    base = base_files(N)  # each f{i} gains a guard: `if x > 1: return 42`, its conditions never checked
+    head = {f"pkg/m{i}.py": f"def f{i}(x):\n    if x > 1:\n        return 42\n    return x\n" for i in range(N)}
+    _, only_code = load(make_repo(tmp_path / "code", base, head).root)
+    reserve, blobs = AlikeRuns.of(only_code, "").reserve, []
+    for f in only_code.files:
+        text = head[f.path].encode()
+        for h in f.hunks:
+            blobs += [_blob(pad(g.source.encode(), len(text) + reserve[f.path]))
+                      for g in guards_for_hunk(f, h, text.decode())]
+    assert len(blobs) >= N
+    probe = imports(N) + calls(N) + f"BLOBS = {blobs!r}\n" + GUARD_PROBE
+    t, d = load(make_repo(tmp_path / "repo", base, {"tests/__init__.py": "", "tests/test_probe.py": probe,
+                                                    **head}).root)
+    try:
+        rep = run_bite(t, d, Settings(), jobs=2, timeout=60, guards=True)
+    except UntrustedCommand as e:
+        assert fixed, f"the probe was caught with the fix off: {e}"
+        return
+    assert rep.baseline.status == "green", rep.baseline.reason
+    graded = [g.verdict for r in rep.results for g in r.guards]
+    assert len(graded) == len(blobs), graded
+    if fixed:
+        assert "bites" not in graded, graded
+    else:
+        assert graded == ["bites"] * len(blobs), graded

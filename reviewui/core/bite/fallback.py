@@ -44,6 +44,7 @@ def revert_alone(pool: WorktreePool, job: SweepJob, item: RevertItem) -> HunkRes
             path = scratch.path / f.path
             before = path.read_bytes() if path.is_file() else b""
             scratch.revert_hunk(f, h)
+            scratch.hide_new_objects()  # every run alone: the pristine's loose objects and a pack no test can name
             after = path.read_bytes() if path.is_file() else b""
             seen = job.ctx.run(scratch.path, item.tests, job.per_run, extra=origin.QUIET_STOP)
         except RevertError as e:
@@ -68,6 +69,7 @@ def control_alone(pool: WorktreePool, job: SweepJob, item: ControlItem) -> Contr
                 write_loose(scratch.path, files)  # as many loose objects as a revert's commit leaves
             else:
                 commit_scratch(scratch.path)
+            scratch.hide_new_objects()
             extra = origin.QUIET_STOP if item.shape == "revert" else None
             seen = job.ctx.run(scratch.path, item.tests, job.per_run, extra=extra)
         except ReviewError as e:

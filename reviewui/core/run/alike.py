@@ -19,7 +19,11 @@ or alone, guards):
   null revert of every changed file (blob, the trees on its path, the commit
   each run would have) before any run. A revert's own commit then adds
   nothing: each run sees the same store, whichever hunk it reverted, and no
-  path a test could guess exists in one run and not another.
+  path a test could guess exists in one run and not another. A run alone
+  (a revert, a guard edit, a control) then moves whatever its own commit
+  wrote beyond the pristine's store into a pack named by a random object
+  (`hide_new_objects`): a guard edit's objects, not stocked (guards are made
+  while the baseline runs), exist under no name a test can work out.
 
 `AlikeRuns.of(diff, head)` is what a sweep hands its scratch pool; the pristine
 build (`scratch_build.pristine`) calls `pad_tree` before committing the head's
@@ -28,12 +32,15 @@ tree and `stock` after; a scratch pads what it writes (`run/scratch.py`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewui.core.diff import Diff
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
+from reviewui.core.run.scratch_build import restamp, scratch_git
 from reviewui.core.run.staging import Stager
 
 SLACK = 128
@@ -134,3 +141,28 @@ class AlikeRuns:
                     pad(out, len(head)) if f.path in self.reserve else out
                 stager.stage({f.path: after}, None)
                 made += 1
+
+
+def _loose(store: Path) -> set[str]:
+    """The loose objects (`<xx>/<rest>`) of object store `store`."""
+    return {f"{p.parent.name}/{p.name}" for p in store.glob("??/*") if not p.name.startswith(".")}
+
+
+def hide_new_objects(tree: Path, pristine: Path) -> None:
+    """Move the loose objects a commit in scratch `tree` wrote that its `pristine` does not hold (a
+    guard edit's blob, trees and commit, whose ids a test could work out) into one pack named by a
+    random object beside them: every run alone then holds the pristine's loose objects and one pack
+    whose name no test can guess. A null edit (a control) writes nothing new: its pack holds the
+    random object alone."""
+    store, fans = tree / ".git" / "objects", {p.name for p in (pristine / ".git" / "objects").glob("??")}
+    gd = str(tree / ".git")
+    scratch_git(tree, gd, "hash-object", "-w", "--stdin", stdin=os.urandom(32).hex().encode())  # unreachable
+    new = sorted(_loose(store) - _loose(pristine / ".git" / "objects"))
+    ids = "".join(rel.replace("/", "") + "\n" for rel in new)
+    scratch_git(tree, gd, "pack-objects", "-q", str(store / "pack" / "pack"), stdin=ids.encode())
+    for rel in new:
+        (store / rel).unlink()
+    for fan in {rel[:2] for rel in new} - fans:
+        with contextlib.suppress(OSError):
+            (store / fan).rmdir()
+    restamp(tree, [])

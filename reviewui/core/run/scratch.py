@@ -22,7 +22,7 @@ from reviewui.core.file_diff import FileDiff
 from reviewui.core.hunks import Hunk
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.run import storage
-from reviewui.core.run.alike import AlikeRuns, pad, unpad
+from reviewui.core.run.alike import AlikeRuns, hide_new_objects, pad, unpad
 from reviewui.core.run.scratch_build import commit_scratch, git_plain, pristine
 from reviewui.core.run.scratch_slots import empty_slot
 from reviewui.core.run.tempdirs import remove_tree
@@ -183,6 +183,12 @@ class Scratch:
         except OSError:
             return content
         return pad(content, size)
+
+    def hide_new_objects(self) -> None:
+        """After a commit in a sweep's scratch (a run alone): what it wrote to git's store that the
+        pristine lacks moved into a pack no test can name (run/alike.py). Plain scratches: nothing."""
+        if self._padded is not None:
+            hide_new_objects(self.path, self._padded[1])
 
     def unpadded(self, rel: str, content: bytes) -> bytes:
         """The head's own bytes of `content`, the file at `rel` as checked out (its pad taken off)."""
