@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from reviewui.core.bite import origin
+from reviewui.core.run.alike import AlikeRuns
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import RepoBuilder
 from tests.hostile.wrong_code import base_files, calls, head_files, imports, run_alone, sweep
@@ -100,6 +101,9 @@ def _repo(root: Path) -> Path:
 def test_a_pack_index_probe_makes_no_bite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           fixed: bool, alone: bool) -> None:
     use_venv_python(monkeypatch)
+    # Plain scratches: a sweep's stock pack (run/alike.py) holds every revert's commit, which hides
+    # this probe on its own (tests/hostile/test_stat_probes.py); the reader rule is tested alone here.
+    monkeypatch.setattr(AlikeRuns, "of", staticmethod(lambda diff, head: None))
     if alone:
         run_alone(monkeypatch)
     if not fixed:  # a test reading `.git` is no reader of the changed files

@@ -86,9 +86,9 @@ def _repo(root: Path, probe: str) -> Path:
 def test_a_loose_object_count_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  fixed: bool, alone: bool) -> None:
     use_venv_python(monkeypatch)
-    # The layer below the stocked store (run/alike.py stocks every revert's objects before any run,
+    # Plain scratches, the layers below the stock (run/alike.py packs every revert's objects before any run,
     # which hides this probe too: tests/hostile/test_stat_probes.py): each run's own objects only.
-    monkeypatch.setattr(AlikeRuns, "of", staticmethod(lambda diff, head: AlikeRuns(head)))
+    monkeypatch.setattr(AlikeRuns, "of", staticmethod(lambda diff, head: None))
     if alone:
         run_alone(monkeypatch)
     if not fixed and alone:  # a control alone leaves the objects git wrote (none) as they are

@@ -14,11 +14,12 @@ or alone, guards):
   that size (`pad`), so `st_size` and `st_blocks` are the same in every run.
   Only Python files: a pad in another format would change what it means. An
   edit longer than the size (past the slack) is written as it is.
-- **Which objects git's store holds.** The pristine tree's store holds, as
-  loose objects, those of every single-hunk revert of the diff and of the
-  null revert of every changed file (blob, the trees on its path, the commit
-  each run would have) before any run. A revert's own commit then adds
-  nothing: each run sees the same store, whichever hunk it reverted, and no
+- **Which objects git's store holds.** The pristine tree's store holds, in
+  one pack (`stock-*`), those of every single-hunk revert of the diff and of
+  the null revert of every changed file (blob, the trees on its path, the
+  commit each run would have) before any run. A revert's own commit then adds
+  nothing (git writes no object it has; a batch's stager places none it has:
+  staging.py): each run sees the same store, whichever hunk it reverted, and no
   path a test could guess exists in one run and not another. A run alone
   (a revert, a guard edit, a control) then moves whatever its own commit
   wrote beyond the pristine's store into a pack named by a random object
@@ -41,7 +42,7 @@ from pathlib import Path
 from reviewui.core.diff import Diff
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.run.scratch_build import restamp, scratch_git
-from reviewui.core.run.staging import Stager
+from reviewui.core.run.staging import STOCK, Stager
 
 SLACK = 128
 """Bytes of room past what a revert can bring back: a guard edit (`True` for a name, a
@@ -130,9 +131,7 @@ class AlikeRuns:
             own = unpad(head, self.reserve[f.path]) if f.path in self.reserve else head
             if path.is_file():
                 stager.stage({f.path: head}, None)
-            for h in f.hunks:
-                if made >= MAX_VARIANTS:
-                    return
+            for h in f.hunks[:max(0, MAX_VARIANTS - made)]:
                 try:
                     out = revert_bytes(own, raw_hunk_for(f, h))
                 except (RevertError, ValueError):
@@ -141,6 +140,13 @@ class AlikeRuns:
                     pad(out, len(head)) if f.path in self.reserve else out
                 stager.stage({f.path: after}, None)
                 made += 1
+        # One pack of them all (few files to copy into each slot, as few as the plain tree's), named
+        # `stock-*` so a stager knows them for objects a commit already has (staging.py).
+        gd, store = str(tree / ".git"), tree / ".git" / "objects"
+        ids = "".join(rel.replace("/", "") + "\n" for rel in sorted(_loose(store)))
+        if ids:
+            scratch_git(tree, gd, "pack-objects", "-q", str(store / "pack" / STOCK), stdin=ids.encode())
+            scratch_git(tree, gd, "prune-packed", "-q")
 
 
 def _loose(store: Path) -> set[str]:

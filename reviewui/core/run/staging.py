@@ -36,6 +36,8 @@ from reviewui.core.errors import ReviewError
 from reviewui.core.run.scratch_build import scratch_git, tree_mtime
 
 _MODES = {"100644", "100755", "120000", "160000"}
+STOCK = "stock"
+"""The name (`stock-<id>.pack`) of the pack of every object a sweep's runs can commit (run/alike.py)."""
 
 
 @dataclass
@@ -70,6 +72,8 @@ class Stager:
         self._index = index
         self._stamp = stamp
         self._written: set[bytes] = set()
+        self._stocked = _stocked(scratch / ".git" / "objects" / "pack")
+        """The objects of the stock pack (alike.py): a commit already has them, none is written or placed."""
 
     @staticmethod
     def of(scratch: Path) -> Stager | None:
@@ -156,6 +160,8 @@ class Stager:
     def _write(self, kind: str, data: bytes) -> bytes:
         """Write a loose object (once), with the tree's one mtime; return its id."""
         sha, raw = _object(kind, data)
+        if sha in self._stocked:
+            return sha
         hexed = sha.hex()
         if not (self.scratch / ".git" / "objects" / hexed[:2] / hexed[2:]).exists():
             self.made.append(f"{hexed[:2]}/{hexed[2:]}")
@@ -213,6 +219,23 @@ class Stager:
             keep[key] = body + b"\0" * (8 - (len(body) % 8))
         out = b"DIRC" + struct.pack(">II", version, len(keep)) + b"".join(keep[k] for k in sorted(keep))
         return out + hashlib.sha1(out, usedforsecurity=False).digest()
+
+
+def _stocked(packs: Path) -> frozenset[bytes]:
+    """The object ids in the stock packs under `packs` (index version 2: a fan-out table, then the
+    sorted 20-byte names); none where there is no stock or an index is not that."""
+    ids: set[bytes] = set()
+    for idx in packs.glob(f"{STOCK}-*.idx"):
+        try:
+            data = idx.read_bytes()
+        except OSError:
+            continue
+        if data[:8] != b"\377tOc\0\0\0\2" or len(data) < 8 + 1024:
+            continue
+        count = struct.unpack(">I", data[8 + 255 * 4:8 + 1024])[0]
+        names = data[8 + 1024:8 + 1024 + 20 * count]
+        ids.update(names[i:i + 20] for i in range(0, len(names), 20))
+    return frozenset(ids)
 
 
 def write_loose(scratch: Path, files: dict[str, bytes | None]) -> None:
