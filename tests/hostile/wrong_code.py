@@ -15,7 +15,7 @@ from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.bite.report import BiteReport
 from reviewui.core.config import Settings
 from reviewui.core.diff import Diff
-from reviewui.core.run.alike import AlikeRuns, pad
+from reviewui.core.run.alike import AlikeRuns, pad, style_of
 from reviewui.core.target import Target
 from tests.core.bite.helpers import load
 from tests.gitrepo import make_repo
@@ -64,4 +64,5 @@ def presented(root: Path, base: dict[str, str], head: dict[str, str]) -> dict[st
     pins this. `root`: where a repository of the code alone is made to ask."""
     _, d = load(make_repo(root, base, head).root)
     reserve = AlikeRuns.of(d, "").reserve
-    return {p: pad(t.encode(), len(t.encode()) + reserve[p]) if p in reserve else t.encode() for p, t in head.items()}
+    return {p: pad(t.encode(), len(t.encode()) + reserve[p], style_of(p) or "#") if p in reserve else t.encode()
+            for p, t in head.items()}

@@ -7,13 +7,15 @@ things a stat could tell a revert's run by, and how each is taken away by
 construction, for every run of the sweep (baseline, controls, reverts batched
 or alone, guards):
 
-- **A changed file's size.** Each changed Python file (modified or renamed,
-  not a link) is presented padded at its end with an inert comment to one
-  size: the head's size plus every byte the file's hunks could bring back
-  plus `SLACK`. The head's file, each revert of it and each guard edit are all
-  that size (`pad`), so `st_size` and `st_blocks` are the same in every run.
-  Only Python files: a pad in another format would change what it means. An
-  edit longer than the size (past the slack) is written as it is.
+- **A changed file's size.** Each changed file (modified or renamed, not a
+  link) of a format with an inert tail (`style_of`: a `#` comment line for
+  Python, TOML, YAML, INI, Makefiles and the like; spaces for JSON) is
+  presented padded at its end to one size: the head's size plus every byte
+  the file's hunks could bring back plus `SLACK`. The head's file, each revert
+  of it and each guard edit are all that size (`pad`), so `st_size` and
+  `st_blocks` are the same in every run. Others (HTML, CSS, templates: a pad
+  would change what they render) keep their size. An edit longer than the
+  size (past the slack) is written as it is.
 - **Which objects git's store holds.** The pristine tree's store holds, in
   one pack (`stock-*`), those of every single-hunk revert of the diff and of
   the null revert of every changed file (blob, the trees on its path, the
@@ -49,17 +51,32 @@ SLACK = 128
 `pass`, `return None` for a body) grows a file by less."""
 MAX_VARIANTS = 2_000
 """Reverts whose objects are stocked in the pristine (a bigger diff stocks the first ones)."""
-_TAIL = b"#"
+_HASH_SUFFIXES = frozenset({".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".env", ".properties", ".mk"})
+_HASH_NAMES = frozenset({"Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile"})
+"""Files whose every reader takes a line starting with `#` for a comment: padded with one."""
+_SPACE_SUFFIXES = frozenset({".json"})
+"""Files whose readers skip whitespace after the last token: padded with spaces."""
 
 
-def pad(content: bytes, size: int) -> bytes:
-    """`content` with an inert Python comment line at its end making it exactly `size` bytes,
-    or `content` unchanged when it is that size already or the comment does not fit."""
+def style_of(path: str) -> str | None:
+    """How a file at `path` is padded: "#" (a comment line), " " (spaces), None (it is not)."""
+    name = path.rpartition("/")[2]
+    suffix = "." + name.rpartition(".")[2].lower() if "." in name else ""
+    if suffix in _HASH_SUFFIXES or name in _HASH_NAMES:
+        return "#"
+    return " " if suffix in _SPACE_SUFFIXES else None
+
+
+def pad(content: bytes, size: int, style: str = "#") -> bytes:
+    """`content` with an inert tail making it exactly `size` bytes (a comment line, or for style " "
+    spaces and a newline), or `content` unchanged when it is that size already or the tail does not fit."""
+    if style == " ":
+        return content + b" " * (size - len(content) - 1) + b"\n" if size > len(content) else content
     gap = b"" if not content or content.endswith(b"\n") else b"\n"
-    room = size - len(content) - len(gap) - len(_TAIL) - 1
+    room = size - len(content) - len(gap) - 2
     if room < 0:
         return content
-    return content + gap + _TAIL + b" " * room + b"\n"
+    return content + gap + b"#" + b" " * room + b"\n"
 
 
 def unpad(content: bytes, reserve: int) -> bytes:
@@ -82,7 +99,7 @@ class AlikeRuns:
         """The padding and stock for `diff`'s sweep at commit `head`."""
         reserve: dict[str, int] = {}
         for f in diff.files:
-            if f.binary or f.symlink or f.status not in ("modified", "renamed") or not f.path.endswith(".py"):
+            if f.binary or f.symlink or f.status not in ("modified", "renamed") or style_of(f.path) is None:
                 continue
             back = 0
             for h in f.hunks:
@@ -108,7 +125,7 @@ class AlikeRuns:
             if path.is_symlink() or not path.is_file():
                 continue
             data = path.read_bytes()
-            path.write_bytes(pad(data, len(data) + extra))
+            path.write_bytes(pad(data, len(data) + extra, style_of(rel) or "#"))
             done.append(rel)
         return done
 
@@ -137,7 +154,7 @@ class AlikeRuns:
                 except (RevertError, ValueError):
                     continue
                 after = None if not out and f.status == "added" else \
-                    pad(out, len(head)) if f.path in self.reserve else out
+                    pad(out, len(head), style_of(f.path) or "#") if f.path in self.reserve else out
                 stager.stage({f.path: after}, None)
                 made += 1
         # One pack of them all (few files to copy into each slot, as few as the plain tree's), named

@@ -22,7 +22,7 @@ from reviewui.core.file_diff import FileDiff
 from reviewui.core.hunks import Hunk
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.run import storage
-from reviewui.core.run.alike import AlikeRuns, hide_new_objects, pad, unpad
+from reviewui.core.run.alike import AlikeRuns, hide_new_objects, pad, style_of, unpad
 from reviewui.core.run.scratch_build import commit_scratch, git_plain, pristine
 from reviewui.core.run.scratch_slots import empty_slot
 from reviewui.core.run.tempdirs import remove_tree
@@ -182,7 +182,7 @@ class Scratch:
             size = (self._padded[1] / rel).stat().st_size
         except OSError:
             return content
-        return pad(content, size)
+        return pad(content, size, style_of(rel) or "#")
 
     def hide_new_objects(self) -> None:
         """After a commit in a sweep's scratch (a run alone): what it wrote to git's store that the

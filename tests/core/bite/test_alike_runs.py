@@ -9,13 +9,16 @@ each revert commits.
 from __future__ import annotations
 
 import ast
+import configparser
+import json
+import tomllib
 import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
 
-from reviewui.core.run.alike import SLACK, AlikeRuns, pad, unpad
+from reviewui.core.run.alike import SLACK, AlikeRuns, pad, style_of, unpad
 from reviewui.core.run.staging import Stager
 from reviewui.core.run.worktree import WorktreePool
 from tests.core.bite.helpers import load
@@ -27,6 +30,7 @@ BASE = {
     "pkg/crlf.py": "def g():\r\n    return 'a'\r\n",
     "pkg/latin.py": b"# -*- coding: latin-1 -*-\ns = '\xe9t\xe9'\n",
     "data.json": '{"a": 1}\n',
+    "page.html": "<p>a</p>\n",
 }
 HEAD = {
     "pkg/end.py": "def f(x):\n    return 1",
@@ -34,6 +38,7 @@ HEAD = {
     "pkg/latin.py": b"# -*- coding: latin-1 -*-\ns = '\xe9t\xe9!'\n",
     "pkg/new.py": "N = 1\n",
     "data.json": '{"a": 2, "b": [1, 2, 3]}\n',
+    "page.html": "<p>b</p>\n",
 }
 
 
@@ -55,6 +60,30 @@ def test_a_pad_is_inert_python(source: str) -> None:
     assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(data))
 
 
+@pytest.mark.parametrize(("path", "text", "read"), [
+    ("pyproject.toml", '[tool.x]\na = "b"\nc = """d\ne"""', lambda t: tomllib.loads(t)),
+    ("setup.cfg", "[s]\nk = v\n  more", lambda t: {k: dict(v) for k, v in _ini(t).items()}),
+    ("data.json", '{"a": [1, 2]}', json.loads),
+    ("empty.json", "[]\n", json.loads),
+])
+def test_a_pad_is_inert_in_its_format(path: str, text: str, read: object) -> None:
+    data = text.encode()
+    out = pad(data, len(data) + SLACK, style_of(path) or "#")
+    assert len(out) == len(data) + SLACK
+    assert read(out.decode()) == read(text)  # type: ignore[operator]
+
+
+def test_formats_without_an_inert_tail_are_not_padded() -> None:
+    assert [style_of(p) for p in ("a.html", "b.css", "t.j2", "x.xml", "Makefile", "d/.env", "c.JSON")] == \
+        [None, None, None, None, "#", "#", " "]
+
+
+def _ini(text: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser()
+    parser.read_string(text)
+    return parser
+
+
 def _bytes(text: str | bytes) -> bytes:
     return text if isinstance(text, bytes) else text.encode()
 
@@ -67,14 +96,16 @@ def test_the_pristine_is_padded_committed_and_stocked(tmp_path: Path) -> None:
     rb = make_repo(tmp_path / "repo", BASE, HEAD)
     t, d = load(rb.root)
     alike = AlikeRuns.of(d, t.head)
-    assert sorted(alike.reserve) == ["pkg/crlf.py", "pkg/end.py", "pkg/latin.py"]  # modified .py only
+    # modified files of a format with an inert tail: not the added one, not HTML
+    assert sorted(alike.reserve) == ["data.json", "pkg/crlf.py", "pkg/end.py", "pkg/latin.py"]
     with WorktreePool(rb.root, 1) as pool, pool.acquire() as s:
         pool.look_alike(alike)
         s.checkout(t.head)
         for rel, reserve in alike.reserve.items():
             head = _bytes(HEAD[rel])
-            assert (s.path / rel).read_bytes() == pad(head, len(head) + reserve)
-        assert (s.path / "data.json").read_text() == HEAD["data.json"]  # not Python: as it is
+            assert (s.path / rel).read_bytes() == pad(head, len(head) + reserve, style_of(rel) or "#")
+        assert json.loads((s.path / "data.json").read_text()) == json.loads(HEAD["data.json"])
+        assert (s.path / "page.html").read_text() == HEAD["page.html"]  # a pad would be rendered: as it is
         assert _git(s.path, "status", "--porcelain") == ""  # HEAD is the padded tree
         _git(s.path, "fsck", "--strict")
         objects = s.path / ".git" / "objects"
