@@ -67,16 +67,33 @@ def style_of(path: str) -> str | None:
     return " " if suffix in _SPACE_SUFFIXES else None
 
 
+LINE = 72
+"""The longest pad line, newline apart: shorter than any line-length rule a linter run as a test has."""
+
+
 def pad(content: bytes, size: int, style: str = "#") -> bytes:
-    """`content` with an inert tail making it exactly `size` bytes (a comment line, or for style " "
-    spaces and a newline), or `content` unchanged when it is that size already or the tail does not fit."""
+    """`content` with an inert tail making it exactly `size` bytes (comment lines, or for style " "
+    spaces and a newline), or `content` unchanged when it is that size already or no tail fits."""
     if style == " ":
         return content + b" " * (size - len(content) - 1) + b"\n" if size > len(content) else content
     gap = b"" if not content or content.endswith(b"\n") else b"\n"
-    room = size - len(content) - len(gap) - 2
-    if room < 0:
-        return content
-    return content + gap + b"#" + b" " * room + b"\n"
+    tail = _comments(size - len(content) - len(gap))
+    return content if tail is None else content + gap + tail
+
+
+def _comments(room: int) -> bytes | None:
+    """Exactly `room` bytes of comment lines no linter minds (`#` alone, or `# ` and dashes: no
+    trailing space, none longer than LINE), None when none make that many (1 or 3 bytes, or fewer than 0)."""
+    if room < 0 or room in (1, 3):
+        return None
+    lines: list[bytes] = []
+    while room:
+        n = min(room, LINE + 1)
+        if room - n in (1, 3):
+            n -= 4  # leave a remainder that is a line of its own
+        lines.append(b"#\n" if n == 2 else b"# " + b"-" * (n - 3) + b"\n")
+        room -= n
+    return b"".join(lines)
 
 
 def unpad(content: bytes, reserve: int) -> bytes:

@@ -13,12 +13,13 @@ import configparser
 import json
 import tomllib
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
 
-from reviewui.core.run.alike import SLACK, AlikeRuns, pad, style_of, unpad
+from reviewui.core.run.alike import LINE, SLACK, AlikeRuns, pad, style_of, unpad
 from reviewui.core.run.staging import Stager
 from reviewui.core.run.worktree import WorktreePool
 from tests.core.bite.helpers import load
@@ -46,9 +47,13 @@ HEAD = {
 def test_a_pad_makes_the_size_exactly_or_leaves_the_bytes(content: bytes, size: int) -> None:
     out = pad(content, size)
     assert out.startswith(content)
-    assert len(out) == size if size >= len(content) + 3 else out == content
+    assert len(out) == size if size >= len(content) + 5 else out == content or len(out) == size
     if out != content:
         assert unpad(out, size - len(content)) == content
+        # lines a linter run as a test takes in its stride: comments, no trailing space, short
+        for line in out[len(content):].lstrip(b"\n").splitlines():
+            assert line.startswith(b"#") and line == line.rstrip() and len(line) <= LINE
+            assert line == b"#" or line.startswith(b"# ")
 
 
 @pytest.mark.parametrize("source", ["", "x = 1\n", "x = 1", "def f():\n    return '''a\nb'''", "x = (1 +\n 2)\n",
@@ -142,3 +147,15 @@ def test_a_plain_pristine_is_apart_from_a_padded_one(tmp_path: Path) -> None:
         s.checkout(t.head)
         assert len((s.path / "pkg/end.py").read_bytes()) > len(plain)
     assert plain == HEAD["pkg/end.py"].encode()
+
+
+@pytest.mark.parametrize("extra", [2, 4, 73, 74, 76, 77, 128, 301])
+def test_a_padded_module_is_as_clean_to_a_linter_as_before(tmp_path: Path, extra: int) -> None:
+    """A project that runs a linter as a test (pytest-flake8, pytest-ruff) sees no new complaint:
+    else that test would be red at the head only in reviewui's runs."""
+    source = b'"""A clean module."""\n\n\ndef f(x: int) -> int:\n    return x + 1\n'
+    (tmp_path / "m.py").write_bytes(pad(source, len(source) + extra))
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,W", "--preview",
+                           "--line-length", "79", "m.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
+    assert len((tmp_path / "m.py").read_bytes()) == len(source) + extra
