@@ -8,7 +8,7 @@ construction, for every run of the sweep (baseline, controls, reverts batched
 or alone, guards):
 
 - **A changed file's size.** Each changed file (modified or renamed, not a
-  link) of a format with an inert tail (`style_of`: a `#` comment line for
+  link) of a format with an inert tail (`style_of`: `# ---` comment lines, clean to a linter, for
   Python, TOML, YAML, INI, Makefiles and the like; spaces for JSON) is
   presented padded at its end to one size: the head's size plus every byte
   the file's hunks could bring back plus `SLACK`. The head's file, each revert
