@@ -20,7 +20,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from reviewui.core.run.alike import LINE, SLACK, AlikeRuns, pad, style_of, unpad
-from reviewui.core.run.staging import Stager
+from reviewui.core.revert import raw_hunk_for, revert_bytes
+from reviewui.core.run.staging import Stager, _stocked
 from reviewui.core.run.worktree import WorktreePool
 from tests.core.bite.helpers import load
 from tests.gitrepo import make_repo
@@ -159,3 +160,32 @@ def test_a_padded_module_is_as_clean_to_a_linter_as_before(tmp_path: Path, extra
                            "--line-length", "79", "m.py"], cwd=tmp_path, capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout
     assert len((tmp_path / "m.py").read_bytes()) == len(source) + extra
+
+
+def test_a_batch_stager_places_nothing_the_stock_holds(tmp_path: Path) -> None:
+    """A batch session's forks get only objects the store lacks (staging.py): on a sweep's pristine,
+    every revert's are in the stock pack, so a fork places none (placed loose, a revert's blob would
+    exist in its fork alone: the stat tell tests/hostile/test_stat_probes.py shows)."""
+    rb = make_repo(tmp_path / "repo", BASE, HEAD)
+    t, d = load(rb.root)
+    with WorktreePool(rb.root, 1) as pool, pool.acquire() as s:
+        pool.look_alike(AlikeRuns.of(d, t.head))
+        s.checkout(t.head)
+        stager = Stager.of(s.path)
+        assert stager is not None
+        stager.store = tmp_path / "staged"
+        f = d.file("pkg/end.py")
+        assert f is not None
+        before = (s.path / f.path).read_bytes()
+        reverted = s.padded(f.path, revert_bytes(s.unpadded(f.path, before), raw_hunk_for(f, f.hunks[0])))
+        stager.stage({f.path: reverted}, tmp_path / "index")
+        assert stager.made == [] and not (tmp_path / "staged").exists()
+        stager.stage({f.path: before + b"# not a variant\n"}, tmp_path / "index")  # one the stock lacks
+        assert len(stager.made) >= 3
+
+
+@pytest.mark.parametrize("data", [b"", b"PACK\0\0\0\2" + b"\xff" * 2000, b"\377tOc\0\0\0\2" + bytes(100)],
+                         ids=["empty", "not-an-index", "cut-short"])
+def test_a_stock_index_that_is_not_one_holds_nothing(tmp_path: Path, data: bytes) -> None:
+    (tmp_path / "stock-x.idx").write_bytes(data)
+    assert _stocked(tmp_path) == frozenset()
