@@ -189,3 +189,29 @@ def test_a_batch_stager_places_nothing_the_stock_holds(tmp_path: Path) -> None:
 def test_a_stock_index_that_is_not_one_holds_nothing(tmp_path: Path, data: bytes) -> None:
     (tmp_path / "stock-x.idx").write_bytes(data)
     assert _stocked(tmp_path) == frozenset()
+
+
+def test_a_run_alone_hides_what_its_commit_wrote(tmp_path: Path) -> None:
+    """A guard edit run alone commits objects the stock lacks; after `hide_new_objects` the store's
+    loose objects are the pristine's and one pack more holds the edit's, under a name no run shares:
+    git still reads HEAD. A null edit gets its pack too (its random object alone)."""
+    rb = make_repo(tmp_path / "repo", BASE, HEAD)
+    t, d = load(rb.root)
+    packs: list[set[str]] = []
+    with WorktreePool(rb.root, 1) as pool, pool.acquire() as s:
+        pool.look_alike(AlikeRuns.of(d, t.head))
+        s.checkout(t.head)
+        objects = s.path / ".git" / "objects"
+        pristine = {p.name for p in objects.glob("pack/*")}
+        for edit in (b"def f(x):\n    return None\n", b"def f(x):\n    return None\n", None):
+            s.checkout(t.head)
+            s.edit_file("pkg/end.py", edit if edit is not None else (s.path / "pkg/end.py").read_bytes())
+            assert list(objects.glob("??/*")) or edit is None  # git wrote the edit's objects loose
+            s.hide_new_objects()
+            assert not list(objects.glob("??/*"))
+            added = {p.name for p in objects.glob("pack/*")} - pristine
+            assert len(added) == 2 and {n.rsplit(".", 1)[1] for n in added} == {"idx", "pack"}
+            packs.append(added)
+            _git(s.path, "fsck", "--strict")
+            assert _git(s.path, "show", "HEAD:pkg/end.py").encode() == (s.path / "pkg/end.py").read_bytes()
+    assert packs[0] != packs[1]  # the same edit twice: two names no test can work out
