@@ -308,36 +308,49 @@ def _requested(browser: Any) -> list[str]:
     return urls
 
 
-def _list_layout(text: str) -> int:
-    """Where the file list ends on the screen (the column of its border), or -1 while it is hidden."""
-    line = next((ln for ln in text.splitlines() if "Source (" in ln), None)
-    return -1 if line is None else line.find("│")
+def _list_layout(text: str) -> str:
+    """How the file list is shown on the screen: "hidden", "fit" (its border within 40 % of the
+    width) or "wide" (at least half of it: `fit_sidebar`'s shares).
+
+    A refit as evidence comes in moves the border but never changes this class; only `L` does.
+    """
+    lines = text.splitlines()
+    line = next((ln for ln in lines if "Source (" in ln), None)
+    if line is None or "│" not in line:
+        return "hidden"
+    width = max(len(ln) for ln in lines)
+    return "wide" if line.find("│") >= 0.45 * width else "fit"
 
 
 def _settled(browser: Any, text: str, quiet: float = 1.5, limit: float = 30.0) -> str:
-    """The screen once the file list's layout has not changed for `quiet` seconds (at most `limit`)."""
+    """The screen once the file list's border has not moved for `quiet` seconds (at most `limit`)."""
     still = time.monotonic()
     deadline = still + limit
     while time.monotonic() - still < quiet and time.monotonic() < deadline:
         time.sleep(0.1)
         now = browser.execute_script(SCREEN_TEXT) or ""
-        if _list_layout(now) != _list_layout(text):
+        if _border(now) != _border(text):
             still = time.monotonic()
         text = now
     return text
 
 
+def _border(text: str) -> int:
+    """The column of the file list's border, or -1 while it is hidden."""
+    line = next((ln for ln in text.splitlines() if "Source (" in ln), None)
+    return -1 if line is None else line.find("│")
+
+
 def _file_list_shown(browser: Any) -> str:
-    """The screen once `L` has put the file list, with its findings count (`⚑1`), on it.
+    """The screen once the file list, with its findings count (`⚑1`), is on it.
 
     `L` cycles the list fitted → wide → hidden. Under load the app can take many seconds to
     answer a key (seen in CI: a key typed again before the first was answered went past the
-    wide list), so each `L` is typed only once the list's layout has answered the one before.
+    wide list), and the evidence (the findings, a stored sweep's results) refits the list as it
+    comes in, a move of its border no `L` made (seen in CI: taken for the answer to an `L`, so the
+    next was typed too soon and the list ended hidden). So the loop waits on the list's mode, which
+    a refit never changes, and types the next `L` only once the mode has answered the last one.
     """
-    # The evidence (the findings, a stored sweep's results) joins the list's entries as it comes
-    # in and refits the list: changes of layout no `L` made, which the loop would take for the
-    # answer to one and type the next too soon (seen in CI after the bite test had stored results).
-    # So every wait ends with the layout left alone for a while.
     text = _settled(browser, browser.execute_script(SCREEN_TEXT) or "")
     for _ in range(4):
         if re.search(r"⚑\d", text):
