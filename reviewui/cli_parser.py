@@ -128,7 +128,8 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 def _bite_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _run_args(p)
-    p.add_argument("--hunk", metavar="FILE[:N]", help="check only this file's hunks, or its hunk N (from 1)")
+    p.add_argument("--hunk", metavar="FILE[:N]", action="append",
+                   help="check only this file's hunks, or its hunk N (from 1); give it again for more")
     p.add_argument("--guards", action="store_true",
                    help="also revert the guards inside the agent's lines (conditions, early exits, statements)")
     p.add_argument("--include-config", action="store_true",

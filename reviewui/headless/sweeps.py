@@ -66,7 +66,8 @@ def cmd_bite(args: argparse.Namespace) -> int:
     from reviewui.core.bite.engine import UntrustedCommand
 
     session = session_from_args(args)
-    hunks = session.hunks(args.hunk) if args.hunk else None
+    # Every --hunk given, in order, each hunk once (one given twice is one run).
+    hunks = list(dict.fromkeys(k for spec in args.hunk for k in session.hunks(spec))) if args.hunk else None
     include_config = getattr(args, "include_config", False)
 
     def progress(done: int, total: int) -> None:
