@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from reviewui.command_args import emit, session_from_args
 from reviewui.core.errors import ReviewError, refusal
@@ -40,6 +40,31 @@ def tests_progress(args: argparse.Namespace) -> "ProgressSink":
     return say
 
 
+def sweep_progress(args: argparse.Namespace) -> Callable[[int, int], None]:
+    """A sweep's hunks graded (of all) after its baseline: rewritten in place on a terminal (text
+    output), else a line when the graded runs begin, one every LINE_EVERY seconds and one when the
+    last hunk is in (a CI log shows where a long guard sweep is, not minutes of silence)."""
+    import time
+
+    tty = sys.stderr.isatty()
+    since: list[float] = []
+    last = [0.0]
+
+    def say(done: int, total: int) -> None:
+        if tty:
+            if args.format == "text":
+                sys.stderr.write(f"\rbite-check {done}/{total}")
+                sys.stderr.flush()
+            return
+        now = time.monotonic()
+        since[:] = since or [now]
+        if done in (0, total) or now - last[0] >= LINE_EVERY:
+            last[0] = now
+            sys.stderr.write(f"reviewui: bite-check: {done}/{total} hunks, {now - since[0]:.0f}s\n")
+
+    return say
+
+
 LINE_EVERY = 15.0
 """Seconds between progress lines on a stderr that is not a terminal."""
 
@@ -70,17 +95,12 @@ def cmd_bite(args: argparse.Namespace) -> int:
     hunks = list(dict.fromkeys(k for spec in args.hunk for k in session.hunks(spec))) if args.hunk else None
     include_config = getattr(args, "include_config", False)
 
-    def progress(done: int, total: int) -> None:
-        if args.format == "text" and sys.stderr.isatty():
-            sys.stderr.write(f"\rbite-check {done}/{total}")
-            sys.stderr.flush()
-
     whole = hunks is None and not include_config  # only whole-branch sweeps are stored and reused
     try:
         witness = getattr(args, "witness", False)
         report = stored_sweep(session, args.guards, witness) if whole else None
         if report is None:
-            report = session.bite(hunks, on_progress=progress, guards=args.guards, include_config=include_config,
+            report = session.bite(hunks, on_progress=sweep_progress(args), guards=args.guards, include_config=include_config,
                                   witness=witness, on_tests=tests_progress(args))
             if whole:
                 session.save_evidence(report)

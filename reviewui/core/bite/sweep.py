@@ -240,6 +240,8 @@ class Sweep:
         held: list[HunkResult | tuple[GuardJob, GuardResult]] = []
         done: set[tuple[str, int]] = set()
         self._counted = True  # progress goes out from here; emit() no longer counts
+        if self._on_progress:
+            self._on_progress(0, len(self.spec.targets))  # the baseline is over: the graded runs have begun
 
         def count(key: tuple[str, int]) -> None:
             if key not in done:

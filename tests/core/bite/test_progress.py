@@ -85,3 +85,22 @@ def test_a_hostile_progress_file_is_never_waited_on_or_followed(tmp_path: Path) 
     fifo.unlink()
     fifo.write_text("1 2 " + "x" * 100)
     assert read(fifo) is None  # over 64 bytes
+
+
+def test_a_headless_sweep_says_when_its_graded_runs_begin_and_end(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the baseline a guard sweep said nothing on a stderr that is no terminal (seen: six minutes
+    of silence in a CI-like log); it now says when its graded runs begin and when the last hunk is in."""
+    use_venv_python(monkeypatch)
+    rb = make_repo(tmp_path / "r", {"calc.py": CALC, "other.py": "def one():\n    return 1\n"},
+                   {"calc.py": CALC_BRANCH, "other.py": "def one():\n    return 1 + 0 * 2\n",
+                    "test_calc.py": "from calc import clamp\nfrom other import one\n\n\n"
+                                    "def test_low():\n    assert clamp(-1) == 0\n\n\n"
+                                    "def test_one():\n    assert one() == 1\n"})
+    proc = run_cli("bite", "agent/work", "--guards", "--format", "json", cwd=rb.root)
+    assert proc.returncode in (0, 1), proc.stderr
+    said = [ln for ln in proc.stderr.splitlines() if ln.startswith("reviewui: bite-check: ")]
+    assert said[0].startswith("reviewui: bite-check: 0/2 hunks, "), proc.stderr
+    assert said[-1].startswith("reviewui: bite-check: 2/2 hunks, ") and said[-1].endswith("s"), proc.stderr
+    baseline = [n for n, ln in enumerate(proc.stderr.splitlines()) if ln.startswith("reviewui: baseline: ")]
+    assert baseline and baseline[0] < proc.stderr.splitlines().index(said[0])  # after the baseline's own lines
