@@ -65,7 +65,8 @@ def test_reviewer_repo_is_byte_identical(sweep) -> None:
 def test_results_stream_and_progress_counts(sweep) -> None:
     _, _, _, _, report, seen, progress, _ = sweep
     assert sorted(r.key for r in seen) == sorted(r.key for r in report.results)
-    assert [p[0] for p in progress] == [1, 2, 3, 4] and {p[1] for p in progress} == {4}
+    # 0 first: the graded runs have begun (the baseline is over), then one more per hunk graded
+    assert [p[0] for p in progress] == [0, 1, 2, 3, 4] and {p[1] for p in progress} == {4}
 
 
 def test_json_contract(sweep) -> None:
