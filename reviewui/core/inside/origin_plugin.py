@@ -8,9 +8,11 @@ as the file's own bytes can. Such a test is recorded as a reader of every change
 A path counts by where it resolves (relative, `..`, symlinks), but only one that could lead there
 is resolved: one naming `.git` or a symlink into it (the tree's: REVIEWUI_GIT_LINKS; any a run
 makes), or a relative one once the working directory has been inside it. Any other costs a
-substring test (about 0.1 us an open). Not seen: a read while no test runs (a test module's top
-level, at collection: no test to name), one test's read another uses, an access through a
-descriptor (`dir_fd`), by `stat` alone.
+substring test (about 0.1 us an open). A read while a collector runs (a test module's top level,
+a conftest or package `__init__` imported at collection) is a read by every test collected under
+it; one before collection (the conftests on the command line's paths and plugins start then) by
+every test. Not seen: a read after collection while no test runs (a session-end hook), one test's
+read another uses, an access through a descriptor (`dir_fd`), by `stat` alone.
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
 store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
@@ -121,19 +123,19 @@ def _stdlib() -> str:
 _STDLIB = _stdlib() if _sources else ""
 
 
-def _read_as_data(depth: int = 2) -> bool:
-    """True when the open being audited (`depth` frames above this one) was made by code other
-    than the import system, pytest or a traceback: the first frame outside the standard library
-    is not pytest's, and no frame on the way is an import's or a source lookup's."""
+def _read_as_data(depth: int = 2) -> str:
+    """The file of the code that made the open being audited (`depth` frames above this one) when
+    that is no import, pytest or traceback (the first frame outside the standard library is not
+    pytest's, and no frame on the way is an import's or a source lookup's), else ""."""
     frame = sys._getframe(depth)
     while frame is not None:
         name = frame.f_code.co_filename
         if name.startswith("<frozen") or name.endswith(_NOT_DATA) or any(i in name for i in _INFRA):
-            return False
+            return ""
         if not os.path.realpath(name).startswith(_STDLIB):
-            return True
+            return name
         frame = frame.f_back  # type: ignore[assignment]
-    return False
+    return ""
 
 
 def _in_git(raw: str) -> bool:
@@ -185,7 +187,10 @@ def _other(event: str, args: Any) -> None:
                 _cwd[0] = True
     except Exception:
         return
-    if hit:
+    # A link or a change of directory reads nothing by itself: by a test it counts (the test may
+    # read through it); while collecting, what is later read through it counts (the link's name
+    # and the directory are watched from then on), not the link.
+    if hit and (event not in (*_LINK_EVENTS, "os.chdir") or not _test().startswith(_COLLECT)):
         _read_git(4)  # _read_as_data, _read_git, _other, _audit, then the call audited
 
 
@@ -220,21 +225,65 @@ def _audit(event: str, args: Any) -> None:
         return
     if path in _data:
         _opens.setdefault(path, set()).add(test)
-    if path in _sources and _read_as_data():
-        _reads.setdefault(path, set()).add(test)
+    reader = _read_as_data() if path in _sources else ""
+    if reader:
+        _reads.setdefault(path, set()).add(_scoped(test, reader))
+
+
+_COLLECT = "\0collect "
+"""Names, with a collector's node id after it, what is read while that collector runs."""
+_collecting: list[str] = []
+"""The node ids of the collectors running now, innermost last."""
+_items: list[str] = []
+"""The node ids of every test collected (at the end of collection)."""
+
+
+_collected = [False]
+"""Whether collection has ended."""
 
 
 def _test() -> str:
-    return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    """The test running now, else the collector running (marked `_COLLECT`), else before collection
+    every test (the conftests on the command line's paths and plugins start up then: a hook of theirs
+    can fail any test), else ""."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    if test:
+        return test
+    if _collecting:
+        return _COLLECT + _collecting[-1]
+    return "" if _collected[0] else _COLLECT
+
+
+def _scoped(test: str, reader: str) -> str:
+    """`test`, or for a read before collection by a conftest in the tree, the tests below its folder
+    (pytest imports the conftests on the command line's paths before it collects)."""
+    if test != _COLLECT or os.path.basename(reader) != "conftest.py":
+        return test
+    folder = os.path.relpath(os.path.dirname(os.path.realpath(reader)), os.path.realpath(os.getcwd()))
+    if folder == os.pardir or folder.startswith(os.pardir + os.sep):
+        return test
+    return _COLLECT + ("" if folder == os.curdir else folder.replace(os.sep, "/"))
+
+
+def _named(found: dict[str, set[str]]) -> dict[str, list[str]]:
+    """`found` (path -> readers) with each collector named by the tests collected under it."""
+    out: dict[str, list[str]] = {}
+    for path, readers in found.items():
+        named = {t for t in readers if not t.startswith(_COLLECT)}
+        for node in {t[len(_COLLECT):] for t in readers if t.startswith(_COLLECT)}:
+            named.update(i for i in _items if not node or i == node or i.startswith((node + "::", node + "/")))
+        out[path] = sorted(named)
+    return out
 
 
 def _read_git(depth: int) -> None:
     """The current test, reading git's store, reads every changed source file (by test code only:
     the audited call is `depth` frames above `_read_as_data`'s)."""
     test = _test()
-    if test and _read_as_data(depth):
+    reader = _read_as_data(depth) if test else ""
+    if reader:
         for path in _sources:
-            _reads.setdefault(path, set()).add(test)
+            _reads.setdefault(path, set()).add(_scoped(test, reader))
 
 
 def _open_watch() -> Any:
@@ -274,6 +323,21 @@ def _watched(phase: str) -> Any:
     return hook
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: Any) -> Iterator[None]:
+    # Collecting imports test modules, conftests and packages: what their top level reads is read
+    # for the tests collected under them (`_named`), what a process it starts reads too.
+    if _watch is not None:
+        _phase_reads(_test())  # what came before is the enclosing collector's (or nobody's)
+    _collecting.append(collector.nodeid)
+    try:
+        yield
+    finally:
+        if _watch is not None:
+            _phase_reads(_test())
+        _collecting.pop()
+
+
 pytest_runtest_setup = _watched("pytest_runtest_setup")
 pytest_runtest_call = _watched("pytest_runtest_call")
 pytest_runtest_teardown = _watched("pytest_runtest_teardown")
@@ -308,6 +372,8 @@ def pytest_sessionstart(session: Any) -> None:
 
 
 def pytest_collection_finish(session: Any) -> None:
+    _items[:] = [item.nodeid for item in session.items]
+    _collected[0] = True
     _progress["total"] = len(session.items)
     _say_progress(force=True)
 
@@ -438,6 +504,5 @@ def pytest_sessionfinish(session: Any) -> None:
         if path:
             found[name] = os.path.realpath(path)
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"modules": found, "opens": {k: sorted(v) for k, v in _opens.items()},
-                   "reads": {k: sorted(v) for k, v in _reads.items()},
+        json.dump({"modules": found, "opens": _named(_opens), "reads": _named(_reads),
                    "canary": _canary["name"] if _canary["ran"] else ""}, f)

@@ -56,7 +56,8 @@ act("other_repo", lambda: os.listdir(os.path.join(tmp, "other", ".git")))
 act("rmtree_other_repo", lambda: __import__("shutil").rmtree(os.path.join(tmp, "doomed")))
 act("listed_by_pytest", as_pytest("os.listdir", os.path.join(git, "objects")))
 act("opened_by_pytest", as_pytest("open", os.path.join(git, "HEAD")))
-os.listdir(git)  # while no test runs (collection): no test to name
+plugin._collected[0] = True  # collection is over (before it, a read is every test's: test_collection_reads)
+os.listdir(git)  # while no test runs: no test to name
 print(json.dumps({k: sorted(v) for k, v in plugin._reads.items()}))
 '''
 
@@ -82,3 +83,42 @@ def test_each_way_into_git_counts_and_nothing_else_does(tmp_path: Path) -> None:
     want = sorted(f"t.py::{n}" for n in ("by_name", "listed", "scanned", "relative", "relative_later", "through_link",
                                          "through_new_link", "linking"))
     assert reads == dict.fromkeys(sources, want)
+
+
+COLLECTING = r'''
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("reviewui_origin", sys.argv[1])
+plugin = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plugin)
+tree, tmp = sys.argv[2], sys.argv[3]
+git = os.path.join(tree, ".git")
+os.symlink(git, os.path.join(tmp, "before"))  # a link before collection: no read by itself
+plugin._collecting.append("tests/t.py")  # a test module's top level, imported while collected
+os.symlink(git, os.path.join(tmp, "stash"))  # nor while collecting
+os.chdir(git)  # nor a change of directory
+os.chdir(tree)
+open(os.path.join(tmp, "stash", "HEAD")).close()  # a read through it is
+plugin._collecting.pop()
+plugin._collecting.append("tests/sub")  # a folder (its conftest imported while it is collected)
+os.listdir(os.path.join(git, "objects"))
+plugin._collecting.pop()
+plugin._items[:] = ["tests/t.py::a", "tests/t.py::b", "tests/sub/u.py::c", "tests/subway.py::d", "top.py::e"]
+plugin._collected[0] = True
+print(json.dumps({k: v for k, v in plugin._named(plugin._reads).items()}))
+'''
+
+
+def test_reads_while_collecting_are_read_by_the_tests_collected_there(tmp_path: Path) -> None:
+    """A test module's top level (or a folder's conftest) reading `.git` while it is collected reads for
+    every test collected under it, and only for them; a link or a change of directory then is none."""
+    tree = tmp_path / "tree"
+    (tree / ".git" / "objects").mkdir(parents=True)
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/scratch\n")
+    source = str(tree / "a.py")
+    Path(source).write_text("X = 1\n")
+    env = {**os.environ, "REVIEWUI_SOURCE_FILES": source, "REVIEWUI_GIT_DIR": str(tree / ".git")}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    out = subprocess.run([sys.executable, "-c", COLLECTING, str(inside.source("origin_plugin.py")), str(tree),
+                          str(tmp_path)], env=env, cwd=tree, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {source: ["tests/sub/u.py::c", "tests/t.py::a", "tests/t.py::b"]}
