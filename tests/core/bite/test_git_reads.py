@@ -12,14 +12,17 @@ from pathlib import Path
 
 from reviewui.core import inside
 
-SCRIPT = r'''
+LOAD = r'''
 import importlib.util, json, os, sys
 spec = importlib.util.spec_from_file_location("reviewui_origin", sys.argv[1])
 plugin = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plugin)
 tree, tmp = sys.argv[2], sys.argv[3]
 git = os.path.join(tree, ".git")
+'''
+"""The plugin loaded alone in a fresh Python (argv: the plugin's file, the tree, a scratch folder)."""
 
+SCRIPT = LOAD + r'''
 
 def act(name, fn):
     os.environ["PYTEST_CURRENT_TEST"] = f"t.py::{name} (call)"
@@ -85,14 +88,7 @@ def test_each_way_into_git_counts_and_nothing_else_does(tmp_path: Path) -> None:
     assert reads == dict.fromkeys(sources, want)
 
 
-COLLECTING = r'''
-import importlib.util, json, os, sys
-spec = importlib.util.spec_from_file_location("reviewui_origin", sys.argv[1])
-plugin = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plugin)
-tree, tmp = sys.argv[2], sys.argv[3]
-git = os.path.join(tree, ".git")
-os.symlink(git, os.path.join(tmp, "before"))  # a link before collection: no read by itself
+COLLECTING = LOAD + r'''os.symlink(git, os.path.join(tmp, "before"))  # a link before collection: no read by itself
 plugin._collecting.append("tests/t.py")  # a test module's top level, imported while collected
 os.symlink(git, os.path.join(tmp, "stash"))  # nor while collecting
 os.chdir(git)  # nor a change of directory
