@@ -11,8 +11,10 @@ makes), or a relative one once the working directory has been inside it. Any oth
 substring test (about 0.1 us an open). A read while a collector runs (a test module's top level,
 a conftest or package `__init__` imported at collection) is a read by every test collected under
 it; one before collection (the conftests on the command line's paths and plugins start then) by
-every test. Not seen: a read after collection while no test runs (a session-end hook), one test's
-read another uses, an access through a descriptor (`dir_fd`), by `stat` alone.
+every test; one while a fixture is set up by every test using it. One test's read another test of
+its module uses is bite/source_readers.py's. Not seen: a read after collection while no test runs
+(a session-end hook), a read handed to a test of another module other than by a fixture (a helper
+module's global), an access through a descriptor (`dir_fd`), by `stat` alone.
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
 store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
@@ -232,10 +234,14 @@ def _audit(event: str, args: Any) -> None:
 
 _COLLECT = "\0collect "
 """Names, with a collector's node id after it, what is read while that collector runs."""
+_FIXTURE = "\0fixture "
+"""Names, with a fixture's name and base node id after it, what is read while it is set up."""
 _collecting: list[str] = []
 """The node ids of the collectors running now, innermost last."""
-_items: list[str] = []
-"""The node ids of every test collected (at the end of collection)."""
+_fixtures: list[str] = []
+"""The marks (`_FIXTURE`) of the fixtures being set up now, innermost last."""
+_items: dict[str, frozenset[str]] = {}
+"""The node id of every test collected, with the fixtures it uses (at the end of collection)."""
 
 
 _collected = [False]
@@ -243,9 +249,12 @@ _collected = [False]
 
 
 def _test() -> str:
-    """The test running now, else the collector running (marked `_COLLECT`), else before collection
-    every test (the conftests on the command line's paths and plugins start up then: a hook of theirs
-    can fail any test), else ""."""
+    """The fixture being set up (marked `_FIXTURE`: every test using it gets what it read), else the
+    test running now, else the collector running (marked `_COLLECT`), else before collection every
+    test (the conftests on the command line's paths and plugins start up then: a hook of theirs can
+    fail any test), else ""."""
+    if _fixtures:
+        return _fixtures[-1]
     test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
     if test:
         return test
@@ -265,13 +274,23 @@ def _scoped(test: str, reader: str) -> str:
     return _COLLECT + ("" if folder == os.curdir else folder.replace(os.sep, "/"))
 
 
+def _under(node: str, item: str) -> bool:
+    """Whether test `item` is collected under the node `node` ("": the session)."""
+    return not node or item == node or item.startswith((node + "::", node + "/"))
+
+
 def _named(found: dict[str, set[str]]) -> dict[str, list[str]]:
-    """`found` (path -> readers) with each collector named by the tests collected under it."""
+    """`found` (path -> readers) with each collector named by the tests collected under it and each
+    fixture by the tests using it (within its conftest's or module's reach)."""
     out: dict[str, list[str]] = {}
     for path, readers in found.items():
-        named = {t for t in readers if not t.startswith(_COLLECT)}
-        for node in {t[len(_COLLECT):] for t in readers if t.startswith(_COLLECT)}:
-            named.update(i for i in _items if not node or i == node or i.startswith((node + "::", node + "/")))
+        named = {t for t in readers if not t.startswith("\0")}
+        for mark in {t for t in readers if t.startswith("\0")}:
+            if mark.startswith(_COLLECT):
+                named.update(i for i in _items if _under(mark[len(_COLLECT):], i))
+            else:
+                name, _, base = mark[len(_FIXTURE):].partition(" ")
+                named.update(i for i, uses in _items.items() if name in uses and _under(base, i))
         out[path] = sorted(named)
     return out
 
@@ -338,6 +357,21 @@ def pytest_make_collect_report(collector: Any) -> Iterator[None]:
         _collecting.pop()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: Any, request: Any) -> Iterator[None]:
+    # A fixture's value is every user's (a session-scoped one is made once, in its first user's
+    # setup): what its setup reads is read by every test that uses it.
+    if _watch is not None:
+        _phase_reads(_test())
+    _fixtures.append("%s%s %s" % (_FIXTURE, fixturedef.argname, fixturedef.baseid))
+    try:
+        yield
+    finally:
+        if _watch is not None:
+            _phase_reads(_test())
+        _fixtures.pop()
+
+
 pytest_runtest_setup = _watched("pytest_runtest_setup")
 pytest_runtest_call = _watched("pytest_runtest_call")
 pytest_runtest_teardown = _watched("pytest_runtest_teardown")
@@ -372,7 +406,8 @@ def pytest_sessionstart(session: Any) -> None:
 
 
 def pytest_collection_finish(session: Any) -> None:
-    _items[:] = [item.nodeid for item in session.items]
+    _items.clear()
+    _items.update((item.nodeid, frozenset(getattr(item, "fixturenames", ()))) for item in session.items)
     _collected[0] = True
     _progress["total"] = len(session.items)
     _say_progress(force=True)
