@@ -15,8 +15,9 @@ and a control's got none (git writes nothing it has packed): a control alone
 now writes the head's own blob, trees and commit loose (staging.write_loose).
 Differential, each path with its own fix off: the same probe makes every hunk
 bite; with it on, no hunk bites (or a control fails and the sweep is refused). A sweep's pristine
-now also holds every revert's objects before any run (run/alike.py), which hides the probe on its
-own; it is left out here, so these layers are tested alone.
+now also holds every revert's objects before any run (run/alike.py), and the probe's listing of
+`.git` while its module is collected makes its tests readers (inside/origin_plugin.py): each hides
+the probe on its own; both are left out here, so these layers are tested alone.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import fallback
+from reviewui.core.bite import fallback, origin
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.config import Settings
 from reviewui.core.run import scratch_build
@@ -89,6 +90,10 @@ def test_a_loose_object_count_cannot_tell_a_revert_from_a_control(tmp_path: Path
     # Plain scratches, the layers below the stock (run/alike.py packs every revert's objects before any run,
     # which hides this probe too: tests/hostile/test_stat_probes.py): each run's own objects only.
     monkeypatch.setattr(AlikeRuns, "of", staticmethod(lambda diff, head: None))
+    # The probe lists `.git` at its module's top level: since reads at collection are read by the
+    # module's tests, the `.git` reader rule catches it too (tests/hostile/test_git_store_reads.py);
+    # off here, so the layers below it are tested alone.
+    monkeypatch.setattr(origin, "GIT_READS", False)
     if alone:
         run_alone(monkeypatch)
     if not fixed and alone:  # a control alone leaves the objects git wrote (none) as they are

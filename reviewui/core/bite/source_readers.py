@@ -7,9 +7,7 @@ code does. The baseline records, per test, the opens of changed source files tha
 starts, its inotify watch, inside/child_reads.py), and counts a test that opens or lists anything
 under the scratch's `.git` as reading every changed source file: git's store holds a copy of each, and how it holds them (packed or loose) can tell a revert's run from
 a control's as the file's bytes can. A hunk's or guard's failures by such a test are set aside
-here, and those of every test in a reader's module (its globals are theirs: one test reads, another
-compares). A revert failed only by them is `toothless`, with the reason; the finding
-`test-reads-changed-source` (findings/source_readers.py) names each reader.
+here. A revert failed only by them is `toothless`, with the reason; the finding `test-reads-changed-source` (findings/source_readers.py) names each.
 """
 
 from __future__ import annotations
@@ -27,15 +25,8 @@ R = TypeVar("R", HunkResult, GuardResult)
 
 
 def readers_by_file(source_readers: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, frozenset[str]]:
-    """Baseline.source_readers as a lookup: changed file -> the tests reading it as data, and the
-    modules they are in (`tests/test_x.py`: a module's tests share its globals, so what one test read
-    another may compare; no test id is a module's, as test ids hold `::`)."""
-    return {path: frozenset(tests) | {t.split("::", 1)[0] for t in tests} for path, tests in source_readers}
-
-
-def _of(test: str, mine: frozenset[str]) -> bool:
-    """Whether `test` reads the file (or shares a module with a test that does)."""
-    return test in mine or test.split("::", 1)[0] in mine
+    """Baseline.source_readers as a lookup: changed file -> the tests reading it as data."""
+    return {path: frozenset(tests) for path, tests in source_readers}
 
 
 def regrade(r: HunkResult, readers: Mapping[str, frozenset[str]]) -> HunkResult:
@@ -50,14 +41,13 @@ def regrade(r: HunkResult, readers: Mapping[str, frozenset[str]]) -> HunkResult:
 def _one(x: R, mine: frozenset[str], file: str) -> R:
     if x.verdict != "bites" or not x.failing_tests:
         return x
-    dropped = [t for t in x.failing_tests if _of(t, mine)]
+    dropped = [t for t in x.failing_tests if t in mine]
     if not dropped:
         return x
-    kept = tuple(t for t in x.failing_tests if not _of(t, mine))
-    messages = {t: m for t, m in x.messages.items() if not _of(t, mine)}
+    kept = tuple(t for t in x.failing_tests if t not in mine)
+    messages = {t: m for t, m in x.messages.items() if t not in mine}
     if kept:
         return replace(x, failing_tests=kept, messages=messages)
     shown = ", ".join(dropped[:3]) + (f" and {len(dropped) - 3} more" if len(dropped) > 3 else "")
     return replace(x, verdict="toothless", failing_tests=(), messages={},
-                   reason=f"only tests that read {file} as data, or share a module with one, failed ({shown}): "
-                          f"no bite ({FINDING})")
+                   reason=f"only tests that read {file} as data failed ({shown}): no bite ({FINDING})")

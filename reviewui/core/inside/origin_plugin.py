@@ -11,10 +11,9 @@ makes), or a relative one once the working directory has been inside it. Any oth
 substring test (about 0.1 us an open). A read while a collector runs (a test module's top level,
 a conftest or package `__init__` imported at collection) is a read by every test collected under
 it; one before collection (the conftests on the command line's paths and plugins start then) by
-every test; one while a fixture is set up by every test using it. One test's read another test of
-its module uses is bite/source_readers.py's. Not seen: a read after collection while no test runs
-(a session-end hook), a read handed to a test of another module other than by a fixture (a helper
-module's global), an access through a descriptor (`dir_fd`), by `stat` alone.
+every test; one while a fixture is set up by every test using it. Not seen: a read after
+collection while no test runs (a session-end hook), what one test read kept in a global for another
+test, an access through a descriptor (`dir_fd`), by `stat` alone.
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
 store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
