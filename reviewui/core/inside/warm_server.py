@@ -271,8 +271,14 @@ def child(request: dict[str, Any]) -> None:
         # As a cold `python -m pytest` in cwd: the working directory, then the request's
         # PYTHONPATH (relative entries against cwd), and none of the server's own entries.
         sys.path[:] = [p for p in sys.path if p not in _own_pythonpath]
-        sys.path[0:0] = [request["cwd"]] + [
+        added = [request["cwd"]] + [
             os.path.join(request["cwd"], p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.path[0:0] = added
+        # Looked up afresh, as a cold run does: one the server met before it existed (its own
+        # PYTHONPATH naming the run's plugin folder, as inside another reviewui run) is cached as
+        # "no finder", and the run's plugins would not be found there.
+        for entry in added:
+            sys.path_importer_cache.pop(entry, None)
         sys.argv = ["pytest"] + list(request["args"])
         if not request.get("coverage"):  # preloaded for measured runs only: a cold run has none of it
             _hide([m for m in sys.modules if m.split(".")[0] == "coverage"])
