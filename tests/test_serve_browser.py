@@ -314,12 +314,10 @@ def _list_layout(text: str) -> str:
 
     A refit as evidence comes in moves the border but never changes this class; only `L` does.
     """
-    lines = text.splitlines()
-    line = next((ln for ln in lines if "Source (" in ln), None)
-    if line is None or "│" not in line:
+    border = _border(text)
+    if border < 0:
         return "hidden"
-    width = max(len(ln) for ln in lines)
-    return "wide" if line.find("│") >= 0.45 * width else "fit"
+    return "wide" if border >= 0.45 * max(len(ln) for ln in text.splitlines()) else "fit"
 
 
 def _settled(browser: Any, text: str, quiet: float = 1.5, limit: float = 30.0) -> str:
@@ -337,8 +335,8 @@ def _settled(browser: Any, text: str, quiet: float = 1.5, limit: float = 30.0) -
 
 def _border(text: str) -> int:
     """The column of the file list's border, or -1 while it is hidden."""
-    line = next((ln for ln in text.splitlines() if "Source (" in ln), None)
-    return -1 if line is None else line.find("│")
+    line = next((ln for ln in text.splitlines() if "Source (" in ln), "")
+    return line.find("│")
 
 
 def _file_list_shown(browser: Any) -> str:

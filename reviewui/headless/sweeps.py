@@ -47,8 +47,7 @@ def sweep_progress(args: argparse.Namespace) -> Callable[[int, int], None]:
     import time
 
     tty = sys.stderr.isatty()
-    since: list[float] = []
-    last = [0.0]
+    at = {"start": -1.0, "said": 0.0}  # when the first reading came, when a line was last written
 
     def say(done: int, total: int) -> None:
         if tty:
@@ -57,10 +56,11 @@ def sweep_progress(args: argparse.Namespace) -> Callable[[int, int], None]:
                 sys.stderr.flush()
             return
         now = time.monotonic()
-        since[:] = since or [now]
-        if done in (0, total) or now - last[0] >= LINE_EVERY:
-            last[0] = now
-            sys.stderr.write(f"reviewui: bite-check: {done}/{total} hunks, {now - since[0]:.0f}s\n")
+        if at["start"] < 0:
+            at["start"] = now
+        if done in (0, total) or now - at["said"] >= LINE_EVERY:
+            at["said"] = now
+            sys.stderr.write(f"reviewui: bite-check: {done}/{total} hunks, {now - at['start']:.0f}s\n")
 
     return say
 

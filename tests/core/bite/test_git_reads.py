@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reviewui.core import inside
 
 LOAD = r'''
@@ -88,6 +90,22 @@ def test_each_way_into_git_counts_and_nothing_else_does(tmp_path: Path) -> None:
     assert reads == dict.fromkeys(sources, want)
 
 
+def _run_alone(tmp_path: Path, script: str, *args: str) -> tuple[Path, dict[str, list[str]]]:
+    """`script` run with the plugin loaded alone, a tree with one changed source `a.py`: (that file,
+    what the script printed)."""
+    tree = tmp_path / "tree"
+    (tree / ".git" / "objects").mkdir(parents=True)
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/scratch\n")
+    source = tree / "a.py"
+    source.write_text("X = 1\n")
+    env = {**os.environ, "REVIEWUI_SOURCE_FILES": str(source), "REVIEWUI_GIT_DIR": str(tree / ".git")}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    out = subprocess.run([sys.executable, "-c", script, str(inside.source("origin_plugin.py")), str(tree),
+                          str(tmp_path), *args], env=env, cwd=tree, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return source, json.loads(out.stdout)
+
+
 COLLECTING = LOAD + r'''os.symlink(git, os.path.join(tmp, "before"))  # a link before collection: no read by itself
 plugin._collecting.append("tests/t.py")  # a test module's top level, imported while collected
 os.symlink(git, os.path.join(tmp, "stash"))  # nor while collecting
@@ -108,14 +126,52 @@ print(json.dumps({k: v for k, v in plugin._named(plugin._reads).items()}))
 def test_reads_while_collecting_are_read_by_the_tests_collected_there(tmp_path: Path) -> None:
     """A test module's top level (or a folder's conftest) reading `.git` while it is collected reads for
     every test collected under it, and only for them; a link or a change of directory then is none."""
-    tree = tmp_path / "tree"
-    (tree / ".git" / "objects").mkdir(parents=True)
-    (tree / ".git" / "HEAD").write_text("ref: refs/heads/scratch\n")
-    source = str(tree / "a.py")
-    Path(source).write_text("X = 1\n")
-    env = {**os.environ, "REVIEWUI_SOURCE_FILES": source, "REVIEWUI_GIT_DIR": str(tree / ".git")}
-    env.pop("PYTEST_CURRENT_TEST", None)
-    out = subprocess.run([sys.executable, "-c", COLLECTING, str(inside.source("origin_plugin.py")), str(tree),
-                          str(tmp_path)], env=env, cwd=tree, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == {source: ["tests/sub/u.py::c", "tests/t.py::a", "tests/t.py::b"]}
+    source, reads = _run_alone(tmp_path, COLLECTING)
+    assert reads == {str(source): ["tests/sub/u.py::c", "tests/t.py::a", "tests/t.py::b"]}
+
+
+BEFORE = LOAD + r'''
+source = os.path.join(tree, "a.py")
+
+
+def read_from(path):  # an open made by code in the file at `path` (a conftest pytest imports early)
+    code = compile("def run(p):\n    open(p).close()\n", path, "exec")
+    scope = {}
+    exec(code, scope)
+    scope["run"](source)
+
+
+read_from(os.path.join(tree, sys.argv[4], "conftest.py"))
+plugin._items.update(dict.fromkeys(["sub/t.py::a", "subway/t.py::b", "t.py::c"], frozenset()))
+plugin._collected[0] = True
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+@pytest.mark.parametrize(("conftest", "readers"), [
+    ("sub", ["sub/t.py::a"]),  # the tests below its folder, not a folder that only starts the same
+    (".", ["sub/t.py::a", "subway/t.py::b", "t.py::c"]),  # the tree's own: every test
+    ("../elsewhere", ["sub/t.py::a", "subway/t.py::b", "t.py::c"]),  # not the tree's: every test
+])
+def test_a_conftest_read_before_collection_is_read_by_the_tests_below_it(tmp_path: Path, conftest: str,
+                                                                        readers: list[str]) -> None:
+    source, reads = _run_alone(tmp_path, BEFORE, conftest)
+    assert reads == {str(source): readers}
+
+
+FIXTURE = LOAD + r'''
+plugin._collected[0] = True
+plugin._fixtures.append(plugin._FIXTURE + "digest sub")  # tests/sub's conftest's fixture, being set up
+open(os.path.join(tree, "a.py")).close()
+plugin._fixtures.pop()
+plugin._items.update({"sub/t.py::a": frozenset({"digest"}), "subway/t.py::b": frozenset({"digest"}),
+                      "sub/u.py::c": frozenset({"tmp_path"})})
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+def test_a_fixtures_read_is_read_by_its_users_within_its_reach(tmp_path: Path) -> None:
+    """Its users below its conftest's folder; not a test outside it using a fixture of the same name."""
+    source, reads = _run_alone(tmp_path, FIXTURE)
+    assert reads == {str(source): ["sub/t.py::a"]}
+
