@@ -11,9 +11,10 @@ makes), or a relative one once the working directory has been inside it. Any oth
 substring test (about 0.1 us an open). A read while a collector runs (a test module's top level,
 a conftest or package `__init__` imported at collection) is a read by every test collected under
 it; one before collection (the conftests on the command line's paths and plugins start then) by
-every test; one while a fixture is set up by every test using it. Not seen: a read after
-collection while no test runs (a session-end hook), what one test read kept in a global for another
-test, an access through a descriptor (`dir_fd`), by `stat` alone.
+every test (this Python's reads only: another process's before the first collector are nobody's);
+one while a fixture is set up by every test using it. Not seen: a read after collection while no
+test runs (a session-end hook), a process a conftest starts before collection, what one test read
+kept in a global for another test, an access through a descriptor (`dir_fd`), by `stat` alone.
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
 store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
@@ -346,7 +347,11 @@ def pytest_make_collect_report(collector: Any) -> Iterator[None]:
     # Collecting imports test modules, conftests and packages: what their top level reads is read
     # for the tests collected under them (`_named`), what a process it starts reads too.
     if _watch is not None:
-        _phase_reads(_test())  # what came before is the enclosing collector's (or nobody's)
+        # What other processes opened before this: the enclosing collector's; before the first
+        # collector, nobody's (pytest's start-up overlaps reviewui's own work on the tree: a process
+        # opening a changed file then, seen by the watch, made every test a reader, one run in three
+        # unsandboxed)
+        _phase_reads(_test() if _collecting else "")
     _collecting.append(collector.nodeid)
     try:
         yield

@@ -90,9 +90,9 @@ def test_each_way_into_git_counts_and_nothing_else_does(tmp_path: Path) -> None:
     assert reads == dict.fromkeys(sources, want)
 
 
-def _run_alone(tmp_path: Path, script: str, *args: str) -> tuple[Path, dict[str, list[str]]]:
-    """`script` run with the plugin loaded alone, a tree with one changed source `a.py`: (that file,
-    what the script printed)."""
+def _run_alone(tmp_path: Path, script: str, *args: str, watch: bool = False) -> tuple[Path, dict[str, list[str]]]:
+    """`script` run with the plugin loaded alone, a tree with one changed source `a.py` (`watch`: other
+    processes' opens watched too): (that file, what the script printed)."""
     tree = tmp_path / "tree"
     (tree / ".git" / "objects").mkdir(parents=True)
     (tree / ".git" / "HEAD").write_text("ref: refs/heads/scratch\n")
@@ -100,6 +100,8 @@ def _run_alone(tmp_path: Path, script: str, *args: str) -> tuple[Path, dict[str,
     source.write_text("X = 1\n")
     env = {**os.environ, "REVIEWUI_SOURCE_FILES": str(source), "REVIEWUI_GIT_DIR": str(tree / ".git")}
     env.pop("PYTEST_CURRENT_TEST", None)
+    if watch:
+        env["REVIEWUI_CHILD_READS"] = "1"
     out = subprocess.run([sys.executable, "-c", script, str(inside.source("origin_plugin.py")), str(tree),
                           str(tmp_path), *args], env=env, cwd=tree, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -175,3 +177,31 @@ def test_a_fixtures_read_is_read_by_its_users_within_its_reach(tmp_path: Path) -
     source, reads = _run_alone(tmp_path, FIXTURE)
     assert reads == {str(source): ["sub/t.py::a"]}
 
+
+
+CHILDREN = LOAD + r'''
+import subprocess
+source = os.path.join(tree, "a.py")
+assert plugin._watch is not None, "no inotify watch here"
+subprocess.run(["cat", source], capture_output=True)  # another process, before any collector: nobody's
+
+
+class Module:
+    nodeid = "t.py"
+
+
+collecting = plugin.pytest_make_collect_report(Module())
+next(collecting)
+subprocess.run(["cat", source], capture_output=True)  # while t.py is collected: its tests'
+next(collecting, None)
+plugin._items.update(dict.fromkeys(["t.py::a", "u.py::b"], frozenset()))
+plugin._collected[0] = True
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+def test_another_process_reading_while_collecting_counts_and_before_it_does_not(tmp_path: Path) -> None:
+    """Before the first collector what other processes open is nobody's: pytest's start overlaps
+    reviewui's own work on the tree (seen: every test a reader, one unsandboxed run in three)."""
+    source, reads = _run_alone(tmp_path, CHILDREN, watch=True)
+    assert reads == {str(source): ["t.py::a"]}
