@@ -8,6 +8,7 @@ from textual.content import Content
 
 from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
+from reviewui.ui.screens.review_navigation import NavigationPart
 from tests.gitrepo import make_repo
 from tests.ui.ready import review_ready
 
@@ -35,6 +36,22 @@ async def test_one_file_diff_gets_a_narrow_list_and_L_widens_hides_and_fits_it(t
         await pilot.pause()
         assert sidebar.display and sidebar.outer_size.width == fitted
 
+
+
+async def test_on_a_narrow_screen_L_widens_the_list_as_far_as_the_diff_allows(tmp_path: Path) -> None:
+    # Seen in the browser at 800x500 (88 columns): the wide list took 70 % and so left the diff
+    # under its minimum, and the list hid itself: `L` seemed to close it instead of widening it.
+    long = "src/" + "very_long_directory_name/" * 4 + "module.py"
+    make_repo(tmp_path / "r", {long: "x = 1\n"}, {long: "x = 2\n"})
+    app = make_app(ReviewSession.open(tmp_path / "r", "agent/work"))
+    async with app.run_test(size=(88, 27)) as pilot:
+        screen = await review_ready(app, pilot)
+        sidebar = screen.query_one("#sidebar")
+        fitted = sidebar.outer_size.width
+        await pilot.press("L")
+        await pilot.pause()
+        assert sidebar.display and sidebar.outer_size.width > fitted
+        assert screen.diff_view.size.width >= NavigationPart.MIN_DIFF, screen.diff_view.size
 
 async def test_a_long_path_and_summary_fit_within_limits_and_lose_whole_pieces(tmp_path: Path) -> None:
     long = "src/" + "very_long_directory_name/" * 4 + "module.py"

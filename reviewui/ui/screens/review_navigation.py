@@ -33,7 +33,7 @@ class NavigationPart(ReviewPart):
     """What `L` cycles through."""
 
     MIN_DIFF = 40
-    """Columns the diff keeps with the fixtures pane open: below that, the file list gives way."""
+    """Columns the diff keeps beside the file list (and the fixtures pane): the list narrows, or gives way, to leave them."""
 
     def __init__(self, screen: Screen[None], host: ReviewHost) -> None:
         super().__init__(screen, host)
@@ -51,8 +51,10 @@ class NavigationPart(ReviewPart):
     def fit_sidebar(self) -> None:
         """Size the file list for its mode and the screen: never under 20 cells, never over 40 % (wide: 70 %).
 
-        With the fixtures pane open beside the diff, a file list that would leave the
-        diff under MIN_DIFF columns gives way (hidden until the pane closes).
+        The diff keeps MIN_DIFF columns whatever the mode (beside the fixtures pane too): the
+        list narrows to leave them, and where even 20 cells would not, it gives way (hidden
+        until there is room). At 88 columns a wide list once took 61 and so hid itself:
+        `L` then seemed to close the list instead of widening it.
         """
         sidebar = self.screen.query_one("#sidebar")
         total = self.screen.size.width or self.screen.app.size.width
@@ -61,8 +63,9 @@ class NavigationPart(ReviewPart):
         top = max(20, int(total * share))
         if self.file_list_mode == "wide":
             wanted = max(wanted, int(total * 0.5))
-        width = max(20, min(wanted, top))
-        crowded = total - self.host.fixtures_part.width_beside(total) - width < self.MIN_DIFF
+        room = total - self.host.fixtures_part.width_beside(total) - self.MIN_DIFF
+        width = max(20, min(wanted, top, room))
+        crowded = room < 20
         hidden = self.file_list_mode == "hidden" or crowded
         if hidden and self.host.file_list.has_focus:
             self.host.diff_view.focus()
