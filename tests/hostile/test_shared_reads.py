@@ -5,9 +5,10 @@ head's, but the file is read by a session-scoped fixture: made once, in its firs
 the read was that test's alone and the other users' failures "bit" every revert of `mul` while no
 test checks what it returns. Now what a fixture's setup reads is read by every test that uses it;
 a real test of `add` in another module still bites. Differential: with the readers' failures
-counted (`regrade` off) the pins bite. Not closed (docs/REFERENCE.md): one test keeping what it read
-in a module global for another to compare (a reader's module-mates set aside with it made real
-tests beside a reader lose their bites: tests/hostile/test_child_source_reads.py).
+counted (`regrade` off) the pins bite. One test keeping what it read in a module global for another
+to compare is closed by a rerun without the readers (tests/hostile/test_handed_reads.py; setting a
+reader's module-mates aside with it made real tests beside a reader lose their bites:
+tests/hostile/test_child_source_reads.py).
 """
 
 from __future__ import annotations

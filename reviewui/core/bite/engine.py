@@ -63,7 +63,7 @@ from typing import Callable, Collection
 
 from reviewui.core.bite import guard_batch, guard_check, revert_batch  # noqa: F401  (tests patch through them)
 from reviewui.core.bite.cache import BiteCache
-from reviewui.core.bite.fallback import control_alone
+from reviewui.core.bite.fallback import control_alone, run_alone
 from reviewui.core.bite.executor import Executor, SweepJob
 from reviewui.core.bite.executor_local import LocalExecutor
 from reviewui.core.bite.instrument import UntrustedCommand
@@ -168,6 +168,8 @@ def run_bite(
                 held = sweep.hold(execution.results(), plan, prepared.baseline,
                                   lambda test: _fails_alone(pool, target, ctx, test, sweep.per_run(prepared)),
                                   lambda item: control_alone(pool, job, item))
+                held = sweep.recheck_readers(held, lambda item: run_alone(pool, job, item),
+                                             lambda item: control_alone(pool, job, item))
             except BaseException:
                 ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
                 execution.cancel()

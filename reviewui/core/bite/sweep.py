@@ -25,6 +25,7 @@ from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.head_files import HeadFiles
 from reviewui.core.bite.origin import changed_modules, checkout_roots, split_env_words
 from reviewui.core.bite import plan as planning
+from reviewui.core.bite import reader_rerun
 from reviewui.core.bite.plan import Batching, RevertItem, SweepPlan, plan_sweep
 from reviewui.core.bite.prepare import Pending, Prepared, prepare
 from reviewui.core.bite.progress import ProgressSink
@@ -284,6 +285,16 @@ class Sweep:
                 out.append((job, replace(res, verdict="skipped", reason=why, failing_tests=(), messages={}))
                            if job.tests in self.uncontrolled else x)
         return out
+
+    def recheck_readers(self, held: list[HunkResult | tuple[GuardJob, GuardResult]],
+                        run_alone: reader_rerun.RunAlone,
+                        control_alone: Callable[[planning.ControlItem], ControlResult],
+                        ) -> list[HunkResult | tuple[GuardJob, GuardResult]]:
+        """`held` with each bite won beside a reader of its file run again without the readers
+        (reader_rerun.py): what a reader read can be handed to another test."""
+        if not self.readers:
+            return held
+        return reader_rerun.without_readers(held, self.readers, self.spec.targets, run_alone, control_alone)
 
     def _follow_up(self, held: list[HunkResult | tuple[GuardJob, GuardResult]],
                    selection: Callable[[HunkResult | tuple[GuardJob, GuardResult]], tuple[str, ...] | None],

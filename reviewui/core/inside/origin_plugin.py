@@ -13,8 +13,9 @@ a conftest or package `__init__` imported at collection) is a read by every test
 it; one before collection (the conftests on the command line's paths and plugins start then) by
 every test (this Python's reads only: another process's before the first collector are nobody's);
 one while a fixture is set up by every test using it. Not seen: a read after collection while no
-test runs (a session-end hook), a process a conftest starts before collection, what one test read
-kept in a global for another test, an access through a descriptor (`dir_fd`), by `stat` alone.
+test runs (a session-end hook), a process a conftest starts before collection, an access through
+a descriptor (`dir_fd`), by `stat` alone. What one test read kept in a global for another test is
+not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py).
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
 store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
