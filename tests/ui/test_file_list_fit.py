@@ -53,6 +53,18 @@ async def test_on_a_narrow_screen_L_widens_the_list_as_far_as_the_diff_allows(tm
         assert sidebar.display and sidebar.outer_size.width > fitted
         assert screen.diff_view.size.width >= NavigationPart.MIN_DIFF, screen.diff_view.size
 
+
+async def test_the_list_stays_while_20_cells_and_the_diff_s_40_fit(tmp_path: Path) -> None:
+    app = make_app(one_file(tmp_path))
+    async with app.run_test(size=(60, 20)) as pilot:  # 60 = 20 for the list + MIN_DIFF
+        screen = await review_ready(app, pilot)
+        sidebar = screen.query_one("#sidebar")
+        assert sidebar.display and sidebar.outer_size.width == 20
+        assert screen.diff_view.size.width >= NavigationPart.MIN_DIFF, screen.diff_view.size
+    async with make_app(one_file(tmp_path / "narrower")).run_test(size=(59, 20)) as pilot:
+        screen = await review_ready(pilot.app, pilot)
+        assert not screen.query_one("#sidebar").display  # one column less: the list gives way
+
 async def test_a_long_path_and_summary_fit_within_limits_and_lose_whole_pieces(tmp_path: Path) -> None:
     long = "src/" + "very_long_directory_name/" * 4 + "module.py"
     make_repo(tmp_path / "r", {long: "x = 1\n"}, {long: "x = 2\n"})

@@ -88,8 +88,8 @@ def _why(file: str, mine: frozenset[str], kept: tuple[str, ...], verdict: str, n
         after = "run without them with nothing changed, no test was collected"
     elif null.failing:
         after = f"run without them, {_names(null.failing)} failed with nothing changed too"
-    elif verdict == "bites":
-        after = "run without them, only tests that fail with nothing changed failed"
+    elif verdict in ("bites", "toothless"):  # (bites: none of the tests asked for)
+        after = f"run without them, {_names(kept)} passed"
     else:
         after = f"run without them, {_names(kept)} came to {verdict}"
     return (f"the tests that failed ran beside {readers}, which read {file} as data; {after}: no bite ({FINDING})")

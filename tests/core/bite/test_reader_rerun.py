@@ -76,7 +76,7 @@ def test_a_pin_that_passes_without_its_reader_bites_nothing() -> None:
     runs = Runs(edit_fails=())  # lenient: without the reader's global the pin passes
     [out] = without_readers([hunk(PIN)], READERS, FILES, runs.alone, runs.control)
     assert isinstance(out, HunkResult) and out.verdict == "toothless" and not out.failing_tests
-    assert READER in out.reason and "test-reads-changed-source" in out.reason and "came to toothless" in out.reason
+    assert READER in out.reason and "test-reads-changed-source" in out.reason and f"{PIN} passed" in out.reason
 
 
 def test_a_pin_that_fails_at_the_head_without_its_reader_bites_nothing() -> None:
@@ -123,3 +123,20 @@ def test_a_sweep_cancelled_meanwhile_skips_the_item() -> None:
     runs = Runs(edit_fails=(PIN,), null_ran=False)
     [out] = without_readers([hunk(PIN)], READERS, FILES, runs.alone, runs.control)
     assert isinstance(out, HunkResult) and (out.verdict, out.reason) == ("skipped", "cancelled")
+
+
+def test_a_control_that_collects_nothing_leaves_no_bite() -> None:
+    runs = Runs(edit_fails=(PIN,))
+
+    def control(item: ControlItem) -> ControlResult:
+        return ControlResult("revert", item.tests, no_tests=True)
+
+    [out] = without_readers([hunk(PIN)], READERS, FILES, runs.alone, control)
+    assert isinstance(out, HunkResult) and out.verdict == "toothless" and "no test was collected" in out.reason
+
+
+def test_the_reason_names_three_readers_and_counts_the_rest() -> None:
+    many = {PATH: frozenset(f"tests/t.py::test_reader{n}" for n in range(5))}
+    [out] = without_readers([hunk(PIN)], many, FILES, Runs(edit_fails=()).alone, Runs(edit_fails=()).control)
+    assert isinstance(out, HunkResult) and "test_reader2 and 2 more" in out.reason, out.reason
+    assert "test_reader3" not in out.reason
