@@ -109,6 +109,7 @@ class GuardFields(TypedDict, total=False):
     seconds: float
     output: str
     tests_run: tuple[str, ...]
+    run_readers: tuple[str, ...]
 
 
 def result(job: GuardJob, verdict: str, **kw: Unpack[GuardFields]) -> GuardResult:
@@ -142,7 +143,8 @@ def run_job(pool: WorktreePool, target: Target, job: GuardJob, ctx: RunContext, 
         return text.replace(root, "")
 
     return result(job, g.verdict, failing_tests=g.failing_tests, messages={k: rel(v) for k, v in g.messages.items()},
-                  reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=job.tests)
+                  reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=job.tests,
+                  run_readers=seen.observed.readers(job.guard.file))
 
 
 class GuardJoin:

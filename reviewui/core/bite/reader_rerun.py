@@ -53,7 +53,7 @@ def without_readers(held: list[Held], readers: Mapping[str, frozenset[str]],
 def _checked(x: Held, readers: Mapping[str, frozenset[str]], hunks: Mapping[tuple[str, int], tuple[FileDiff, Hunk]],
              run_alone: RunAlone, control: Callable[[ControlItem], ControlResult]) -> Held:
     res = x if isinstance(x, HunkResult) else x[1]
-    mine = readers.get(res.file)
+    mine = readers.get(res.file, frozenset()) | frozenset(res.run_readers)
     target = hunks.get(res.key)
     if res.verdict != "bites" or not mine or target is None:
         return x
@@ -72,7 +72,7 @@ def _checked(x: Held, readers: Mapping[str, frozenset[str]], hunks: Mapping[tupl
         graded = replace(res, verdict="skipped", failing_tests=(), messages={}, reason="cancelled")
         return graded if isinstance(x, HunkResult) else (x[0], graded)  # type: ignore[return-value]
     clean = not null.no_tests and all(t in kept for t in null.failing)  # else the control says nothing per test
-    still = tuple(t for t in rerun.failing_tests if t in kept and t not in null.failing) \
+    still = tuple(t for t in rerun.failing_tests if t in kept and t not in null.failing and t not in rerun.run_readers) \
         if rerun.verdict == "bites" and clean else ()
     if still:
         graded = replace(res, failing_tests=still, messages={t: m for t, m in res.messages.items() if t in still})

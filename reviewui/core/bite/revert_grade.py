@@ -58,4 +58,5 @@ def grade_revert(diff: Diff, f: FileDiff, h: Hunk, seen: Observation, tests: tup
     return hunk_result(
         h, g.verdict, failing_tests=g.failing_tests, messages={k: rel(v) for k, v in g.messages.items()},
         reason=rel(g.reason), seconds=run.seconds, output=rel(run.output), tests_run=tests, passed_tests=passed,
+        run_readers=seen.observed.readers(f.path),
     )

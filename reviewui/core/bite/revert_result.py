@@ -33,6 +33,9 @@ class RevertResult:
     """The capped output of the revert run (head and tail)."""
     tests_run: tuple[str, ...] = ()
     """What was run: node ids (coverage-guided), test files, or () for the whole selection."""
+    run_readers: tuple[str, ...] = ()
+    """Node ids of the tests that read the changed file as data in this run itself (origin plugin):
+    their failures are no bites, whatever the baseline saw (source_readers.py)."""
     evidence: str = "fresh"
     """`fresh` (graded by this sweep) or `reused` (an earlier sweep's grade, nothing it depends on
     changed since: core/bite/reuse.py)."""

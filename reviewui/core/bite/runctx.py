@@ -127,7 +127,9 @@ class RunContext:
 
         `in_run_dir` puts more files in the run's own directory (its `setup`
         returns more environment) and reads them back before the directory goes.
-        `record_opens` marks the baseline: it also records data-file opens. A `phase` (`baseline`) sends
+        `record_opens` marks the baseline: it also records data-file opens. Every run records which tests
+        read a changed source file as data (`Observed.reads`): in the baseline for the whole sweep, in a
+        graded run for that run's own grade (source_readers.py). A `phase` (`baseline`) sends
         the run's progress to `progress` while it runs.
         """
         box: dict[str, origin.Observed] = {}
@@ -139,7 +141,7 @@ class RunContext:
             # both a sandboxed cold run and a fork of a warm server can see.
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
                                  self.data_files if record_opens else (), self.checkout_dirs, canary=name,
-                                 sources=[m.path for m in self.modules] if record_opens else ())
+                                 sources=[m.path for m in self.modules])
             env = origin.merge_env(env, extra)
             env[progress.VAR] = str(run_dir / progress.FILE)  # every run writes it alike; long ones are read
             if phase and self.progress is not None:

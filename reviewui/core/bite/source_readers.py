@@ -8,6 +8,10 @@ starts, its inotify watch, inside/child_reads.py), and counts a test that opens 
 under the scratch's `.git` as reading every changed source file: git's store holds a copy of each, and how it holds them (packed or loose) can tell a revert's run from
 a control's as the file's bytes can. A hunk's or guard's failures by such a test are set aside
 here. A revert failed only by them is `toothless`, with the reason; the finding `test-reads-changed-source` (findings/source_readers.py) names each.
+
+Every graded run records its own readers too (`RevertResult.run_readers`): a test can read the file
+only where it runs beside fewer tests than in the baseline (a revert's selection), and so be no
+reader in the baseline. Its failures in that run are set aside the same way.
 """
 
 from __future__ import annotations
@@ -30,17 +34,18 @@ def readers_by_file(source_readers: tuple[tuple[str, tuple[str, ...]], ...]) -> 
 
 
 def regrade(r: HunkResult, readers: Mapping[str, frozenset[str]]) -> HunkResult:
-    """`r` (a hunk with its guards) with the failures of tests that read its file as data not
-    counted as bites."""
-    mine = readers.get(r.file)
-    if not mine:
+    """`r` (a hunk with its guards) with the failures of tests that read its file as data (in the
+    baseline, or in the run graded itself: `run_readers`) not counted as bites."""
+    mine = readers.get(r.file, frozenset())
+    if not mine and not r.run_readers and not any(g.run_readers for g in r.guards):
         return r
     return replace(_one(r, mine, r.file), guards=tuple(_one(g, mine, r.file) for g in r.guards))
 
 
-def _one(x: R, mine: frozenset[str], file: str) -> R:
+def _one(x: R, base: frozenset[str], file: str) -> R:
     if x.verdict != "bites" or not x.failing_tests:
         return x
+    mine = base | frozenset(x.run_readers)
     dropped = [t for t in x.failing_tests if t in mine]
     if not dropped:
         return x

@@ -15,10 +15,13 @@ every test (this Python's reads only: another process's before the first collect
 one while a fixture is set up by every test using it. Not seen: a read after collection while no
 test runs (a session-end hook), a process a conftest starts before collection, an access through
 a descriptor (`dir_fd`), by `stat` alone. What one test read kept in a global for another test is
-not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py).
+not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are
+recorded in every run, graded ones too (a test may read only where it runs beside fewer tests than
+in the baseline); a write-only open is no read, and this folder's frames (a revert batch writing
+the reverted file) are passed over as the standard library's are.
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
-store) is seen through an inotify watch (child_reads.py, made here in a baseline, drained after
+store) is seen through an inotify watch (child_reads.py, made here in every run, drained after
 each test phase): an open of a changed file beyond those this Python made during the phase, and
 not excused by another process's listing of its directory (a child Python importing the module
 lists it first), or another process's listing of `.git`, `.git/objects` or `objects/pack` or
@@ -123,6 +126,12 @@ def _stdlib() -> str:
     return os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
 
 
+# reviewui's own plugins (this folder): a revert batch writes the reverted files and git's
+# records before its forks. Their frames are passed over as the standard library's are, so a
+# test calling into one is still the reader.
+_OWN = os.path.dirname(os.path.realpath(__file__)) + os.sep
+
+
 _STDLIB = _stdlib() if _sources else ""
 
 
@@ -135,10 +144,19 @@ def _read_as_data(depth: int = 2) -> str:
         name = frame.f_code.co_filename
         if name.startswith("<frozen") or name.endswith(_NOT_DATA) or any(i in name for i in _INFRA):
             return ""
-        if not os.path.realpath(name).startswith(_STDLIB):
+        real = os.path.realpath(name)
+        if not real.startswith(_STDLIB) and not real.startswith(_OWN):
             return name
         frame = frame.f_back  # type: ignore[assignment]
     return ""
+
+
+def _reading(args: Any) -> bool:
+    """Whether an audited open (`path, mode, flags`) can read: any but a write-only one."""
+    mode, flags = args[1], args[2]
+    if isinstance(mode, str):
+        return "r" in mode or "+" in mode
+    return not isinstance(flags, int) or flags & os.O_ACCMODE != os.O_WRONLY
 
 
 def _in_git(raw: str) -> bool:
@@ -223,6 +241,8 @@ def _audit(event: str, args: Any) -> None:
         return
     if _watch and path in _sources:
         _watch.here[path] = _watch.here.get(path, 0) + 1
+    if not _reading(args):
+        return  # written, not read (a revert batch writes the reverted file before its forks)
     test = _test()
     if not test:
         return
@@ -308,7 +328,7 @@ def _read_git(depth: int) -> None:
 
 def _open_watch() -> Any:
     """The tally of other processes' opens (child_reads.Tally) of the changed source files, their
-    directories and `.git`'s store, or None: not a baseline, switched off, or no inotify here."""
+    directories and `.git`'s store, or None: no changed source file named, switched off, or no inotify here."""
     if not _sources or not _var("REVIEWUI_CHILD_READS") or child_reads is None:
         return None
     store = [os.path.join(_git, *p) for p in ((), ("objects",), ("objects", "pack"))] if _git else []
@@ -328,7 +348,7 @@ def _phase_reads(test: str) -> None:
 
 
 def _watched(phase: str) -> Any:
-    # The same hooks in every run; they drain the watch only where there is one (a baseline).
+    # The same hooks in every run; they drain the watch only where there is one.
     @pytest.hookimpl(hookwrapper=True)
     def hook(item: Any) -> Iterator[None]:
         if _watch is None:

@@ -205,3 +205,54 @@ def test_another_process_reading_while_collecting_counts_and_before_it_does_not(
     reviewui's own work on the tree (seen: every test a reader, one unsandboxed run in three)."""
     source, reads = _run_alone(tmp_path, CHILDREN, watch=True)
     assert reads == {str(source): ["t.py::a"]}
+
+
+WRITES = LOAD + r'''
+import shutil
+source = os.path.join(tree, "a.py")
+own = os.path.join(os.path.dirname(sys.argv[1]), "reviewui_revert_batch_like.py")
+
+
+def from_file(path, body):  # a function whose code lives in the file at `path`
+    scope = {}
+    exec(compile("import os\ndef run(p):\n" + body, path, "exec"), scope)
+    return scope["run"]
+
+
+os.makedirs(os.path.join(tmp, "_pytest"), exist_ok=True)
+scope = {}
+exec(compile("def hook(fn, p):\n    fn(p)\n", os.path.join(tmp, "_pytest", "hooks.py"), "exec"), scope)
+as_hook = scope["hook"]  # pytest calling a plugin's hook
+# Before collection a revert batch, called by pytest, writes the reverted file and puts git's
+# records in place from our own plugins' folder: no read.
+as_hook(from_file(own, "    with open(p, 'w') as f:\n        f.write('X = 2\\n')\n"), source)
+as_hook(from_file(own, "    os.close(os.open(p, os.O_WRONLY))\n"), source)
+as_hook(from_file(own, "    open(p, 'wb').close()\n    os.listdir(os.path.dirname(p))\n"), os.path.join(git, "index"))
+plugin._collected[0] = True
+
+
+def act(name, fn):
+    os.environ["PYTEST_CURRENT_TEST"] = f"t.py::{name} (call)"
+    try:
+        fn(source)
+    finally:
+        os.environ.pop("PYTEST_CURRENT_TEST")
+
+
+act("writes", lambda p: open(p, "a").close())
+act("reads", lambda p: open(p, "rb").close())
+act("updates", lambda p: open(p, "r+").close())
+act("reads_by_fd", lambda p: os.close(os.open(p, os.O_RDONLY)))
+# a test calling into one of our plugins' functions is still the reader
+act("through_ours", lambda p: from_file(own, "    open(p).close()\n")(p))
+plugin._items.update(dict.fromkeys(["t.py::every"], frozenset()))  # what a read before collection would name
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+def test_a_write_is_no_read_and_our_own_plugins_code_hides_no_reader(tmp_path: Path) -> None:
+    """A revert batch writes the reverted file from our plugins' folder before collection (once read as
+    every test reading it in every graded run); a test's write-only open is none either; a test that
+    reads through a function of our plugins' folder still reads."""
+    source, reads = _run_alone(tmp_path, WRITES)
+    assert reads == {str(source): sorted(f"t.py::{n}" for n in ("reads", "updates", "reads_by_fd", "through_ours"))}
