@@ -21,6 +21,7 @@ from reviewui.core.bite import revert_grade
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.bite.report import BiteReport
 from reviewui.core.config import Settings
+from reviewui.core.findings.source_readers import source_read_as_data
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 from tests.hostile.test_source_hash_pin import BASE, REAL, WRONG
@@ -58,6 +59,10 @@ def test_a_read_made_only_where_it_is_graded_makes_no_bite(tmp_path, monkeypatch
     assert "test-reads-changed-source" in mul.reason
     bites = [r for r in rep.results if r.verdict == "bites"]
     assert [r.failing_tests for r in bites] == [("tests/test_real.py::test_add",)], rep.results
+    # the finding names it, and says it read only where it was graded
+    [f] = source_read_as_data(rep)
+    assert (f.kind, f.symbol, f.evidence) == ("test-reads-changed-source", "tests/test_pin.py::test_pin", "pkg/calc.py")
+    assert "in a graded run, not in the baseline" in f.message
 
 
 def test_without_the_graded_runs_readers_the_pin_bites(tmp_path, monkeypatch) -> None:
