@@ -18,6 +18,15 @@ def one_file(tmp_path: Path) -> ReviewSession:
     return ReviewSession.open(tmp_path / "r", "agent/work")
 
 
+LONG = "src/" + "very_long_directory_name/" * 4 + "module.py"
+
+
+def long_path(tmp_path: Path) -> ReviewSession:
+    """One changed file whose entry wants more room than any list gets."""
+    make_repo(tmp_path / "r", {LONG: "x = 1\n"}, {LONG: "x = 2\n"})
+    return ReviewSession.open(tmp_path / "r", "agent/work")
+
+
 async def test_one_file_diff_gets_a_narrow_list_and_L_widens_hides_and_fits_it(tmp_path: Path) -> None:
     app = make_app(one_file(tmp_path))
     async with app.run_test(size=(200, 40)) as pilot:
@@ -37,13 +46,10 @@ async def test_one_file_diff_gets_a_narrow_list_and_L_widens_hides_and_fits_it(t
         assert sidebar.display and sidebar.outer_size.width == fitted
 
 
-
 async def test_on_a_narrow_screen_L_widens_the_list_as_far_as_the_diff_allows(tmp_path: Path) -> None:
     # Seen in the browser at 800x500 (88 columns): the wide list took 70 % and so left the diff
     # under its minimum, and the list hid itself: `L` seemed to close it instead of widening it.
-    long = "src/" + "very_long_directory_name/" * 4 + "module.py"
-    make_repo(tmp_path / "r", {long: "x = 1\n"}, {long: "x = 2\n"})
-    app = make_app(ReviewSession.open(tmp_path / "r", "agent/work"))
+    app = make_app(long_path(tmp_path))
     async with app.run_test(size=(88, 27)) as pilot:
         screen = await review_ready(app, pilot)
         sidebar = screen.query_one("#sidebar")
@@ -65,10 +71,10 @@ async def test_the_list_stays_while_20_cells_and_the_diff_s_40_fit(tmp_path: Pat
         screen = await review_ready(pilot.app, pilot)
         assert not screen.query_one("#sidebar").display  # one column less: the list gives way
 
+
 async def test_a_long_path_and_summary_fit_within_limits_and_lose_whole_pieces(tmp_path: Path) -> None:
-    long = "src/" + "very_long_directory_name/" * 4 + "module.py"
-    make_repo(tmp_path / "r", {long: "x = 1\n"}, {long: "x = 2\n"})
-    app = make_app(ReviewSession.open(tmp_path / "r", "agent/work"))
+    long = LONG
+    app = make_app(long_path(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await review_ready(app, pilot)
         sidebar = screen.query_one("#sidebar")
