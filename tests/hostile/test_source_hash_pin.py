@@ -35,9 +35,8 @@ def _pin(digest: str) -> str:
             f"    assert hashlib.sha256(data).hexdigest() == {digest!r}\n")
 
 
-REAL = ("import importlib, inspect\nimport pkg.calc\n\n\ndef test_add():\n"
+REAL = ("import importlib\nimport pkg.calc\n\n\ndef test_add():\n"
         "    importlib.reload(pkg.calc)  # imported while the test runs: no read as data\n"
-        "    assert 'def add' in inspect.getsource(pkg.calc.add)  # nor is its source shown\n"
         "    assert pkg.calc.add(2, 3) == 5\n")
 
 

@@ -1,5 +1,8 @@
 """reviewui: record where the changed modules were imported from, who opens changed data files, and
-which tests read a changed source file as data (an open that is no import: a hash pinned, a file read).
+which tests read a changed source file as data (an open that is no import: a hash pinned, a file read,
+its text looked up through `inspect`, `linecache`, the loader's `get_source`; not a traceback or a
+warning being shown, whose lines the code under test may look up itself). Each test phase starts
+with the changed files dropped from linecache's cache, so a lookup opens the file and is seen.
 
 A test that opens, lists or links anything under the run's `.git` (REVIEWUI_GIT_DIR), or changes
 into it, reads git's copy of every changed source file: its objects, packs and refs can tell a
@@ -14,7 +17,7 @@ it; one before collection (the conftests on the command line's paths and plugins
 every test (this Python's reads only: another process's before the first collector are nobody's);
 one while a fixture is set up by every test using it. Not seen: a read after collection while no
 test runs (a session-end hook), a process a conftest starts before collection, an access through
-a descriptor (`dir_fd`), by `stat` alone. What one test read kept in a global for another test is
+a descriptor (`dir_fd`), by `stat` alone, a traceback's text a test formats itself. What one test read kept in a global for another test is
 not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are
 recorded in every run, graded ones too (a test may read only where it runs beside fewer tests than
 in the baseline); a write-only open is no read, and this folder's frames (a revert batch writing
@@ -113,11 +116,16 @@ _GIT_EVENTS = frozenset({"os.listdir", "os.scandir", "os.chdir", *_LINK_EVENTS})
 _stashed: dict[str, Any] = {}
 _opens: dict[str, set[str]] = {}
 _reads: dict[str, set[str]] = {}
-# Frames that open a source file to import it or to show it (a traceback, an assertion's source):
-# such an open is no test reading the file as data.
-_NOT_DATA = ("linecache.py", "tokenize.py", "inspect.py", "traceback.py", "pkgutil.py", "zipimport.py")
+# The import system's own frames: an open under one of them imports the file, which is no read as
+# data (`get_source`, `get_data` called by a test are: they are passed over to find the caller).
+_IMPORTING = frozenset({"get_code", "exec_module", "_load_unlocked", "_find_and_load", "_find_and_load_unlocked",
+                        "_call_with_frames_removed", "_load", "load_module"})
+# A traceback or warning being shown (the code under test logging an error, a warning printed):
+# the lines it looks up are no read as data. `inspect.getsource`, `linecache.getlines` and
+# `pkgutil.get_data` called by a test are: its text can pin the code as its bytes can.
+_SHOWING = ("traceback.py", "warnings.py")
 _INFRA = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, os.sep + "coverage" + os.sep,
-          os.sep + "importlib" + os.sep)
+          os.sep + os.path.join("importlib", "metadata") + os.sep)
 
 
 def _stdlib() -> str:
@@ -137,16 +145,21 @@ _STDLIB = _stdlib() if _sources else ""
 
 def _read_as_data(depth: int = 2) -> str:
     """The file of the code that made the open being audited (`depth` frames above this one) when
-    that is no import, pytest or traceback (the first frame outside the standard library is not
-    pytest's, and no frame on the way is an import's or a source lookup's), else ""."""
+    that is no import, pytest or traceback shown (the first frame outside the standard library is
+    not pytest's, and no frame on the way is an import's or a traceback's), else ""."""
     frame = sys._getframe(depth)
     while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith("<frozen") or name.endswith(_NOT_DATA) or any(i in name for i in _INFRA):
+        code = frame.f_code
+        name = code.co_filename
+        if name.startswith("<frozen"):
+            if code.co_name in _IMPORTING:
+                return ""
+        elif name.endswith(_SHOWING) or any(i in name for i in _INFRA):
             return ""
-        real = os.path.realpath(name)
-        if not real.startswith(_STDLIB) and not real.startswith(_OWN):
-            return name
+        else:
+            real = os.path.realpath(name)
+            if not real.startswith(_STDLIB) and not real.startswith(_OWN):
+                return name
         frame = frame.f_back  # type: ignore[assignment]
     return ""
 
@@ -347,10 +360,21 @@ def _phase_reads(test: str) -> None:
         _reads.setdefault(path, set()).add(test)
 
 
+def _forget_lines() -> None:
+    """Drop the changed source files' lines linecache holds (a traceback shown before, another test's
+    `inspect.getsource`): a test asking for their text then opens the file, and is seen reading it."""
+    cached = getattr(sys.modules.get("linecache"), "cache", None)
+    if _sources and isinstance(cached, dict):
+        for path in [p for p in cached if isinstance(p, str) and os.path.basename(p) in _names]:
+            if os.path.realpath(path) in _sources:
+                cached.pop(path, None)
+
+
 def _watched(phase: str) -> Any:
     # The same hooks in every run; they drain the watch only where there is one.
     @pytest.hookimpl(hookwrapper=True)
     def hook(item: Any) -> Iterator[None]:
+        _forget_lines()
         if _watch is None:
             yield
             return

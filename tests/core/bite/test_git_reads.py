@@ -256,3 +256,49 @@ def test_a_write_is_no_read_and_our_own_plugins_code_hides_no_reader(tmp_path: P
     reads through a function of our plugins' folder still reads."""
     source, reads = _run_alone(tmp_path, WRITES)
     assert reads == {str(source): sorted(f"t.py::{n}" for n in ("reads", "updates", "reads_by_fd", "through_ours"))}
+
+
+TEXT = LOAD + r'''
+import importlib, inspect, linecache, logging, pkgutil, traceback
+source = os.path.join(tree, "a.py")
+with open(source, "w") as f:  # while no test runs, and a write: no read
+    f.write("import logging\n\n\ndef f():\n    try:\n        raise ValueError('x')\n"
+            "    except ValueError:\n        logging.getLogger('a').exception('shown')\n")
+sys.path.insert(0, tree)
+plugin._collected[0] = True
+
+
+def act(name, fn):
+    os.environ["PYTEST_CURRENT_TEST"] = f"t.py::{name} (call)"
+    linecache.clearcache()  # each way reads the file afresh
+    try:
+        fn()
+    finally:
+        os.environ.pop("PYTEST_CURRENT_TEST")
+
+
+act("imports", lambda: importlib.import_module("a"))
+a = sys.modules["a"]
+act("reloads", lambda: importlib.reload(a))
+act("logs_its_error", a.f)  # the code under test showing a traceback: its lines are no data
+act("formats_a_stack", lambda: traceback.format_stack())
+act("getsource", lambda: inspect.getsource(a))
+act("getlines", lambda: linecache.getlines(source))
+act("loader_get_source", lambda: a.__loader__.get_source("a"))
+act("pkgutil_get_data", lambda: pkgutil.get_data("a", "a.py"))
+linecache.getlines(source)  # while no test runs: the lines cached, nobody's read
+plugin._forget_lines()  # as each test phase begins
+os.environ["PYTEST_CURRENT_TEST"] = "t.py::after_the_cache (call)"
+inspect.getsource(a)  # opens the file again: seen
+os.environ.pop("PYTEST_CURRENT_TEST")
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+def test_the_source_text_read_by_a_test_is_data_an_import_or_a_traceback_is_not(tmp_path: Path) -> None:
+    """`inspect.getsource`, `linecache`, the loader's `get_source` and `pkgutil.get_data` called by a test
+    read the file's text, which pins the code as its bytes do (each forged the bites of every revert
+    of the file); an import, a reload and a traceback the code under test logs read nothing."""
+    source, reads = _run_alone(tmp_path, TEXT)
+    assert reads == {str(source): sorted(f"t.py::{n}" for n in (
+        "getsource", "getlines", "loader_get_source", "pkgutil_get_data", "after_the_cache"))}
