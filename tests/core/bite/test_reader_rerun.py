@@ -140,3 +140,31 @@ def test_the_reason_names_three_readers_and_counts_the_rest() -> None:
     [out] = without_readers([hunk(PIN)], many, FILES, Runs(edit_fails=()).alone, Runs(edit_fails=()).control)
     assert isinstance(out, HunkResult) and "test_reader2 and 2 more" in out.reason, out.reason
     assert "test_reader3" not in out.reason
+
+
+def test_a_reader_seen_only_in_the_graded_run_is_set_aside_and_the_rest_rerun() -> None:
+    runs = Runs(edit_fails=(REAL,))
+    first = replace(hunk(PIN, REAL), run_readers=(PIN,))  # no reader in the baseline; PIN read in this run
+    [out] = without_readers([first], {}, FILES, runs.alone, runs.control)
+    assert [i.tests for i in runs.asked] == [(REAL,), (REAL,)]  # type: ignore[union-attr]
+    assert isinstance(out, HunkResult) and out.failing_tests == (REAL,)
+
+
+def test_a_test_that_reads_in_the_rerun_itself_bites_nothing_there() -> None:
+    class Reading(Runs):
+        def alone(self, item: Item) -> object:
+            return replace(super().alone(item), run_readers=(PIN,))  # type: ignore[type-var]
+
+    runs = Reading(edit_fails=(PIN,))
+    [out] = without_readers([hunk(READER, PIN)], READERS, FILES, runs.alone, runs.control)
+    assert isinstance(out, HunkResult) and out.verdict == "toothless"
+
+
+def test_regrade_sets_aside_a_guards_own_run_readers() -> None:
+    from reviewui.core.bite.source_readers import regrade
+
+    g = replace(guard_pair(PIN)[1], run_readers=(PIN,))
+    out = regrade(replace(hunk(REAL), guards=(g, guard_pair(PIN)[1])), {})
+    assert out.verdict == "bites" and out.failing_tests == (REAL,)  # the hunk's own bite stands
+    assert [x.verdict for x in out.guards] == ["toothless", "bites"]  # only the guard whose run read it
+    assert "read pkg/m.py as data" in out.guards[0].reason
