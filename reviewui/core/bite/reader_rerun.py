@@ -40,7 +40,7 @@ RunAlone = Callable[[Item], object]
 """Runs one item alone in a fresh scratch (fallback.run_alone): a HunkResult, or (job, GuardResult)."""
 
 
-def without_readers(held: list[Held], readers: Mapping[str, frozenset[str]],
+def without_readers(held: Sequence[Held], readers: Mapping[str, frozenset[str]],
                     targets: Sequence[tuple[FileDiff, Hunk]], run_alone: RunAlone,
                     control: Callable[[ControlItem], ControlResult]) -> list[Held]:
     """`held` with every bite won only by non-readers beside a reader of its file checked again
