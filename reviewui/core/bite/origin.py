@@ -184,7 +184,7 @@ def resolve_pythonpath(value: str, scratch: Path) -> list[str]:
 def run_env(
     scratch: Path, modules: Sequence[ChangedModule], plugin_dir: Path, out_file: Path,
     user_env: Mapping[str, str], data_files: Sequence[str] = (), checkout_dirs: Sequence[str] = (),
-    canary: str = "", sources: Sequence[str] = (),
+    canary: str = "", sources: Sequence[str] = (), child_reads: bool = True,
 ) -> dict[str, str]:
     """The extra environment of one run: the user's `VAR=value` words, scratch roots first, the plugin.
 
@@ -218,7 +218,7 @@ def run_env(
         if GIT_READS:
             env[GIT_VAR] = os.path.realpath(scratch / ".git")
             env[GIT_LINKS_VAR] = os.pathsep.join(git_links(scratch))
-        if CHILD_READS:
+        if CHILD_READS and child_reads:
             env[CHILD_VAR] = "1"
     return env
 

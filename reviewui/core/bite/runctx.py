@@ -20,6 +20,7 @@ from reviewui.core.bite import canary, origin, progress
 from reviewui.core.bite import coverage_map as cm
 from reviewui.core.bite.progress import Poller, ProgressSink
 from reviewui.core.config import Settings
+from reviewui.core.run import storage
 from reviewui.core.run.runner import RunFiles, RunResult, is_pytest_command, run_tests
 from reviewui.core.run.warm_runner import WarmPytest
 from reviewui.core.test_layout import uses_xdist
@@ -129,7 +130,10 @@ class RunContext:
         returns more environment) and reads them back before the directory goes.
         `record_opens` marks the baseline: it also records data-file opens. Every run records which tests
         read a changed source file as data (`Observed.reads`): in the baseline for the whole sweep, in a
-        graded run for that run's own grade (source_readers.py). A `phase` (`baseline`) sends
+        graded run for that run's own grade (source_readers.py). A run watches other processes' opens
+        too only where its tree is its own (a sandbox's sized copy): elsewhere reviewui's own work on
+        the tree beside the run was taken for a test's child reading the file (seen unsandboxed: a
+        real bite read as a reader's about 1 time in 10). A `phase` (`baseline`) sends
         the run's progress to `progress` while it runs.
         """
         box: dict[str, origin.Observed] = {}
@@ -141,7 +145,8 @@ class RunContext:
             # both a sandboxed cold run and a fork of a warm server can see.
             env = origin.run_env(scratch, self.modules, run_dir / "plugin", run_dir / "origin.json", self.user_env,
                                  self.data_files if record_opens else (), self.checkout_dirs, canary=name,
-                                 sources=[m.path for m in self.modules])
+                                 sources=[m.path for m in self.modules],
+                                 child_reads=storage.level() == "tmpfs")
             env = origin.merge_env(env, extra)
             env[progress.VAR] = str(run_dir / progress.FILE)  # every run writes it alike; long ones are read
             if phase and self.progress is not None:
