@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from reviewui.core.bite.control import ControlResult
 from reviewui.core.bite.coverage_map import Selection
 from reviewui.core.bite.guard_check import GuardJob
@@ -168,3 +170,30 @@ def test_regrade_sets_aside_a_guards_own_run_readers() -> None:
     assert out.verdict == "bites" and out.failing_tests == (REAL,)  # the hunk's own bite stands
     assert [x.verdict for x in out.guards] == ["toothless", "bites"]  # only the guard whose run read it
     assert "read pkg/m.py as data" in out.guards[0].reason
+
+
+def test_other_processes_are_watched_only_where_the_runs_tree_is_its_own(tmp_path, monkeypatch) -> None:
+    """Unsandboxed, reviewui's own work on the shared tree read as a test's child reading the file
+    (a real bite toothless about 1 time in 10): the watch is asked for only in a sandbox's own copy."""
+    from reviewui.core.bite import origin, runctx
+    from reviewui.core.config import Settings
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("X = 1\n")
+    envs: list[dict[str, str]] = []
+
+    def fake_run_tests(scratch, command, tests, limit, run_files=None, **kw):  # type: ignore[no-untyped-def]
+        run_dir = tmp_path / f"run{len(envs)}"
+        run_dir.mkdir()
+        envs.append(run_files.setup(run_dir))
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(runctx, "run_tests", fake_run_tests)
+    ctx = runctx.RunContext(["python", "-m", "pytest"], {}, [origin.ChangedModule("pkg/m.py", "pkg.m", "")], Settings(),
+                            tmp_path / "work", None, None)
+    for level in ("tmpfs", "none"):
+        monkeypatch.setattr(runctx.storage, "level", lambda level=level: level)
+        with pytest.raises(RuntimeError):
+            ctx.run(tmp_path, (), 10)
+    assert [origin.CHILD_VAR in e for e in envs] == [True, False]
+    assert all(origin.SOURCE_VAR in e for e in envs)  # the test's own Python is watched either way
