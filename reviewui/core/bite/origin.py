@@ -280,7 +280,8 @@ class Observed:
     """The canary test the plugin ran (canary.py), "" when it ran none."""
     reads: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Real path (as the run saw it) of a changed source file -> node ids of the tests that read it
-    as data, not by importing it, or read the scratch's git store, which holds it (in every run: the
+    as data, not by importing it (its bytes, its text, a code object of its functions), or read the
+    scratch's git store, which holds it (in every run: the
     baseline's for the sweep, a graded run's for its own grade)."""
 
     def readers(self, rel: str) -> tuple[str, ...]:

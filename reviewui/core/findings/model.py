@@ -96,7 +96,7 @@ KINDS: dict[str, KindInfo] = {
         "error", "The branch adds or changes code that can rewrite test reports (a reporting hook, sys.excepthook)."
     ),
     "test-reads-changed-source": KindInfo(
-        "warning", "A test reads a changed source file as data (a pinned hash, its text), not by importing it: "
+        "warning", "A test reads a changed source file as data (a pinned hash, its text, its bytecode), not by importing it: "
         "its failures are no bites of that file's hunks."
     ),
 }

@@ -1,8 +1,8 @@
 """`test-reads-changed-source`: a test that reads a changed source file as data, from a bite sweep.
 
 The baseline, and each graded run for itself, records which tests open a changed source file other
-than by importing it (bite/source_readers.py): pinning its hash, comparing its text. Such a test fails whenever a byte
-of the file changes, so its failures are no bites of that file's hunks (the sweep sets them
+than by importing it, or reach its functions' code objects (bite/source_readers.py): pinning its hash, comparing its
+text or its bytecode. Such a test fails whenever the file's code changes, so its failures are no bites of that file's hunks (the sweep sets them
 aside); the finding names each test and file, at the test's file.
 """
 
@@ -28,8 +28,8 @@ def source_read_as_data(bite: BiteReport | None) -> list[Finding]:
             seen.add((path, test))
             out.append(finding(
                 "test-reads-changed-source",
-                f"{test} reads {path} as data, not by importing it: it fails whenever a byte of that file "
-                "changes, so its failures are no bites of that file's hunks",
+                f"{test} reads {path} as data (its bytes, its text or its code objects), not by importing it: "
+                "it fails whenever that file's code changes, so its failures are no bites of that file's hunks",
                 file=test.split("::", 1)[0], symbol=test, evidence=path))
     for r in bite.results:
         for x in (r, *r.guards):

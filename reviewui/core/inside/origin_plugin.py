@@ -3,6 +3,15 @@ which tests read a changed source file as data (an open that is no import: a has
 its text looked up through `inspect`, `linecache`, the loader's `get_source`; not a traceback or a
 warning being shown, whose lines the code under test may look up itself). Each test phase starts
 with the changed files dropped from linecache's cache, so a lookup opens the file and is seen.
+Reaching a code object of the file's functions reads it too (`f.__code__`, `dis`, a frame's `f_code`
+in a profile hook or a traceback, a generator's `gi_code`, `gc.get_referents` of a function), by a
+test or by the changed module's top level: its bytecode pins the code as the file's bytes do.
+Python audits those attributes. No read: the standard library looking at a code object's shape
+alone (a signature, a coroutine flag, a file name, `typing.overload`'s first line, logging naming
+its caller), an installed package reaching it (a decorator's bookkeeping, a logger naming its
+caller: real projects do both at import and in every test), the changed code reaching a frame's
+(asking where it runs). So not seen either: an installed serializer handing a test the bytes
+(`cloudpickle`), the changed code hashing its own running frame's code.
 
 A test that opens, lists or links anything under the run's `.git` (REVIEWUI_GIT_DIR), or changes
 into it, reads git's copy of every changed source file: its objects, packs and refs can tell a
@@ -17,7 +26,8 @@ it; one before collection (the conftests on the command line's paths and plugins
 every test (this Python's reads only: another process's before the first collector are nobody's);
 one while a fixture is set up by every test using it. Not seen: a read after collection while no
 test runs (a session-end hook), a process a conftest starts before collection, an access through
-a descriptor (`dir_fd`), by `stat` alone, a traceback's text a test formats itself. What one test read kept in a global for another test is
+a descriptor (`dir_fd`), by `stat` alone, a traceback's text a test formats itself, the line
+numbers a caught exception carries (`tb_lineno`: no code object is reached). What one test read kept in a global for another test is
 not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are
 recorded in every run, graded ones too (a test may read only where it runs beside fewer tests than
 in the baseline); a write-only open is no read, and this folder's frames (a revert batch writing
@@ -37,6 +47,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from _thread import get_ident as _thread_id
 from typing import Any, Iterator
 
 import pytest
@@ -143,10 +154,29 @@ _OWN = os.path.dirname(os.path.realpath(__file__)) + os.sep
 _STDLIB = _stdlib() if _sources else ""
 
 
-def _read_as_data(depth: int = 2) -> str:
+def _site() -> tuple[str, ...]:
+    """The folders installed packages are imported from (the venv's, the user's), never the tree's."""
+    import site
+    import sysconfig
+
+    paths = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")} | set(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        paths.add(site.getusersitepackages())
+    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths if p}))
+
+
+_SITE = _site() if _sources else ()
+
+
+def _read_as_data(depth: int = 3, code_of: str = "") -> str:
     """The file of the code that made the open being audited (`depth` frames above this one) when
     that is no import, pytest or traceback shown (the first frame outside the standard library is
-    not pytest's, and no frame on the way is an import's or a traceback's), else ""."""
+    not pytest's, and no frame on the way is an import's or a traceback's), else "".
+
+    For a code object reached (`code_of`: through that attribute) also "" where a standard library
+    function on the way looks at its shape alone (`_SHAPE`), where an installed package reached it
+    (a decorator's bookkeeping, a logger naming its caller), and where the changed code itself
+    reached a frame's or a generator's (asking where it runs)."""
     frame = sys._getframe(depth)
     while frame is not None:
         code = frame.f_code
@@ -158,8 +188,12 @@ def _read_as_data(depth: int = 2) -> str:
             return ""
         else:
             real = os.path.realpath(name)
+            if code_of and real.startswith(_SITE):
+                return ""
             if not real.startswith(_STDLIB) and not real.startswith(_OWN):
-                return name
+                return "" if code_of not in ("", "__code__") and real in _sources else name
+            if code_of and code.co_name in _SHAPE and real.startswith(_STDLIB):
+                return ""
         frame = frame.f_back  # type: ignore[assignment]
     return ""
 
@@ -228,11 +262,68 @@ def _other(event: str, args: Any) -> None:
         _read_git(4)  # _read_as_data, _read_git, _other, _audit, then the call audited
 
 
+# Reaching a code object of the changed code: its bytecode, constants and names pin the code as
+# its file's bytes do (`mul.__code__.co_code`, `dis`, a profile hook's `frame.f_code`). Python
+# audits these attributes; `gc.get_referents` of a function hands its code over unaudited.
+_CODE_ATTRS = frozenset({"__code__", "f_code", "gi_code", "cr_code", "ag_code"})
+# The standard library's lookups of a code object's shape alone (its signature, whether it is a
+# coroutine function, its file, its first line for `typing.overload`, the caller logging names): no
+# read of what the code does.
+_SHAPE = frozenset({"_signature_from_function", "_signature_is_functionlike", "_has_code_flag", "isawaitable",
+                    "getfile", "findsource", "getargvalues", "getframeinfo", "_get_code_position_from_tb",
+                    "overload", "coroutine", "wrapped", "findCaller", "_is_internal_frame", "_is_async_func",
+                    "_mock_add_spec", "_get_function_source", "_format_coroutine", "is_running",
+                    "_task_print_stack", "_text_encoding", "_find_lineno"})
+_busy: set[int] = set()
+"""The threads inside `_audit` now: what the hook itself touches (frames, code) is not audited again."""
+
+
 def _audit(event: str, args: Any) -> None:
-    if event != "open":
-        if (_git or _watch) and event in _GIT_EVENTS:
-            _other(event, args)
+    if event == "object.__getattr__":
+        if args[1] not in _CODE_ATTRS or not _sources:
+            return
+    elif event != "open" and event != "gc.get_referents" and event not in _GIT_EVENTS:
         return
+    me = _thread_id()
+    if me in _busy:
+        return
+    _busy.add(me)
+    try:
+        if event == "open":
+            _opened(args)
+        elif event == "object.__getattr__":
+            _code_read(getattr(args[0], args[1], None), args[1])
+        elif event == "gc.get_referents":
+            for obj in args[0] if _sources else ():
+                attr = _CODE_OF.get(type(obj).__name__, "")
+                _code_read(getattr(obj, attr, None) if attr else None, attr)
+        elif _git or _watch:
+            _other(event, args)
+    finally:
+        _busy.discard(me)
+
+
+_CODE_OF = {"function": "__code__", "frame": "f_code", "generator": "gi_code", "coroutine": "cr_code",
+            "async_generator": "ag_code"}
+"""The attribute holding the code object of each kind of object whose referents include it."""
+
+
+def _code_read(code: Any, attr: str) -> None:
+    """A test reaching `code` (a code object, or anything else; through the attribute `attr`) of a
+    changed source file reads it."""
+    name = getattr(code, "co_filename", None)
+    if not isinstance(name, str) or os.path.basename(name) not in _names:
+        return
+    path = os.path.realpath(name)
+    test = _test() if path in _sources else ""
+    # _read_as_data, _code_read, _audit, then the code that asked
+    reader = _read_as_data(3, attr) if test else ""
+    if reader:
+        _reads.setdefault(path, set()).add(_scoped(test, reader))
+
+
+def _opened(args: Any) -> None:
+    """An open (`path, mode, flags`): of `.git`'s store or a changed file, by a test, is a read."""
     try:
         raw = os.fsdecode(args[0])
         # os.open (mode None) of a bare name is how the standard library walks a tree by
@@ -244,7 +335,7 @@ def _audit(event: str, args: Any) -> None:
         if _git and not by_name and _may_lead(raw) and _in_git(raw):
             if _watch:
                 _watch.git(raw)
-            _read_git(3)  # _read_as_data, _read_git, _audit, then the call audited
+            _read_git(4)  # _read_as_data, _read_git, _opened, _audit, then the call audited
         if _watch:
             _watch.listing(raw)
         if os.path.basename(raw) not in _names:
@@ -261,7 +352,7 @@ def _audit(event: str, args: Any) -> None:
         return
     if path in _data:
         _opens.setdefault(path, set()).add(test)
-    reader = _read_as_data() if path in _sources else ""
+    reader = _read_as_data() if path in _sources else ""  # _read_as_data, _opened, _audit, the call
     if reader:
         _reads.setdefault(path, set()).add(_scoped(test, reader))
 

@@ -302,3 +302,110 @@ def test_the_source_text_read_by_a_test_is_data_an_import_or_a_traceback_is_not(
     source, reads = _run_alone(tmp_path, TEXT)
     assert reads == {str(source): sorted(f"t.py::{n}" for n in (
         "getsource", "getlines", "loader_get_source", "pkgutil_get_data", "after_the_cache"))}
+
+
+CODE = LOAD + r'''
+import dis, gc, importlib, inspect, json as json_module, logging, sys, traceback, types
+from unittest import mock
+source = os.path.join(tree, "a.py")
+with open(source, "w") as f:
+    f.write("import logging, os\n\n\ndef f(x, y=2):\n    return x * y\n\n\ndef logs():\n"
+            "    logging.getLogger('a').warning('said')\n\n\ndef gen():\n    yield 1\n\n\n"
+            "def boom():\n    raise ValueError('x')\n\n\nasync def later():\n    return 1\n")
+sys.path.insert(0, tree)
+import a  # while no test runs: nobody's
+a.f.__code__  # while no test runs: nobody's
+plugin._collected[0] = True
+
+
+def act(name, fn):
+    os.environ["PYTEST_CURRENT_TEST"] = f"t.py::{name} (call)"
+    try:
+        fn()
+    finally:
+        os.environ.pop("PYTEST_CURRENT_TEST")
+
+
+def profiled():
+    sys.setprofile(lambda frame, event, arg: frame.f_code.co_code if event == "call" else None)
+    try:
+        a.f(1)
+    finally:
+        sys.setprofile(None)
+
+
+def raised_frame():
+    try:
+        a.boom()
+    except ValueError as e:
+        return e.__traceback__.tb_next.tb_frame.f_code.co_code
+
+
+def shown():
+    try:
+        a.boom()
+    except ValueError:
+        return traceback.format_exc()
+
+
+def library(folder, body):  # a function whose code lives in a module under `folder`
+    code = compile(f"import sys\ndef run(x):\n    {body}\n", os.path.join(folder, "lib", "x.py"), "exec")
+    scope = {}
+    exec(code, scope)
+    return scope["run"]
+
+
+import sysconfig
+site = sysconfig.get_paths()["purelib"]  # an installed package's frames
+decorator = library(site, "return x.__code__.co_firstlineno")  # a package's bookkeeping (pydantic, wrapt)
+caller_name = library(site, "return sys._getframe(1).f_code.co_name")  # a logger naming its caller (loguru)
+vendored = library(os.path.join(tree, "site-packages"), "return x.__code__.co_code")  # in the tree
+with open(source, "a") as f:
+    f.write("\n\ndef calls(fn):\n    return fn(0)\n\n\n"
+            "def where():\n    return sys._getframe(0).f_code.co_name\n\n\n"
+            "import sys, typing\n\n\n@typing.overload\ndef over(x: int) -> int: ...\n"
+            "def over(x):\n    return x\n\n\nif os.environ.get('PIN_CODE'):\n    SEEN = over.__code__.co_code\n")
+a = importlib.reload(a)
+
+
+# what the code is: reads
+act("code_attr", lambda: a.f.__code__.co_code)
+act("dis", lambda: dis.Bytecode(a.f).dis())
+act("referents", lambda: [c for c in gc.get_referents(a.f) if isinstance(c, types.CodeType)])
+act("profiled_frame", profiled)
+act("generator_code", lambda: a.gen().gi_code.co_code)
+act("raised_frame", raised_frame)
+act("through_the_trees_site_packages", lambda: vendored(a.f))
+os.environ["PIN_CODE"] = "1"
+act("reimported_pinning", lambda: importlib.reload(a))  # its top level reaching `over`'s code
+del os.environ["PIN_CODE"]
+# its shape, or someone else's code: none
+act("signature", lambda: inspect.signature(a.f))
+act("is_coroutine", lambda: (inspect.iscoroutinefunction(a.f), inspect.iscoroutinefunction(a.later)))
+act("autospec", lambda: mock.create_autospec(a.f)(1))
+act("getfile", lambda: inspect.getfile(a.f))
+act("logs", a.logs)  # logging names its caller: the code under test's frame
+act("shown", shown)
+act("other_code", lambda: json_module.dumps.__code__.co_code)
+act("referents_of_module", lambda: gc.get_referents(a))
+act("a_library_names_its_caller", lambda: a.calls(caller_name))
+act("a_package_decorates", lambda: decorator(a.f))
+act("the_code_asks_where_it_runs", a.where)
+act("reimported", lambda: importlib.reload(a))  # typing.overload's bookkeeping alone
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+def test_the_code_objects_reached_by_a_test_are_data_a_signature_or_a_caller_lookup_is_not(tmp_path: Path) -> None:
+    """A test reaching the code object of a changed file's function (`__code__`, `dis`, `gc.get_referents`,
+    a profiled or raised frame's `f_code`, a generator's `gi_code`) can pin its bytecode as the file's
+    bytes can (each forged the bites of every revert and guard of the file); the standard library
+    reading a signature, a coroutine flag or a file name, logging naming its caller and a traceback
+    shown read nothing of what the code does, and neither does another file's code. Nor does an installed
+    package reaching it (a decorator's bookkeeping, a logger naming its caller), unless it lies in the tree
+    (a folder named site-packages there is the branch's), nor the changed code asking where it runs; the
+    changed module's top level reaching its own function's code is a read while it is imported."""
+    source, reads = _run_alone(tmp_path, CODE)
+    assert reads == {str(source): sorted(f"t.py::{n}" for n in (
+        "code_attr", "dis", "referents", "profiled_frame", "generator_code", "raised_frame",
+        "through_the_trees_site_packages", "reimported_pinning"))}
