@@ -52,7 +52,7 @@ from typing import Any, Iterator
 
 import pytest
 
-# Imported in every run alike (what is loaded never tells a run's kind); it does nothing until asked.
+# Imported in every run alike (what is loaded never tells a run's kind); they do nothing until asked.
 try:
     import reviewui_child_reads as child_reads  # type: ignore[import-not-found]  # copied beside this plugin
 except ImportError:  # loaded from reviewui's own tree (its tests)
@@ -60,6 +60,10 @@ except ImportError:  # loaded from reviewui's own tree (its tests)
         from reviewui.core.inside import child_reads
     except ImportError:
         child_reads = None
+try:
+    import reviewui_canary_run as canary  # type: ignore[import-not-found]  # copied beside this plugin
+except ImportError:  # loaded from reviewui's own tree (its tests)
+    from reviewui.core.inside import canary_run as canary
 
 # What this run was given for reviewui's plugins is taken out of the test's sight before any
 # test module is imported (pytest imports PYTEST_PLUGINS first): every run, baseline, revert or
@@ -577,79 +581,6 @@ def pytest_runtestloop(session: Any) -> bool | None:
     return None
 
 
-def _canary_name() -> str:
-    # Read once and removed: neither the environment nor a file left to read names it.
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "canary")
-    try:
-        with open(path, encoding="utf-8") as f:
-            name = f.read().strip()
-    except OSError:
-        return ""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass  # the run may not write here: the name still counts
-    return name if name.isidentifier() else ""
-
-
-_canary: dict[str, Any] = {"name": _canary_name(), "ran": False}
-
-
-class _Canary:
-    """After the test loop: one more test, named at random, that must fail (canary.py reads it)."""
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtestloop(self, session: Any) -> Iterator[None]:
-        yield
-        name = _canary["name"]
-        items = [i for i in session.items if i.getparent(pytest.Module) is not None]
-        # Not in an xdist worker: its controller would count the failure in the exit code.
-        if not name or not items or _canary["ran"] or hasattr(session.config, "workerinput"):
-            return
-        module = items[-1].getparent(pytest.Module)
-        try:
-            obj = module.obj
-            scope: dict[str, Any] = {}
-            # Made to look like any test of that module: its file, its module, an attribute of it.
-            code = compile("def %s():\n    assert 0, 'this test must fail'\n" % name,
-                           getattr(obj, "__file__", None) or "<test>", "exec")
-            exec(code, {"__name__": obj.__name__}, scope)
-            fn = scope[name]
-            setattr(obj, name, fn)
-            item = pytest.Function.from_parent(module, name=name, callobj=fn)
-        except Exception:
-            return
-        counts = (session.testsfailed, session.shouldfail, session.shouldstop)
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        before = {k: list(v) for k, v in reporter.stats.items()} if reporter is not None else {}
-        _canary["ran"] = True
-        session.items.append(item)
-        writer = getattr(reporter, "_tw", None)
-        progress = set(getattr(reporter, "_progress_nodeids_reported", ()))
-        try:
-            if writer is not None:  # its progress letter is not the project's output
-                import io
-
-                try:
-                    from _pytest._io import TerminalWriter
-                except ImportError:  # a pytest that moved it: the letter shows, nothing else changes
-                    writer = None
-                else:
-                    reporter._tw = TerminalWriter(io.StringIO())
-            item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
-        finally:
-            if writer is not None:
-                reporter._tw = writer
-                reporter._progress_nodeids_reported = progress
-            session.items.remove(item)
-        session.testsfailed, session.shouldfail, session.shouldstop = counts
-        if reporter is not None:  # the summary counts the project's tests only
-            for key in list(reporter.stats):
-                reporter.stats[key] = before.get(key, [])
-                if not reporter.stats[key]:
-                    del reporter.stats[key]
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: Any) -> None:
     # coverage.py's modules (a measured run's, a warm server's preload) are out of sys.modules
@@ -657,8 +588,7 @@ def pytest_configure(config: Any) -> None:
     for name in list(sys.modules):
         if name == "coverage" or name.startswith("coverage."):
             _stashed[name] = sys.modules.pop(name)
-    if _canary["name"]:
-        config.pluginmanager.register(_Canary(), "reviewui_canary")
+    canary.register(config)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -680,4 +610,4 @@ def pytest_sessionfinish(session: Any) -> None:
             found[name] = os.path.realpath(path)
     with open(out, "w", encoding="utf-8") as f:
         json.dump({"modules": found, "opens": _named(_opens), "reads": _named(_reads),
-                   "canary": _canary["name"] if _canary["ran"] else ""}, f)
+                   "canary": canary.ran()}, f)
