@@ -2,8 +2,8 @@
 
 The branch's code is wrong (`mul` returns 42; `clamp` gained a check no test asserts). The pin
 asserts nothing about either: it compares a hash of their bytecode, reached through the function
-(`mul.__code__`), the standard library (`dis`), the collector (`gc.get_referents`) or a running
-frame (a profile hook's `frame.f_code`). Every revert and every guard changes that bytecode, so
+(`mul.__code__`) or a running frame (a profile hook's `frame.f_code`); `dis`, `gc.get_referents`, a
+caught traceback's frame and a generator are seen the same way (tests/core/bite/test_git_reads.py). Every revert and every guard changes that bytecode, so
 each of them "bit". Now the origin plugin sees a test reach the code object of a function of a
 changed source file (Python audits `__code__` and `f_code`) and takes it for a read of that file,
 as it takes an open of it; reading a signature or a file name (`inspect.signature`, logging's
@@ -36,11 +36,9 @@ WRONG = ("def mul(a, b):\n    return 42\n" + FILLER + "\n\ndef clamp(x):\n    if
          "    return x\n" + FILLER + "\n\ndef add(a, b):\n    return a + b\n")
 WAYS = {
     "code": "[f.__code__.co_code for f in FUNCS]",
-    "dis": "[dis.Bytecode(f).dis() for f in FUNCS]",
-    "referents": "[c.co_code for f in FUNCS for c in gc.get_referents(f) if isinstance(c, types.CodeType)]",
     "profile": "profiled()",
 }
-PIN = """import dis, gc, hashlib, sys, types
+PIN = """import hashlib, sys
 import pkg.calc
 from pkg.calc import clamp, mul
 
