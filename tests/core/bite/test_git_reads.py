@@ -21,6 +21,14 @@ plugin = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plugin)
 tree, tmp = sys.argv[2], sys.argv[3]
 git = os.path.join(tree, ".git")
+
+
+def run_as(test, fn):  # `fn` called while pytest would say `test` runs
+    os.environ["PYTEST_CURRENT_TEST"] = test
+    try:
+        return fn()
+    finally:
+        os.environ.pop("PYTEST_CURRENT_TEST")
 '''
 """The plugin loaded alone in a fresh Python (argv: the plugin's file, the tree, a scratch folder)."""
 
@@ -316,14 +324,7 @@ sys.path.insert(0, tree)
 import a  # while no test runs: nobody's
 a.f.__code__  # while no test runs: nobody's
 plugin._collected[0] = True
-
-
-def act(name, fn):
-    os.environ["PYTEST_CURRENT_TEST"] = f"t.py::{name} (call)"
-    try:
-        fn()
-    finally:
-        os.environ.pop("PYTEST_CURRENT_TEST")
+act = lambda name, fn: run_as(f"t.py::{name} (call)", fn)  # noqa: E731
 
 
 def profiled():
