@@ -26,9 +26,9 @@ it; one before collection (the conftests on the command line's paths and plugins
 every test (this Python's reads only: another process's before the first collector are nobody's);
 one while a fixture is set up by every test using it. Not seen: a read after collection while no
 test runs (a session-end hook), a process a conftest starts before collection, an access through
-a descriptor (`dir_fd`), by `stat` alone, a traceback's text a test formats itself, the line
-numbers a caught exception carries (`tb_lineno`: no code object is reached). What one test read kept in a global for another test is
-not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are
+a descriptor (`dir_fd`) by a path no changed file's path ends with, by `stat` alone, a traceback's
+text a test formats itself, the line numbers a caught exception carries (`tb_lineno`: no code
+object is reached). What one test read kept in a global for another test is not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are
 recorded in every run, graded ones too (a test may read only where it runs beside fewer tests than
 in the baseline); a write-only open is no read, and this folder's frames (a revert batch writing
 the reverted file) are passed over as the standard library's are.
@@ -344,21 +344,27 @@ def _opened(args: Any) -> None:
             _watch.listing(raw)
         if os.path.basename(raw) not in _names:
             return
-        path = os.path.realpath(raw)
+        paths = [os.path.realpath(raw)]
+        if args[1] is None and paths[0] not in _sources and paths[0] not in _data:
+            # A path given to os.open may be relative to a directory descriptor (`dir_fd`) the event
+            # does not carry: it is an open of every changed file whose path ends with it.
+            tail = os.sep + os.path.normpath(raw)
+            paths = sorted(p for p in _sources | _data if p.endswith(tail)) or paths
     except Exception:
         return
-    if _watch and path in _sources:
-        _watch.here[path] = _watch.here.get(path, 0) + 1
+    if _watch and len(paths) == 1 and paths[0] in _sources:
+        _watch.here[paths[0]] = _watch.here.get(paths[0], 0) + 1
     if not _reading(args):
         return  # written, not read (a revert batch writes the reverted file before its forks)
     test = _test()
     if not test:
         return
-    if path in _data:
-        _opens.setdefault(path, set()).add(test)
-    reader = _read_as_data() if path in _sources else ""  # _read_as_data, _opened, _audit, the call
-    if reader:
-        _reads.setdefault(path, set()).add(_scoped(test, reader))
+    for path in paths:
+        if path in _data:
+            _opens.setdefault(path, set()).add(test)
+        reader = _read_as_data() if path in _sources else ""  # _read_as_data, _opened, _audit, the call
+        if reader:
+            _reads.setdefault(path, set()).add(_scoped(test, reader))
 
 
 _COLLECT = "\0collect "

@@ -410,3 +410,29 @@ def test_the_code_objects_reached_by_a_test_are_data_a_signature_or_a_caller_loo
     assert reads == {str(source): sorted(f"t.py::{n}" for n in (
         "code_attr", "dis", "referents", "profiled_frame", "generator_code", "raised_frame",
         "through_the_trees_site_packages", "reimported_pinning"))}
+
+
+DIR_FD = LOAD + r'''
+source = os.path.join(tree, "a.py")
+os.makedirs(os.path.join(tmp, "elsewhere"))
+os.makedirs(os.path.join(tree, "x"))
+with open(os.path.join(tmp, "elsewhere", "a.py"), "w") as f:  # another file of the same name
+    f.write("X = 2\n")
+os.chdir(tmp)  # "a.py" from here names no changed file
+plugin._collected[0] = True
+folder = os.open(tree, os.O_RDONLY)
+run_as("t.py::by_dir_fd (call)", lambda: os.close(os.open("a.py", os.O_RDONLY, dir_fd=folder)))
+run_as("t.py::by_dir_fd_walked (call)", lambda: os.close(os.open("x/../a.py", os.O_RDONLY, dir_fd=folder)))
+run_as("t.py::another_by_its_path (call)", lambda: os.close(os.open(os.path.join(tmp, "elsewhere", "a.py"), os.O_RDONLY)))
+run_as("t.py::another_by_its_folder (call)", lambda: os.close(os.open(os.path.join("elsewhere", "a.py"), os.O_RDONLY)))
+print(json.dumps(plugin._named(plugin._reads)))
+'''
+
+
+def test_a_name_opened_by_a_directory_descriptor_reads_every_changed_file_it_can_name(tmp_path: Path) -> None:
+    """`os.open("a.py", dir_fd=...)`: the audit event carries no descriptor, so the name resolved against the
+    working directory missed the changed file (a pin read it unseen wherever no inotify watch ran). Now a
+    relative name that resolves to no changed file is an open of every changed file whose path ends with it;
+    another file of that name opened by a path that names its own folder is none."""
+    source, reads = _run_alone(tmp_path, DIR_FD)
+    assert reads == {str(source): ["t.py::by_dir_fd", "t.py::by_dir_fd_walked"]}
