@@ -3,12 +3,13 @@
 The branch's code is wrong (`mul` returns 42; `clamp` gained a check no test asserts). The pin
 asserts nothing about either: it compares a hash of their bytecode, reached through the function
 (`mul.__code__`) or a running frame (a profile hook's `frame.f_code`); `dis`, `gc.get_referents`, a
-caught traceback's frame and a generator are seen the same way (tests/core/bite/test_git_reads.py). Every revert and every guard changes that bytecode, so
-each of them "bit". Now the origin plugin sees a test reach the code object of a function of a
-changed source file (Python audits `__code__` and `f_code`) and takes it for a read of that file,
-as it takes an open of it; reading a signature or a file name (`inspect.signature`, logging's
-caller lookup) stays none (tests/core/bite/test_git_reads.py). Differential: outside, the pin
-passes on the head and fails on the reverted file; inside, the hunks and the guard are toothless.
+caught traceback's frame and a generator are seen the same way (tests/core/bite/test_git_reads.py).
+Every revert and every guard changes that bytecode, so each of them "bit". Now the origin plugin
+sees a test reach the code object of a function of a changed source file (Python audits `__code__`
+and `f_code`) and takes it for a read of that file, as it takes an open of it; reading a signature
+or a file name (`inspect.signature`, logging's caller lookup) stays none. Differential: outside,
+the pin passes on the head and fails on a reverted hunk and on a guard; inside, the hunks and the
+guard are toothless, and only the real test bites.
 """
 
 from __future__ import annotations

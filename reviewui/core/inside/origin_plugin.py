@@ -28,10 +28,11 @@ one while a fixture is set up by every test using it. Not seen: a read after col
 test runs (a session-end hook), a process a conftest starts before collection, an access through
 a descriptor (`dir_fd`) by a path no changed file's path ends with, by `stat` alone, a traceback's
 text a test formats itself, the line numbers a caught exception carries (`tb_lineno`: no code
-object is reached). What one test read kept in a global for another test is not seen here: the sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are
-recorded in every run, graded ones too (a test may read only where it runs beside fewer tests than
-in the baseline); a write-only open is no read, and this folder's frames (a revert batch writing
-the reverted file) are passed over as the standard library's are.
+object is reached). What one test read kept in a global for another test is not seen here: the
+sweep reruns such bites without the readers (bite/reader_rerun.py). Reads are recorded in every
+run, graded ones too (a test may read only where it runs beside fewer tests than in the baseline);
+a write-only open is no read, and this folder's frames (a revert batch writing the reverted file)
+are passed over as the standard library's are.
 
 A process a test starts (`sha256sum pkg/m.py`, a child Python reading it, `git` reading its
 store) is seen through an inotify watch (child_reads.py, made here in every run, drained after

@@ -423,7 +423,8 @@ plugin._collected[0] = True
 folder = os.open(tree, os.O_RDONLY)
 run_as("t.py::by_dir_fd (call)", lambda: os.close(os.open("a.py", os.O_RDONLY, dir_fd=folder)))
 run_as("t.py::by_dir_fd_walked (call)", lambda: os.close(os.open("x/../a.py", os.O_RDONLY, dir_fd=folder)))
-run_as("t.py::another_by_its_path (call)", lambda: os.close(os.open(os.path.join(tmp, "elsewhere", "a.py"), os.O_RDONLY)))
+elsewhere = os.path.join(tmp, "elsewhere", "a.py")
+run_as("t.py::another_by_its_path (call)", lambda: os.close(os.open(elsewhere, os.O_RDONLY)))
 run_as("t.py::another_by_its_folder (call)", lambda: os.close(os.open(os.path.join("elsewhere", "a.py"), os.O_RDONLY)))
 print(json.dumps(plugin._named(plugin._reads)))
 '''
