@@ -353,8 +353,9 @@ def _opened(args: Any) -> None:
             paths = sorted(p for p in _sources | _data if p.endswith(tail)) or paths
     except Exception:
         return
-    if _watch and len(paths) == 1 and paths[0] in _sources:
-        _watch.here[paths[0]] = _watch.here.get(paths[0], 0) + 1
+    for path in paths if _watch else ():
+        if path in _sources:
+            _watch.here[path] = _watch.here.get(path, 0) + 1
     if not _reading(args):
         return  # written, not read (a revert batch writes the reverted file before its forks)
     test = _test()
