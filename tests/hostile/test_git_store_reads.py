@@ -6,7 +6,7 @@ indexes (`.git/objects/pack/*.idx`, version 2: a fan-out table, then the sorted 
 fails when HEAD's commit is in no pack passed the baseline and every control and failed every
 revert: every hunk "bit" while the tests check nothing. No layout of objects can hide this in
 general (a test that knows its file's blob id can compare git's copy as it would the file), so
-such a test is taken for what it is: the origin plugin (inside/origin_plugin.py) records a test
+such a test is taken for what it is: the origin plugin's read audit (inside/read_audit.py) records a test
 that opens, lists or links anything under the run's `.git` as a reader of every changed source
 file, and its failures are no bites (bite/source_readers.py, `test-reads-changed-source`).
 Differential, batched and alone: with that record off (origin.GIT_READS) the probe makes every

@@ -16,7 +16,7 @@ now writes the head's own blob, trees and commit loose (staging.write_loose).
 Differential, each path with its own fix off: the same probe makes every hunk
 bite; with it on, no hunk bites (or a control fails and the sweep is refused). A sweep's pristine
 now also holds every revert's objects before any run (run/alike.py), and the probe's listing of
-`.git` while its module is collected makes its tests readers (inside/origin_plugin.py): each hides
+`.git` while its module is collected makes its tests readers (inside/read_audit.py): each hides
 the probe on its own; both are left out here, so these layers are tested alone.
 """
 

@@ -152,7 +152,8 @@ def _tells():
 
 
 MODULES = ["reviewui_canary_run", "reviewui_child_reads", "reviewui_covctx", "reviewui_forks", "reviewui_guard_batch",
-           "reviewui_origin", "reviewui_reports", "reviewui_revert_batch", "reviewui_witness", "reviewui_witness_values"]
+           "reviewui_origin", "reviewui_read_audit", "reviewui_reports", "reviewui_revert_batch", "reviewui_witness",
+           "reviewui_witness_values"]
 FILES = sorted([m + ".py" for m in MODULES] + ["reviewui_witness_assert.py", "reviewui_witness_inputs.py",
                                                 "reviewui_witness_search.py"])  # a search run's
 PLUGINS = ["reviewui_canary", "reviewui_covctx", "reviewui_guard_batch", "reviewui_origin", "reviewui_revert_batch",

@@ -1,6 +1,6 @@
 """A test that only *stats* to tell a revert's run from the baseline and the controls (issue 44).
 
-`os.stat` raises no audit event and no inotify event, so the reader rules (origin_plugin.py,
+`os.stat` raises no audit event and no inotify event, so the reader rules (read_audit.py,
 child_reads.py) never see it. Two things a stat showed: a changed file's size (the head's in the
 baseline and every control, the reverted file's in a revert run), and whether a loose object exists
 in git's store (a revert's blob, whose id a test that knows its hunks can work out, was in its own

@@ -3,7 +3,7 @@
 A test that opens `pkg/calc.py` (pins its hash, compares its text) fails whenever any byte of the
 file changes, so every revert of its hunks "bites" although the test says nothing about what the
 code does. The baseline records, per test, the opens of changed source files that are no import
-(the origin plugin's audit hook, inside/origin_plugin.py: `Observed.reads`; for a process the test
+(the origin plugin's audit hook, inside/read_audit.py: `Observed.reads`; for a process the test
 starts, its inotify watch, inside/child_reads.py), and counts a test that opens or lists anything
 under the scratch's `.git` as reading every changed source file: git's store holds a copy of each, and how it holds them (packed or loose) can tell a revert's run from
 a control's as the file's bytes can. A hunk's or guard's failures by such a test are set aside

@@ -40,12 +40,13 @@ HELPERS: tuple[tuple[str, str], ...] = (
     ("reviewui_witness_search", "witness_search.py"),
     ("reviewui_witness_inputs", "witness_inputs.py"),
     ("reviewui_witness_assert", "witness_assert.py"),
+    ("reviewui_read_audit", "read_audit.py"),
     ("reviewui_child_reads", "child_reads.py"),
     ("reviewui_canary_run", "canary_run.py"),
 )
 """(module, file) of the modules the plugins import, placed beside them in every run (the fork helper, the
 revert batch's failure reports, the witness values; the search, its inputs and its assertions only
-imported in a witness search run; the origin plugin's inotify watch only in a baseline; the canary test)."""
+imported in a witness search run; the origin plugin's record of reads and its inotify watch; the canary test)."""
 
 
 def place_all(plugin_dir: Path) -> None:

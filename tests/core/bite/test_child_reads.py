@@ -71,7 +71,7 @@ def flood():  # more events than the kernel queues (alike ones in a row would be
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
-watching = plugin._watch is not None
+watching = plugin.reads._watch is not None
 if watching:
     act("cat", "cat", a)
     act("child_reads", *py, f"open({a!r}).read()")
@@ -102,7 +102,7 @@ if watching:
 else:
     import subprocess as s2
     s2.run(["cat", a], check=True, capture_output=True)
-print(json.dumps({"watching": watching, "reads": {k: sorted(v) for k, v in plugin._reads.items()}}))
+print(json.dumps({"watching": watching, "reads": {k: sorted(v) for k, v in plugin.reads._reads.items()}}))
 '''
 
 

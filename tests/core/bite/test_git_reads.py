@@ -69,9 +69,9 @@ act("other_repo", lambda: os.listdir(os.path.join(tmp, "other", ".git")))
 act("rmtree_other_repo", lambda: __import__("shutil").rmtree(os.path.join(tmp, "doomed")))
 act("listed_by_pytest", as_pytest("os.listdir", os.path.join(git, "objects")))
 act("opened_by_pytest", as_pytest("open", os.path.join(git, "HEAD")))
-plugin._collected[0] = True  # collection is over (before it, a read is every test's: test_collection_reads)
+plugin.reads._collected[0] = True  # collection is over (before it, a read is every test's: test_collection_reads)
 os.listdir(git)  # while no test runs: no test to name
-print(json.dumps({k: sorted(v) for k, v in plugin._reads.items()}))
+print(json.dumps({k: sorted(v) for k, v in plugin.reads._reads.items()}))
 '''
 
 
@@ -117,19 +117,19 @@ def _run_alone(tmp_path: Path, script: str, *args: str, watch: bool = False) -> 
 
 
 COLLECTING = LOAD + r'''os.symlink(git, os.path.join(tmp, "before"))  # a link before collection: no read by itself
-plugin._collecting.append("tests/t.py")  # a test module's top level, imported while collected
+plugin.reads._collecting.append("tests/t.py")  # a test module's top level, imported while collected
 os.symlink(git, os.path.join(tmp, "stash"))  # nor while collecting
 os.chdir(git)  # nor a change of directory
 os.chdir(tree)
 open(os.path.join(tmp, "stash", "HEAD")).close()  # a read through it is
-plugin._collecting.pop()
-plugin._collecting.append("tests/sub")  # a folder (its conftest imported while it is collected)
+plugin.reads._collecting.pop()
+plugin.reads._collecting.append("tests/sub")  # a folder (its conftest imported while it is collected)
 os.listdir(os.path.join(git, "objects"))
-plugin._collecting.pop()
-plugin._items.update(dict.fromkeys(["tests/t.py::a", "tests/t.py::b", "tests/sub/u.py::c", "tests/subway.py::d",
+plugin.reads._collecting.pop()
+plugin.reads._items.update(dict.fromkeys(["tests/t.py::a", "tests/t.py::b", "tests/sub/u.py::c", "tests/subway.py::d",
                                      "top.py::e"], frozenset()))
-plugin._collected[0] = True
-print(json.dumps({k: v for k, v in plugin._named(plugin._reads).items()}))
+plugin.reads._collected[0] = True
+print(json.dumps({k: v for k, v in plugin.reads._named(plugin.reads._reads).items()}))
 '''
 
 
@@ -152,9 +152,9 @@ def read_from(path):  # an open made by code in the file at `path` (a conftest p
 
 
 read_from(os.path.join(tree, sys.argv[4], "conftest.py"))
-plugin._items.update(dict.fromkeys(["sub/t.py::a", "subway/t.py::b", "t.py::c"], frozenset()))
-plugin._collected[0] = True
-print(json.dumps(plugin._named(plugin._reads)))
+plugin.reads._items.update(dict.fromkeys(["sub/t.py::a", "subway/t.py::b", "t.py::c"], frozenset()))
+plugin.reads._collected[0] = True
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
@@ -170,13 +170,13 @@ def test_a_conftest_read_before_collection_is_read_by_the_tests_below_it(tmp_pat
 
 
 FIXTURE = LOAD + r'''
-plugin._collected[0] = True
-plugin._fixtures.append(plugin._FIXTURE + "digest sub")  # tests/sub's conftest's fixture, being set up
+plugin.reads._collected[0] = True
+plugin.reads._fixtures.append(plugin.reads._FIXTURE + "digest sub")  # tests/sub's conftest's fixture, being set up
 open(os.path.join(tree, "a.py")).close()
-plugin._fixtures.pop()
-plugin._items.update({"sub/t.py::a": frozenset({"digest"}), "subway/t.py::b": frozenset({"digest"}),
+plugin.reads._fixtures.pop()
+plugin.reads._items.update({"sub/t.py::a": frozenset({"digest"}), "subway/t.py::b": frozenset({"digest"}),
                       "sub/u.py::c": frozenset({"tmp_path"})})
-print(json.dumps(plugin._named(plugin._reads)))
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
@@ -190,7 +190,7 @@ def test_a_fixtures_read_is_read_by_its_users_within_its_reach(tmp_path: Path) -
 CHILDREN = LOAD + r'''
 import subprocess
 source = os.path.join(tree, "a.py")
-assert plugin._watch is not None, "no inotify watch here"
+assert plugin.reads._watch is not None, "no inotify watch here"
 subprocess.run(["cat", source], capture_output=True)  # another process, before any collector: nobody's
 
 
@@ -202,9 +202,9 @@ collecting = plugin.pytest_make_collect_report(Module())
 next(collecting)
 subprocess.run(["cat", source], capture_output=True)  # while t.py is collected: its tests'
 next(collecting, None)
-plugin._items.update(dict.fromkeys(["t.py::a", "u.py::b"], frozenset()))
-plugin._collected[0] = True
-print(json.dumps(plugin._named(plugin._reads)))
+plugin.reads._items.update(dict.fromkeys(["t.py::a", "u.py::b"], frozenset()))
+plugin.reads._collected[0] = True
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
@@ -236,7 +236,7 @@ as_hook = scope["hook"]  # pytest calling a plugin's hook
 as_hook(from_file(own, "    with open(p, 'w') as f:\n        f.write('X = 2\\n')\n"), source)
 as_hook(from_file(own, "    os.close(os.open(p, os.O_WRONLY))\n"), source)
 as_hook(from_file(own, "    open(p, 'wb').close()\n    os.listdir(os.path.dirname(p))\n"), os.path.join(git, "index"))
-plugin._collected[0] = True
+plugin.reads._collected[0] = True
 
 
 def act(name, fn):
@@ -253,8 +253,8 @@ act("updates", lambda p: open(p, "r+").close())
 act("reads_by_fd", lambda p: os.close(os.open(p, os.O_RDONLY)))
 # a test calling into one of our plugins' functions is still the reader
 act("through_ours", lambda p: from_file(own, "    open(p).close()\n")(p))
-plugin._items.update(dict.fromkeys(["t.py::every"], frozenset()))  # what a read before collection would name
-print(json.dumps(plugin._named(plugin._reads)))
+plugin.reads._items.update(dict.fromkeys(["t.py::every"], frozenset()))  # what a read before collection would name
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
@@ -273,7 +273,7 @@ with open(source, "w") as f:  # while no test runs, and a write: no read
     f.write("import logging\n\n\ndef f():\n    try:\n        raise ValueError('x')\n"
             "    except ValueError:\n        logging.getLogger('a').exception('shown')\n")
 sys.path.insert(0, tree)
-plugin._collected[0] = True
+plugin.reads._collected[0] = True
 
 
 def act(name, fn):
@@ -295,11 +295,11 @@ act("getlines", lambda: linecache.getlines(source))
 act("loader_get_source", lambda: a.__loader__.get_source("a"))
 act("pkgutil_get_data", lambda: pkgutil.get_data("a", "a.py"))
 linecache.getlines(source)  # while no test runs: the lines cached, nobody's read
-plugin._forget_lines()  # as each test phase begins
+plugin.reads._forget_lines()  # as each test phase begins
 os.environ["PYTEST_CURRENT_TEST"] = "t.py::after_the_cache (call)"
 inspect.getsource(a)  # opens the file again: seen
 os.environ.pop("PYTEST_CURRENT_TEST")
-print(json.dumps(plugin._named(plugin._reads)))
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
@@ -323,7 +323,7 @@ with open(source, "w") as f:
 sys.path.insert(0, tree)
 import a  # while no test runs: nobody's
 a.f.__code__  # while no test runs: nobody's
-plugin._collected[0] = True
+plugin.reads._collected[0] = True
 act = lambda name, fn: run_as(f"t.py::{name} (call)", fn)  # noqa: E731
 
 
@@ -393,7 +393,7 @@ act("a_library_names_its_caller", lambda: a.calls(caller_name))
 act("a_package_decorates", lambda: decorator(a.f))
 act("the_code_asks_where_it_runs", a.where)
 act("reimported", lambda: importlib.reload(a))  # typing.overload's bookkeeping alone
-print(json.dumps(plugin._named(plugin._reads)))
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
@@ -419,14 +419,14 @@ os.makedirs(os.path.join(tree, "x"))
 with open(os.path.join(tmp, "elsewhere", "a.py"), "w") as f:  # another file of the same name
     f.write("X = 2\n")
 os.chdir(tmp)  # "a.py" from here names no changed file
-plugin._collected[0] = True
+plugin.reads._collected[0] = True
 folder = os.open(tree, os.O_RDONLY)
 run_as("t.py::by_dir_fd (call)", lambda: os.close(os.open("a.py", os.O_RDONLY, dir_fd=folder)))
 run_as("t.py::by_dir_fd_walked (call)", lambda: os.close(os.open("x/../a.py", os.O_RDONLY, dir_fd=folder)))
 elsewhere = os.path.join(tmp, "elsewhere", "a.py")
 run_as("t.py::another_by_its_path (call)", lambda: os.close(os.open(elsewhere, os.O_RDONLY)))
 run_as("t.py::another_by_its_folder (call)", lambda: os.close(os.open(os.path.join("elsewhere", "a.py"), os.O_RDONLY)))
-print(json.dumps(plugin._named(plugin._reads)))
+print(json.dumps(plugin.reads._named(plugin.reads._reads)))
 '''
 
 
