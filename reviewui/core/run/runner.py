@@ -51,7 +51,7 @@ from reviewui.core.run.junit import JUnitError, TestOutcome, parse_junit
 from reviewui.core.run.junit import failures as junit_failures
 from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
-from reviewui.core.run.command_types import AgentWords, host_program
+from reviewui.core.run.command_types import AgentWords, HostProgram, host_program
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir
 from reviewui.core.run.watch import DiskWatch, measure
@@ -186,119 +186,142 @@ def run_tests(
     io = None if ran_warm else private_tempdir("run")
     work = warm.work_dir(cwd) if ran_warm and warm is not None else _fresh(io / room.RUN_NAME)  # type: ignore[operator]
     tree = Path(cwd).resolve()
-    place = room.Room(tree, work, on=level == "bwrap",
-                      python=sandbox.python_layout(program) if level == "bwrap" else interp.Layout())
+    where = _Where(level, room.Room(tree, work, on=level == "bwrap",
+                                    python=sandbox.python_layout(program) if level == "bwrap" else interp.Layout()),
+                   work, tree, cwd, program, sized=level == "bwrap" and storage.level() == "tmpfs")
     try:
-        home = work / "home"
-        home.mkdir()
+        (work / "home").mkdir()
         junit = work / "junit.xml"
-        # Unsandboxed, a crashed reviewui's orphans are found by this variable; in the sandbox they
-        # die with its PID namespace, and the variable would only tell the test a host path.
-        extra = {SCRATCH_MARKER: str(tree)} if level == "none" else {}
-        if pytest_mode:
-            argv = [*argv, f"--junitxml={place.inside(junit)}", "--rootdir=.", *PYTEST_EXTRA, *test_paths]
-        else:
-            extra["REVIEWUI_TEST_PATHS"] = "\n".join(test_paths)
-        if extra_env:
-            extra.update(extra_env)
+        extra = dict(extra_env or {})
         if run_files is not None:
             extra.update(run_files.setup(work))
-        if level == "none":
-            (work / "tmp").mkdir()
+        if pytest_mode:
+            argv = [*argv, f"--junitxml={where.place.inside(junit)}", "--rootdir=.", *PYTEST_EXTRA, *test_paths]
         else:
-            extra[sandbox.INSIDE_VAR] = "1"  # a reviewui run inside this one nests its sandbox (see sandbox.wrap)
-            # As root the run is run_uid.RUN_UID on the host: its io dir (HOME, reports) is its to write.
-            run_uid.hand_over(work.parent if io is not None else work)
-        # Every path handed in is written as the run sees it (room.py): no host path crosses.
-        extra = {k: place.inside_env(v) for k, v in extra.items()}
-        # With sized storage (storage.py) HOME is beside the tree in the run's tmpfs.
-        sized = level == "bwrap" and storage.level() == "tmpfs"
-        env = scrubbed_env(storage.home_inside() if sized else place.inside(home), allow=env_allow, extra=extra,
-                           tmpdir=sandbox.run_tmpdir() if level == "bwrap" else str(work / "tmp"))
-        if level == "bwrap":
-            # As bwrap's --chdir sets it for a cold run, so a warm fork's is the same.
-            env["PWD"] = place.tree_inside
-            found = shutil.which(argv[0], path=env.get("PATH"))
-            if "PATH" in env:
-                env["PATH"] = sandbox.visible_path(env["PATH"], program,
-                                                   (Path(found).parent,) if found and "/" not in argv[0] else ())
-        if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(cwd) / argv[0]):
-            raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
-        # The interpreter's paths as the run sees them (interp.py); after the check, which reads the host.
-        env = sandbox.run_env(env, program)
+            extra = {"REVIEWUI_TEST_PATHS": "\n".join(test_paths), **extra}
+        env = _run_env(argv, where, extra, env_allow, own_io=io is not None)
         outcome: Outcome | None = None
-        limits = sandbox.limits()
-        watched = (*(() if sized else (Path(cwd),)), work.parent)
+        full = [*argv]
         if ran_warm and warm is not None:
-            full = [*argv]
             outcome = warm.execute(argv[3:], cwd, env, timeout, cancel, output_cap, coverage=coverage)
         ran_warm = outcome is not None
         if outcome is None:
             inner = [argv[0], "-m", "coverage", "run", *argv[1:]] if coverage else argv
-            if level == "bwrap":
-                # A warm run that fell back to cold keeps its directory in the server's io dir.
-                if sized:
-                    entries = measure([tree])[1]  # the kernel's bound on the slot's files (storage.py)
-                    box = sandbox.Box(writable=(), chdir=Path(place.tree_inside),
-                                      network=network, limits=limits, python=program,
-                                      placed=((work.parent, room.IO, True), _no_plugin_cache()),
-                                      scratch_size=storage.room_for(tree) + limits.disk,
-                                      scratch_dirs=(place.tree_inside, storage.home_inside()),
-                                      unpack_into=place.tree_inside,
-                                      scratch_files=storage.cold_inodes(entries, limits.files))
-                else:
-                    box = sandbox.Box(writable=(), chdir=Path(place.tree_inside),
-                                      network=network, limits=limits, python=program,
-                                      placed=(*_tree_binds(tree), (work.parent, room.IO, True), _no_plugin_cache()))
-                full = sandbox.wrap(inner, box)
-            else:
-                full = [*([] if network else network_isolation_prefix()), *inner]
-            watch = DiskWatch(watched, limits.disk, limits.files,
-                              tmpfs=(room.SLOT, entries) if sized else None)
-            group = RunGroup.create(limits) if level == "bwrap" else None
-            try:
-                outcome = _execute([*(group.prefix() if group else []), *full], cwd, env, timeout, cancel,
-                                   output_cap, limits, watch, tree if level == "bwrap" and sized else None)
-                hit = group.hit() if group is not None else None
-                if hit is not None and outcome.limit is None:
-                    outcome = dataclasses.replace(outcome, returncode=None, limit=hit)
-            finally:
-                if group is not None:
-                    group.close()
-        rc, seconds, timed_out, cancelled = outcome.returncode, outcome.seconds, outcome.timed_out, outcome.cancelled
-        out, total = place.outside(outcome.output), outcome.total
-        tests: tuple[TestOutcome, ...] = ()
-        junit_error = None
-        if pytest_mode and not (timed_out or cancelled or outcome.limit):
-            try:
-                tests = tuple(dataclasses.replace(t, message=place.outside(t.message), detail=place.outside(t.detail))
-                              for t in parse_junit(junit))
-            except JUnitError as e:
-                junit_error = str(e)
-        hit = outcome.limit
-        if hit is None and rc != 0 and not cancelled:
-            hit = sandbox.limit_reason(out, junit_failures(tests))
-        return RunResult(
-            command=tuple(full),
-            returncode=rc,
-            seconds=seconds,
-            timed_out=timed_out,
-            cancelled=cancelled,
-            output=out,
-            output_bytes=total,
-            pytest=pytest_mode,
-            tests=tests,
-            junit_error=junit_error,
-            warm=ran_warm,
-            sandbox=level,
-            limit=hit,
-        )
+            full, outcome = _run_cold(inner, where, env, network=network, timeout=timeout, cancel=cancel,
+                                      output_cap=output_cap)
+        return _result(outcome, full, where, junit if pytest_mode else None, warm=ran_warm)
     finally:
         if run_files is not None:
             run_files.collect(work)
         _rmtree(io if io is not None else work)
         if io is None and warm is not None:
             warm.release(work)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where one run happens: the sandbox's level ("bwrap" or "none"), the tree and the run's
+    directory as the host and the run see them, the trusted program that starts it, and whether
+    its tree lives in sized storage (storage.py: then HOME is beside the tree in the run's tmpfs)."""
+
+    level: str
+    place: room.Room
+    work: Path
+    tree: Path
+    cwd: str | Path
+    """The tree as the caller named it (the run's working directory on the host)."""
+    program: HostProgram | None
+    sized: bool
+
+
+def _run_env(argv: list[str], where: _Where, extra: dict[str, str], env_allow: Sequence[str], *,
+             own_io: bool) -> dict[str, str]:
+    """The run's environment: the allowlist, `extra` (every path written as the run sees it), HOME and
+    TMPDIR, PATH as the sandbox shows it. Raises ReviewError when `argv[0]` is found nowhere."""
+    home = where.work / "home"
+    if where.level == "none":
+        # Unsandboxed, a crashed reviewui's orphans are found by this variable; in the sandbox they
+        # die with its PID namespace, and the variable would only tell the test a host path.
+        extra = {SCRATCH_MARKER: str(where.tree), **extra}
+        (where.work / "tmp").mkdir()
+    else:
+        extra = {**extra, sandbox.INSIDE_VAR: "1"}  # a reviewui run inside this one nests its sandbox (sandbox.wrap)
+        # As root the run is run_uid.RUN_UID on the host: its io dir (HOME, reports) is its to write.
+        run_uid.hand_over(where.work.parent if own_io else where.work)
+    # Every path handed in is written as the run sees it (room.py): no host path crosses.
+    extra = {k: where.place.inside_env(v) for k, v in extra.items()}
+    env = scrubbed_env(storage.home_inside() if where.sized else where.place.inside(home), allow=env_allow,
+                       extra=extra, tmpdir=sandbox.run_tmpdir() if where.level == "bwrap" else str(where.work / "tmp"))
+    if where.level == "bwrap":
+        # As bwrap's --chdir sets it for a cold run, so a warm fork's is the same.
+        env["PWD"] = where.place.tree_inside
+        found = shutil.which(argv[0], path=env.get("PATH"))
+        if "PATH" in env:
+            env["PATH"] = sandbox.visible_path(env["PATH"], where.program,
+                                               (Path(found).parent,) if found and "/" not in argv[0] else ())
+    if shutil.which(argv[0], path=env.get("PATH")) is None and not os.path.isfile(Path(where.cwd) / argv[0]):
+        raise ReviewError(f"cannot start test command {argv[0]!r}: not found on PATH")
+    # The interpreter's paths as the run sees them (interp.py); after the check, which reads the host.
+    return sandbox.run_env(env, where.program)
+
+
+def _run_cold(inner: list[str], where: _Where, env: dict[str, str], *, network: bool, timeout: float | None,
+              cancel: threading.Event | None, output_cap: int) -> tuple[list[str], Outcome]:
+    """`inner` run as a process of its own (in bwrap, its own cgroup, the disk watched): the command
+    line as started, and what happened."""
+    limits = sandbox.limits()
+    entries = 0
+    if where.level == "bwrap":
+        # A warm run that fell back to cold keeps its directory in the server's io dir.
+        io_bind = (where.work.parent, room.IO, True)
+        if where.sized:
+            entries = measure([where.tree])[1]  # the kernel's bound on the slot's files (storage.py)
+            box = sandbox.Box(writable=(), chdir=Path(where.place.tree_inside), network=network, limits=limits,
+                              python=where.program, placed=(io_bind, _no_plugin_cache()),
+                              scratch_size=storage.room_for(where.tree) + limits.disk,
+                              scratch_dirs=(where.place.tree_inside, storage.home_inside()),
+                              unpack_into=where.place.tree_inside,
+                              scratch_files=storage.cold_inodes(entries, limits.files))
+        else:
+            box = sandbox.Box(writable=(), chdir=Path(where.place.tree_inside), network=network, limits=limits,
+                              python=where.program, placed=(*_tree_binds(where.tree), io_bind, _no_plugin_cache()))
+        full = sandbox.wrap(inner, box)
+    else:
+        full = [*([] if network else network_isolation_prefix()), *inner]
+    watched = (*(() if where.sized else (where.tree,)), where.work.parent)
+    watch = DiskWatch(watched, limits.disk, limits.files, tmpfs=(room.SLOT, entries) if where.sized else None)
+    group = RunGroup.create(limits) if where.level == "bwrap" else None
+    try:
+        outcome = _execute([*(group.prefix() if group else []), *full], where.cwd, env, timeout, cancel,
+                           output_cap, limits, watch, where.tree if where.level == "bwrap" and where.sized else None)
+        hit = group.hit() if group is not None else None
+        if hit is not None and outcome.limit is None:
+            outcome = dataclasses.replace(outcome, returncode=None, limit=hit)
+    finally:
+        if group is not None:
+            group.close()
+    return full, outcome
+
+
+def _result(outcome: Outcome, full: list[str], where: _Where, junit: Path | None, *, warm: bool) -> RunResult:
+    """The RunResult of a run that ended with `outcome` (`junit`: its pytest report, None for any
+    other command); every path in what it says is written as the host sees it."""
+    rc, timed_out, cancelled = outcome.returncode, outcome.timed_out, outcome.cancelled
+    out = where.place.outside(outcome.output)
+    tests: tuple[TestOutcome, ...] = ()
+    junit_error = None
+    if junit is not None and not (timed_out or cancelled or outcome.limit):
+        try:
+            tests = tuple(dataclasses.replace(t, message=where.place.outside(t.message),
+                                              detail=where.place.outside(t.detail)) for t in parse_junit(junit))
+        except JUnitError as e:
+            junit_error = str(e)
+    hit = outcome.limit
+    if hit is None and rc != 0 and not cancelled:
+        hit = sandbox.limit_reason(out, junit_failures(tests))
+    return RunResult(command=tuple(full), returncode=rc, seconds=outcome.seconds, timed_out=timed_out,
+                     cancelled=cancelled, output=out, output_bytes=outcome.total, pytest=junit is not None,
+                     tests=tests, junit_error=junit_error, warm=warm, sandbox=where.level, limit=hit)
 
 
 @functools.lru_cache(maxsize=1)

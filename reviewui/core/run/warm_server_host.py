@@ -252,21 +252,10 @@ class Server:
         pid: int | None = None
         finished = False
         try:
-            place = room.Room(Path(cwd).resolve(), self.io / room.RUN_NAME, on=self.level == "bwrap")
-            request = {"id": rid, "cwd": place.tree_inside, "args": list(args), "env": env,
-                       "output": str(fifo) if self.level != "bwrap" else room.IO + str(fifo)[len(str(self.io)):],
-                       "coverage": coverage}
-            entries = 0
-            if self.sized:
-                tar = self.io / "tree.tar"
-                with open(tar, "wb") as f:
-                    packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
-                    if packer.wait() != 0:
-                        return None  # the tree cannot be packed: the run goes cold
-                request["tree"] = {"tar": room.IO + "/tree.tar", "exe": tar_stream.tar_path(),
-                                   "dir": place.tree_inside, "slot": room.SLOT,
-                                   "home": storage.home_inside()}
-                entries = measure([Path(cwd)])[1]
+            made = self._request(rid, args, cwd, env, fifo, coverage)
+            if made is None:
+                return None  # the tree cannot be packed: the run goes cold
+            request, entries = made
             if self.level == "bwrap" and not self.sized:
                 run_uid.hand_over(self.slot)  # bound read-write: its tree is the run's to write
             if self.group is not None:
@@ -287,36 +276,15 @@ class Server:
             if self.sized and self._proc is not None:
                 watch.follow(self._proc.pid)
             stop = StopCheck(cancel, None if timeout is None else start + timeout, buf, limits.output, watch)
-            reason: str | None = None
-            killed_at: float | None = None
-            while True:
-                try:
-                    reply = box.get(timeout=POLL_SECONDS)
-                except queue.Empty:
-                    if reason is None:
-                        reason = stop.check()
-                    if reason is not None and killed_at is None:
-                        killed_at = time.monotonic()
-                        self._kill(rid, pid)
-                    elif killed_at is not None and time.monotonic() - killed_at > KILL_WAIT:
-                        self.close()  # the server did not report the run gone: it goes, and the run with it
-                        break
-                    continue
-                if "exit" in reply:
-                    break
-                if reply.get("dead"):
-                    if killed_at is not None:
-                        break
-                    if self.problem and self.problem.startswith("output limit"):
-                        reason = "output limit"  # the run flooded the server's own channel
-                        break
-                    return None  # the server went away mid-run: the caller runs it cold
+            ended = self._await_end(rid, pid, box, stop)
+            if ended is None:
+                return None  # the server went away mid-run: the caller runs it cold
+            code, reason = ended
             seconds = time.monotonic() - start
             finished = True
             os.close(keeper)
             keeper = -1
             reader.join(timeout=2.0)
-            code = int(reply["exit"]) if "exit" in reply else None
             if reason is None and code != 0 and self.group is not None:
                 reason = self.group.hit()
             return stop.outcome(reason, code, seconds)
@@ -327,6 +295,54 @@ class Server:
                 os.close(keeper)
             self._boxes.pop(rid, None)
             remove_tree(work)
+
+    def _request(self, rid: int, args: Sequence[str], cwd: str | Path, env: dict[str, str], fifo: Path,
+                 coverage: bool) -> tuple[dict[str, Any], int] | None:
+        """Request `rid` for the server, every path as the run sees it (with sized storage the tree
+        packed into the io dir for the server to unpack), and the tree's entry count (0 unsized); None
+        when the tree cannot be packed."""
+        place = room.Room(Path(cwd).resolve(), self.io / room.RUN_NAME, on=self.level == "bwrap")
+        request = {"id": rid, "cwd": place.tree_inside, "args": list(args), "env": env,
+                   "output": str(fifo) if self.level != "bwrap" else room.IO + str(fifo)[len(str(self.io)):],
+                   "coverage": coverage}
+        if not self.sized:
+            return request, 0
+        tar = self.io / "tree.tar"
+        with open(tar, "wb") as f:
+            packer = storage.pack(Path(cwd).resolve(), out=f.fileno())
+            if packer.wait() != 0:
+                return None
+        request["tree"] = {"tar": room.IO + "/tree.tar", "exe": tar_stream.tar_path(), "dir": place.tree_inside,
+                           "slot": room.SLOT, "home": storage.home_inside()}
+        return request, measure([Path(cwd)])[1]
+
+    def _await_end(self, rid: int, pid: int, box: queue.Queue[dict[str, Any]],
+                   stop: StopCheck) -> tuple[int | None, str | None] | None:
+        """Wait for run `rid` (process `pid`) to end, killing it when `stop` says why: (its exit code,
+        None when killed or lost; why it was stopped), or None when the server went away mid-run."""
+        reason: str | None = None
+        killed_at: float | None = None
+        while True:
+            try:
+                reply = box.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if reason is None:
+                    reason = stop.check()
+                if reason is not None and killed_at is None:
+                    killed_at = time.monotonic()
+                    self._kill(rid, pid)
+                elif killed_at is not None and time.monotonic() - killed_at > KILL_WAIT:
+                    self.close()  # the server did not report the run gone: it goes, and the run with it
+                    return None, reason
+                continue
+            if "exit" in reply:
+                return int(reply["exit"]), reason
+            if reply.get("dead"):
+                if killed_at is not None:
+                    return None, reason
+                if self.problem and self.problem.startswith("output limit"):
+                    return None, "output limit"  # the run flooded the server's own channel
+                return None
 
     def _kill(self, rid: int, pid: int) -> None:
         if self.level == "none":
