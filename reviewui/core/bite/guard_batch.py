@@ -33,6 +33,7 @@ from reviewui.core.bite.runctx import RunContext
 from reviewui.core.errors import ReviewError
 from reviewui.core.run.junit import Outcome, TestOutcome
 from reviewui.core.run.runner import RunFiles, RunResult
+from reviewui.core.run.scratch import Scratch
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 from reviewui.core.run.process import read_run_text
@@ -152,58 +153,16 @@ def run_batch(
     tests = list(dict.fromkeys([*(t for g in guards for t in g.job.tests), *(tail.tests if tail else [])]))
     if not guards and tail is None:
         tests = reverts.tests if reverts is not None else []
-    replies: dict[int, dict[str, object]] = {}
-    served: list[TailServer] = []
+    files: _BatchFiles | None = None
     try:
         with pool.acquire() as scratch:
             scratch.checkout(target.head)
-
-            place = sandbox.room_for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
-
-            def encode(g: BatchGuard, n: int) -> dict[str, object]:
-                return {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
-                        "filename": place.inside(scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
-
-            def setup(run_dir: Path) -> dict[str, str]:
-                nonlocal place
-                place = sandbox.room_for_run(scratch.path, run_dir)
-                env = reverts.setup(run_dir, scratch) if reverts is not None else {}
-                if not guards and tail is None:
-                    return env
-                # Request and replies in the run's own directory: visible to a cold sandboxed run
-                # and to a fork of the warm server alike. The plugin is already there, beside the
-                # origin plugin, as in every run (origin.write_plugin).
-                (run_dir / "batch-out").mkdir()
-                request: dict[str, object] = {"timeout": per_guard, "out": place.inside(run_dir / "batch-out"),
-                                              "guards": [encode(g, n) for n, g in enumerate(guards)]}
-                if tail is not None:
-                    try:
-                        served.append(TailServer(tail, run_dir / SOCKET_NAME, len(guards), encode, limit))
-                        request["tail"] = place.inside(run_dir / SOCKET_NAME)
-                    except OSError:
-                        pass  # no socket here (a path too long for one): the other sessions take the tail
-                (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
-                return merge_env(env, {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
-                                       guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")})
-
-            def collect(run_dir: Path) -> None:
-                for server in served:
-                    server.close()
-                if reverts is not None:
-                    reverts.collect(run_dir)
-                for n in [*range(len(guards)), *(served[0].served if served else ())]:
-                    try:
-                        replies[n] = json.loads(read_run_text(run_dir / "batch-out" / f"{n}.json") or "")
-                    except (OSError, ValueError):
-                        pass
-
-            shared = len(tail.guards) if tail is not None else 0
-            limit = per_guard * (len(guards) + shared + len(reverts.items if reverts else ())) + 60
-            seen = ctx.run(scratch.path, tests, limit, in_run_dir=RunFiles(setup, collect))
-            root = place.tree_inside.rstrip("/") + "/"  # what the forks' messages name
+            files = _BatchFiles(scratch, guards, per_guard, reverts, tail)
+            seen = ctx.run(scratch.path, tests, files.limit, in_run_dir=RunFiles(files.setup, files.collect))
+            root = files.place.tree_inside.rstrip("/") + "/"  # what the forks' messages name
     except ReviewError:
-        return [], [g.job for g in [*guards, *_took(tail, served).values()]]
-    took = _took(tail, served)
+        return [], [g.job for g in [*guards, *_took(tail, files.served if files else []).values()]]
+    took = _took(tail, files.served)
     if seen.foreign or seen.run.killed or seen.run.returncode not in (0, 1, 5):
         # The session itself did not run: each guard (and revert) on its own.
         return [], [g.job for g in guards] + [g.job for g in took.values()]
@@ -212,12 +171,67 @@ def run_batch(
     graded: list[tuple[GuardJob, GuardResult]] = []
     again: list[GuardJob] = []
     for n, g in [*enumerate(guards), *took.items()]:
-        one = _grade(g, replies[n], root, seen.run) if n in replies else None
+        one = _grade(g, files.replies[n], root, seen.run) if n in files.replies else None
         if one is None:
             again.append(g.job)
         else:
             graded.append((g.job, one))
     return graded, again
+
+
+class _BatchFiles:
+    """One batch session's files in its run directory: the request the plugin reads (its guards, the
+    tail's socket), the replies its forks write, and the reverts' own (revert_batch.py)."""
+
+    def __init__(self, scratch: Scratch, guards: list[BatchGuard], per_guard: float, reverts: RevertSession | None,
+                 tail: Tail | None) -> None:
+        self.scratch, self.guards, self.per_guard, self.reverts, self.tail = scratch, guards, per_guard, reverts, tail
+        self.place = sandbox.room_for_run(scratch.path, "/")  # the run sees its paths at fixed ones (run/room.py)
+        self.replies: dict[int, dict[str, object]] = {}
+        self.served: list[TailServer] = []
+        shared = len(tail.guards) if tail is not None else 0
+        self.limit = per_guard * (len(guards) + shared + len(reverts.items if reverts else ())) + 60
+        """The whole session's time limit: every guard's and revert's, and a minute for the rest."""
+
+    def encode(self, g: BatchGuard, n: int) -> dict[str, object]:
+        """Guard `g` as the plugin reads it, under reply id `n`."""
+        return {"id": n, "module": g.module, "path": [list(p) for p in g.path], "source": g.job.guard.source,
+                "filename": self.place.inside(self.scratch.path / g.job.guard.file), "tests": list(g.job.tests)}
+
+    def setup(self, run_dir: Path) -> dict[str, str]:
+        """Write the request into `run_dir`; the run's extra environment."""
+        self.place = sandbox.room_for_run(self.scratch.path, run_dir)
+        env = self.reverts.setup(run_dir, self.scratch) if self.reverts is not None else {}
+        if not self.guards and self.tail is None:
+            return env
+        # Request and replies in the run's own directory: visible to a cold sandboxed run and to a
+        # fork of the warm server alike. The plugin is already there, beside the origin plugin, as in
+        # every run (origin.write_plugin).
+        (run_dir / "batch-out").mkdir()
+        request: dict[str, object] = {"timeout": self.per_guard, "out": self.place.inside(run_dir / "batch-out"),
+                                      "guards": [self.encode(g, n) for n, g in enumerate(self.guards)]}
+        if self.tail is not None:
+            try:
+                self.served.append(TailServer(self.tail, run_dir / SOCKET_NAME, len(self.guards), self.encode,
+                                              self.limit))
+                request["tail"] = self.place.inside(run_dir / SOCKET_NAME)
+            except OSError:
+                pass  # no socket here (a path too long for one): the other sessions take the tail
+        (run_dir / "batch.json").write_text(json.dumps(request), encoding="utf-8")
+        return merge_env(env, {"PYTHONPATH": str(run_dir / "plugin"), "PYTEST_PLUGINS": PLUGIN_MODULE,
+                               guard_batch_child.REQUEST_VAR: str(run_dir / "batch.json")})
+
+    def collect(self, run_dir: Path) -> None:
+        """Read the replies (and the reverts') before the run directory goes."""
+        for server in self.served:
+            server.close()
+        if self.reverts is not None:
+            self.reverts.collect(run_dir)
+        for n in [*range(len(self.guards)), *(self.served[0].served if self.served else ())]:
+            try:
+                self.replies[n] = json.loads(read_run_text(run_dir / "batch-out" / f"{n}.json") or "")
+            except (OSError, ValueError):
+                pass
 
 
 def _took(tail: Tail | None, served: list[TailServer]) -> dict[int, BatchGuard]:

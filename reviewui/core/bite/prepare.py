@@ -27,6 +27,7 @@ from reviewui.core.bite.guards import Guard
 from reviewui.core.bite.baseline import classify, collection_broken, quarantine, quarantine_collection
 from reviewui.core.bite.canary import TAMPERED
 from reviewui.core.bite.instrument import UntrustedCommand, instrument_check, side_checks
+from reviewui.core.bite.origin import ChangedModule
 from reviewui.core.bite.report import Baseline
 from reviewui.core.bite.runctx import Observation, RunContext
 from reviewui.core.bite.selection import StaticSelection, selection_note
@@ -306,26 +307,9 @@ def _prepare_in_slot(
             suite = search_suite(scratch.path, ctx, py_files, ctx.work / "suite-cov")
         pending: Pending | None = None
         if baseline.status == "green":
-            # The null-revert controls run among the graded runs, with their selections (control.py);
-            # the old tests they catch are quarantined there (caught.py), never here.
             imported = [m for m in ctx.modules if m.name in seen.observed.modules]
-            if early is not None and baseline.left_out:
-                # The garbage half beside the baseline ran the red tests too, whose failure
-                # answers nothing: it runs again here without them.
-                early.result()  # raises UntrustedCommand for pytest's half
-                instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
-                                 pytest_checked=True)
-            elif early is not None:
-                # Both halves ran beside the baseline (instrument.side_checks): only their verdict
-                # is left to read, and nothing of it needs this slot.
-                def pending() -> None:
-                    instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
-                                     pytest_checked=True, garbage_passed=early.result())  # raises UntrustedCommand
-                if early.done():
-                    pending()  # already decided: no need to carry it
-                    pending = None
-            else:
-                instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported)
+            pending = _instrument(scratch, target, ctx, selected, targets, baseline_limit, imported, early,
+                                  redo=bool(baseline.left_out))
         openers = tuple(sorted({t for ts in seen.observed.opens.values() for t in ts}))
         in_files = tuple(t for t in baseline.tests if t.split("::", 1)[0] in static.files) if selected == () else ()
         chosen = tuple(dict.fromkeys([*in_files, *openers]))
@@ -336,6 +320,34 @@ def _prepare_in_slot(
             note += ("; the whole suite was searched for the tests of hunks no selected test runs" if suite.cov
                      is not None else f"; the whole suite was not searched ({suite.why_not})")
         return Prepared(baseline, cov, chosen, note, suite), pending
+
+
+def _instrument(scratch: Scratch, target: Target, ctx: RunContext, selected: tuple[str, ...],
+                targets: list[tuple[FileDiff, Hunk]], baseline_limit: float, imported: list[ChangedModule],
+                early: cf.Future[bool | None] | None, *, redo: bool) -> Pending | None:
+    """The instrument check after a green baseline (instrument.py; raises UntrustedCommand), or what
+    is left of it to read when its halves still run beside the baseline (`early`). `redo`: the
+    baseline left red tests out, so the garbage half, which ran them, runs again without them.
+    The null-revert controls run among the graded runs, with their selections (control.py); the old
+    tests they catch are quarantined there (caught.py), never here."""
+    if early is None:
+        instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported)
+        return None
+    if redo:
+        # The garbage half beside the baseline ran the red tests too, whose failure answers nothing.
+        early.result()  # raises UntrustedCommand for pytest's half
+        instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported, pytest_checked=True)
+        return None
+
+    # Both halves ran beside the baseline (instrument.side_checks): only their verdict is left to
+    # read, and nothing of it needs this slot.
+    def pending() -> None:
+        instrument_check(scratch, target, ctx, selected, targets, baseline_limit, imported,
+                         pytest_checked=True, garbage_passed=early.result())  # raises UntrustedCommand
+    if early.done():
+        pending()  # already decided: no need to carry it
+        return None
+    return pending
 
 
 def _unexecuted(cov: cm.CoverageMap, targets: list[tuple[FileDiff, Hunk]], read: Callable[[str], str | None],
