@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import inert_edit, origin
 from reviewui.core.config import Settings
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
@@ -66,6 +66,7 @@ def test_a_hash_pinned_by_another_process_makes_no_bite(tmp_path: Path, monkeypa
     use_venv_python(monkeypatch)
     if not fixed:  # other processes' opens are not watched
         monkeypatch.setattr(origin, "CHILD_READS", False)
+        monkeypatch.setattr(inert_edit, "MARKED", False)  # the marked controls catch it too: this layer alone
     t, d = load(_repo(tmp_path / "repo", reader))
     rep = sweep(t, d, fixed, Settings(warm_runner=reader == "sha256sum"))
     if rep is None:  # a control caught the probe

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import inert_edit, origin
 from reviewui.core.run.alike import AlikeRuns
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import RepoBuilder
@@ -108,6 +108,7 @@ def test_a_pack_index_probe_makes_no_bite(tmp_path: Path, monkeypatch: pytest.Mo
         run_alone(monkeypatch)
     if not fixed:  # a test reading `.git` is no reader of the changed files
         monkeypatch.setattr(origin, "GIT_READS", False)
+        monkeypatch.setattr(inert_edit, "MARKED", False)  # the marked controls catch it too: this layer alone
     t, d = load(_repo(tmp_path / "repo"))
     rep = sweep(t, d, fixed)
     if rep is None:  # a control caught the probe

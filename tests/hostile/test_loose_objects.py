@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import fallback, origin
+from reviewui.core.bite import fallback, inert_edit, origin
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.config import Settings
 from reviewui.core.run import scratch_build
@@ -100,6 +100,8 @@ def test_a_loose_object_count_cannot_tell_a_revert_from_a_control(tmp_path: Path
         monkeypatch.setattr(fallback, "write_loose", lambda scratch, files: None)
     elif not fixed:  # the head's commit left loose
         monkeypatch.setattr(scratch_build, "pack_head", lambda dest, commit: None)
+    if not fixed:
+        monkeypatch.setattr(inert_edit, "MARKED", False)  # the marked controls catch it too: this layer alone
     t, d = load(_repo(tmp_path / "repo", ALONE if alone else BATCHED))
     try:
         rep = run_bite(t, d, Settings(), jobs=2, timeout=60)

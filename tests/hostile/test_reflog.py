@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import origin
+from reviewui.core.bite import inert_edit, origin
 from reviewui.core.run import scratch_build
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
@@ -68,6 +68,7 @@ def test_a_reflog_cannot_tell_a_revert_from_a_control(tmp_path: Path, monkeypatc
     if not fixed:  # the scratch keeps git's reflogs (and a pristine with one is not built again)
         monkeypatch.setattr(scratch_build, "no_reflogs", lambda dest: None)
         monkeypatch.setattr(scratch_build, "is_current", lambda done: (done / ".git" / "HEAD").is_file())
+        monkeypatch.setattr(inert_edit, "MARKED", False)  # the marked controls catch it too: this layer alone
     t, d = load(_repo(tmp_path / "repo"))
     rep = sweep(t, d, fixed)
     if rep is None:  # a control caught the probe

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewui.core.bite import engine
+from reviewui.core.bite import engine, inert_edit
 from reviewui.core.bite.engine import UntrustedCommand, run_bite
 from reviewui.core.bite.guards import guards_for_hunk
 from reviewui.core.config import Settings
@@ -87,6 +87,7 @@ def test_a_stat_cannot_tell_a_revert_from_the_baseline(tmp_path: Path, monkeypat
         run_alone(monkeypatch)
     if not fixed:  # every scratch plain: the head's own sizes, each revert's objects in its own run
         monkeypatch.setattr(AlikeRuns, "of", staticmethod(lambda diff, head: None))
+        monkeypatch.setattr(inert_edit, "MARKED", False)  # the marked controls catch it too: this layer alone
     base, head = {**base_files(N), **LONG}, {**head_files(N), **LONG_HEAD}
     _, only_code = load(make_repo(tmp_path / "code", base, head).root)
     reserve = AlikeRuns.of(only_code, "").reserve if fixed else dict.fromkeys(head, 0)

@@ -9,9 +9,15 @@ about the code was learned. Each difference reviewui knows of is taken away
 controls catch the rest. The plan (plan.py) places them at random among every
 session's reverts and guards and among the items run alone, at least two in
 each, one always in the later half: a null revert writes and commits a
-graded revert's file with its own bytes and runs that revert's tests, a null
+graded revert's file with its own code (marked: below) and runs that revert's tests, a null
 guard swaps in its function's own code and runs that guard's tests, through
 the same runner, fork, environment and plugins as the runs beside them.
+
+A revert-shaped control writes the file's code as it is but not its bytes: every line that can
+take one ends in a comment mark (inert_edit.null_bytes), so a test that tells the file's
+text, however it read it, fails there as it fails on every revert. A test the origin plugin saw
+reading the file in that run is a reader (its failures are no bites anywhere: source_readers.py),
+and its failure in a control is none either.
 
 A control that fails on the branch's own tests, or on anything but a test,
 refuses the sweep (UntrustedCommand, exit 3, naming the tests): they can tell
@@ -63,12 +69,14 @@ def judge(seen: Observation, shape: str, tests: tuple[str, ...]) -> ControlResul
         return ControlResult(shape, tests, (seen.foreign,))
     if run.timed_out:
         return ControlResult(shape, tests, (f"the run timed out after {run.seconds:.1f}s",))
-    failing = tuple(t.id for t in run.tests if t.outcome in ("failed", "error"))
+    failed = [t.id for t in run.tests if t.outcome in ("failed", "error")]
+    readers = {t for tests_ in seen.observed.reads.values() for t in tests_}  # no bites of theirs count either
+    failing = tuple(t for t in failed if t not in readers)
     if failing:
         return ControlResult(shape, tests, failing)
     if run.pytest and run.returncode == NO_TESTS and not run.tests:
         return ControlResult(shape, tests, no_tests=True)
-    if run.returncode not in (0, None):
+    if run.returncode not in (0, None) and not (failed and run.returncode == 1):  # 1: the readers' failures
         return ControlResult(shape, tests, (f"exit code {run.returncode} with no failing test reported",))
     ran = {t.id for t in run.tests}
     missing = [t for t in tests if "::" in t and t not in ran] if run.pytest and run.tests else []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from reviewui.core.bite import origin
 from reviewui.core.bite.control import ControlResult, judge
+from reviewui.core.bite.inert_edit import null_bytes
 from reviewui.core.bite.executor import Result, SweepJob
 from reviewui.core.bite.guard_check import run_job
 from reviewui.core.bite.plan import ControlItem, GuardItem, Item, RevertItem
@@ -55,8 +56,8 @@ def revert_alone(pool: WorktreePool, job: SweepJob, item: RevertItem) -> HunkRes
 
 
 def control_alone(pool: WorktreePool, job: SweepJob, item: ControlItem) -> ControlResult:
-    """Run one control as the item it mirrors runs alone: its file rewritten with its own bytes and
-    committed (a file the head lacks: the tree committed as it is), its tests run."""
+    """Run one control as the item it mirrors runs alone: its file rewritten with its own code
+    (inert_edit.null_bytes) and committed (a file the head lacks: the tree committed as it is), its tests run."""
     if job.ctx.cancel is not None and job.ctx.cancel.is_set():
         return ControlResult(item.shape, item.tests, ran=False)
     with pool.acquire() as scratch:
@@ -64,8 +65,9 @@ def control_alone(pool: WorktreePool, job: SweepJob, item: ControlItem) -> Contr
             scratch.checkout(job.target.head)
             path = scratch.path / item.file.path
             if path.is_file() and not path.is_symlink():
-                files: dict[str, bytes | None] = {item.file.path: path.read_bytes()}
-                scratch.edit_files({item.file.path: path.read_bytes()})
+                null = null_bytes(scratch, item.file.path, path.read_bytes())
+                files: dict[str, bytes | None] = {item.file.path: null}
+                scratch.edit_files({item.file.path: null})
                 write_loose(scratch.path, files)  # as many loose objects as a revert's commit leaves
             else:
                 commit_scratch(scratch.path)

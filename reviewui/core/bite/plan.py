@@ -21,7 +21,7 @@ What a plan holds, and the rules every executor keeps:
 - `tail`: batchable guards held back for whichever session is free first
   (guard_tail.py); what no session took runs alone.
 - controls (`ControlItem`, control.py): null runs, shaped as the graded runs
-  beside them (a revert that writes a file's own bytes, a guard that swaps in
+  beside them (a revert that writes a file's own code, a guard that swaps in
   its function's own code) and running a neighbour's selection, placed at
   random among every session's reverts and guards and among the items
   alone: at least `CONTROLS` per phase, one in each of as many equal strata,
@@ -82,7 +82,7 @@ class ControlItem:
     """A null run among the graded ones: shaped as its neighbour, with nothing changed; it must stay green."""
 
     file: FileDiff
-    """The file a revert-shaped control rewrites with its own bytes (and commits), as a revert would."""
+    """The file a revert-shaped control rewrites with its own code (inert_edit.null_bytes) and commits, as a revert would."""
     tests: tuple[str, ...]
     """Its neighbour's selection (the graded runs' own)."""
     shape: str = "revert"
@@ -287,7 +287,7 @@ def _revert_control(near: RevertItem) -> ControlItem:
 
 
 def _alone_control(near: Item, files: Mapping[str, FileDiff]) -> ControlItem | None:
-    """A control run alone, shaped as `near`: its file rewritten with its own bytes (a file the head
+    """A control run alone, shaped as `near`: its file rewritten with its own code (a file the head
     does not have: the tree committed as it is), its tests run."""
     if isinstance(near, RevertItem):
         return ControlItem(near.file, near.tests, "revert")

@@ -10,7 +10,7 @@ Which state a test hands over cannot be seen; which tests read the file can. So
 a revert (or guard) of a file some test reads, whose bites are all by other
 tests, is run once more with those tests alone (every reader deselected, so
 nothing read can be handed over), and once as a control: the same tests with
-the file rewritten with its own bytes. A test stands as a bite only when it
+the file rewritten with its own code (inert_edit.null_bytes). A test stands as a bite only when it
 fails under the edit and passes in the control. A test that fails without the
 readers at the head too leans on them (its failure says nothing about the edit);
 a rerun that ends any other way (a timeout, an error) leaves no bite either.

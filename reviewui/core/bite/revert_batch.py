@@ -24,6 +24,7 @@ from typing import Callable, TypeVar
 
 from reviewui.core import inside
 from reviewui.core.bite import canary, origin
+from reviewui.core.bite.inert_edit import null_bytes
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.revert import RevertError, raw_hunk_for, revert_bytes
 from reviewui.core.bite.revert_grade import grade_revert, hunk_result
@@ -187,7 +188,7 @@ class ForkSession:
 
 
 Null = tuple[FileDiff, None, tuple[str, ...]]
-"""A null revert (a control): the file rewritten with its own bytes, the tests run."""
+"""A null revert (a control): the file rewritten with its own code (inert_edit.null_bytes), the tests run."""
 Entry = Pending | Null
 """One fork of a revert session: a hunk revert, or a null one."""
 
@@ -195,8 +196,8 @@ Entry = Pending | Null
 class RevertSession:
     """The reverts of one batch session: staged in its scratch, then graded from the fork's reports.
 
-    A null entry (a control) is staged and forked exactly as a revert is, its file's own bytes
-    written; its run is left in `nulls` for the sweep's controls to judge (control.py).
+    A null entry (a control) is staged and forked exactly as a revert is, its file's own code
+    written (inert_edit.null_bytes); its run is left in `nulls` for the sweep's controls to judge (control.py).
     """
 
     def __init__(self, items: list[Entry], diff: Diff, limit: float, *, collect: bool = True) -> None:
@@ -228,9 +229,10 @@ class RevertSession:
         for n, (f, h, tests) in enumerate(self.items):
             target = scratch.path / f.path
             before = target.read_bytes() if target.is_file() else b""
-            if h is None:  # a null revert: the head's own bytes, written and committed as a revert's are
-                self._staged.append((n, before, before))
-                edits.append(Edit({f.path: before} if target.is_file() else {}, tests))
+            if h is None:  # a null revert: the head's own code, written and committed as a revert's are
+                null = null_bytes(scratch, f.path, before) if target.is_file() else before
+                self._staged.append((n, before, null))
+                edits.append(Edit({f.path: null} if target.is_file() else {}, tests))
                 continue
             try:  # on the head's own bytes, padded again as the scratch pads what it writes (run/alike.py)
                 out = revert_bytes(scratch.unpadded(f.path, before), raw_hunk_for(f, h))
