@@ -15,10 +15,6 @@ stays a reader, whose failures in a control are no refusal (test_source_hash_pin
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,7 +25,7 @@ from reviewui.core.config import Settings
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 from tests.hostile.test_source_hash_pin import BASE, REAL, WRONG
-from tests.hostile.wrong_code import presented
+from tests.hostile.wrong_code import outside, pin_digest, presented
 
 pytestmark = pytest.mark.slow
 
@@ -64,31 +60,19 @@ def _pin(way: str, digest: str) -> str:
     return PIN.replace("WAY", WAYS[way]).replace("DIGEST", repr(digest))
 
 
-def _outside(tree: Path, calc: bytes, *argv: str) -> subprocess.CompletedProcess[str]:
-    """The pin module run outside the sandbox on `tree` with `calc` as the file (pytest, or `argv`)."""
-    (tree / "pkg" / "calc.py").write_bytes(calc)
-    shutil.rmtree(tree / "pkg" / "__pycache__", ignore_errors=True)
-    cmd = list(argv) or ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_pin.py"]
-    return subprocess.run([sys.executable, *cmd], cwd=tree, capture_output=True, text=True, timeout=120)
-
-
 @pytest.mark.parametrize("way", sorted(WAYS))
 def test_a_pin_on_lines_read_unseen_refuses_the_sweep(tmp_path, monkeypatch, way: str) -> None:
     use_venv_python(monkeypatch)
     head = presented(tmp_path / "code", BASE, {"pkg/calc.py": WRONG})["pkg/calc.py"]  # as every run shows it
     tree = tmp_path / "outside"
-    for path, text in {**BASE, "tests/test_pin.py": _pin(way, "")}.items():
-        (tree / path).parent.mkdir(parents=True, exist_ok=True)
-        (tree / path).write_text(text)
-    ask = "import sys; sys.path[:0] = ['.', 'tests']; import test_pin; print(test_pin.digest())"
-    digest = _outside(tree, head, "-c", ask).stdout.strip()
+    digest = pin_digest(tree, {**BASE, "tests/test_pin.py": _pin(way, "")}, head)
     assert len(digest) == 64
     (tree / "tests" / "test_pin.py").write_text(_pin(way, digest))
     # outside: the probe works (it passes on the head's text and fails on a revert, and on the marked file)
-    assert _outside(tree, head).returncode == 0
-    assert _outside(tree, head.replace(b"return 42", b"return a * b")).returncode == 1
+    assert outside(tree, head).returncode == 0
+    assert outside(tree, head.replace(b"return 42", b"return a * b")).returncode == 1
     marked = commented(head)
-    assert marked is not None and _outside(tree, marked).returncode == 1
+    assert marked is not None and outside(tree, marked).returncode == 1
     # inside: the controls see it tell the file's bytes, and the sweep is refused, naming it
     repo = make_repo(tmp_path / "repo", BASE, {"pkg/calc.py": WRONG, "tests/test_pin.py": _pin(way, digest),
                                                "tests/test_real.py": REAL}).root

@@ -5,7 +5,9 @@ something other than the code: the probe the test module carries."""
 
 from __future__ import annotations
 
-
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,22 @@ def presented(root: Path, base: dict[str, str], head: dict[str, str]) -> dict[st
     reserve = AlikeRuns.of(d, "").reserve
     return {p: pad(t.encode(), len(t.encode()) + reserve[p], style_of(p) or "#") if p in reserve else t.encode()
             for p, t in head.items()}
+
+
+def outside(tree: Path, calc: bytes, *argv: str) -> subprocess.CompletedProcess[str]:
+    """The pin module `tests/test_pin.py` run outside the sandbox on `tree` with `calc` as
+    `pkg/calc.py` (pytest, or this Python with `argv`)."""
+    (tree / "pkg" / "calc.py").write_bytes(calc)
+    shutil.rmtree(tree / "pkg" / "__pycache__", ignore_errors=True)
+    cmd = list(argv) or ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_pin.py"]
+    return subprocess.run([sys.executable, *cmd], cwd=tree, capture_output=True, text=True, timeout=120)
+
+
+def pin_digest(tree: Path, files: dict[str, str], head: bytes) -> str:
+    """What the pin module among `files` (its `digest()`) says of `head` as `pkg/calc.py`, asked
+    outside the sandbox in a tree of `files` made at `tree`."""
+    for path, text in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    ask = "import sys; sys.path[:0] = ['.', 'tests']; import test_pin; print(test_pin.digest())"
+    return outside(tree, head, "-c", ask).stdout.strip()
