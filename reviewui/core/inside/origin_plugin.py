@@ -82,7 +82,7 @@ try:
     import reviewui_read_audit as reads  # type: ignore[import-not-found]  # copied beside this plugin
 except ImportError:  # loaded from reviewui's own tree (its tests)
     from reviewui.core.inside import read_audit as reads
-reads.start(HELD)
+reads.start(HELD, os.path.dirname(os.path.realpath(__file__)))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -102,7 +102,9 @@ def _stdlib() -> str:
 # reviewui's own plugins (this folder): a revert batch writes the reverted files and git's
 # records before its forks. Their frames are passed over as the standard library's are, so a
 # test calling into one is still the reader.
-_OWN = os.path.dirname(os.path.realpath(__file__)) + os.sep
+_OWN: tuple[str, ...] = (os.path.dirname(os.path.realpath(__file__)) + os.sep,)
+"""This module's folder and the plugins' (`start`): one folder in a run, two where reviewui's own tests
+load the origin plugin from a file and this module from the installed package."""
 
 
 _STDLIB = ""
@@ -424,11 +426,13 @@ def _forget_lines() -> None:
                 cached.pop(path, None)
 
 
-def start(held: Mapping[str, str]) -> None:
+def start(held: Mapping[str, str], plugins: str) -> None:
     """Watch what `held` (the origin plugin's HELD) names: the changed data and source files, the
     run's `.git` and its links, the inotify watch (REVIEWUI_CHILD_READS); the audit hook is
-    installed only where a changed file is named. Called once, before any test module is imported."""
-    global _git, _STDLIB, _SITE, _watch
+    installed only where a changed file is named. `plugins`: the folder of reviewui's plugins, whose
+    frames are passed over. Called once, before any test module is imported."""
+    global _git, _STDLIB, _SITE, _watch, _OWN
+    _OWN = tuple(dict.fromkeys([*_OWN, os.path.realpath(plugins) + os.sep]))
 
     def names(key: str) -> set[str]:
         return {p for p in held.get(key, "").split(os.pathsep) if p}
