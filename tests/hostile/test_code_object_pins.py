@@ -22,7 +22,8 @@ from reviewui.core.config import Settings
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 from tests.hostile.test_source_hash_pin import FILLER, REAL
-from tests.hostile.wrong_code import outside, pin_digest, presented
+from tests.hostile.wrong_code import outside as _outside  # the name its assertions have always used
+from tests.hostile.wrong_code import pin_digest, presented
 
 pytestmark = pytest.mark.slow
 
@@ -77,9 +78,9 @@ def test_a_pin_on_the_code_is_a_reader_and_makes_no_bite(tmp_path, monkeypatch, 
     files = {"pkg/calc.py": WRONG, "tests/test_pin.py": _pin(way, digest), "tests/test_real.py": REAL}
     (tree / "tests" / "test_pin.py").write_text(files["tests/test_pin.py"])
     # outside: the probe works (it passes on the head's code and fails on a revert or a guard)
-    assert outside(tree, head).returncode == 0
-    assert outside(tree, head.replace(b"return 42", b"return a * b")).returncode == 1
-    assert outside(tree, head.replace(b"if x > 10:", b"if False:")).returncode == 1
+    assert _outside(tree, head).returncode == 0
+    assert _outside(tree, head.replace(b"return 42", b"return a * b")).returncode == 1
+    assert _outside(tree, head.replace(b"if x > 10:", b"if False:")).returncode == 1
     # inside: a reader, so no bite of a hunk or a guard of pkg/calc.py but the real test's
     repo = make_repo(tmp_path / "repo", BASE, files).root
     t, d = load(repo)
