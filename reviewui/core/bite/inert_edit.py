@@ -87,8 +87,8 @@ def _lines(text: str) -> list[str]:
     """`text`'s lines as the tokenizer numbers them: ended by a newline alone (a form feed or a lone
     carriage return, which `str.splitlines` also splits at, ends none)."""
     lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]
-    return lines if lines[-1] else lines[:-1]
+    lines[-1] = lines[-1][:-1]  # what follows the last newline: "" when the text ends in one, harmless
+    return lines
 
 
 def _code(source: bytes) -> types.CodeType:

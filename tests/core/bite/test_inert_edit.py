@@ -12,7 +12,7 @@ import tokenize
 import pytest
 
 from reviewui.core.bite import inert_edit, plan
-from reviewui.core.bite.inert_edit import MARK, commented
+from reviewui.core.bite.inert_edit import MARK, commented, null_bytes
 
 REAL = [json.decoder, textwrap, tokenize, inspect, plan, inert_edit]
 """Real modules: the standard library's (strings, f-strings, backslashes, decorators) and reviewui's."""
@@ -76,3 +76,25 @@ def test_a_mark_that_changes_the_code_is_never_written(monkeypatch) -> None:
     monkeypatch.setattr(inert_edit, "MARK", "; _ = 0")
     assert commented(b"x = 1\n") is None
     commented.cache_clear()
+
+
+class _Scratch:
+    """A scratch whose files are padded to 40 bytes with one comment line, as a sweep's are (run/alike.py)."""
+
+    def unpadded(self, rel: str, content: bytes) -> bytes:
+        return content.split(b"#pad")[0]
+
+    def padded(self, rel: str, content: bytes) -> bytes:
+        return content + b"#pad" + b"-" * (35 - len(content)) + b"\n" if len(content) < 35 else content
+
+
+@pytest.mark.parametrize(("rel", "head", "want"), [
+    ("pkg/m.py", b"x = 1\n", b"x = 1 #\n"),  # Python: marked, then padded as a revert is
+    ("setup.cfg", b"x = 1\n", b"x = 1\n"),  # reads as Python, but its readers are not Python's: its own bytes
+    ("pkg/m.py", b"def f(:\n", b"def f(:\n"),  # cannot be marked: its own bytes
+])
+def test_a_control_writes_a_python_files_code_marked_and_any_other_file_as_it_is(rel, head, want) -> None:
+    scratch = _Scratch()
+    checked_out = scratch.padded(rel, head)
+    assert null_bytes(scratch, rel, checked_out) == scratch.padded(rel, want)  # type: ignore[arg-type]
+    assert len(null_bytes(scratch, rel, checked_out)) == len(checked_out)  # the size of every run's file
