@@ -60,8 +60,9 @@ class ControlResult:
     """False when it did not run (the sweep was cancelled)."""
 
 
-def judge(seen: Observation, shape: str, tests: tuple[str, ...]) -> ControlResult:
-    """A null run's verdict: green (as the baseline was), failed (naming what), or no test collected."""
+def judge(seen: Observation, shape: str, tests: tuple[str, ...], file: str = "") -> ControlResult:
+    """A null run's verdict: green (as the baseline was), failed (naming what), or no test collected.
+    `file`: the changed file it rewrote; a test seen reading that file in the run is excused."""
     run = seen.run
     if run.cancelled:
         return ControlResult(shape, tests, ran=False)
@@ -70,7 +71,7 @@ def judge(seen: Observation, shape: str, tests: tuple[str, ...]) -> ControlResul
     if run.timed_out:
         return ControlResult(shape, tests, (f"the run timed out after {run.seconds:.1f}s",))
     failed = [t.id for t in run.tests if t.outcome in ("failed", "error")]
-    readers = {t for tests_ in seen.observed.reads.values() for t in tests_}  # no bites of theirs count either
+    readers = set(seen.observed.readers(file)) if file else set()  # no bites of theirs count either
     failing = tuple(t for t in failed if t not in readers)
     if failing:
         return ControlResult(shape, tests, failing)

@@ -104,7 +104,8 @@ def run_session(pool: WorktreePool, job: SweepJob, session: SessionItem, tail: T
     if reverts is not None:
         out += reverts.graded
         # named by the plan's own selection, as a control run alone is (Sweep.hold matches them)
-        out += [control.judge(seen, "revert", session.reverts[n].tests) for n, seen in reverts.nulls]
+        out += [control.judge(seen, "revert", session.reverts[n].tests, session.reverts[n].file.path)
+                for n, seen in reverts.nulls]
         by_entry = {id(e): session.reverts[n] for n, e in enumerate(entries)}
         back += [by_entry[id(e)] for e in reverts.again]
     return out + [run_alone(pool, job, item) for item in back]

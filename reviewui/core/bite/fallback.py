@@ -76,4 +76,4 @@ def control_alone(pool: WorktreePool, job: SweepJob, item: ControlItem) -> Contr
             seen = job.ctx.run(scratch.path, item.tests, job.per_run, extra=extra)
         except ReviewError as e:
             return ControlResult(item.shape, item.tests, (f"runner failed: {e}",))
-        return judge(seen, item.shape, item.tests)
+        return judge(seen, item.shape, item.tests, item.file.path)

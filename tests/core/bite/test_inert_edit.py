@@ -12,7 +12,12 @@ import tokenize
 import pytest
 
 from reviewui.core.bite import inert_edit, plan
+from reviewui.core.bite.control import judge
 from reviewui.core.bite.inert_edit import MARK, commented, null_bytes
+from reviewui.core.bite.origin import Observed
+from reviewui.core.bite.runctx import Observation
+from reviewui.core.run.junit import TestOutcome
+from reviewui.core.run.runner import RunResult
 
 REAL = [json.decoder, textwrap, tokenize, inspect, plan, inert_edit]
 """Real modules: the standard library's (strings, f-strings, backslashes, decorators) and reviewui's."""
@@ -98,3 +103,20 @@ def test_a_control_writes_a_python_files_code_marked_and_any_other_file_as_it_is
     checked_out = scratch.padded(rel, head)
     assert null_bytes(scratch, rel, checked_out) == scratch.padded(rel, want)  # type: ignore[arg-type]
     assert len(null_bytes(scratch, rel, checked_out)) == len(checked_out)  # the size of every run's file
+
+
+def _control_run(readers: dict[str, tuple[str, ...]]) -> Observation:
+    """A null revert's run in which `tests/t.py::pin` failed (pytest's exit 1), with these readers."""
+    run = RunResult(command=(), returncode=1, seconds=0.1, pytest=True,
+                    tests=(TestOutcome("tests/t.py::pin", "failed"), TestOutcome("tests/t.py::ok", "passed")))
+    return Observation(run, Observed({}, {}, True, reads=readers), None)
+
+
+def test_a_control_excuses_a_reader_of_its_own_file_only() -> None:
+    # A reader's failures are no bites of the file it read, so failing that file's marked control is
+    # none either; a test that read another file is no reader of this one: its failure here refuses.
+    own = _control_run({"/reviewui/slot/tree/pkg/m.py": ("tests/t.py::pin",)})
+    other = _control_run({"/reviewui/slot/tree/pkg/other.py": ("tests/t.py::pin",)})
+    assert judge(own, "revert", ("tests/t.py::pin",), "pkg/m.py").failing == ()
+    assert judge(other, "revert", ("tests/t.py::pin",), "pkg/m.py").failing == ("tests/t.py::pin",)
+    assert judge(own, "revert", ("tests/t.py::pin",)).failing == ("tests/t.py::pin",)  # no file named
