@@ -68,3 +68,42 @@ def test_a_run_group_s_name_says_its_maker_and_namespace_to_the_sweep(tmp_path: 
     assert m is not None and (int(m.group(1)), int(m.group(2))) == (os.getpid(), cgroup._pid_namespace())
     cgroup._sweep(tmp_path)  # its maker is alive: left alone
     assert group.dirs[0].is_dir()
+
+
+class _Busy:
+    """A stand-in cgroup folder whose rmdir is refused (EBUSY, processes still leaving) `busy` times."""
+
+    def __init__(self, busy: int) -> None:
+        self.busy, self.tries = busy, 0
+
+    def rmdir(self) -> None:
+        self.tries += 1
+        if self.tries <= self.busy:
+            raise OSError(16, "Device or resource busy")
+
+
+def _pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    pauses: list[float] = []
+    monkeypatch.setattr(cgroup.threading.Event, "wait", lambda self, timeout=None: pauses.append(timeout) or True)
+    return pauses
+
+
+def test_a_group_left_a_moment_later_is_removed_after_a_millisecond_not_fifty(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every sweep closes its warm servers' groups as their last processes leave: the first retry
+    # comes at 1 ms and doubles, so a group empty a few ms later costs ms, not a fixed 50 ms pause.
+    pauses = _pauses(monkeypatch)
+    group = _Busy(busy=3)
+    cgroup._remove_when_empty(group, patience=1.0)  # type: ignore[arg-type]
+    assert group.tries == 4
+    assert pauses == [0.001, 0.002, 0.004]
+
+
+def test_a_group_that_stays_busy_is_left_after_its_patience(monkeypatch: pytest.MonkeyPatch) -> None:
+    pauses = _pauses(monkeypatch)
+    group = _Busy(busy=10**6)
+    cgroup._remove_when_empty(group, patience=1.0)  # type: ignore[arg-type]
+    assert max(pauses) == 0.05 and 1.0 <= sum(pauses) < 1.05  # about a second, as before, then left
+    pauses.clear()
+    once = _Busy(busy=10**6)
+    cgroup._remove_when_empty(once, patience=0.0)  # type: ignore[arg-type]
+    assert once.tries == 1 and pauses == []  # another namespace's group: tried once, never waited on
