@@ -27,7 +27,7 @@ from reviewui.core.user_prefs import user_cache_dir as user_cache_dir
 from reviewui.core.user_prefs import user_config_dir as user_config_dir
 from reviewui.core.user_prefs import user_data_dir as user_data_dir
 from reviewui.core.user_prefs import user_state_dir as user_state_dir
-from reviewui.core.witness.model import Budget
+from reviewui.core.witness.budget import Budget
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
 DEFAULT_FULL_SUITE_BUDGET = 600.0

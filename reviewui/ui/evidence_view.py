@@ -11,7 +11,7 @@ from textual.content import Content
 
 from typing import TYPE_CHECKING, Sequence
 
-from reviewui.core.bite.guard_report import hunk_words
+from reviewui.core.bite.verdict_words import hunk_words
 from reviewui.core.safe_text import visible
 # The colours live in ui/tones.py, below guard_marks too; named here as well, where they always were.
 from reviewui.ui.tones import BITE_TONE as BITE_TONE, TONE_STYLE as TONE_STYLE, bite_style as bite_style

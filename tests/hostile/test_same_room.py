@@ -27,7 +27,7 @@ from reviewui.core.config import Settings
 from reviewui.core.run import room, sandbox, storage
 from reviewui.core.run.runner import run_tests
 from reviewui.core.run.warm_runner import WarmPytest
-from reviewui.core.witness.model import Budget
+from reviewui.core.witness.budget import Budget
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 

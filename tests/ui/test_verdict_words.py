@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from reviewui.core.bite.guard_report import GuardResult, hunk_words
+from reviewui.core.bite.guard_report import GuardResult
+from reviewui.core.bite.verdict_words import hunk_words
 from reviewui.core.bite.report import HunkResult
 from reviewui.core.session import ReviewSession
 from reviewui.demo import build_sample

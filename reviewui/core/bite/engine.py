@@ -78,7 +78,7 @@ from reviewui.core.diff import Diff
 from reviewui.core.run.alike import AlikeRuns
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
-from reviewui.core.witness.model import Budget
+from reviewui.core.witness.budget import Budget
 from reviewui.core.witness.phase import WitnessPhase
 
 __all__ = ["LOST", "BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]

@@ -9,7 +9,7 @@ The JSON keys (`line`, `kind`, `description`, `verdict`, `failing_tests`,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Iterable
 
 from reviewui.core.bite.revert_result import RevertResult
 
@@ -119,47 +119,3 @@ def guard_summary(guards: Iterable[GuardResult]) -> dict[str, int]:
     for g in guards:
         counts[g.verdict] += 1
     return counts
-
-
-
-
-GUARD_ORDER: tuple[str, ...] = ("toothless", "uncovered", "error", "broken", "timeout", "bites")
-"""Guard verdicts in the order a reviewer must see them (the first one of a line is its mark)."""
-
-NAME_ONLY_REASON = "the revert only removes a name"
-"""Why a hunk whose revert fails every test on import is said by its guards, not as `broken`."""
-
-
-class _Judged(Protocol):
-    @property
-    def verdict(self) -> str: ...
-    @property
-    def guards(self) -> Sequence[GuardResult]: ...
-
-
-def guard_headline(guards: Iterable[GuardResult]) -> str:
-    """`6 guards bite, 1 toothless`: a hunk's guard results in words."""
-    counts: dict[str, int] = {}
-    for g in guards:
-        counts[g.verdict] = counts.get(g.verdict, 0) + 1
-    bite = counts.pop("bites", 0)
-    rest = [f"{counts[v]} {v}" for v in GUARD_ORDER if counts.get(v)]
-    rest += [f"{n} {v}" for v, n in counts.items() if v not in GUARD_ORDER]
-    if bite:
-        return ", ".join([f"{bite} guard{'s bite' if bite != 1 else ' bites'}", *rest])
-    total = sum(counts.values())
-    return f"{total} guard{'s' if total != 1 else ''}: " + ", ".join(rest)
-
-
-def only_a_missing_name(result: _Judged) -> bool:
-    """True when a hunk's revert is `broken` and its guards say more (a new function: every test
-    fails on the missing name, so the guards inside it are the evidence)."""
-    return result.verdict == "broken" and bool(result.guards)
-
-
-def hunk_words(result: _Judged) -> str:
-    """A hunk's bite result as the review says it: its verdict, or for a revert that only removes
-    a name, its guards' (`6 guards bite, 1 toothless (the revert only removes a name)`)."""
-    if only_a_missing_name(result):
-        return f"{guard_headline(result.guards)} ({NAME_ONLY_REASON})"
-    return result.verdict

@@ -1,4 +1,4 @@
-"""The witness record a toothless guard (or hunk) carries, and the budget its search gets.
+"""The witness record a toothless guard (or hunk) carries (its search's budget: budget.py).
 
 A leaf module: the bite reports (guard_report.py, report.py) and the store
 import it, so it imports nothing of reviewui's.
@@ -8,19 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-DEFAULT_SECONDS = 2.0
-DEFAULT_CALLS = 200
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What one guard's search may spend (`witness-budget`)."""
-
-    seconds: float = DEFAULT_SECONDS
-    """Wall-clock seconds of calls (the search's own fork start-up included)."""
-    calls: int = DEFAULT_CALLS
-    """Calls of the function, head and reverted together."""
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ from reviewui.core.diff import Diff
 from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target as Branch
 from reviewui.core.witness import literal
-from reviewui.core.witness.model import Budget, FunctionSeeds, Seeds, Witness
+from reviewui.core.witness.budget import Budget
+from reviewui.core.witness.model import FunctionSeeds, Seeds, Witness
 from reviewui.core.witness.search import Answer, run_search
 from reviewui.core.witness.seeds import SeedCapture
 from reviewui.core.witness.targets import Target, guard_key, toothless_targets

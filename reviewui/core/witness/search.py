@@ -25,7 +25,8 @@ from reviewui.core.run.runner import RunFiles
 from reviewui.core.run.scratch import Scratch
 from reviewui.core.witness import literal
 from reviewui.core.witness import seeds as seeds_module
-from reviewui.core.witness.model import Budget, FunctionSeeds
+from reviewui.core.witness.budget import Budget
+from reviewui.core.witness.model import FunctionSeeds
 from reviewui.core.witness.seeds import SeedCapture
 from reviewui.core.witness.targets import Target
 

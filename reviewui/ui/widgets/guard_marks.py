@@ -13,8 +13,8 @@ from typing import Any, Iterable
 from textual.content import Content
 
 # Said in the core (the verdict dialog's words too), drawn here.
-from reviewui.core.bite.guard_report import GUARD_ORDER, NAME_ONLY_REASON as NAME_ONLY_REASON
-from reviewui.core.bite.guard_report import guard_headline as headline, only_a_missing_name as only_a_missing_name
+from reviewui.core.bite.verdict_words import GUARD_ORDER, NAME_ONLY_REASON as NAME_ONLY_REASON
+from reviewui.core.bite.verdict_words import guard_headline as headline, only_a_missing_name as only_a_missing_name
 from reviewui.core.safe_text import visible
 from reviewui.ui.tones import TONE_STYLE
 from reviewui.ui.widgets.diff_paint import Badge

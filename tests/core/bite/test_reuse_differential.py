@@ -160,7 +160,7 @@ def test_the_pushes_flip_verdicts_that_reuse_would_have_got_wrong(pushes) -> Non
 def test_a_witness_sweep_never_reuses_a_grade_kept_without_one(tmp_path: Path, monkeypatch) -> None:
     """A grade kept by a sweep that did not look for witnesses carries none: a sweep that asks for them
     grades afresh (its toothless guard then has a witness), and keeps grades the next such sweep reuses."""
-    from reviewui.core.witness.model import Budget
+    from reviewui.core.witness.budget import Budget
 
     monkeypatch.setenv("PATH", VENV_BIN + ":" + __import__("os").environ.get("PATH", ""))
     rb = RepoBuilder(tmp_path / "repo")

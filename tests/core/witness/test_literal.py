@@ -10,7 +10,8 @@ import pytest
 from reviewui.core.config import Settings
 from reviewui.core.errors import ReviewError
 from reviewui.core.witness import literal
-from reviewui.core.witness.model import Budget, Witness
+from reviewui.core.witness.budget import Budget
+from reviewui.core.witness.model import Witness
 from reviewui.core.witness.search import Check, Found, read_answer
 from reviewui.core.witness.targets import Target
 from reviewui.core.witness.verify import compose

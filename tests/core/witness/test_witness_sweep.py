@@ -25,7 +25,7 @@ from reviewui.core.config import Settings
 from reviewui.core.findings.guard_rules import guard_findings
 from reviewui.core.target import Target
 from reviewui.core.witness import seeds, verify
-from reviewui.core.witness.model import Budget
+from reviewui.core.witness.budget import Budget
 from tests.core.bite.helpers import load, use_venv_python
 from tests.gitrepo import make_repo
 
