@@ -18,12 +18,15 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from reviewui.cli_parser import COMMANDS, build_parser, open_argv
 from reviewui.command_args import session_from_args
 from reviewui.core.errors import ReviewError
 from reviewui.core.safe_text import visible
+
+if TYPE_CHECKING:
+    from reviewui.core.session import ReviewSession
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,11 +97,20 @@ def cmd_open(args: argparse.Namespace) -> int:
         # The first file's patch is shown only once every blob's size says it may be (one
         # `cat-file --batch-check`, mostly waiting on git): asked now, beside the import.
         session.diff.not_shown()
+        _read_first_file(session, args.file)
         ui.join()
         from reviewui.ui.app import run_app
 
         run_app(session, initial_file=args.file, theme=args.theme)
     return 0
+
+
+def _read_first_file(session: ReviewSession, path: str | None) -> None:
+    """Read and parse the patch of the file the review screen shows first (`--file`, else the first
+    listed), beside the UI's import: its own git call would otherwise wait on the first screen."""
+    first = session.diff.file(path) if path else session.diff.first_listed()
+    if first is not None:
+        _ = first.hunks  # kept on the file (a cached property); none read for a file over a cap
 
 
 def _offers_queue(args: argparse.Namespace) -> bool:

@@ -28,7 +28,7 @@ from reviewui.core.diff_git import DIFF_ARGS, diff_config, parse_numstat, parse_
 from reviewui.core.file_diff import FileDiff, Status
 from reviewui.core.git import blob_sizes, run_git, run_git_async
 from reviewui.core.hunks import Hunk
-from reviewui.core.roles import DEFAULT_TEST_GLOBS, Role, classify
+from reviewui.core.roles import DEFAULT_TEST_GLOBS, ROLE_ORDER, Role, classify
 
 _GROUP = 200
 """Files per `git diff` when only some of them are asked for (keeps each argv short)."""
@@ -86,6 +86,10 @@ class Diff:
             if f.path == path or f.old_path == path:
                 return f
         return None
+
+    def first_listed(self) -> FileDiff | None:
+        """The file a review shows first: the first, in git's order, of the first role in ROLE_ORDER that has any."""
+        return next((f for role in ROLE_ORDER for f in self.files if f.role == role), None)
 
     def hunks(self, roles: tuple[Role, ...] = ("source", "test", "other")) -> list[Hunk]:
         """All hunks of files with one of `roles`, in file order."""

@@ -17,6 +17,9 @@ from typing import Iterable, Literal
 
 Role = Literal["test", "source", "other"]
 
+ROLE_ORDER: tuple[Role, ...] = ("source", "test", "other")
+"""The order a review lists the roles in (the file list's groups): its first file is the first shown."""
+
 DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "test_*.py",
     "*_test.py",

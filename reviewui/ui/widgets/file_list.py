@@ -20,11 +20,14 @@ from textual.message import Message
 from textual.strip import Strip
 
 from reviewui.core.diff import Diff
+from reviewui.core.roles import ROLE_ORDER
 from reviewui.core.file_diff import FileDiff
 from reviewui.ui.widgets.line_cursor import LineCursorView
 from reviewui.core.safe_text import visible
 
-GROUPS = (("source", "Source"), ("test", "Tests"), ("other", "Other"))
+TITLES = {"source": "Source", "test": "Tests", "other": "Other"}
+GROUPS = tuple((role, TITLES[role]) for role in ROLE_ORDER)
+"""The list's groups, in the order every review lists roles (the first file is what Diff.first_listed names)."""
 STATUS_MARK = {"added": "A", "deleted": "D", "modified": "M", "renamed": "R", "mode": "X"}
 MIN_PATH = 12  # a path is never cut shorter than this: the name matters more than the counts
 
@@ -177,8 +180,7 @@ class FileList(LineCursorView):
     def wanted_width(self) -> int:
         """Cells the widest entry needs whole (status, path, counts and summary), plus the cursor's margin."""
         if self._needs is None:  # the sidebar is fitted on every resize: the entries' own part once
-            self._needs = {f.path: 3 + len(visible(f.path)) + 1 + self._counts(f).cell_length
-                           for f in self.diff.files}
+            self._needs = {f.path: 3 + len(visible(f.path)) + 1 + _counts_width(f) for f in self.diff.files}
         widest = 0
         for path, need in self._needs.items():
             summary = self.summaries.get(path)
@@ -223,6 +225,12 @@ class FileList(LineCursorView):
             for text, style in content.render(base, end="", parse_style=self.app.stylesheet.parse_style)
         ]
         return Strip(segments).crop_extend(0, width, base.rich_style)
+
+
+def _counts_width(f: FileDiff) -> int:
+    """Cells `FileList._counts` takes for `f` (`bin`, or `+added/−removed`: one cell each), without
+    building it: the sidebar is fitted to every file's entry before the first paint."""
+    return 3 if f.binary else len(str(f.added)) + len(str(f.removed)) + 3
 
 
 def _fit_pieces(summary: Content, room: int) -> Content | None:
