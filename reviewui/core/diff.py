@@ -91,7 +91,7 @@ class Diff:
         """The file a review shows first: the first, in git's order, of the first role in ROLE_ORDER that has any."""
         return next((f for role in ROLE_ORDER for f in self.files if f.role == role), None)
 
-    def hunks(self, roles: tuple[Role, ...] = ("source", "test", "other")) -> list[Hunk]:
+    def hunks(self, roles: tuple[Role, ...] = ROLE_ORDER) -> list[Hunk]:
         """All hunks of files with one of `roles`, in file order."""
         return [h for f in self.files if f.role in roles for h in f.hunks]
 
