@@ -81,8 +81,23 @@ def _function_at(module: types.ModuleType, path: list[list[Any]]) -> types.Funct
     return fn
 
 
-def apply(guard: dict[str, Any]) -> None:
-    """Swap the guard's edited code into the live function. Raises Fallback when it cannot."""
+def compiled(guard: dict[str, Any]) -> types.CodeType | Fallback:
+    """The guard's edited source compiled (what `apply` swaps in), or why it cannot be.
+
+    Called in the session before the guard's fork: compiling is a pure function of the
+    text, and done in the fork every page its parser and compiler allocate is new there.
+    """
+    try:
+        return compile(guard["source"], guard["filename"], "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return Fallback(f"edited source does not compile: {e}")
+    except Exception as e:  # a null byte, a nesting too deep: the session goes on, this guard is run alone
+        return Fallback(f"{type(e).__name__}: {e}")
+
+
+def apply(guard: dict[str, Any], code: types.CodeType | Fallback | None = None) -> None:
+    """Swap the guard's edited code (`code`: `compiled(guard)`, compiled here when None) into the
+    live function. Raises Fallback when it cannot."""
     import importlib
 
     try:
@@ -90,10 +105,9 @@ def apply(guard: dict[str, Any]) -> None:
     except Exception as e:
         raise Fallback(f"cannot import {guard['module']}: {type(e).__name__}") from e
     fn = _function_at(module, guard["path"])
-    try:
-        code = compile(guard["source"], guard["filename"], "exec", dont_inherit=True)
-    except SyntaxError as e:
-        raise Fallback(f"edited source does not compile: {e}") from e
+    code = compiled(guard) if code is None else code
+    if isinstance(code, Fallback):
+        raise code
     new = _code_at(code, guard["path"])
     if new.co_freevars != fn.__code__.co_freevars:
         raise Fallback("the function's closure differs")
@@ -174,7 +188,7 @@ def _chosen(items: list[Any], tests: list[str]) -> list[Any]:
     return [i for i in items if i.nodeid in wanted or i.nodeid.split("::", 1)[0] in wanted]
 
 
-def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
+def _child(guard: dict[str, Any], items: list[Any], out: str, code: types.CodeType | Fallback) -> None:
     from _pytest.runner import runtestprotocol
 
     reply: dict[str, Any]
@@ -188,7 +202,7 @@ def _child(guard: dict[str, Any], items: list[Any], out: str) -> None:
         import pytest
 
         pytest.Function.repr_failure = native_failure  # type: ignore[method-assign,assignment]
-        apply(guard)
+        apply(guard, code)
         done: list[dict[str, str]] = []
         for n, item in enumerate(items):
             nxt = items[n + 1] if n + 1 < len(items) else None
@@ -270,6 +284,7 @@ def _grade_in_fork(session: Any, request: dict[str, Any], guard: dict[str, Any],
         with open(out, "w", encoding="utf-8") as f:
             json.dump({"fallback": "none of its tests was collected"}, f)
         return
+    code = compiled(guard)
     sys.stdout.flush()
     sys.stderr.flush()
     start = time.monotonic()
@@ -277,7 +292,7 @@ def _grade_in_fork(session: Any, request: dict[str, Any], guard: dict[str, Any],
     if pid == 0:
         if channel is not None:
             os.close(channel.fileno())  # the raw descriptor: its stream keeps the socket object open
-        _child(guard, items, out)
+        _child(guard, items, out, code)
     if forks.wait(pid, float(request["timeout"])) is None:
         with open(out, "w", encoding="utf-8") as f:
             json.dump({"timeout": True, "seconds": time.monotonic() - start}, f)

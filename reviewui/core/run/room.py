@@ -22,6 +22,7 @@ identity: the run sees the host paths.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,10 @@ class Room:
         """Where the run sees the tree: `TREE` for a scratch (a slot's `tree`), else `SLOT/<name>`."""
         return SLOT + "/" + self.tree.name if self.on else str(self.tree)
 
+    @functools.cached_property
     def _pairs(self) -> list[tuple[str, str]]:
+        # Resolved once a room: every path of a run's request goes through `inside` (a sweep's
+        # guards, hundreds), and the room's two directories are reviewui's own, made before it.
         pairs = [(h, self.tree_inside) for h in _forms(self.tree)] + [(h, RUN) for h in _forms(self.run)]
         return sorted(pairs, key=lambda p: len(p[0]), reverse=True)
 
@@ -79,7 +83,7 @@ class Room:
         text = str(path)
         if not self.on:
             return text
-        for host, there in self._pairs():
+        for host, there in self._pairs:
             if text == host or text.startswith(host + "/"):
                 return there + text[len(host):]
         return text
