@@ -64,9 +64,13 @@ from typing import Callable, Collection
 from reviewui.core.bite import guard_batch, guard_check, revert_batch  # noqa: F401  (tests patch through them)
 from reviewui.core.bite.cache import BiteCache
 from reviewui.core.bite.fallback import control_alone, run_alone
-from reviewui.core.bite.executor import Executor, SweepJob
+from reviewui.core.bite.executor import Execution, Executor, SweepJob
 from reviewui.core.bite.executor_local import LocalExecutor
+from reviewui.core.bite.guard_check import GuardJob
+from reviewui.core.bite.guard_report import GuardResult
 from reviewui.core.bite.instrument import UntrustedCommand
+from reviewui.core.bite.plan import SweepPlan
+from reviewui.core.bite.prepare import Prepared
 from reviewui.core.bite.progress import ProgressSink
 from reviewui.core.bite.report import Baseline, BiteReport, HunkResult
 from reviewui.core.bite.reuse import GradeBook
@@ -80,6 +84,9 @@ from reviewui.core.run.worktree import WorktreePool
 from reviewui.core.target import Target
 from reviewui.core.witness.budget import Budget
 from reviewui.core.witness.phase import WitnessPhase
+
+Held = HunkResult | tuple[GuardJob, GuardResult]
+"""A graded item of a sweep: a hunk's result, or a guard's with its job."""
 
 __all__ = ["LOST", "BiteCache", "UntrustedCommand", "checkable_hunks", "parse_hunk_spec", "run_bite", "selected_test_files"]
 
@@ -147,43 +154,17 @@ def run_bite(
             # The guards need nothing from the baseline: made meanwhile, they are ready when it is.
             made = side.submit(guard_check.guards_of, spec.targets, sweep.head.raw) if guards else None
             prepared, check_left = sweep.prepare(pool, ctx, cache, before_close)
+            made_guards = made.result() if made is not None else []
             executor = (engine or LocalExecutor)(pool)
-            plan = sweep.plan(prepared, made.result() if made is not None else [], ctx, executor.slots,
-                              getattr(executor, "session_share", None))
+            plan = sweep.plan(prepared, made_guards, ctx, executor.slots, getattr(executor, "session_share", None))
             job = SweepJob(target, diff, ctx, sweep.per_run(prepared), sweep.head.text)
             execution = executor.start(plan, job)
             phase = None if witness is None else before_close.enter_context(contextlib.closing(WitnessPhase(
-                pool, target, diff, ctx, made.result() if made is not None else [], sweep.head.raw, sweep.tree,
-                witness, sweep.per_run(prepared),
+                pool, target, diff, ctx, made_guards, sweep.head.raw, sweep.tree, witness, sweep.per_run(prepared),
                 "" if sweep.pytest_mode else "witnesses need a pytest command (the plugins run in pytest)")))
             join = guard_check.GuardJoin(sweep.join_jobs(plan), phase.hold(sweep.emit) if phase else sweep.emit)
-            # Nothing is reported until the instrument check and every control passed: the
-            # controls are among the graded runs, so the results are held to the end (their
-            # count goes out as progress). A failure stops what runs.
-            try:
-                if check_left is not None:
-                    check_left()
-                    sweep.keep(cache, prepared)
-                execution.settle()
-                held = sweep.hold(execution.results(), plan, prepared.baseline,
-                                  lambda test: _fails_alone(pool, target, ctx, test, sweep.per_run(prepared)),
-                                  lambda item: control_alone(pool, job, item))
-                held = sweep.recheck_readers(held, lambda item: run_alone(pool, job, item),
-                                             lambda item: control_alone(pool, job, item))
-            except BaseException:
-                ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
-                execution.cancel()
-                raise
-            for r in plan.known:
-                join.hunk(r)
-            for reused_job, g in sweep.reused:
-                join.guard(reused_job, g)
-            for item in held:
-                join.take(item)
-            if phase is not None:
-                phase.drain()  # every witness search ends before the completeness check
-            sweep.complete(join)
-            sweep.keep_grades()
+            held = _settled(sweep, execution, plan, prepared, pool, job, cache, check_left)
+            _report_all(sweep, join, plan, held, phase)
     finally:
         side.shutdown(wait=True)
         if own_cache:
@@ -191,6 +172,46 @@ def run_bite(
         shutil.rmtree(sweep.work, ignore_errors=True)
     report = sweep.report(prepared, plan, guards)
     return replace(report, witnesses_checked=True) if witness is not None else report
+
+
+def _settled(sweep: Sweep, execution: Execution, plan: SweepPlan, prepared: Prepared, pool: WorktreePool,
+             job: SweepJob, cache: BiteCache, check_left: Callable[[], None] | None) -> list[Held]:
+    """Every graded run of the plan, once the instrument check and every control passed.
+
+    Nothing is reported before that: the controls are among the graded runs, so the results
+    are held to the end (their count goes out as progress). A failure (a refusal, a cancel)
+    stops whatever still runs and is raised.
+    """
+    try:
+        if check_left is not None:
+            check_left()
+            sweep.keep(cache, prepared)
+        execution.settle()
+        held = sweep.hold(execution.results(), plan, prepared.baseline,
+                          lambda test: _fails_alone(pool, job.target, job.ctx, test, sweep.per_run(prepared)),
+                          lambda item: control_alone(pool, job, item))
+        return sweep.recheck_readers(held, lambda item: run_alone(pool, job, item),
+                                     lambda item: control_alone(pool, job, item))
+    except BaseException:
+        job.ctx.cancel.set()  # type: ignore[union-attr]  # always a _Halt here
+        execution.cancel()
+        raise
+
+
+def _report_all(sweep: Sweep, join: guard_check.GuardJoin, plan: SweepPlan, held: list[Held],
+                phase: WitnessPhase | None) -> None:
+    """Report every hunk and guard: known without a run, reused from an earlier sweep, graded
+    now; then check that nothing planned went unreported, and keep the grades for later sweeps."""
+    for r in plan.known:
+        join.hunk(r)
+    for reused_job, g in sweep.reused:
+        join.guard(reused_job, g)
+    for item in held:
+        join.take(item)
+    if phase is not None:
+        phase.drain()  # every witness search ends before the completeness check
+    sweep.complete(join)
+    sweep.keep_grades()
 
 
 def _fails_alone(pool: WorktreePool, target: Target, ctx: RunContext, test: str, limit: float) -> bool | None:
