@@ -4,6 +4,7 @@ comes back as a Fallback for that guard alone, never as an error of the whole se
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 from typing import Any, Iterator
@@ -48,7 +49,8 @@ def test_apply_compiles_for_itself_when_given_nothing(module: types.ModuleType) 
 
 @pytest.mark.parametrize(("source", "said"), [
     ("def clamp(x, lo, hi):\n    if x <\n", "edited source does not compile"),
-    ("def clamp(x):\n    return 1\x00\n", "edited source does not compile"),  # a null byte
+    # A null byte: SyntaxError on Python 3.11.4+ and 3.12, ValueError before; a fallback either way.
+    ("def clamp(x):\n    return 1\x00\n", "edited source does not compile|ValueError"),
     # Nesting too deep for the compiler: no SyntaxError, still this guard's alone.
     ("def clamp(x, lo, hi):\n    return " + "+".join(["x"] * 200_000) + "\n", "RecursionError"),
 ], ids=["syntax", "null-byte", "too-deep"])
@@ -56,7 +58,7 @@ def test_a_source_that_cannot_compile_is_a_fallback_for_that_guard(module: types
                                                                   said: str) -> None:
     code = compiled(_guard(source))  # returned, not raised: the session goes on to the next guard
     assert isinstance(code, Fallback)
-    assert said in str(code)
+    assert re.search(said, str(code))
     with pytest.raises(Fallback, match=said):
         apply(_guard(source), code)
     assert module.clamp(-1, 0, 5) == 0  # nothing swapped
