@@ -42,6 +42,13 @@ def test_the_code_compiled_before_the_fork_is_what_the_fork_swaps_in(module: typ
     assert fn.__code__.co_filename == "guardmod.py"
 
 
+def test_the_fork_uses_the_code_it_is_given_and_compiles_nothing(module: types.ModuleType) -> None:
+    code = compiled(_guard(EDITED))
+    assert isinstance(code, types.CodeType)
+    apply(_guard("def clamp(x, lo, hi):\n    if x <\n"), code)  # its source no longer compiles: unused
+    assert module.clamp(-1, 0, 5) == -1
+
+
 def test_apply_compiles_for_itself_when_given_nothing(module: types.ModuleType) -> None:
     apply(_guard(EDITED))
     assert module.clamp(-1, 0, 5) == -1
