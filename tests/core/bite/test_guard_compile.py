@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 import types
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 import pytest
@@ -25,6 +26,23 @@ def module() -> Iterator[types.ModuleType]:
     sys.modules["guardmod"] = mod
     yield mod
     del sys.modules["guardmod"]
+
+
+@contextmanager
+def _compile_checks_depth_first() -> Iterator[None]:
+    """CPython 3.11's compiler checks its depth against the recursion limit (times three), and under a
+    small inherited stack (`ulimit -s 256`) a nesting too deep overflows the C stack before that check
+    fires: a crash, not an exception. A limit just above this frame's depth makes the check fire first."""
+    depth = 0
+    frame: types.FrameType | None = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + 100)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def _guard(source: str) -> dict[str, Any]:
@@ -63,9 +81,10 @@ def test_apply_compiles_for_itself_when_given_nothing(module: types.ModuleType) 
 ], ids=["syntax", "null-byte", "too-deep"])
 def test_a_source_that_cannot_compile_is_a_fallback_for_that_guard(module: types.ModuleType, source: str,
                                                                   said: str) -> None:
-    code = compiled(_guard(source))  # returned, not raised: the session goes on to the next guard
+    with _compile_checks_depth_first():
+        code = compiled(_guard(source))  # returned, not raised: the session goes on to the next guard
     assert isinstance(code, Fallback)
     assert re.search(said, str(code))
     with pytest.raises(Fallback, match=said):
-        apply(_guard(source), code)
+        apply(_guard(source), code)  # the fork raises what the session compiled: no compile of its own
     assert module.clamp(-1, 0, 5) == 0  # nothing swapped
