@@ -95,8 +95,8 @@ def compiled(guard: dict[str, Any]) -> types.CodeType | Fallback:
         return Fallback(f"{type(e).__name__}: {e}")
 
 
-def apply(guard: dict[str, Any], code: types.CodeType | Fallback | None = None) -> None:
-    """Swap the guard's edited code (`code`: `compiled(guard)`, compiled here when None) into the
+def apply(guard: dict[str, Any], code: types.CodeType | Fallback) -> None:
+    """Swap the guard's edited code (`code`: what `compiled(guard)` gave in the session) into the
     live function. Raises Fallback when it cannot."""
     import importlib
 
@@ -105,7 +105,6 @@ def apply(guard: dict[str, Any], code: types.CodeType | Fallback | None = None) 
     except Exception as e:
         raise Fallback(f"cannot import {guard['module']}: {type(e).__name__}") from e
     fn = _function_at(module, guard["path"])
-    code = compiled(guard) if code is None else code
     if isinstance(code, Fallback):
         raise code
     new = _code_at(code, guard["path"])
