@@ -129,10 +129,11 @@ def mutmut_killed(mutmut: list[str], tree: Path, env: dict[str, str],
 
 
 def _project_python() -> str:
-    """A venv with pytest, its usual plugins and mutmut (when this venv has it), made once per machine."""
+    """A venv with pytest, its usual plugins and mutmut (when this venv has it), made once per machine.
+    pytest-asyncio too, which the suite's samples leave out: every figure in bench/README.md had it."""
     from tests.project_python import python
 
-    return python(("mutmut",))
+    return python(("mutmut", "pytest-asyncio"))
 
 
 def _changed_line(diff_text: str, source: str) -> int | None:

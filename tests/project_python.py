@@ -4,8 +4,12 @@ The default test command is `python -m pytest` found on PATH. The suite's own ve
 stand-in for a project's: it has reviewui's dependencies and this suite's plugins, and pytest
 loads every plugin it finds (Hypothesis, Textual's snapshots and syrupy cost ~0.45 s of the
 ~0.9 s a sandboxed pytest start takes here, and a sweep starts several). So the samples run with
-a venv holding copies of pytest, pytest-cov, pytest-xdist and pytest-asyncio with what they
-require, taken file by file from the suite's own venv (no network, the same versions). It is made
+a venv holding copies of pytest, pytest-cov and pytest-xdist with what they require, taken file
+by file from the suite's own venv (no network, the same versions). Not pytest-asyncio, though many
+projects have it: no sample's test is async, and importing it was 15 % of each sandboxed pytest
+start and 9 % of each warm run's CPU here (asyncio, ssl and the plugin itself), paid hundreds of
+times a suite. A project's other installed plugins still meet the warm server in the tests that use
+the suite's own interpreter (`sys.executable`: pytest-asyncio, syrupy, Hypothesis). It is made
 once per user, interpreter and those versions under the temporary directory and reused by later
 runs (and by every xdist worker). tests/conftest.py puts its `bin` first on PATH; a test naming
 the interpreter uses `pytest_command()` (or `python()`). Tests that need the suite's whole interpreter
@@ -28,7 +32,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-PLUGINS = ("pytest", "pytest-cov", "pytest-xdist", "pytest-asyncio")
+PLUGINS = ("pytest", "pytest-cov", "pytest-xdist")
 """What a project's dev venv holds here (with their requirements)."""
 
 
