@@ -1,9 +1,11 @@
-"""bench/cpu_by_process.py: the kernel's accounting records read back right, and the table it prints."""
+"""bench/cpu_by_process.py: the kernel's accounting records read back right, and the table it prints; the
+guard bench's venv."""
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -55,16 +57,47 @@ def test_the_table_sums_by_name_kind_and_uid(monkeypatch: pytest.MonkeyPatch, ca
     assert rows[0] == ["1.00", "2", "500.0", "python", "/", "fork", "/", "9"]  # the two forks summed, the largest first
     assert rows[1] == ["0.50", "1", "500.0", "python", "/", "exec", "/", "9"]
     assert rows[2][3] == "git"
+    monkeypatch.setattr(sys, "argv", ["cpu_by_process.py", "--version"])  # no `--`: every word is the command's
+    cbp.main()
+    assert seen[-1] == ["--version"]
 
 
-def test_accounting_runs_the_command_as_root_and_says_why_not_otherwise(tmp_path: Path) -> None:
+def test_no_command_prints_the_usage_and_exits_2(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(cbp, "accounted", lambda argv: pytest.fail("nothing to run"))
+    for argv in (["cpu_by_process.py"], ["cpu_by_process.py", "--"]):
+        monkeypatch.setattr(sys, "argv", argv)
+        assert cbp.main() == 2
+        assert "Run: sudo python bench/cpu_by_process.py" in capsys.readouterr().out
+
+
+def test_accounting_runs_the_command_as_root_and_says_why_not_otherwise(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "ran"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where its accounting file goes, and must go again
     argv = [sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"]
     if os.geteuid() != 0:
         with pytest.raises(SystemExit, match="acct: .*root and CONFIG_BSD_PROCESS_ACCT needed"):
             cbp.accounted(argv)
         assert not marker.exists()  # nothing run unaccounted
+        assert list(scratch.iterdir()) == []
         return
     code, records = cbp.accounted(argv)
     assert code == 0 and marker.exists()
     assert any(r.name.startswith("python") and not r.forked_only for r in records)
+    assert list(scratch.iterdir()) == []
+
+
+def test_the_guard_bench_keeps_pytest_asyncio_in_its_venv(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The samples' venv left pytest-asyncio out (tests/project_python.py); the guard bench's figures,
+    # every one of them taken with it, stay comparable only if its venv still has it.
+    from bench import bench_guards
+    from tests import project_python
+
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(project_python, "python", lambda extra=(): asked.append(extra) or "/venv/bin/python")
+    assert bench_guards._project_python() == "/venv/bin/python"
+    assert asked == [("mutmut", "pytest-asyncio")]
+    assert "pytest-asyncio" not in project_python.PLUGINS
