@@ -215,6 +215,29 @@ def test_the_environment_digest_follows_the_test_program(tmp_path: Path, monkeyp
     assert environment_digest("python -m pytest") == environment_digest("LANG=C python -m pytest")
 
 
+def test_the_environment_digest_follows_the_kernel_and_c_library_and_starts_no_process(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+
+    from reviewui.core.store import key
+
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a process was started: {args}")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", no_process)  # platform.platform() runs `uname -p`
+    real = os.uname()
+    digests = []
+    for release, libc in ((real.release, "glibc 2.36"), ("9.9.9-other", "glibc 2.36"), (real.release, "glibc 2.41")):
+        key._process_facts.cache_clear()
+        monkeypatch.setattr(os, "uname", lambda release=release: os.uname_result(
+            (real.sysname, real.nodename, release, real.version, real.machine)))
+        monkeypatch.setattr(os, "confstr", lambda name, libc=libc: libc if name == "CS_GNU_LIBC_VERSION" else None)
+        digests.append(key.environment_digest("true"))
+    key._process_facts.cache_clear()
+    assert len(set(digests)) == 3  # another kernel, another C library: another environment
+
+
 def test_newest_finds_a_branch_or_head_without_a_key(tmp_path: Path) -> None:
     store = EvidenceStore.open(tmp_path / "e.sqlite")
     store.save(KEY, "bite", report(), now=100.0)
