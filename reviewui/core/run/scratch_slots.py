@@ -24,7 +24,7 @@ from pathlib import Path
 
 from reviewui.core.config import user_cache_dir
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text
+from reviewui.core.git import git_common_dir
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, WARM_OWNER_MARKER
 from reviewui.core.run.tempdirs import remove_tree
 
@@ -34,7 +34,7 @@ MAX_SCRATCHES = 64
 
 def repo_id(repo_dir: str | Path) -> str:
     """A stable directory name for a repository: its name plus a hash of its git dir."""
-    common = Path(git_text(repo_dir, "rev-parse", "--path-format=absolute", "--git-common-dir")).resolve()
+    common = git_common_dir(repo_dir).resolve()
     name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(repo_dir).resolve().name)[:40] or "repo"
     return f"{name}-{hashlib.sha256(str(common).encode()).hexdigest()[:12]}"
 

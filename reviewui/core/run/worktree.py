@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Iterator
 
 from reviewui.core.errors import ReviewError
-from reviewui.core.git import git_text
+from reviewui.core.git import git_common_dir, git_text
 from reviewui.core.run import sandbox
 from reviewui.core.run.alike import AlikeRuns
 from reviewui.core.run.scratch import Scratch
@@ -68,11 +68,14 @@ class WorktreePool:
         self.repo_dir = Path(repo_dir).resolve()
         self.size = max(1, size)
         self.root = scratch_root(self.repo_dir)
-        self.common_dir = Path(
-            git_text(self.repo_dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-        ).resolve()
-        git_dir = Path(git_text(self.repo_dir, "rev-parse", "--absolute-git-dir")).resolve()
-        toplevel = git_text(self.repo_dir, "rev-parse", "--show-toplevel", check=False)
+        self.common_dir = git_common_dir(self.repo_dir).resolve()
+        # One git process for both (git answers in order and stops at the first it cannot: no top level
+        # when run inside the .git directory).
+        answers = git_text(self.repo_dir, "rev-parse", "--absolute-git-dir", "--show-toplevel", check=False)
+        git_dir_line, _, toplevel = answers.partition("\n")
+        if not git_dir_line:
+            raise ReviewError(f"not a git repository: {self.repo_dir}")
+        git_dir = Path(git_dir_line).resolve()
         sandbox.hide(self.repo_dir, self.common_dir, git_dir, *([toplevel] if toplevel else []), self.root)
         self.scratches: list[Scratch] = []
         self._locks: list[int] = []
