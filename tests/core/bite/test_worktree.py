@@ -137,3 +137,28 @@ def test_a_second_checkout_of_the_same_commit_puts_back_exactly_the_head(repo, m
         copies.clear()
         s.checkout("main")  # another commit: copied afresh
         assert (s.path / "a.py").read_text() == "x = 1\n" and copies[0] == "tree"
+
+
+def test_a_pool_asks_git_once_after_the_target_did_and_hides_the_repository(repo, monkeypatch) -> None:
+    # Every sweep makes a pool, and every git process is time before its baseline: the shared git
+    # dir is the one the target already asked for (git_common_dir's cache), the git dir and the top
+    # level one rev-parse. What the pool hides from runs is the same as when each was asked alone.
+    from reviewui.core import git
+    from reviewui.core.run import sandbox
+
+    git.git_common_dir(repo.root)  # as resolve_target does first
+    asked: list[tuple[str, ...]] = []
+    real = git.run_git
+
+    def counting(cwd, *args, **kwargs):
+        asked.append(args)
+        return real(cwd, *args, **kwargs)
+
+    hidden: list[tuple[object, ...]] = []
+    monkeypatch.setattr(git, "run_git", counting)
+    monkeypatch.setattr(sandbox, "hide", lambda *paths: hidden.append(paths))
+    pool = WorktreePool(repo.root, 1)
+    assert asked == [("rev-parse", "--absolute-git-dir", "--show-toplevel")]
+    dot_git = (repo.root / ".git").resolve()
+    assert pool.common_dir == dot_git
+    assert hidden == [(repo.root.resolve(), dot_git, dot_git, str(repo.root.resolve()), pool.root)]
