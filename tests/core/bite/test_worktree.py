@@ -162,3 +162,13 @@ def test_a_pool_asks_git_once_after_the_target_did_and_hides_the_repository(repo
     dot_git = (repo.root / ".git").resolve()
     assert pool.common_dir == dot_git
     assert hidden == [(repo.root.resolve(), dot_git, dot_git, str(repo.root.resolve()), pool.root)]
+
+
+def test_a_pool_refuses_when_git_names_no_git_dir(repo, monkeypatch) -> None:
+    # An empty answer must not become Path("") (the current directory) in what runs are hidden from.
+    from reviewui.core.errors import ReviewError
+    from reviewui.core.run import worktree
+
+    monkeypatch.setattr(worktree, "git_text", lambda *args, **kwargs: "")
+    with pytest.raises(ReviewError, match="not a git repository"):
+        WorktreePool(repo.root, 1)

@@ -234,6 +234,12 @@ def test_the_environment_digest_follows_the_kernel_and_c_library_and_starts_no_p
             (real.sysname, real.nodename, release, real.version, real.machine)))
         monkeypatch.setattr(os, "confstr", lambda name, libc=libc: libc if name == "CS_GNU_LIBC_VERSION" else None)
         digests.append(key.environment_digest("true"))
+    def no_name(name: str) -> str:
+        raise ValueError(name)  # a C library that is not glibc has no such name
+
+    monkeypatch.setattr(os, "confstr", no_name)
+    key._process_facts.cache_clear()
+    assert key._process_facts()[-1] == ""
     key._process_facts.cache_clear()
     assert len(set(digests)) == 3  # another kernel, another C library: another environment
 
