@@ -93,7 +93,7 @@ def _commits(repo_dir: str | Path, names: set[str]) -> dict[str, str]:
     wanted = sorted(n for n in names if n and not n.startswith("-") and not any(c in n for c in "\n\r"))
     if not wanted:
         return {}
-    out = run_git(repo_dir, "cat-file", "--batch-check=%(objectname) %(objecttype)",
+    out = run_git(repo_dir, "cat-file", "--buffer", "--batch-check=%(objectname) %(objecttype)",
                   input="".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape"), check=False)
     found: dict[str, str] = {}
     for name, line in zip(wanted, out.decode("ascii", "replace").splitlines(), strict=False):

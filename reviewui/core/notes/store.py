@@ -115,7 +115,7 @@ def read_blobs(repo_dir: str | Path, shas: list[str]) -> dict[str, bytes]:
     if not shas:
         return {}
     check_blob_sizes(repo_dir, shas)  # a pulled note can be a bomb
-    out = run_git(repo_dir, "cat-file", "--batch", input="".join(s + "\n" for s in shas).encode())
+    out = run_git(repo_dir, "cat-file", "--batch", "--buffer", input="".join(s + "\n" for s in shas).encode())
     blobs: dict[str, bytes] = {}
     pos = 0
     for sha in shas:
@@ -133,7 +133,7 @@ def blob_sizes(repo_dir: str | Path, shas: list[str]) -> dict[str, int]:
     """Return the size in bytes of each blob in `shas` (one `cat-file --batch-check`; nothing is read)."""
     if not shas:
         return {}
-    out = run_git(repo_dir, "cat-file", "--batch-check", input="".join(s + "\n" for s in shas).encode())
+    out = run_git(repo_dir, "cat-file", "--batch-check", "--buffer", input="".join(s + "\n" for s in shas).encode())
     sizes: dict[str, int] = {}
     for line in out.decode("utf-8", "replace").splitlines():
         parts = line.split()

@@ -149,7 +149,7 @@ def with_transcript(repo: Path, heads: Sequence[str], paths: Sequence[str]) -> s
     if not heads or not paths:
         return set()
     asks = [f"{h}:{p}" for h in heads for p in paths]
-    out = run_git(repo, "cat-file", "--batch-check=%(objectname) %(objecttype)",
+    out = run_git(repo, "cat-file", "--buffer", "--batch-check=%(objectname) %(objecttype)",
                   input="\n".join(asks).encode() + b"\n", check=False).decode("utf-8", "replace").splitlines()
     found: set[str] = set()
     for ask, line in zip(asks, out, strict=False):

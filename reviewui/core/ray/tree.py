@@ -87,7 +87,7 @@ def _blobs(repo_dir: Path, shas: list[str]) -> Iterator[bytes]:
     """The contents of `shas`, in order (one `cat-file --batch`)."""
     if not shas:
         return
-    raw = run_git(repo_dir, "cat-file", "--batch", input="".join(f"{s}\n" for s in shas).encode(),
+    raw = run_git(repo_dir, "cat-file", "--batch", "--buffer", input="".join(f"{s}\n" for s in shas).encode(),
                   env=plain_env(repo_dir), what="git cat-file")
     at = 0
     for _ in shas:
