@@ -11,7 +11,9 @@ own (core/test_layout.py).
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
+import re
+from fnmatch import fnmatchcase, translate
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Iterable, Literal
 
@@ -57,14 +59,46 @@ def _match(path: str, pattern: str) -> bool:
     return fnmatchcase(path, pattern)
 
 
+class _GlobSet:
+    """A tuple of globs split by shape, to match many paths under `_match`'s rules at once.
+
+    A session classifies every changed file (and the tree's test modules) before
+    the first screen, beside the UI's import: eight `fnmatchcase` calls a path
+    were ~15 µs, where one pattern over the file name and two string tests are ~2.
+    """
+
+    def __init__(self, globs: tuple[str, ...]) -> None:
+        names = [g for g in globs if "/" not in g]
+        # fnmatch's own translation of each, anchored at both ends: the name matches one of them exactly
+        self.names = re.compile("|".join(translate(g) for g in names)) if names else None
+        self.folders = tuple(g[:-3] for g in globs if g.endswith("/**"))
+        self.others = tuple(g for g in globs if "/" in g and not g.endswith("/**"))
+
+    def match(self, path: str) -> bool:
+        if self.names is not None and self.names.match(path.rpartition("/")[2]):
+            return True
+        if self.folders:
+            inside = f"/{path}"
+            if any(path.startswith(f + "/") or f"/{f}/" in inside for f in self.folders):
+                return True
+        return any(_match(path, g) for g in self.others)
+
+
+@lru_cache(maxsize=64)
+def _glob_set(globs: tuple[str, ...]) -> _GlobSet:
+    return _GlobSet(globs)
+
+
 def matches_any(path: str, globs: Iterable[str]) -> bool:
     """True when `path` matches one of `globs` (same rules as the test globs)."""
+    if isinstance(globs, tuple):
+        return _glob_set(globs).match(path)
     return any(_match(path, g) for g in globs)
 
 
 def is_test_path(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> bool:
     """True when `path` is a test file under the given globs."""
-    return any(_match(path, g) for g in test_globs)
+    return matches_any(path, test_globs)
 
 
 def classify(path: str, test_globs: Iterable[str] = DEFAULT_TEST_GLOBS) -> Role:

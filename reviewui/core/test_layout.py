@@ -216,7 +216,8 @@ def read_layout(repo_dir: str | Path, rev: str) -> TestLayout:
     )
     tree = [p for p in everything if p.endswith(".py")]
     # unittest's pattern also matches `testing.py` helpers: only files with a TestCase in them count.
-    candidates = [p for p in tree if fnmatchcase(PurePosixPath(p).name, UNITTEST_PATTERN)
+    # (a git path has no empty or dot parts: its name is what follows the last slash; pathlib was ~8 µs a path)
+    candidates = [p for p in tree if fnmatchcase(p.rpartition("/")[2], UNITTEST_PATTERN)
                   and not layout.is_module(p) and _importable(p)]
     # Only the test modules' blobs are read: a grep of the whole tree costs startup time on a large repo.
     where = [f":(glob)**/{g}" for g in dict.fromkeys([*layout.module_globs, UNITTEST_PATTERN])]
