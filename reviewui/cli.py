@@ -86,23 +86,35 @@ def cmd_open(args: argparse.Namespace) -> int:
     with _collector_paused():
         # Opening the session mostly waits on git (a dozen short commands, then git computing
         # every patch for the line counts) while importing Textual and the screens is all CPU:
-        # done side by side, the first screen comes up sooner. A daemon thread, so a bad branch
-        # still exits at once; an import error surfaces again at the import below.
+        # done side by side, the first screen comes up sooner. The session is opened in a forked
+        # helper (work_ahead.py), before any thread starts: in this process its Python would share
+        # the import's GIL. The import runs on a daemon thread, so a bad branch still exits at
+        # once; an import error surfaces again at the import below.
+        from reviewui.work_ahead import WorkAhead
+
+        opening = WorkAhead(lambda: _opened_for_first_screen(args))
         ui = threading.Thread(target=importlib.import_module, args=("reviewui.ui.app",), daemon=True)
         ui.start()
-        session = session_from_args(args)
-        if args.file and session.diff.file(args.file) is None and not session.target.is_empty:
-            raise ReviewError(f"not a changed file: {args.file}")
-        _ = session.diff.files  # joins git's line counts here, not on the UI's first screen
-        # The first file's patch is shown only once every blob's size says it may be (one
-        # `cat-file --batch-check`, mostly waiting on git): asked now, beside the import.
-        session.diff.not_shown()
-        _read_first_file(session, args.file)
+        session = opening.result()
         ui.join()
         from reviewui.ui.app import run_app
 
         run_app(session, initial_file=args.file, theme=args.theme)
     return 0
+
+
+def _opened_for_first_screen(args: argparse.Namespace) -> ReviewSession:
+    """The session `open` shows, with what its first screen draws already read: the file list with
+    git's line counts, which files are never shown (one `cat-file --batch-check`), the first file's
+    patch. Raises ReviewError for a bad repo, branch or base, or a `--file` the branch did not change."""
+    session = session_from_args(args)
+    if args.file and session.diff.file(args.file) is None and not session.target.is_empty:
+        raise ReviewError(f"not a changed file: {args.file}")
+    _ = session.diff.files  # joins git's line counts here, not on the UI's first screen
+    # The first file's patch is shown only once every blob's size says it may be.
+    session.diff.not_shown()
+    _read_first_file(session, args.file)
+    return session
 
 
 def _read_first_file(session: ReviewSession, path: str | None) -> None:

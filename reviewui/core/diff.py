@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from reviewui.core.bounded import analysis_limits, mib, over_budget, over_bytes
 from reviewui.core.diff_git import DIFF_ARGS, diff_config, parse_numstat, parse_raw, split_patches
@@ -53,6 +53,19 @@ class Diff:
         self._sizes: dict[str, int | None] = {}
         self._not_shown: dict[str, str] | None = None
         self._size_map: dict[str, int] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What crosses a process boundary (`reviewui open` lists the diff in a helper, `work_ahead.py`):
+        the file list joined first, the locks left behind."""
+        _ = self.files
+        state = self.__dict__.copy()
+        del state["_files_lock"], state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._files_lock = threading.Lock()
+        self._lock = threading.Lock()
 
     @property
     def files(self) -> tuple[FileDiff, ...]:

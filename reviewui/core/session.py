@@ -120,6 +120,18 @@ class ReviewSession(SessionStore, SessionVerdicts):
             run=run or RunOptions(),
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What crosses a process boundary (`reviewui open` opens the session in a helper,
+        `work_ahead.py`): everything but the locks, which belong to one process's threads."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        state["_key_locks"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def test_command(self) -> str:
         """The test command in force (flag, then config, then default)."""
