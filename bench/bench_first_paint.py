@@ -7,7 +7,10 @@ app that runs `git diff` and shows it (bench/bare_diff_app.py), started the
 same way. Both pay Python's start-up and their imports, as a reviewer does.
 Target (issue 44): reviewui <= 1.15x the bare app (issue 16's was 1.3x). The CPU each
 process had used at its first paint is printed too (steadier than the wall clock under load).
-Run: python bench/bench_first_paint.py [--reps N]
+Run: python bench/bench_first_paint.py [--reps N] [--against CHECKOUT]
+`--against` times a second reviewui (another checkout's, e.g. `git worktree add /tmp/before REV`) in the
+same rounds: on a shared machine the bare app's own median moves by 15 % between runs minutes apart, so a
+change is judged against the code before it interleaved, not against yesterday's figure.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ def time_one(session: str, command: str, quit_keys: list[str]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--against", type=Path, help="another checkout whose reviewui is timed in the same rounds")
     args = ap.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("needs tmux")
@@ -104,6 +108,8 @@ def main() -> None:
     # this machine, an editable checkout would otherwise compile every module on every start,
     # while the bare app's Textual comes precompiled from site-packages.
     compileall.compile_dir(ROOT / "reviewui", quiet=1)
+    if args.against is not None:
+        compileall.compile_dir(args.against / "reviewui", quiet=1)
     with tempfile.TemporaryDirectory() as d:
         repo = big_branch(Path(d) / "big")
         base = subprocess.run(["git", "merge-base", "main", "agent/big"], cwd=repo, capture_output=True, text=True,
@@ -114,17 +120,24 @@ def main() -> None:
         py = shlex.quote(sys.executable)
         ours_cmd = f"cd {shlex.quote(str(repo))} && {py} -m reviewui agent/big"
         bare_cmd = f"{py} {shlex.quote(str(ROOT / 'bench' / 'bare_diff_app.py'))} {shlex.quote(str(repo))} {base}..agent/big"
+        other_cmd = (f"cd {shlex.quote(str(repo))} && PYTHONPATH={shlex.quote(str(args.against.resolve()))} "
+                     f"{py} -m reviewui agent/big") if args.against is not None else None
         subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200", "-y", "50", "bash --norc --noprofile"],
                        env=env, check=True)
         try:
             time.sleep(0.5)
             ours: list[float] = []
             bare: list[float] = []
+            other: list[float] = []
             time_one(session, bare_cmd, ["C-q"])  # warm the page cache for both; not counted
             time_one(session, ours_cmd, ["q"])
+            if other_cmd is not None:
+                time_one(session, other_cmd, ["q"])
             for _ in range(args.reps):
                 bare.append(time_one(session, bare_cmd, ["C-q"]))
                 ours.append(time_one(session, ours_cmd, ["q"]))
+                if other_cmd is not None:
+                    other.append(time_one(session, other_cmd, ["q"]))
         finally:
             subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     mo, mb = statistics.median(ours), statistics.median(bare)
@@ -132,6 +145,9 @@ def main() -> None:
     print(f"  reviewui {mo:.3f}s  bare textual+git diff {mb:.3f}s  ratio {mo / mb:.2f}x"
           f"  (target <= 1.15x: {'met' if mo / mb <= 1.15 else 'NOT met'}; load {os.getloadavg()[0]:.1f})")
     print(f"  runs: reviewui {[round(x, 3) for x in ours]}  bare {[round(x, 3) for x in bare]}")
+    if other:
+        print(f"  against {args.against}: {statistics.median(other):.3f}s  ratio {statistics.median(other) / mb:.2f}x"
+              f"  (this checkout / that one {mo / statistics.median(other):.2f}x; runs {[round(x, 3) for x in other]})")
     co = [c for cmd, c in CPU if cmd == ours_cmd][1:]  # the untimed warm-up runs left out
     cb = [c for cmd, c in CPU if cmd == bare_cmd][1:]
     if co and cb:
