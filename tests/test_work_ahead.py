@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from reviewui.core.errors import ReviewError
+from reviewui.work_ahead import WorkAhead
 from tests.clirun import ROOT, run_cli
 from tests.gitrepo import RepoBuilder
 
@@ -103,6 +109,54 @@ def test_no_helper_beside_running_threads_or_without_a_process_to_be_had() -> No
     """)
     assert seen["beside"] == [seen["parent"], False]
     assert seen["refused"] == [seen["parent"], False]
+
+
+# --- what the parent makes of the helper's answer, read from a pipe here (no fork) ----------------
+
+def _reading(answer: bytes) -> tuple[WorkAhead[object], list[int]]:
+    """A WorkAhead whose helper wrote `answer` and exited; the list counts the work done here."""
+    done_here: list[int] = []
+    ahead: WorkAhead[object] = WorkAhead.__new__(WorkAhead)
+    r, w = os.pipe()
+    os.write(w, answer)
+    os.close(w)
+    ahead._work, ahead._pid, ahead._fd, ahead.helped = lambda: done_here.append(1) or "here", None, r, False
+    return ahead, done_here
+
+
+def test_an_answer_is_taken_and_a_refusal_raised_without_doing_the_work_here() -> None:
+    ahead, done_here = _reading(b"D" + pickle.dumps({"files": ("a.py",)}))
+    assert ahead.result() == {"files": ("a.py",)} and ahead.helped and not done_here
+    refused, done_here = _reading(b"R" + pickle.dumps(ReviewError("unknown branch: \x1b]52;c;x\x07")))
+    with pytest.raises(ReviewError, match="unknown branch"):
+        refused.result()
+    assert not done_here and not refused.helped
+
+
+@pytest.mark.parametrize("answer", [
+    b"",  # the helper died before it wrote
+    b"D" + pickle.dumps({"files": ("a.py",) * 100})[:-40],  # cut short
+    b"R" + pickle.dumps("not an error"),  # a refusal that is no ReviewError
+    b"D" + pickle.dumps(None),
+    b"X" + pickle.dumps("?"),
+])
+def test_any_other_answer_does_the_work_here(answer: bytes) -> None:
+    ahead, done_here = _reading(answer)
+    assert ahead.result() == "here" and done_here == [1] and not ahead.helped
+
+
+def test_a_helper_still_running_when_nobody_waits_is_killed_and_reaped() -> None:
+    helper = subprocess.Popen(["sleep", "3600"])
+    ahead, _ = _reading(b"")
+    ahead._pid = helper.pid
+    stopping = threading.Thread(target=ahead._stop, daemon=True)
+    stopping.start()
+    stopping.join(60)  # a bound on a hang (waiting out the hour), not a timing
+    assert not stopping.is_alive()
+    assert ahead._pid is None
+    with pytest.raises(ChildProcessError):  # reaped: no such child any more
+        os.waitpid(helper.pid, os.WNOHANG)
+    helper.returncode = -9  # reaped by _stop, not by Popen
 
 
 def _branch(tmp_path: Path) -> RepoBuilder:
