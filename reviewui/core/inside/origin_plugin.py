@@ -163,6 +163,12 @@ def pytest_collectreport(report: Any) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: Any) -> None:
+    # before Hypothesis's own, which scans the project's modules for constants (read_audit.py)
+    reads.hide_from_hypothesis()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: Any) -> bool | None:
     # A run of reverted code whose collection failed: nothing more is learned by running
     # tests (the revert is graded by the collection error), so end here quietly.

@@ -14,7 +14,9 @@ alone (a signature, a coroutine flag, a file name, `typing.overload`'s first lin
 its caller), an installed package reaching it (a decorator's bookkeeping, a logger naming its
 caller: real projects do both at import and in every test), the changed code reaching a frame's
 (asking where it runs). So not seen either: an installed serializer handing a test the bytes
-(`cloudpickle`), the changed code hashing its own running frame's code.
+(`cloudpickle`), the changed code hashing its own running frame's code. Hypothesis's scan of the
+project's modules for constants is kept off the changed files (`hide_from_hypothesis`): made by no
+test, its reads would be every test's.
 
 A test that opens, lists or links anything under the run's `.git` (REVIEWUI_GIT_DIR), or changes
 into it, reads git's copy of every changed source file: its objects, packs and refs can tell a
@@ -505,6 +507,33 @@ def collected(nodeids: Mapping[str, frozenset[str]]) -> None:
     _items.clear()
     _items.update(nodeids)
     _collected[0] = True
+
+
+def hide_from_hypothesis() -> None:
+    """Keep the changed source files out of Hypothesis's scan of the project's own modules.
+
+    Hypothesis (6.131 and later) draws examples near the constants of local modules, which it reads
+    from their source when tests are collected and as examples are made. A changed file's text would
+    then steer every Hypothesis test's inputs (a revert's run drawing other examples than its
+    control's, a test able to tell them apart), and the scan's reads, made by no test, were read by
+    every test collected: every bite of the file became `toothless`. Called once collection has
+    imported the tests' modules; where Hypothesis is not imported, or not as this expects, nothing
+    changes (its reads are then every test's, as before)."""
+    providers = sys.modules.get("hypothesis.internal.conjecture.providers")
+    local = getattr(providers, "is_local_module_file", None)
+    if not _sources or not callable(local) or getattr(local, "_reviewui_hides", False):
+        return
+
+    def is_local_module_file(path: str) -> bool:
+        try:
+            if os.path.realpath(path) in _sources:
+                return False
+        except (TypeError, ValueError, OSError):
+            pass
+        return bool(local(path))
+
+    is_local_module_file._reviewui_hides = True  # type: ignore[attr-defined]
+    providers.is_local_module_file = is_local_module_file  # type: ignore[union-attr]
 
 
 def found() -> dict[str, dict[str, list[str]]]:
