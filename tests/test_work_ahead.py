@@ -133,6 +133,24 @@ def test_an_answer_is_taken_and_a_refusal_raised_without_doing_the_work_here() -
     assert not done_here and not refused.helped
 
 
+def test_an_answer_that_is_an_error_is_a_value_not_a_refusal() -> None:
+    ahead, done_here = _reading(b"D" + pickle.dumps(ReviewError("kept as the work's value")))
+    got = ahead.result()
+    assert isinstance(got, ReviewError) and str(got) == "kept as the work's value" and not done_here
+
+
+def test_beside_a_running_thread_the_work_is_done_here_without_a_fork() -> None:
+    stop = threading.Event()
+    beside = threading.Thread(target=stop.wait)
+    beside.start()
+    try:
+        ahead = WorkAhead(os.getpid)
+        assert ahead.result() == os.getpid() and not ahead.helped
+    finally:
+        stop.set()
+        beside.join()
+
+
 @pytest.mark.parametrize("answer", [
     b"",  # the helper died before it wrote
     b"D" + pickle.dumps({"files": ("a.py",) * 100})[:-40],  # cut short
