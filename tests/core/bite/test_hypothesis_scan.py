@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewui.core.bite import guard_batch
 from reviewui.core.bite.engine import run_bite
 from reviewui.core.config import Settings
 from tests import project_python
@@ -73,6 +74,27 @@ def test_a_guard_bites_beside_a_hypothesis_test(tmp_path: Path, monkeypatch) -> 
     assert never and never[0].verdict == "bites", [(g.description, g.verdict, g.reason) for g in hunk.guards]
     assert never[0].failing_tests == ("tests/test_scale.py::test_scale",)
     assert not any("as data" in (g.reason or "") for g in hunk.guards)
+
+
+def test_the_guards_beside_a_hypothesis_test_are_graded_in_the_batch_session(tmp_path: Path, monkeypatch) -> None:
+    """Hypothesis wrote `.hypothesis/` into the tree from the first fork that ran its test; the session's
+    tree had then changed under the other forks, and every guard was handed back to run alone."""
+    _python_with_hypothesis(monkeypatch)
+    rb = make_repo(tmp_path / "repo", BASE, BRANCH)
+    t, d = load(rb.root)
+    handed_back: list[str] = []
+    real = guard_batch._grade
+
+    def grade(g, reply, root, session):  # type: ignore[no-untyped-def]
+        if "fallback" in reply:
+            handed_back.append(str(reply["fallback"]))
+        return real(g, reply, root, session)
+
+    monkeypatch.setattr(guard_batch, "_grade", grade)
+    rep = run_bite(t, d, Settings(), jobs=1, guards=True)
+    assert rep.baseline.status == "green", rep.baseline.reason
+    assert sum(len(h.guards) for h in rep.results) >= 4
+    assert handed_back == []  # every guard graded in its session's fork
 
 
 def test_only_the_changed_files_are_hidden_from_the_scan(tmp_path: Path) -> None:

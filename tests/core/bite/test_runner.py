@@ -201,3 +201,12 @@ def test_harness_variables_are_dropped_even_when_the_reviewer_allows_them() -> N
     harness = {"REVIEWUI_QUIET_STOP": "1", "REVIEWUI_GUARD_BATCH": "/tmp/x/b", "COVERAGE_RCFILE": "/tmp/x/rc"}
     env = scrubbed_env("/h", allow=[*harness, "MY_VAR"], base={**harness, "MY_VAR": "x"})
     assert env["MY_VAR"] == "x" and not set(harness) & set(env)
+
+
+def test_hypothesis_keeps_its_storage_in_the_private_home_not_the_tree() -> None:
+    """`.hypothesis/` in the tree changed it under a batch session's other forks: every guard then ran alone."""
+    env = scrubbed_env("/run/home/", base={"PATH": "/bin", "HYPOTHESIS_STORAGE_DIRECTORY": "/tree/.hypothesis"})
+    assert env["HYPOTHESIS_STORAGE_DIRECTORY"] == "/run/home/.hypothesis"  # an unallowed value never passes
+    allowed = scrubbed_env("/h", allow=["HYPOTHESIS_STORAGE_DIRECTORY"],
+                           base={"HYPOTHESIS_STORAGE_DIRECTORY": "/reviewer/hyp"})
+    assert allowed["HYPOTHESIS_STORAGE_DIRECTORY"] == "/reviewer/hyp"  # the reviewer's own, let through
