@@ -34,6 +34,8 @@ T = TypeVar("T")
 
 _DONE = b"D"
 _REFUSED = b"R"
+_UNREAD = object()
+"""No answer could be read (a value of None is an answer)."""
 
 
 class WorkAhead(Generic[T]):
@@ -72,15 +74,17 @@ class WorkAhead(Generic[T]):
             self._stop()
             raise
         self._stop()
+        answer: object = _UNREAD
         try:
-            answer = pickle.loads(data[1:]) if data[:1] in (_DONE, _REFUSED) else None
+            if data[:1] in (_DONE, _REFUSED):
+                answer = pickle.loads(data[1:])
         except Exception:  # cut short: the helper died while it wrote
-            answer = None
+            pass
         if data[:1] == _REFUSED and isinstance(answer, ReviewError):
             raise answer
-        if data[:1] == _DONE and answer is not None:
+        if data[:1] == _DONE and answer is not _UNREAD:
             self.helped = True
-            return answer  # type: ignore[no-any-return]
+            return answer  # type: ignore[return-value]
         return self._work()
 
     def _stop(self) -> None:

@@ -133,6 +133,11 @@ def test_an_answer_is_taken_and_a_refusal_raised_without_doing_the_work_here() -
     assert not done_here and not refused.helped
 
 
+def test_none_is_an_answer_too() -> None:
+    ahead, done_here = _reading(b"D" + pickle.dumps(None))
+    assert ahead.result() is None and ahead.helped and not done_here
+
+
 def test_an_answer_that_is_an_error_is_a_value_not_a_refusal() -> None:
     ahead, done_here = _reading(b"D" + pickle.dumps(ReviewError("kept as the work's value")))
     got = ahead.result()
@@ -155,7 +160,6 @@ def test_beside_a_running_thread_the_work_is_done_here_without_a_fork() -> None:
     b"",  # the helper died before it wrote
     b"D" + pickle.dumps({"files": ("a.py",) * 100})[:-40],  # cut short
     b"R" + pickle.dumps("not an error"),  # a refusal that is no ReviewError
-    b"D" + pickle.dumps(None),
     b"X" + pickle.dumps("?"),
 ])
 def test_any_other_answer_does_the_work_here(answer: bytes) -> None:
