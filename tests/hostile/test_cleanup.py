@@ -4,6 +4,7 @@ nothing is ever registered in the reviewer's repository."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -50,11 +51,101 @@ def test_inside_a_sandboxed_run_nothing_is_swept(tmp_path: Path, monkeypatch: py
 
 
 def test_private_tempdir_names_its_owner() -> None:
-    d = tempdirs.private_tempdir("run")
+    # Since session 27 a run's io dir is made in the memory root where there is one (the behaviour
+    # changed: it was always the temp dir); every other kind stays in the temp dir.
+    for kind, parent in (("run", tempdirs.memory_root() or tempfile.gettempdir()), ("bite", tempfile.gettempdir())):
+        d = tempdirs.private_tempdir(kind)
+        try:
+            assert d.name.startswith(f"reviewui-{kind}-{os.getpid()}-") and Path(parent) == d.parent
+        finally:
+            d.rmdir()
+
+
+@pytest.fixture
+def shm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A stand-in memory filesystem (sticky and world-writable as /dev/shm), no temp dir named."""
+    root = tmp_path / "shm"
+    root.mkdir()
+    os.chmod(root, 0o1777)
+    for var in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv(INSIDE_VAR, raising=False)
+    monkeypatch.setattr(tempdirs, "MEMORY_CANDIDATE", str(root))
+    real = tempdirs._fs_type
+    monkeypatch.setattr(tempdirs, "_fs_type", lambda path: "tmpfs" if path == str(root.resolve()) else real(path))
+    monkeypatch.setattr(tempdirs, "MEMORY_ROOM", 1)
+    return root.resolve()
+
+
+def test_run_dirs_are_made_in_the_memory_root_and_other_kinds_in_the_temp_dir(shm: Path) -> None:
+    run, bite = tempdirs.private_tempdir("run"), tempdirs.private_tempdir("bite")
     try:
-        assert d.name.startswith(f"reviewui-run-{os.getpid()}-") and Path(tempfile.gettempdir()) == d.parent
+        assert run.parent == shm and stat.S_IMODE(run.stat().st_mode) == 0o700
+        assert bite.parent == Path(tempfile.gettempdir()) != shm
+        assert tempdirs.temp_roots() == (Path(tempfile.gettempdir()), shm)
     finally:
-        d.rmdir()
+        run.rmdir()
+        bite.rmdir()
+
+
+def test_a_temp_dir_the_reviewer_names_wins_over_the_memory_root(shm: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    assert tempdirs.memory_root() == str(shm)  # the differential: without TMPDIR it is used
+    named = tmp_path / "named"
+    named.mkdir()
+    monkeypatch.setenv("TMPDIR", str(named))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read again from TMPDIR
+    assert tempdirs.memory_root() is None
+    run = tempdirs.private_tempdir("run")
+    assert run.parent == named
+    run.rmdir()
+
+
+@pytest.mark.parametrize("unfit", ["small", "not tmpfs", "no sticky bit", "missing"])
+def test_a_memory_root_without_room_or_of_the_wrong_kind_is_passed_over(
+        shm: Path, unfit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert tempdirs.memory_root() == str(shm)
+    if unfit == "small":
+        free = os.statvfs(shm)
+        monkeypatch.setattr(tempdirs, "MEMORY_ROOM", 2 * free.f_blocks * free.f_frsize)  # more than it holds
+    elif unfit == "not tmpfs":
+        monkeypatch.setattr(tempdirs, "_fs_type", lambda path: "ext4")
+    elif unfit == "no sticky bit":
+        os.chmod(shm, 0o777)  # anyone could rename our dir away under a run
+    else:
+        monkeypatch.setattr(tempdirs, "MEMORY_CANDIDATE", str(shm / "absent"))
+    assert tempdirs.memory_root() is None
+    run = tempdirs.private_tempdir("run")
+    assert run.parent == Path(tempfile.gettempdir())
+    run.rmdir()
+
+
+def test_a_dead_reviewuis_run_dirs_in_the_memory_root_are_swept(shm: Path) -> None:
+    # In memory they would hold the machine's RAM until a reboot: the next start removes them.
+    dead = shm / f"reviewui-run-{_dead_pid()}-abc"
+    (dead / "home").mkdir(parents=True)
+    (dead / "home" / "big").write_bytes(b"x" * 1000)
+    live = shm / f"reviewui-run-{os.getppid()}-abc"
+    live.mkdir()
+    assert tempdirs.sweep_stale() >= 1
+    assert not dead.exists() and live.exists()
+
+
+def test_the_filesystem_type_is_read_from_the_mount_table() -> None:
+    assert tempdirs._fs_type("/proc/self") == "proc"  # the longest mount point holding the path wins
+    assert tempdirs._fs_type("/") not in ("", "proc")
+
+
+def test_no_host_program_is_taken_from_a_run_dir_in_the_memory_root(shm: Path) -> None:
+    from reviewui.core.run.command_types import outside_checkouts
+
+    run = tempdirs.private_tempdir("run")
+    try:
+        (run / "python").write_text("#!/bin/sh\n")
+        assert outside_checkouts("/usr/bin/env")  # the differential: an ordinary host path is fine
+        assert not outside_checkouts(run / "python")
+    finally:
+        tempdirs.remove_tree(run)
 
 
 def test_abandoned_slots_and_builds_are_emptied_by_the_next_start(tmp_path: Path) -> None:

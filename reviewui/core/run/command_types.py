@@ -22,13 +22,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NewType, Sequence
 
 from reviewui.core.config import user_cache_dir
+from reviewui.core.run.tempdirs import temp_roots
 
 HostProgram = NewType("HostProgram", str)
 """A trusted program, vetted by `host_program`: a bare name (looked up on the reviewer's PATH) or
@@ -67,7 +67,7 @@ def _in_scratch(path: Path) -> bool:
     cache = user_cache_dir()
     if path == cache or cache in path.parents:
         return True
-    for tmp in {Path(tempfile.gettempdir()), Path(tempfile.gettempdir()).resolve()}:
+    for tmp in {r for root in temp_roots() for r in (root, root.resolve())}:
         if tmp in path.parents and _OWN_TEMP.match(path.relative_to(tmp).parts[0]):
             return True
     return False

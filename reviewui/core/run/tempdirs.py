@@ -1,9 +1,19 @@
 """reviewui's temp dirs, named with the owner's pid so the next start can remove a killed run's.
 
-`private_tempdir("run")` makes `<tmp>/reviewui-run-<pid>-XXXX`. The first call
+`private_tempdir("bite")` makes `<tmp>/reviewui-bite-<pid>-XXXX`. The first call
 in a process removes every `reviewui-<kind>-<pid>-*` dir whose pid is no longer
-alive (a reviewui killed with SIGKILL never ran its `finally`), and a process
-that exits normally removes the ones it still has (a daemon thread's, say).
+alive (a reviewui killed with SIGKILL never ran its `finally`), in the temp dir
+and in the memory root below, and a process that exits normally removes the ones
+it still has (a daemon thread's, say).
+
+A run's io dir (`run`: its requests, reports, plugin copies and HOME, written and
+read back within the run, then removed) is made on a memory filesystem instead
+(`memory_root`: /dev/shm where it is a tmpfs with MEMORY_ROOM free), unless the
+reviewer named a temp dir (TMPDIR, TEMP or TMP). On a disk each file made there
+cost 0.2-0.8 ms, a few per graded fork: about a tenth of a guard sweep
+(bench/README.md, session 27). What a run writes there is bounded as on a disk
+(watch.py: `disk-limit`, `file-limit`), and in a memory cgroup it counts against
+the run's `memory-limit`.
 """
 
 from __future__ import annotations
@@ -20,6 +30,14 @@ from pathlib import Path
 from reviewui.core.run.nesting import INSIDE_VAR
 
 _NAME = re.compile(r"^reviewui-[a-z][a-z-]*?-(\d+)-")
+MEMORY_KINDS = frozenset({"run"})
+"""The kinds made in the memory root when there is one (see the module docstring)."""
+MEMORY_CANDIDATE = "/dev/shm"
+"""The memory filesystem looked for: every Linux has one, world-writable with the sticky bit as /tmp."""
+MEMORY_ROOM = 4 * 1024 ** 3
+"""Bytes the memory root must have free when a dir is made there: two runs at the default `disk-limit`
+(a container's 64 MiB /dev/shm never qualifies, and its runs' io dirs stay on the disk)."""
+_TEMP_VARS = ("TMPDIR", "TEMP", "TMP")
 _swept = False
 _lock = threading.Lock()
 _live: set[Path] = set()
@@ -64,7 +82,8 @@ def remove_tree(path: str | Path) -> None:
 
 
 def sweep_stale(root: str | Path | None = None) -> int:
-    """Remove temp dirs left by reviewui processes that are gone; return how many.
+    """Remove temp dirs left by reviewui processes that are gone from `root` (default: every one of
+    `temp_roots`); return how many.
 
     Nothing inside a sandboxed run (reviewui's own suite runs reviewui): its /tmp
     is private, and the only reviewui dirs there are the outer run's own, bound
@@ -72,7 +91,9 @@ def sweep_stale(root: str | Path | None = None) -> int:
     """
     if os.environ.get(INSIDE_VAR) == "1":
         return 0
-    base = Path(root or tempfile.gettempdir())
+    if root is None:
+        return sum(sweep_stale(r) for r in temp_roots())
+    base = Path(root)
     removed = 0
     try:
         entries = list(base.iterdir())
@@ -88,14 +109,62 @@ def sweep_stale(root: str | Path | None = None) -> int:
     return removed
 
 
+def _fs_type(path: str) -> str:
+    """The filesystem type of the mount holding `path` (a resolved path), "" when unknown."""
+    best, kind = -1, ""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            rows = f.read().splitlines()
+    except OSError:
+        return ""
+    for row in rows:
+        fields, _, rest = row.partition(" - ")
+        parts = fields.split()
+        if len(parts) < 5 or not rest:
+            continue
+        point = parts[4].replace("\\040", " ")
+        if (path == point or path.startswith(point.rstrip("/") + "/")) and len(point) > best:
+            best, kind = len(point), rest.split()[0]
+    return kind
+
+
+def memory_root() -> str | None:
+    """The memory filesystem `MEMORY_KINDS` dirs are made in, or None: the reviewer named a temp dir,
+    or MEMORY_CANDIDATE is not a tmpfs this process can make private dirs in with MEMORY_ROOM free."""
+    if any(os.environ.get(var) for var in _TEMP_VARS):
+        return None
+    path = os.path.realpath(MEMORY_CANDIDATE)
+    try:
+        st = os.stat(path)
+        free = os.statvfs(path)
+    except OSError:
+        return None
+    shared_safely = bool(st.st_mode & stat.S_ISVTX) or (st.st_uid == os.getuid() and not st.st_mode & 0o077)
+    if (not stat.S_ISDIR(st.st_mode) or not shared_safely or not os.access(path, os.W_OK | os.X_OK)
+            or free.f_bavail * free.f_frsize < MEMORY_ROOM):
+        return None
+    return path if _fs_type(path) == "tmpfs" else None
+
+
+def temp_roots() -> tuple[Path, ...]:
+    """Every directory reviewui makes its temp dirs in: the temp dir, and the memory root if any."""
+    roots = [Path(tempfile.gettempdir())]
+    memory = memory_root()
+    if memory is not None and Path(memory) not in roots:
+        roots.append(Path(memory))
+    return tuple(roots)
+
+
 def private_tempdir(kind: str, where: str | Path | None = None) -> Path:
-    """A fresh temp dir of this process (`kind` is a lower-case word) in `where` (default the temp
-    dir); stale ones are swept first."""
+    """A fresh temp dir of this process (`kind` is a lower-case word) in `where` (default the memory
+    root for MEMORY_KINDS where there is one, else the temp dir); stale ones are swept first."""
     global _swept
     with _lock:
         if not _swept:
             _swept = True
             sweep_stale()
+    if where is None and kind in MEMORY_KINDS:
+        where = memory_root()
     made = Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-", dir=where))
     with _live_lock:
         _live.add(made)
