@@ -71,7 +71,7 @@ def pytest_collection(session: Any) -> bool | None:
     root = request["scratch"]
     swapped = {request["git"]["index"], request["git"]["ref"]}
     objects = request["git"].get("objects", "")
-    _warm(session)
+    _warm(session, [t for revert in request["reverts"] for t in revert["tests"]])
     clean: dict[str, tuple[int, int]] | None = _snapshot(root)
     for revert in request["reverts"]:
         why = "an earlier revert's tests changed the tree" if clean is None else _imported(root, revert["files"])
@@ -247,13 +247,15 @@ def _become(session: Any, revert: dict[str, Any]) -> None:
     linecache.clearcache()
 
 
-def _warm(session: Any) -> None:
+def _warm(session: Any, forked: list[str]) -> None:
     """Compile here, once, the patterns each fork would otherwise compile for itself: the JUnit
     report's escape (about 8 ms: a character class spanning Unicode) and the collection globs.
     Pure functions of their text, so a fork sees exactly what it would have compiled. Map the
     modules pytest's configuration loaded (a failure report looks each one up), and rewrite
-    the test files this session collects after the forks (`_rewrite_once`). Let each fork's
-    failure reports parse a source file once, not once per failing test (reports.py)."""
+    the test files this session collects after the forks and those the forks collect (`forked`:
+    their tests; a revert's selection is often wider than the session's guards') once
+    (`_rewrite_once`). Let each fork's failure reports parse a source file once, not once per
+    failing test (reports.py)."""
     import fnmatch
     import inspect
 
@@ -265,7 +267,7 @@ def _warm(session: Any) -> None:
         for name in ("norecursedirs", "python_files"):
             for pattern in session.config.getini(name):
                 fnmatch.fnmatch("x", pattern)
-        _rewrite_once(session.config, [a.split("::", 1)[0] for a in session.config.args])
+        _rewrite_once(session.config, [a.split("::", 1)[0] for a in [*session.config.args, *forked]])
         reports.share()
     except Exception:
         pass  # only time is lost: each fork compiles what it needs
@@ -297,8 +299,11 @@ def _rewrite_once(config: Any, paths: list[str]) -> None:
         fn = Path(path).absolute()
         if fn.suffix != ".py" or not fn.is_file():
             continue
-        before = fn.read_bytes()
-        made = real(fn, config)
+        try:
+            before = fn.read_bytes()
+            made = real(fn, config)
+        except Exception:
+            continue  # a file pytest cannot rewrite (a syntax error): each fork meets it as pytest would
         if fn.read_bytes() == before:
             done[str(fn)] = (before, made)
     rewrite._rewrite_test = once  # type: ignore[assignment]

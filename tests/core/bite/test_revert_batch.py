@@ -234,3 +234,44 @@ def test_a_test_file_is_rewritten_once_for_every_fork_while_its_bytes_are_the_sa
     assert once(test, object()) and len(calls) == 1  # another configuration: rewritten as pytest would
     test.write_text("def test_x():\n    assert 2\n")  # a test (or a revert) changed it
     assert once(test, config) == ("stat", "def test_x():\n    assert 2\n") and len(calls) == 2
+
+
+def test_a_file_that_cannot_be_rewritten_leaves_the_others_kept(tmp_path, monkeypatch) -> None:
+    import _pytest.assertion.rewrite as rewrite
+
+    from reviewui.core.inside import revert_batch_child
+
+    calls: list[str] = []
+
+    def fake_rewrite(fn, cfg):
+        calls.append(fn.name)
+        if fn.name == "test_broken.py":
+            raise SyntaxError("the agent left it half written")
+        return "stat", fn.read_text()
+
+    monkeypatch.setattr(rewrite, "_rewrite_test", fake_rewrite)
+    for name in ("test_broken.py", "test_x.py"):
+        (tmp_path / name).write_text("def test_x():\n    pass\n")
+    config = object()
+    monkeypatch.chdir(tmp_path)
+    revert_batch_child._rewrite_once(config, ["test_broken.py", "test_x.py"])
+    assert calls == ["test_broken.py", "test_x.py"]
+    once = rewrite._rewrite_test
+    assert once(tmp_path / "test_x.py", config) == ("stat", "def test_x():\n    pass\n")
+    assert calls == ["test_broken.py", "test_x.py"]  # kept although the file before it failed
+    with pytest.raises(SyntaxError):
+        once(tmp_path / "test_broken.py", config)  # each fork meets the error as pytest would
+
+
+def test_the_files_a_revert_fork_collects_are_rewritten_once_with_the_sessions_own(monkeypatch) -> None:
+    # A revert's selection (every test of a module-level hunk, say) is often wider than the tests of
+    # the guards its session runs: each fork rewrote the files outside the session's own again.
+    from types import SimpleNamespace
+
+    from reviewui.core.inside import revert_batch_child
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(revert_batch_child, "_rewrite_once", lambda config, paths: seen.append(paths))
+    config = SimpleNamespace(args=["tests/test_a.py::test_one"], getini=lambda name: [])
+    revert_batch_child._warm(SimpleNamespace(config=config), ["tests/test_b.py", "tests/test_a.py::test_two"])
+    assert seen and set(seen[0]) == {"tests/test_a.py", "tests/test_b.py"}
