@@ -384,3 +384,30 @@ def test_a_second_run_in_a_slot_waits_for_the_first_runs_directory(tmp_path: Pat
     second.join(10)
     assert got == [first] and not (first / "junit.xml").exists()  # then it has the directory, fresh
     server.release(got[0])
+
+
+HOOKS = '''import importlib.machinery
+
+import _pytest.assertion.rewrite as rewrite
+
+
+def test_hooks():
+    print("HOOKS", rewrite._rewrite_test.__qualname__, importlib.machinery.SourceFileLoader.source_to_code.__qualname__)
+'''
+
+
+def test_the_server_compiles_reviewuis_own_modules_once_for_its_runs(tmp_path: Path, server: WarmPytest) -> None:
+    """Each run's copies of the plugins and helpers were parsed and compiled again (~20 ms a run):
+    a server compiles them once (inside/own_code.py) and its runs take that code for the same bytes."""
+    from reviewui.core import inside
+    from reviewui.core.run import sandbox
+
+    if sandbox.level() != "bwrap":
+        pytest.fail("bubblewrap is part of the test environment")
+    root = project(tmp_path / "tree", {"test_hooks.py": HOOKS})
+    cold = run_tests(root, [*CMD, "-s"], ["test_hooks.py"], 60)
+    assert not cold.warm and "HOOKS _rewrite_test SourceLoader.source_to_code" in cold.output  # the differential
+    run = run_tests(root, [*CMD, "-s"], ["test_hooks.py"], 60, warm=server)
+    assert run.warm and outcomes(run) == {"test_hooks": "passed"}, run.output
+    assert "HOOKS _wrap_rewrite.<locals>.stored _wrap_loader.<locals>.source_to_code" in run.output
+    assert server._server(root).own == len(inside.PLUGINS) + len(inside.HELPERS)

@@ -49,6 +49,17 @@ revert batch's failure reports, the witness values; the search, its inputs and i
 imported in a witness search run; the origin plugin's record of reads and its inotify watch; the canary test)."""
 
 
+OWN_CODE = "reviewui_own_code.py"
+"""own_code.py's name beside the modules it compiles in a warm server's plugin directory."""
+
+
+def place_own(directory: Path) -> None:
+    """What a warm server compiles once for its runs (own_code.py): the plugins and helpers under
+    the names the runs import them by, and own_code.py itself."""
+    place_all(directory)
+    shutil.copyfile(HERE / "own_code.py", directory / OWN_CODE)
+
+
 def place_all(plugin_dir: Path) -> None:
     """Every plugin of PLUGINS and every helper into `plugin_dir` (what is there stays)."""
     plugin_dir.mkdir(parents=True, exist_ok=True)

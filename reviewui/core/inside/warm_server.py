@@ -237,6 +237,26 @@ def _rewrite_cache(directory: str) -> Any:
     return restore
 
 
+def own_code() -> int | None:
+    """Compile reviewui's plugins and helpers once for every run (own_code.py, loaded from the
+    read-only `--own-modules` directory, for the runs' copies at `--own-at`): how many, or None
+    without them (each run compiles its copies, as a cold run does)."""
+    directory, at = _option("--own-modules"), _option("--own-at")
+    if not directory or not at:
+        return None
+    try:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("reviewui_own_code", os.path.join(directory, "reviewui_own_code.py"))
+        if spec is None or spec.loader is None:
+            return None
+        module = importlib.util.module_from_spec(spec)  # never in sys.modules: no run imports it
+        spec.loader.exec_module(module)
+        return int(module.install(directory, at))
+    except Exception:
+        return None
+
+
 def _option(name: str) -> str | None:
     """The value after `name` in this server's arguments."""
     args = sys.argv[1:]
@@ -600,6 +620,7 @@ if __name__ == "__main__":
     rewrote = restore() if restore is not None else None
     if filling:
         sys.exit(0)
+    own = own_code()
     warm_lookups()
     # Everything imported so far lives as long as the server: out of the collector's
     # sight, the children's collections (pytest forces several per run) stay small
@@ -615,5 +636,7 @@ if __name__ == "__main__":
                              "moved": moved_internals()}
     if rewrote is not None:
         ready["rewrote"] = rewrote
+    if own is not None:
+        ready["own"] = own
     _write(ready)
     serve()

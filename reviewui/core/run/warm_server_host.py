@@ -47,6 +47,9 @@ REPLY_CAP = 1024 * 1024
 
 PLUGIN_CACHE_INSIDE = "/reviewui/plugin-cache"
 """Where a server sees the plugin cache (its host path is under the reviewer's home)."""
+OWN_MODULES = "own-modules"
+"""The folder of the server's plugin directory holding what it compiles for its runs (inside.place_own):
+no absolute path's first part, so never one of the plugin cache's own folders."""
 
 
 def plugin_cache_dir(python: HostProgram) -> Path:
@@ -108,6 +111,8 @@ class Server:
         self.moved: tuple[str, ...] = ()
         """Private pytest names the batching leans on that this pytest lacks (see warm_server.INTERNALS)."""
         self.pytest_version = ""
+        self.own: int | None = None
+        """How many of reviewui's plugins and helpers the server compiled once for its runs (None: none)."""
         self._plugins: Path | None = None
         self.group: RunGroup | None = None
         self.sized = self.level == "bwrap" and storage.level() == "tmpfs"
@@ -123,6 +128,7 @@ class Server:
             # reviewer's home) in the run's mount table.
             self._plugins = private_tempdir("plugins")
             copy_pyc(plugin_cache_dir(owner.python), self._plugins)
+            inside.place_own(self._plugins / OWN_MODULES)  # compiled once for every run (own_code.py)
             run_uid.open_to_run(self._plugins)
             # The slot and io dirs at the same fixed paths as every cold run's (room.py); with sized
             # storage the slot is the server's tmpfs, each run's tree unpacked into it.
@@ -133,8 +139,9 @@ class Server:
                                       (self._plugins, PLUGIN_CACHE_INSIDE, False)),
                               scratch_size=self.tree_room + lim.disk if self.sized else 0,
                               scratch_files=storage.warm_inodes(self.tree_entries, lim.files) if self.sized else 0)
-            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", PLUGIN_CACHE_INSIDE],
-                                box)
+            argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", PLUGIN_CACHE_INSIDE,
+                                 "--own-modules", f"{PLUGIN_CACHE_INSIDE}/{OWN_MODULES}",
+                                 "--own-at", f"{room.RUN}/plugin"], box)
             # One cgroup for the server and the one run it forks at a time: the run's memory and
             # processes are bounded as a whole (counted per run: `mark` before, `hit` after).
             self.group = RunGroup.create(sandbox.limits())
@@ -184,6 +191,8 @@ class Server:
                 moved = message.get("moved")
                 self.moved = tuple(str(m)[:200] for m in moved[:20]) if isinstance(moved, list) else ()
                 self.pytest_version = str(message.get("pytest", "?"))[:40]
+                own = message.get("own")
+                self.own = own if isinstance(own, int) and not isinstance(own, bool) else None
                 self._ready.set()
                 self._owner._notify()
                 if self.rewrote:

@@ -1,0 +1,95 @@
+"""reviewui's own run-side modules compiled once in the warm server, for every run it forks.
+
+Placed as `reviewui_own_code.py` beside copies of the plugins and helpers (inside.PLUGINS,
+inside.HELPERS) in the server's read-only plugin directory, and loaded by the server itself
+(`warm_server.own_code`), never by a run. Every run gets its own copies of those modules at
+the same path (room.RUN/plugin), and parsing and compiling them cost each run ~20 ms of its
+start. The server compiles them once, under the file names the runs import them from, and
+wraps the two places a run turns a module's source into code: pytest's assert rewrite (the
+plugins, which PYTEST_PLUGINS marks for it) and the standard source loader (the helpers).
+Each hands back the stored code only for a file at that path whose bytes are the ones it
+compiled, made exactly as the run would have made it; any other file compiles as before. A
+module holding an `assert` is left out: its rewrite depends on the run's configuration.
+
+Standard library and pytest only (README.md here).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Any
+
+SELF = "reviewui_own_code.py"
+"""This file's name in the plugin directory (not one of the modules it compiles)."""
+
+
+def install(directory: str, at: str) -> int:
+    """Compile every module in `directory` as the file of that name under `at`, and have this
+    process (and its forks) use that code for those files; returns how many were compiled."""
+    table = compiled(directory, at)
+    if table:
+        _wrap_rewrite(table)
+        _wrap_loader(table)
+    return len(table)
+
+
+def compiled(directory: str, at: str) -> dict[str, tuple[bytes, Any, Any]]:
+    """File name under `at` -> (source bytes, code as the source loader makes it, code as pytest's
+    assert rewrite makes it), for each module of `directory` that compiles and has no assert."""
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    table: dict[str, tuple[bytes, Any, Any]] = {}
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".py") or name == SELF:
+            continue
+        with open(os.path.join(directory, name), "rb") as f:
+            source = f.read()
+        filename = at.rstrip("/") + "/" + name
+        try:
+            tree = ast.parse(source, filename=filename)
+            if any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
+                continue
+            plain = compile(source, filename, "exec", dont_inherit=True)
+            rewrite_asserts(tree, source, filename, None)  # no assert: the configuration changes nothing
+            rewritten = compile(tree, filename, "exec", dont_inherit=True)
+        except Exception:
+            continue  # the run compiles it itself, and meets the error as it would have
+        table[filename] = (source, plain, rewritten)
+    return table
+
+
+def _wrap_rewrite(table: dict[str, tuple[bytes, Any, Any]]) -> None:
+    """pytest's `_rewrite_test(fn, config)` hands back the stored rewritten code for a stored file."""
+    import _pytest.assertion.rewrite as rewrite
+
+    real = rewrite._rewrite_test
+
+    def stored(fn: Any, config: Any) -> Any:
+        hit = table.get(str(fn))
+        if hit is not None:
+            try:
+                stat = os.stat(fn)
+                with open(fn, "rb") as f:
+                    if f.read() == hit[0]:
+                        return stat, hit[2]
+            except OSError:
+                pass
+        return real(fn, config)
+
+    rewrite._rewrite_test = stored  # type: ignore[assignment]
+
+
+def _wrap_loader(table: dict[str, tuple[bytes, Any, Any]]) -> None:
+    """The source loader hands back the stored code for a stored file's very bytes."""
+    from importlib.machinery import SourceFileLoader
+
+    real = SourceFileLoader.source_to_code
+
+    def source_to_code(self: Any, data: Any, path: Any, *, _optimize: int = -1) -> Any:
+        hit = table.get(path) if _optimize == -1 and isinstance(path, str) else None
+        if hit is not None and data == hit[0]:
+            return hit[1]
+        return real(self, data, path, _optimize=_optimize)
+
+    SourceFileLoader.source_to_code = source_to_code  # type: ignore[method-assign]

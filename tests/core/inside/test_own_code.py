@@ -1,0 +1,89 @@
+"""reviewui's run-side modules compiled once in the warm server (inside/own_code.py): the very code each
+run would make, handed back only for a file at the runs' path whose bytes are the ones compiled."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _pytest.assertion.rewrite import _rewrite_test
+
+from reviewui.core import inside
+from reviewui.core.inside import own_code
+
+
+def test_every_plugin_and_helper_is_compiled_as_the_run_would_compile_it(tmp_path: Path) -> None:
+    placed, at = tmp_path / "placed", tmp_path / "run" / "plugin"
+    inside.place_own(placed)
+    inside.place_all(at)  # the run's own copies, at the path the code is compiled under
+    table = own_code.compiled(str(placed), str(at))
+    names = {f"{module}.py" for module, _ in (*inside.PLUGINS, *inside.HELPERS)}
+    assert {Path(f).name for f in table} == names  # none left out (none holds an assert), own_code.py not among them
+    for filename, (source, plain, rewritten) in table.items():
+        assert source == Path(filename).read_bytes()
+        fresh = compile(source, filename, "exec", dont_inherit=True)  # what the source loader makes
+        assert marshal.dumps(plain) == marshal.dumps(fresh)
+        assert marshal.dumps(rewritten) == marshal.dumps(_rewrite_test(Path(filename), None)[1])  # pytest's hook
+        assert rewritten.co_filename == plain.co_filename == filename  # the read audit tells our frames by it
+
+
+@pytest.mark.parametrize("body", ["assert True\n", "def broken(:\n", "x = '\0'\n"])
+def test_a_module_with_an_assert_or_that_does_not_compile_is_left_to_the_run(tmp_path: Path, body: str) -> None:
+    (tmp_path / "reviewui_ok.py").write_text("X = 1\n")
+    (tmp_path / "reviewui_odd.py").write_text(body)
+    assert [Path(f).name for f in own_code.compiled(str(tmp_path), "/at")] == ["reviewui_ok.py"]
+
+
+CHILD = r'''
+import importlib, json, sys
+from pathlib import Path
+sys.dont_write_bytecode = True  # as in every run (PYTHONDONTWRITEBYTECODE): no .pyc answers for the source
+sys.path.insert(0, sys.argv[1])
+import own_code
+import _pytest.assertion.rewrite as rewrite
+
+placed, at = sys.argv[2], sys.argv[3]
+count = own_code.install(placed, at)
+sys.path.insert(0, at)
+helper = importlib.import_module("reviewui_helper")
+loader = helper.__spec__.loader
+same_loaded = loader.get_code("reviewui_helper")
+same_rewritten = rewrite._rewrite_test(Path(at) / "reviewui_plugin.py", None)[1]
+again_loaded = loader.get_code("reviewui_helper")
+(Path(at) / "reviewui_helper.py").write_text("VALUE = 'changed by a test'\n")
+changed_loaded = loader.get_code("reviewui_helper")
+(Path(at) / "reviewui_plugin.py").write_text("NAME = 'changed'\n")
+changed_rewritten = rewrite._rewrite_test(Path(at) / "reviewui_plugin.py", None)[1]
+print(json.dumps({
+    "count": count,
+    "helper": helper.VALUE,
+    "loaded_is_stored": same_loaded is again_loaded,
+    "rewritten_consts": list(map(repr, same_rewritten.co_consts)),
+    "changed_loaded": changed_loaded is same_loaded,
+    "changed_consts": list(map(repr, changed_loaded.co_consts)),
+    "changed_rewritten_consts": list(map(repr, changed_rewritten.co_consts)),
+}))
+'''
+
+
+def test_a_run_takes_the_stored_code_only_for_the_bytes_compiled(tmp_path: Path) -> None:
+    placed, at = tmp_path / "placed", tmp_path / "run" / "plugin"
+    placed.mkdir()
+    at.mkdir(parents=True)
+    for d in (placed, at):
+        (d / "reviewui_helper.py").write_text("VALUE = 'as placed'\n")
+        (d / "reviewui_plugin.py").write_text("NAME = 'plugin'\n")
+    done = subprocess.run([sys.executable, "-c", CHILD, str(Path(own_code.__file__).parent), str(placed), str(at)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout)
+    assert seen["count"] == 2 and seen["helper"] == "as placed"
+    assert seen["loaded_is_stored"]  # the same object each time: the stored one, not a fresh compile
+    assert "'plugin'" in seen["rewritten_consts"]
+    # a file a test changed compiles from its own bytes, through pytest's hook and the loader alike
+    assert not seen["changed_loaded"] and "'changed by a test'" in seen["changed_consts"]
+    assert "'changed'" in seen["changed_rewritten_consts"]
