@@ -77,7 +77,7 @@ def _wrap_rewrite(table: dict[str, tuple[bytes, Any, Any]]) -> None:
                 pass
         return real(fn, config)
 
-    rewrite._rewrite_test = stored  # type: ignore[assignment]
+    rewrite._rewrite_test = stored
 
 
 def _wrap_loader(table: dict[str, tuple[bytes, Any, Any]]) -> None:
