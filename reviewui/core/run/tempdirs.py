@@ -109,8 +109,20 @@ def sweep_stale(root: str | Path | None = None) -> int:
     return removed
 
 
+_fs_types: dict[str, str] = {}
+"""Each path's filesystem type, read once: every run's host-program check asks (command_types.py)."""
+
+
 def _fs_type(path: str) -> str:
     """The filesystem type of the mount holding `path` (a resolved path), "" when unknown."""
+    known = _fs_types.get(path)
+    if known is None:
+        known = _fs_types[path] = _mount_type(path)
+    return known
+
+
+def _mount_type(path: str) -> str:
+    """`_fs_type` read from this process's mount table."""
     best, kind = -1, ""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
