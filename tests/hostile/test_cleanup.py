@@ -51,14 +51,11 @@ def test_inside_a_sandboxed_run_nothing_is_swept(tmp_path: Path, monkeypatch: py
 
 
 def test_private_tempdir_names_its_owner() -> None:
-    # Since session 27 a run's io dir is made in the memory root where there is one (the behaviour
-    # changed: it was always the temp dir); every other kind stays in the temp dir.
-    for kind, parent in (("run", tempdirs.memory_root() or tempfile.gettempdir()), ("bite", tempfile.gettempdir())):
-        d = tempdirs.private_tempdir(kind)
-        try:
-            assert d.name.startswith(f"reviewui-{kind}-{os.getpid()}-") and Path(parent) == d.parent
-        finally:
-            d.rmdir()
+    d = tempdirs.private_tempdir("run")
+    try:
+        assert d.name.startswith(f"reviewui-run-{os.getpid()}-") and Path(tempfile.gettempdir()) == d.parent
+    finally:
+        d.rmdir()
 
 
 @pytest.fixture
@@ -77,9 +74,10 @@ def shm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root.resolve()
 
 
-def test_run_dirs_are_made_in_the_memory_root_and_other_kinds_in_the_temp_dir(shm: Path) -> None:
-    run, bite = tempdirs.private_tempdir("run"), tempdirs.private_tempdir("bite")
+def test_io_dirs_are_made_in_the_memory_root_and_other_temp_dirs_in_the_temp_dir(shm: Path) -> None:
+    run, bite = tempdirs.io_tempdir(), tempdirs.private_tempdir("bite")
     try:
+        assert run.name.startswith(f"reviewui-run-{os.getpid()}-")  # named as any temp dir of ours: swept alike
         assert run.parent == shm and stat.S_IMODE(run.stat().st_mode) == 0o700
         assert bite.parent == Path(tempfile.gettempdir()) != shm
         assert tempdirs.temp_roots() == (Path(tempfile.gettempdir()), shm)
@@ -96,7 +94,7 @@ def test_a_temp_dir_the_reviewer_names_wins_over_the_memory_root(shm: Path, tmp_
     monkeypatch.setenv("TMPDIR", str(named))
     monkeypatch.setattr(tempfile, "tempdir", None)  # read again from TMPDIR
     assert tempdirs.memory_root() is None
-    run = tempdirs.private_tempdir("run")
+    run = tempdirs.io_tempdir()
     assert run.parent == named
     run.rmdir()
 
@@ -115,7 +113,7 @@ def test_a_memory_root_without_room_or_of_the_wrong_kind_is_passed_over(
     else:
         monkeypatch.setattr(tempdirs, "MEMORY_CANDIDATE", str(shm / "absent"))
     assert tempdirs.memory_root() is None
-    run = tempdirs.private_tempdir("run")
+    run = tempdirs.io_tempdir()
     assert run.parent == Path(tempfile.gettempdir())
     run.rmdir()
 
@@ -139,7 +137,7 @@ def test_the_filesystem_type_is_read_from_the_mount_table() -> None:
 def test_no_host_program_is_taken_from_a_run_dir_in_the_memory_root(shm: Path) -> None:
     from reviewui.core.run.command_types import outside_checkouts
 
-    run = tempdirs.private_tempdir("run")
+    run = tempdirs.io_tempdir()
     try:
         (run / "python").write_text("#!/bin/sh\n")
         assert outside_checkouts("/usr/bin/env")  # the differential: an ordinary host path is fine
@@ -251,3 +249,32 @@ def test_removing_a_tree_never_touches_what_holds_it(tmp_path: Path) -> None:
     (tree / "ro").chmod(0o500)
     remove_tree(tree)
     assert not tree.exists() and holder.stat().st_mode & 0o7777 == 0o1777
+
+
+def test_a_cold_run_and_a_warm_server_make_their_io_dirs_in_the_memory_root(shm: Path, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewui.core.run import runner, warm_server_host
+    from reviewui.core.run.warm_runner import WarmPytest
+
+    made: list[Path] = []
+
+    def recorded() -> Path:
+        made.append(tempdirs.io_tempdir())
+        return made[-1]
+
+    monkeypatch.setattr(runner, "io_tempdir", recorded)
+    monkeypatch.setattr(warm_server_host, "io_tempdir", recorded)
+    tree = tmp_path / "slot" / "tree"
+    tree.mkdir(parents=True)
+    (tree / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    cold = runner.run_tests(tree, [sys.executable, "-m", "pytest"], ["test_ok.py"], 120)
+    assert not cold.warm and [t.outcome for t in cold.tests] == ["passed"], cold.output
+    warm = WarmPytest(sys.executable)
+    try:
+        run = runner.run_tests(tree, [sys.executable, "-m", "pytest"], ["test_ok.py"], 120, warm=warm)
+        assert run.warm and [t.outcome for t in run.tests] == ["passed"], run.output
+        assert warm._server(tree).io.parent == shm
+    finally:
+        warm.close()
+    assert len(made) == 2 and all(d.parent == shm for d in made)
+    assert not [p for p in shm.iterdir() if p.name.startswith(f"reviewui-run-{os.getpid()}-")]  # removed after

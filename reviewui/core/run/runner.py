@@ -53,7 +53,7 @@ from reviewui.core.run import interp, room, run_uid, sandbox, storage
 from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import AgentWords, HostProgram, host_program
 from reviewui.core.run.sandbox_env import SCRATCH_MARKER, network_isolation_prefix, scrubbed_env
-from reviewui.core.run.tempdirs import private_tempdir
+from reviewui.core.run.tempdirs import io_tempdir, private_tempdir
 from reviewui.core.run.watch import DiskWatch, measure
 
 from reviewui.core.run.warm_runner import PLUGIN_CACHE_INSIDE, WarmPytest, warm_form
@@ -183,7 +183,7 @@ def run_tests(
     ran_warm = warm is not None and warm.accepts(argv)
     # The run's own directory is `<io>/run`: inside the sandbox io is at room.IO, the same for a
     # cold run and a fork of a warm server (whose io dir holds it).
-    io = None if ran_warm else private_tempdir("run")
+    io = None if ran_warm else io_tempdir()
     work = warm.work_dir(cwd) if ran_warm and warm is not None else _fresh(io / room.RUN_NAME)  # type: ignore[operator]
     tree = Path(cwd).resolve()
     where = _Where(level, room.Room(tree, work, on=level == "bwrap",

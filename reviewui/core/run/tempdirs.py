@@ -6,8 +6,8 @@ alive (a reviewui killed with SIGKILL never ran its `finally`), in the temp dir
 and in the memory root below, and a process that exits normally removes the ones
 it still has (a daemon thread's, say).
 
-A run's io dir (`run`: its requests, reports, plugin copies and HOME, written and
-read back within the run, then removed) is made on a memory filesystem instead
+A run's io dir (`io_tempdir`: its requests, reports, plugin copies and HOME, written
+and read back within the run, then removed) is made on a memory filesystem instead
 (`memory_root`: /dev/shm where it is a tmpfs with MEMORY_ROOM free), unless the
 reviewer named a temp dir (TMPDIR, TEMP or TMP). On a disk each file made there
 cost 0.2-0.8 ms, a few per graded fork: about a tenth of a guard sweep
@@ -30,8 +30,6 @@ from pathlib import Path
 from reviewui.core.run.nesting import INSIDE_VAR
 
 _NAME = re.compile(r"^reviewui-[a-z][a-z-]*?-(\d+)-")
-MEMORY_KINDS = frozenset({"run"})
-"""The kinds made in the memory root when there is one (see the module docstring)."""
 MEMORY_CANDIDATE = "/dev/shm"
 """The memory filesystem looked for: every Linux has one, world-writable with the sticky bit as /tmp."""
 MEMORY_ROOM = 4 * 1024 ** 3
@@ -141,7 +139,7 @@ def _mount_type(path: str) -> str:
 
 
 def memory_root() -> str | None:
-    """The memory filesystem `MEMORY_KINDS` dirs are made in, or None: the reviewer named a temp dir,
+    """The memory filesystem a run's io dir is made in (`io_tempdir`), or None: the reviewer named a temp dir,
     or MEMORY_CANDIDATE is not a tmpfs this process can make private dirs in with MEMORY_ROOM free."""
     if any(os.environ.get(var) for var in _TEMP_VARS):
         return None
@@ -167,16 +165,20 @@ def temp_roots() -> tuple[Path, ...]:
     return tuple(roots)
 
 
+def io_tempdir() -> Path:
+    """A fresh io dir for one run (or one warm server's runs): `reviewui-run-<pid>-XXXX` in the memory
+    root where there is one, else in the temp dir (see the module docstring)."""
+    return private_tempdir("run", memory_root())
+
+
 def private_tempdir(kind: str, where: str | Path | None = None) -> Path:
-    """A fresh temp dir of this process (`kind` is a lower-case word) in `where` (default the memory
-    root for MEMORY_KINDS where there is one, else the temp dir); stale ones are swept first."""
+    """A fresh temp dir of this process (`kind` is a lower-case word) in `where` (default the temp
+    dir); stale ones are swept first (in every one of `temp_roots`)."""
     global _swept
     with _lock:
         if not _swept:
             _swept = True
             sweep_stale()
-    if where is None and kind in MEMORY_KINDS:
-        where = memory_root()
     made = Path(tempfile.mkdtemp(prefix=f"reviewui-{kind}-{os.getpid()}-", dir=where))
     with _live_lock:
         _live.add(made)

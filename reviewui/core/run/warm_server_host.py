@@ -30,7 +30,7 @@ from reviewui.core.run.cgroup import RunGroup
 from reviewui.core.run.command_types import HostProgram, resolve
 from reviewui.core.run.process import POLL_SECONDS, CappedBuffer, Outcome, StopCheck, capped_lines, kill_group
 from reviewui.core.run.sandbox_env import WARM_OWNER_MARKER, network_isolation_prefix, scrubbed_env
-from reviewui.core.run.tempdirs import private_tempdir, remove_tree
+from reviewui.core.run.tempdirs import io_tempdir, private_tempdir, remove_tree
 from reviewui.core.run.watch import DiskWatch, measure
 
 SERVER_SOURCE = inside.source("warm_server.py").read_text(encoding="utf-8")
@@ -87,7 +87,7 @@ class Server:
         self.slot = slot
         self.slot_id = identity(slot)
         """The slot dir's (device, inode) when the server bound it."""
-        self.io = private_tempdir("run")  # named as a cold run's io dir: the mount table shows the same shape
+        self.io = io_tempdir()  # named as a cold run's io dir: the mount table shows the same shape
         home = self.io / "home"
         home.mkdir()
         self._ready = threading.Event()

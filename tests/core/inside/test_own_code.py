@@ -87,3 +87,31 @@ def test_a_run_takes_the_stored_code_only_for_the_bytes_compiled(tmp_path: Path)
     # a file a test changed compiles from its own bytes, through pytest's hook and the loader alike
     assert not seen["changed_loaded"] and "'changed by a test'" in seen["changed_consts"]
     assert "'changed'" in seen["changed_rewritten_consts"]
+
+
+def test_own_code_compiles_nothing_without_its_options_or_its_files(tmp_path: Path, monkeypatch) -> None:
+    # A server started without them (or whose directory is not there) leaves each run to compile
+    # its own copies, as a cold run does: no hook is installed.
+    from importlib.machinery import SourceFileLoader
+
+    import _pytest.assertion.rewrite as rewrite
+
+    from reviewui.core.inside import warm_server
+
+    before = (SourceFileLoader.source_to_code, rewrite._rewrite_test)
+    monkeypatch.setattr(sys, "argv", ["-c", "sweep"])
+    assert warm_server.own_code() is None
+    monkeypatch.setattr(sys, "argv", ["-c", "sweep", "--own-modules", str(tmp_path / "absent"), "--own-at", "/at"])
+    assert warm_server.own_code() is None
+    assert (SourceFileLoader.source_to_code, rewrite._rewrite_test) == before
+
+
+def test_own_code_in_a_server_process_compiles_every_placed_module(tmp_path: Path) -> None:
+    placed = tmp_path / "placed"
+    inside.place_own(placed)
+    code = ("import sys; sys.argv = ['-c', 'sweep', '--own-modules', sys.argv[1], '--own-at', '/reviewui/io/run/plugin']\n"
+            f"sys.path.insert(0, {str(Path(own_code.__file__).parent)!r})\n"
+            "import warm_server; print(warm_server.own_code())")
+    done = subprocess.run([sys.executable, "-c", code, str(placed)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.strip()) == len(inside.PLUGINS) + len(inside.HELPERS)
