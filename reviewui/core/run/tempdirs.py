@@ -10,7 +10,7 @@ A run's io dir (`io_tempdir`: its requests, reports, plugin copies and HOME, wri
 and read back within the run, then removed) is made on a memory filesystem instead
 (`memory_root`: /dev/shm where it is a tmpfs with MEMORY_ROOM free), unless the
 reviewer named a temp dir (TMPDIR, TEMP or TMP). On a disk each file made there
-cost 0.2-0.8 ms, a few per graded fork: about a tenth of a guard sweep
+cost 0.2-0.8 ms, a few per graded fork: 7-10 % of a guard sweep
 (bench/README.md, session 27). What a run writes there is bounded as on a disk
 (watch.py: `disk-limit`, `file-limit`), and in a memory cgroup it counts against
 the run's `memory-limit`.
