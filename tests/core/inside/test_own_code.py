@@ -89,29 +89,25 @@ def test_a_run_takes_the_stored_code_only_for_the_bytes_compiled(tmp_path: Path)
     assert "'changed'" in seen["changed_rewritten_consts"]
 
 
-def test_own_code_compiles_nothing_without_its_options_or_its_files(tmp_path: Path, monkeypatch) -> None:
-    # A server started without them (or whose directory is not there) leaves each run to compile
-    # its own copies, as a cold run does: no hook is installed.
+def test_own_code_hooks_the_runs_for_the_placed_modules_and_nothing_without_them(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    # What a server does before its first fork, here in this process: monkeypatch puts both hooks back.
     from importlib.machinery import SourceFileLoader
 
     import _pytest.assertion.rewrite as rewrite
 
     from reviewui.core.inside import warm_server
 
+    monkeypatch.setattr(SourceFileLoader, "source_to_code", SourceFileLoader.source_to_code)
+    monkeypatch.setattr(rewrite, "_rewrite_test", rewrite._rewrite_test)
     before = (SourceFileLoader.source_to_code, rewrite._rewrite_test)
-    monkeypatch.setattr(sys, "argv", ["-c", "sweep"])
-    assert warm_server.own_code() is None
-    monkeypatch.setattr(sys, "argv", ["-c", "sweep", "--own-modules", str(tmp_path / "absent"), "--own-at", "/at"])
-    assert warm_server.own_code() is None
-    assert (SourceFileLoader.source_to_code, rewrite._rewrite_test) == before
-
-
-def test_own_code_in_a_server_process_compiles_every_placed_module(tmp_path: Path) -> None:
     placed = tmp_path / "placed"
     inside.place_own(placed)
-    code = ("import sys; sys.argv = ['-c', 'sweep', '--own-modules', sys.argv[1], '--own-at', '/reviewui/io/run/plugin']\n"
-            f"sys.path.insert(0, {str(Path(own_code.__file__).parent)!r})\n"
-            "import warm_server; print(warm_server.own_code())")
-    done = subprocess.run([sys.executable, "-c", code, str(placed)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert int(done.stdout.strip()) == len(inside.PLUGINS) + len(inside.HELPERS)
+    for argv in (["-c", "sweep"], ["-c", "sweep", "--own-modules", str(tmp_path / "absent"), "--own-at", "/at"]):
+        monkeypatch.setattr(sys, "argv", argv)
+        assert warm_server.own_code() is None  # each run compiles its own copies, as a cold run does
+        assert (SourceFileLoader.source_to_code, rewrite._rewrite_test) == before
+    monkeypatch.setattr(sys, "argv", ["-c", "sweep", "--own-modules", str(placed), "--own-at", "/reviewui/io/run/plugin"])
+    assert warm_server.own_code() == len(inside.PLUGINS) + len(inside.HELPERS)
+    assert SourceFileLoader.source_to_code is not before[0] and rewrite._rewrite_test is not before[1]
+    assert "reviewui_own_code" not in sys.modules  # loaded by path: no run can import it
