@@ -1,10 +1,17 @@
 """First paint in a real terminal, wall clock from Enter to the first diff line, imports included.
 
 Each run types the command into a tmux pane (a real terminal at 200x50),
-presses Enter, and polls the pane until the first hunk header (`@@ -`) is on
-screen. reviewui opening the 400-file branch is compared with a bare Textual
+presses Enter, and waits for the first hunk header (`@@ -`) in what the app
+writes to the pane, read through `tmux pipe-pane` as it passes through the
+terminal (a blocking read; the screen is then checked to show it, untimed).
+reviewui opening the 400-file branch is compared with a bare Textual
 app that runs `git diff` and shows it (bench/bare_diff_app.py), started the
 same way. Both pay Python's start-up and their imports, as a reviewer does.
+`--poll` times the older way instead: `tmux capture-pane` every 2 ms until the
+header is on screen. That instrument starts a tmux client ~300 times a second,
+about a core's worth of CPU on a 2-core machine, and so slows what it times:
+both apps, and reviewui (two processes at start-up) more than the bare app
+(bench/README.md, session 28).
 Target (issue 44): reviewui <= 1.15x the bare app (issue 16's was 1.3x). The CPU each
 process had used at its first paint is printed too (steadier than the wall clock under load).
 Run: python bench/bench_first_paint.py [--reps N] [--against CHECKOUT]
@@ -17,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import select
 import shlex
 import shutil
 import statistics
@@ -59,30 +68,21 @@ CPU: list[tuple[str, float]] = []
 """(command, CPU seconds at its first paint) of every timed run."""
 
 
-def time_one(session: str, command: str, quit_keys: list[str]) -> float:
-    """Seconds from Enter to the first hunk header on screen, for one run of `command` (its CPU
-    time then, read within a poll of the paint, goes to CPU: the load on a shared machine moves
-    the wall clock far more than the CPU a start takes)."""
+def time_one(session: str, command: str, quit_keys: list[str], poll: bool = False) -> float:
+    """Seconds from Enter to the first hunk header, for one run of `command`: written to the pane
+    (or, with `poll`, seen on screen by capture-pane). Its CPU time then goes to CPU: the load on a
+    shared machine moves the wall clock far more than the CPU a start takes."""
     _RUNS[0] += 1
     done = f"__done_{_RUNS[0]}__"
     tmux("send-keys", "-t", session, "clear", "Enter")
     time.sleep(0.3)
     tmux("send-keys", "-t", session, "-l", f"{command}; clear; echo {done}")
     time.sleep(0.2)
-    t0 = time.perf_counter()
-    tmux("send-keys", "-t", session, "Enter")
-    while True:
-        screen = tmux("capture-pane", "-p", "-t", session)
-        elapsed = time.perf_counter() - t0
-        # the typed command line itself holds no "@@ -", so any hit is drawn by the app
-        if MARK in screen:
-            cpu = _cpu_of_app(session)
-            if cpu is not None:
-                CPU.append((command, cpu))
-            break
-        if elapsed > TIMEOUT:
-            raise SystemExit(f"no diff line after {TIMEOUT}s:\n{screen}")
-        time.sleep(0.002)
+    elapsed = _polled(session) if poll else _streamed(session)
+    cpu = _cpu_of_app(session)
+    if cpu is not None:
+        CPU.append((command, cpu))
+    _wait_for_screen(session)
     time.sleep(0.5)
     for key in quit_keys:
         tmux("send-keys", "-t", session, key)
@@ -95,10 +95,73 @@ def time_one(session: str, command: str, quit_keys: list[str]) -> float:
     return elapsed
 
 
+def _polled(session: str) -> float:
+    """Press Enter; seconds until capture-pane shows the marker (polled every 2 ms)."""
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", session, "Enter")
+    while True:
+        screen = tmux("capture-pane", "-p", "-t", session)
+        elapsed = time.perf_counter() - t0
+        # the typed command line itself holds no "@@ -", so any hit is drawn by the app
+        if MARK in screen:
+            return elapsed
+        if elapsed > TIMEOUT:
+            raise SystemExit(f"no diff line after {TIMEOUT}s:\n{screen}")
+        time.sleep(0.002)
+
+
+_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+"""Terminal control sequences (CSI, charset, keypad, cursor save): styles may split the marker's characters."""
+
+
+def _streamed(session: str) -> float:
+    """Press Enter; seconds until the marker passes through the pane's output (tmux pipe-pane to a
+    FIFO read here with a blocking select: the instrument uses no CPU while it waits)."""
+    with tempfile.TemporaryDirectory() as d:
+        fifo = os.path.join(d, "pane")
+        os.mkfifo(fifo)
+        rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        wfd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ours: no EOF before tmux's writer opens it
+        try:
+            tmux("pipe-pane", "-O", "-t", session, f"exec cat > {shlex.quote(fifo)}")
+            time.sleep(0.1)  # the pipe's shell started
+            t0 = time.perf_counter()
+            tmux("send-keys", "-t", session, "Enter")
+            tail = b""
+            while True:
+                elapsed = time.perf_counter() - t0
+                if elapsed > TIMEOUT:
+                    raise SystemExit(f"no diff line written after {TIMEOUT}s")
+                ready, _, _ = select.select([rfd], [], [], TIMEOUT - elapsed)
+                if not ready:
+                    continue
+                elapsed = time.perf_counter() - t0
+                tail += os.read(rfd, 1 << 16)
+                # the typed command line itself holds no "@@ -", so any hit is written by the app
+                if MARK.encode() in _ESCAPES.sub(b"", tail):
+                    return elapsed
+                tail = tail[-256:]  # a marker split across two reads is still found
+        finally:
+            tmux("pipe-pane", "-t", session)  # closes the pipe
+            os.close(wfd)
+            os.close(rfd)
+
+
+def _wait_for_screen(session: str) -> None:
+    """Wait (untimed) until the screen shows the marker: the written frame was drawn."""
+    deadline = time.perf_counter() + TIMEOUT
+    while MARK not in tmux("capture-pane", "-p", "-t", session):
+        if time.perf_counter() > deadline:
+            raise SystemExit("the marker was written but never shown")
+        time.sleep(0.02)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--against", type=Path, help="another checkout whose reviewui is timed in the same rounds")
+    ap.add_argument("--poll", action="store_true",
+                    help="time until capture-pane (polled every 2 ms) shows the marker, as before session 28")
     args = ap.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("needs tmux")
@@ -129,19 +192,20 @@ def main() -> None:
             ours: list[float] = []
             bare: list[float] = []
             other: list[float] = []
-            time_one(session, bare_cmd, ["C-q"])  # warm the page cache for both; not counted
-            time_one(session, ours_cmd, ["q"])
+            time_one(session, bare_cmd, ["C-q"], args.poll)  # warm the page cache for both; not counted
+            time_one(session, ours_cmd, ["q"], args.poll)
             if other_cmd is not None:
-                time_one(session, other_cmd, ["q"])
+                time_one(session, other_cmd, ["q"], args.poll)
             for _ in range(args.reps):
-                bare.append(time_one(session, bare_cmd, ["C-q"]))
-                ours.append(time_one(session, ours_cmd, ["q"]))
+                bare.append(time_one(session, bare_cmd, ["C-q"], args.poll))
+                ours.append(time_one(session, ours_cmd, ["q"], args.poll))
                 if other_cmd is not None:
-                    other.append(time_one(session, other_cmd, ["q"]))
+                    other.append(time_one(session, other_cmd, ["q"], args.poll))
         finally:
             subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     mo, mb = statistics.median(ours), statistics.median(bare)
-    print("first paint in tmux, Enter to first diff line (imports included), 400 files/40k lines:")
+    how = "on screen, polled" if args.poll else "written to the pane"
+    print(f"first paint in tmux, Enter to first diff line {how} (imports included), 400 files/40k lines:")
     print(f"  reviewui {mo:.3f}s  bare textual+git diff {mb:.3f}s  ratio {mo / mb:.2f}x"
           f"  (target <= 1.15x: {'met' if mo / mb <= 1.15 else 'NOT met'}; load {os.getloadavg()[0]:.1f})")
     print(f"  runs: reviewui {[round(x, 3) for x in ours]}  bare {[round(x, 3) for x in bare]}")
