@@ -229,6 +229,26 @@ def _wait_for(browser: Any, pattern: str, timeout: float) -> str:
     raise AssertionError(f"{pattern!r} not on the screen ({why}):\n{text}\nserver said:\n{server}")
 
 
+class _Keyboard:
+    """Keys typed as a user's keyboard types them: into the element with the focus, xterm.js's
+    own input (its helper textarea), focused first as a click on the terminal would.
+
+    Not WebDriver's element `send_keys`: that first checks the element can be interacted with,
+    and newer chromedrivers (Debian's 150) call xterm's textarea, transparent and a few pixels
+    wide under the cursor, "not interactable".
+    """
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+
+    def send_keys(self, keys: str) -> None:
+        """Focus the terminal's input and type `keys` there."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        self.browser.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
+        ActionChains(self.browser).send_keys(keys).perform()
+
+
 def _png_facts(png: bytes) -> tuple[int, int, int]:
     """Width, height and how many distinct rows a PNG (8-bit RGB or RGBA, as Chromium writes) has."""
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -254,7 +274,7 @@ def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> No
         browser.get(served)
         first = _wait_for(browser, r"n Next hunk", 60)
         assert f"{STORY}  {BRANCH}" in first and "@@ -44,3 +44,17 @@" in first
-        keys = browser.find_element("css selector", ".xterm-helper-textarea")
+        keys = _Keyboard(browser)
 
         keys.send_keys("n")  # the next hunk is the test file's
         _wait_for(browser, r"@@ -0,0 \+1,20 @@", 20)
@@ -354,7 +374,7 @@ def _file_list_shown(browser: Any) -> str:
         if re.search(r"⚑\d", text):
             return text
         before = _list_layout(text)
-        browser.find_element("css selector", ".xterm-helper-textarea").send_keys("L")
+        _Keyboard(browser).send_keys("L")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and _list_layout(text) == before:
             time.sleep(0.1)
