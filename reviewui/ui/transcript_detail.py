@@ -137,7 +137,7 @@ def turn_header(t: Turn, style: Callable[[str], Style], max_input: int, narrow: 
     text = Text()
     text.append(f"#{t.index:<5}", style("muted"))
     role = {"command-output": "output", "answer": "answer"}.get(t.kind or "", t.role)  # Aider's /run output, y/n replies
-    text.append(f"{visible(role):<9}", style("role"))
+    text.append(f"{visible(role):<9} ", style("role"))  # nine: "assistant", "developer"; then a gap
     if t.time and not narrow:  # when it was typed or written: the pace of the run (narrow: the text first)
         text.append(f"{visible(_clock(t.time)):<9}", style("muted"))
     if narrow:

@@ -427,7 +427,22 @@ async def test_aider_turns_show_when_they_were_typed_and_the_pane_shows_the_note
     async with app.run_test(size=SIZE) as pilot:
         view = await open_pane(app, pilot)
         rows = drawn(view)
-        assert rows[0].startswith("#1    user     17:46:18 ") and "/help" in rows[0]
+        assert rows[0].startswith("#1    user      17:46:18 ") and "/help" in rows[0]
         assert "17:4" not in rows[1]  # Aider's output has no time
         summary = str(app.screen.query_one("#transcript-summary", Static).render())
         assert "2 '#### ' lines the human never typed" in summary and "17:53:24 'N'" in summary
+
+
+async def test_a_nine_letter_role_keeps_a_gap_before_the_time(sample1: ReviewSession) -> None:
+    # "assistant" (and "developer") fill the role column: the time must not run into it ("assistant09:02:15").
+    import re
+
+    app = make_app(sample1)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_pane(app, pilot)
+        turns = [row for row in drawn(view) if row.startswith("#")]
+        heads = [re.match(r"#\d+ +([a-z]+) +\d\d:\d\d:\d\d ", row) for row in turns]
+        assert turns and all(heads), [row for row, m in zip(turns, heads, strict=True) if m is None]
+        assert "assistant" in {m.group(1) for m in heads if m}
+        # the time column stays one column for every role
+        assert len({m.end() for m in heads if m}) == 1
