@@ -189,7 +189,7 @@ def _changed(
         )
     return finding(
         KIND,
-        f"existing {what} changed in {qual}: {_short(before.text)} → {_short(after.text)}",
+        f"existing {what} changed in {qual}: {_shown(before.text, after.text)}",
         file=path,
         line=after.line,
         symbol=qual,
@@ -293,6 +293,28 @@ def _evidence(lines: list[str], items: list[Item], sign: str) -> str:
 def _short(text: str) -> str:
     one = " ".join(text.split())
     return one if len(one) <= MAX_SHOWN else one[: MAX_SHOWN - 1] + "…"
+
+
+AROUND = 12
+"""Characters shown on either side of the first difference when the one-line forms read the same."""
+
+
+def _shown(before: str, after: str) -> str:
+    """`before → after` on one line. Where the one-line forms read the same (only whitespace changed,
+    in a string say, or the change lies past the cut), the first difference is shown as well, its
+    spaces drawn as `·` (a finding's message is one line: runs of spaces are cut to one there):
+    a reviewer must see what the edit was, not two equal texts."""
+    a, b = _short(before), _short(after)
+    if a != b:
+        return f"{a} → {b}"
+    at = next((n for n, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), min(len(before), len(after)))
+    start = max(0, at - AROUND)
+
+    def window(text: str) -> str:
+        return repr(text[start:at + AROUND]).replace(" ", "·")
+
+    return (f"{a} (the same on one line; they first differ at character {at + 1}, spaces shown as ·: "
+            f"{window(before)} → {window(after)})")
 
 
 # pytest would collect these names from any test module that imports them.

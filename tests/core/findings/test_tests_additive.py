@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -335,3 +336,24 @@ def test_unittest_asserts_read_as_their_comparisons(tmp_path: Path) -> None:
                                      "tests/test_u.py": base.replace("self.assertGreater(add(1, 2), 0)",
                                                                      "self.assertEqual(add(1, 2), 3)")})
     assert only(tests_not_additive(target, diff, settings)).severity == "info"
+
+
+
+@pytest.mark.parametrize("old, new", [
+    ("a  b", "a   b"),  # whitespace inside a string: the one-line form collapses it
+    ("x" * 120 + "a", "x" * 120 + "b"),  # a change past the one-line form's cut
+])
+def test_a_change_the_one_line_form_hides_shows_its_first_difference(tmp_path: Path, old: str, new: str) -> None:
+    def tests(want: str) -> str:
+        return f'def test_words():\n    assert " ".join(["a", "b"]) == "{want}"\n'
+
+    target, diff, settings = branch(tmp_path / "r", {**SRC, "tests/test_words.py": tests(old)},
+                                    {"tests/test_words.py": tests(new)})
+    f = only(tests_not_additive(target, diff, settings))
+    assert (f.kind, f.symbol) == ("tests-not-additive", "test_words")
+    assert "they first differ at character" in f.message, f.message
+    pair = f.message.rsplit(": ", 1)[1].removesuffix(")")
+    shown_old, shown_new = (ast.literal_eval(side.replace("·", " ")) for side in pair.split(" → "))
+    assert shown_old != shown_new
+    # each side as the check reads (ast.unparse quotes strings with ')
+    assert shown_old in tests(old).replace('"', "'") and shown_new in tests(new).replace('"', "'")
