@@ -351,7 +351,9 @@ def test_a_change_the_one_line_form_hides_shows_its_first_difference(tmp_path: P
                                     {"tests/test_words.py": tests(new)})
     f = only(tests_not_additive(target, diff, settings))
     assert (f.kind, f.symbol) == ("tests-not-additive", "test_words")
-    assert "they first differ at character" in f.message, f.message
+    checks = [ast.unparse(ast.parse(tests(want)).body[0].body[0]) for want in (old, new)]
+    first = next(n for n, (x, y) in enumerate(zip(*checks, strict=False)) if x != y)
+    assert f"they first differ at character {first + 1}," in f.message, f.message
     pair = f.message.rsplit(": ", 1)[1].removesuffix(")")
     shown_old, shown_new = (ast.literal_eval(side.replace("·", " ")) for side in pair.split(" → "))
     assert shown_old != shown_new
