@@ -95,4 +95,4 @@ def header_width(t: Turn, flags: tuple[str, ...]) -> int:
     """How wide turn `t`'s own line may be drawn: an estimate that is never short (the fixed columns,
     the flags, the first line)."""
     first = t.text.strip().split("\n", 1)[0][:300] if t.text.strip() else ""
-    return 6 + 10 + BAR + 19 + sum(len(f) + 3 for f in flags) + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
+    return 6 + 9 + BAR + 19 + sum(len(f) + 3 for f in flags) + 1 + len(first) + 40 + (len(t.time) if t.time else 0)
