@@ -229,24 +229,18 @@ def _wait_for(browser: Any, pattern: str, timeout: float) -> str:
     raise AssertionError(f"{pattern!r} not on the screen ({why}):\n{text}\nserver said:\n{server}")
 
 
-class _Keyboard:
-    """Keys typed as a user's keyboard types them: into the element with the focus, xterm.js's
-    own input (its helper textarea), focused first as a click on the terminal would.
+def _type(browser: Any, keys: str) -> None:
+    """Type `keys` as a user's keyboard does: into the element with the focus, xterm.js's own input
+    (its helper textarea), focused first as a click on the terminal would.
 
-    Not WebDriver's element `send_keys`: that first checks the element can be interacted with,
-    and newer chromedrivers (Debian's 150) call xterm's textarea, transparent and a few pixels
-    wide under the cursor, "not interactable".
+    Not WebDriver's element `send_keys`: that first checks the element can be interacted with, and
+    newer chromedrivers (Debian's 150) call xterm's textarea, transparent and a few pixels wide under
+    the cursor, "not interactable".
     """
+    from selenium.webdriver.common.action_chains import ActionChains
 
-    def __init__(self, browser: Any) -> None:
-        self.browser = browser
-
-    def send_keys(self, keys: str) -> None:
-        """Focus the terminal's input and type `keys` there."""
-        from selenium.webdriver.common.action_chains import ActionChains
-
-        self.browser.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
-        ActionChains(self.browser).send_keys(keys).perform()
+    browser.execute_script("document.querySelector('.xterm-helper-textarea').focus()")
+    ActionChains(browser).send_keys(keys).perform()
 
 
 def _png_facts(png: bytes) -> tuple[int, int, int]:
@@ -274,23 +268,21 @@ def test_the_app_in_a_browser_moves_and_bites(served: str, tmp_path: Path) -> No
         browser.get(served)
         first = _wait_for(browser, r"n Next hunk", 60)
         assert f"{STORY}  {BRANCH}" in first and "@@ -44,3 +44,17 @@" in first
-        keys = _Keyboard(browser)
-
-        keys.send_keys("n")  # the next hunk is the test file's
+        _type(browser, "n")  # the next hunk is the test file's
         _wait_for(browser, r"@@ -0,0 \+1,20 @@", 20)
-        keys.send_keys("p")
+        _type(browser, "p")
         _wait_for(browser, r"@@ -44,3 \+44,17 @@", 20)
 
-        keys.send_keys("b")  # sandboxed bite-check of the hunk and its guards, in the served app's process
+        _type(browser, "b")  # sandboxed bite-check of the hunk and its guards, in the served app's process
         bitten = _wait_for(browser, r"^.*57 .*○.*if msg\.role == \"assistant\"", 120)
         assert re.search(r"toothless", bitten), bitten
         assert "UNSANDBOXED" not in bitten  # the served app ran the branch's code under bubblewrap
         # Icons outside the browser's fonts were swapped for their fallbacks on the way out.
         drawn = set(bitten) & set(BROWSER_FALLBACKS)
         assert not drawn, drawn
-        keys.send_keys("?")
+        _type(browser, "?")
         helped = _wait_for(browser, r"Review", 20)
-        keys.send_keys(Keys.ESCAPE)
+        _type(browser, Keys.ESCAPE)
         _wait_for(browser, r"n Next hunk", 20)
         outside = {f"{c} U+{ord(c):04X}" for c in first + bitten + helped if c not in FONT | {"\n"}}
         assert not outside, outside
@@ -374,7 +366,7 @@ def _file_list_shown(browser: Any) -> str:
         if re.search(r"⚑\d", text):
             return text
         before = _list_layout(text)
-        _Keyboard(browser).send_keys("L")
+        _type(browser, "L")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and _list_layout(text) == before:
             time.sleep(0.1)

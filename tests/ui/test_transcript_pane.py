@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -435,8 +436,6 @@ async def test_aider_turns_show_when_they_were_typed_and_the_pane_shows_the_note
 
 async def test_a_nine_letter_role_keeps_a_gap_before_the_time(sample1: ReviewSession) -> None:
     # "assistant" (and "developer") fill the role column: the time must not run into it ("assistant09:02:15").
-    import re
-
     app = make_app(sample1)
     async with app.run_test(size=SIZE) as pilot:
         view = await open_pane(app, pilot)

@@ -338,7 +338,6 @@ def test_unittest_asserts_read_as_their_comparisons(tmp_path: Path) -> None:
     assert only(tests_not_additive(target, diff, settings)).severity == "info"
 
 
-
 @pytest.mark.parametrize("old, new", [
     ("a  b", "a   b"),  # whitespace inside a string: the one-line form collapses it
     ("x" * 120 + "a", "x" * 120 + "b"),  # a change past the one-line form's cut
