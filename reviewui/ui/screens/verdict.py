@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from reviewui.core.safe_text import visible
+from reviewui.ui.widgets.hanging import HangingLines, Row
 from reviewui.ui.widgets.key_footer import ModalFooter
 
 if TYPE_CHECKING:
@@ -103,24 +104,25 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
         with Vertical():
             yield Static(Content.styled("checking that git can record a verdict here…", "$text-muted"), id="setup")
             with VerticalScroll(id="evidence"):
-                yield Static(Content("\n").join(self.evidence_lines()), id="evidence-text")
+                yield Static(HangingLines(self.evidence_lines()), id="evidence-text")
             kept = self._kept_line()
             yield Static(kept, id="verdict-error", classes="" if kept else "-empty")  # no row until it says something
             placeholder = "Reason (required)" if d.verdict == "reject" else "Reason (optional)"
             yield Input(d.reason, placeholder=placeholder, id="reason")
         yield ModalFooter()
 
-    def evidence_lines(self) -> list[Content]:
-        """What stands against the verdict, then what the note will carry, as lines."""
+    def evidence_lines(self) -> list[Row]:
+        """What stands against the verdict, then what the note will carry, as rows (an item's
+        bullet apart from its text, which wraps under itself)."""
         d = self.draft
         title = "Approve" if d.verdict == "approve" else "Reject"
-        lines: list[Content] = []
+        lines: list[Row] = []
         if d.against:
             lines.append(Content.assemble((f"Stands against this {d.verdict} ({len(d.against)}):", "bold $error")))
-            lines.extend(Content.assemble(("  ✗ ", "$error"), visible(item)) for item in d.against)
+            lines.extend((Content.styled("  ✗ ", "$error"), Content(visible(item))) for item in d.against)
             if d.verdict == "approve":
-                lines.append(Content.assemble(("  enter does not approve this: ", "$error"),
-                                              (CONFIRM_KEY, "bold"), " approves anyway"))
+                lines.append((Content("  "), Content.assemble(("enter does not approve this: ", "$error"),
+                                                              (CONFIRM_KEY, "bold"), " approves anyway")))
         elif d.verdict == "approve":
             lines.append(Content.assemble(("Nothing stands against this approve.", "$success")))
         else:
@@ -135,7 +137,7 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
         ):
             lines.append(Content.assemble(("\n" + name + f" ({len(items)})", "bold $accent")))
             if items:
-                lines.extend(Content("  " + visible(item)) for item in items)
+                lines.extend((Content("  "), Content(visible(item))) for item in items)
             else:
                 lines.append(Content.assemble(("  none", "$text-muted")))
         return lines
@@ -160,12 +162,12 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
         if not setup:
             box.update(Content.styled("git can record this verdict here.", "$text-muted"))
         else:
-            lines = [Content.styled("git cannot record a verdict here yet — fix this first, then press enter:",
-                                    "bold $error")]
+            rows: list[Row] = [Content.styled("git cannot record a verdict here yet — fix this first, then press enter:",
+                                              "bold $error")]
             for p in setup:
-                lines.append(Content.assemble(("  ✗ ", "$error"), visible(p.problem), ("   fix: ", "$text-muted"),
-                                              (visible(p.fix), "bold")))
-            box.update(Content("\n").join(lines))
+                rows.append((Content.styled("  ✗ ", "$error"), Content.assemble(
+                    visible(p.problem), ("   fix: ", "$text-muted"), (visible(p.fix), "bold"))))
+            box.update(HangingLines(rows))
         waiting, self._waiting = self._waiting, None
         if waiting is None:
             return

@@ -1,0 +1,65 @@
+"""HangingLines: lines of a list whose wrapped rest stays under its text, not under its bullet.
+
+A Static wraps a long line back to the left edge, so in a list such as the
+verdict dialog's (`  ✗ ` then the item) the second line of an item starts
+where the bullets do and reads as an item of its own. Here each row is a
+lead (the indent and bullet) and a body; the body is wrapped to the width
+left after the lead and its further lines are indented by the lead's width.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, Union
+
+from textual.content import Content
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
+
+Row = Union[Content, "tuple[Content, Content]"]
+"""A line without a lead (a heading), or (lead, body)."""
+
+
+class HangingLines(Visual):
+    """Rows drawn one under another, each body wrapped beside its lead (a hanging indent)."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows: list[tuple[Content, Content]] = [
+            row if isinstance(row, tuple) else (Content(""), row) for row in rows]
+        self._cache: tuple[int, Content] | None = None
+
+    def __str__(self) -> str:
+        """The rows' plain text, one per line, unwrapped."""
+        return "\n".join(lead.plain + body.plain for lead, body in self.rows)
+
+    def wrapped(self, width: int) -> Content:
+        """The rows as lines no wider than `width` (where a lead leaves room for a body)."""
+        if self._cache is not None and self._cache[0] == width:
+            return self._cache[1]
+        lines: list[Content] = []
+        for lead, body in self.rows:
+            indent = lead.cell_length
+            if indent >= width:  # no room beside the lead: the row wraps as plain text does
+                lines.extend((lead + body).wrap(max(1, width)))
+                continue
+            pieces = body.wrap(width - indent) or [Content("")]
+            lines.append(lead + pieces[0])
+            lines.extend(Content(" " * indent) + piece for piece in pieces[1:])
+        text = Content("\n").join(lines)
+        self._cache = (width, text)
+        return text
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        """The wrapped lines as strips (part of the Visual protocol)."""
+        if not width:
+            return []
+        return self.wrapped(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        """The widest row, unwrapped."""
+        return max((lead.cell_length + body.cell_length for lead, body in self.rows), default=0)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        """How many lines the rows take at `width`."""
+        return len(self.wrapped(width).plain.split("\n")) if width else 0

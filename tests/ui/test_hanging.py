@@ -1,0 +1,54 @@
+"""A list item that wraps goes on under its own text, not under its bullet (widgets/hanging.py)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from reviewui.core.session import ReviewSession
+from reviewui.ui.app import make_app
+from reviewui.ui.screens.verdict import VerdictModal
+from reviewui.ui.widgets.hanging import HangingLines
+
+ITEM = "kept probe test_a_rather_long_probe_name fails on branch, errors on base"
+
+
+def test_a_wrapped_body_is_indented_by_its_lead() -> None:
+    rows = HangingLines([Content("Heading"), (Content("  ✗ "), Content(ITEM))])
+    lines = rows.wrapped(30).plain.split("\n")
+    assert lines[0] == "Heading"
+    assert lines[1].startswith("  ✗ kept probe")
+    assert len(lines) > 3 and all(line.startswith("    ") and line[4] != " " for line in lines[2:])
+    assert all(len(line) <= 30 for line in lines)
+    assert "".join(lines[1:]).replace(" ", "") == "✗" + ITEM.replace(" ", "")  # nothing lost (a long word folds)
+    assert rows.get_height({}, 30) == len(lines)  # type: ignore[arg-type]
+
+
+def test_the_text_is_the_rows_unwrapped_and_a_new_width_wraps_again() -> None:
+    rows = HangingLines([(Content("  "), Content(ITEM)), Content("")])
+    assert str(rows) == "  " + ITEM + "\n"
+    narrow, wide = rows.get_height({}, 20), rows.get_height({}, 200)  # type: ignore[arg-type]
+    assert narrow > wide == 2
+
+
+def test_a_lead_as_wide_as_the_width_wraps_as_plain_text() -> None:
+    rows = HangingLines([(Content("  ✗ "), Content("abcdef"))])
+    assert rows.wrapped(4).plain.split("\n") == ["  ✗", "abcd", "ef"]
+
+
+async def test_the_verdict_dialog_keeps_a_wrapped_item_under_its_text(awkward_session: ReviewSession) -> None:
+    app = make_app(awkward_session)
+    async with app.run_test(size=(60, 50)) as pilot:
+        app.screen.ledger.state.keep_probe(  # type: ignore[attr-defined]
+            "test_a_rather_long_probe_name_that_wraps", "def test_x():\n    assert 0\n",
+            {"branch": "failed", "base": "error"})
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictModal)
+        box = app.screen.query_one("#evidence-text", Static)
+        lines = [box.render_line(y).text.rstrip() for y in range(box.size.height)]
+    against = lines.index("  ✗ kept probe test_a_rather_long_probe_name_that_wraps")
+    assert lines[against + 1] == "    fails on branch, errors on base"
+    probe = next(n for n, line in enumerate(lines) if line.startswith("  test_a_rather_long_probe_name_that_wraps:"))
+    assert lines[probe + 1].startswith("  ") and lines[probe + 1][2] != " "
+    assert "errors on base" in lines[probe + 1]
