@@ -29,6 +29,8 @@ def test_the_text_is_the_rows_unwrapped_and_a_new_width_wraps_again() -> None:
     assert str(rows) == "  " + ITEM + "\n"
     narrow, wide = rows.get_height({}, 20), rows.get_height({}, 200)  # type: ignore[arg-type]
     assert narrow > wide == 2
+    assert rows.get_height({}, 0) == 0  # type: ignore[arg-type]  # no room: no lines
+    assert rows.wrapped(20) is rows.wrapped(20)  # wrapped once per width: every frame asks again
 
 
 def test_a_lead_as_wide_as_the_width_wraps_as_plain_text() -> None:
@@ -47,6 +49,7 @@ async def test_the_verdict_dialog_keeps_a_wrapped_item_under_its_text(awkward_se
         assert isinstance(app.screen, VerdictModal)
         box = app.screen.query_one("#evidence-text", Static)
         lines = [box.render_line(y).text.rstrip() for y in range(box.size.height)]
+    assert "  enter does not approve this: ctrl+y approves anyway" in lines
     against = lines.index("  ✗ kept probe test_a_rather_long_probe_name_that_wraps")
     assert lines[against + 1] == "    fails on branch, errors on base"
     probe = next(n for n, line in enumerate(lines) if line.startswith("  test_a_rather_long_probe_name_that_wraps:"))

@@ -49,6 +49,20 @@ def text_of(app: object, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())  # type: ignore[attr-defined]
 
 
+async def test_a_setup_problem_that_wraps_goes_on_under_its_own_text(no_identity: ReviewSession) -> None:
+    app = make_app(no_identity)
+    async with app.run_test(size=(60, 40)) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("x")
+        await app.workers.wait_for_complete()  # the setup check runs in a worker
+        await pilot.pause()
+        box = app.screen.query_one("#setup", Static)
+        lines = [box.render_line(y).text.rstrip() for y in range(box.size.height)]
+    first = next(n for n, line in enumerate(lines) if line.startswith("  ✗ git has no email for you"))
+    assert lines[first + 1].startswith("    ") and lines[first + 1][4] != " "
+    assert "user.email" in lines[first + 1] or "user.email" in lines[first]
+
+
 async def test_no_identity_is_said_before_typing_and_the_reason_is_kept(no_identity: ReviewSession) -> None:
     repo = no_identity.target.repo_dir
     app = make_app(no_identity)

@@ -52,8 +52,6 @@ class HangingLines(Visual):
 
     def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
         """The wrapped lines as strips (part of the Visual protocol)."""
-        if not width:
-            return []
         return self.wrapped(width).render_strips(width, height, style, options)
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
