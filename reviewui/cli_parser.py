@@ -23,11 +23,16 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+BASE_HELP = "base ref (default: merge-base with the default branch)"
+REPO_HELP = "repository (default: current directory)"
+FORMAT_HELP = "how to print the result: text for a person, the others for tools (default: text)"
+
+
 def _target_args(p: argparse.ArgumentParser, branch: bool = True) -> None:
     if branch:
         p.add_argument("branch", nargs="?", help="branch to review (default: the checked-out branch)")
-    p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
-    p.add_argument("--repo", metavar="DIR", default=None, help="repository (default: current directory)")
+    p.add_argument("--base", metavar="REF", help=BASE_HELP)
+    p.add_argument("--repo", metavar="DIR", default=None, help=REPO_HELP)
     _trust_arg(p)
 
 
@@ -70,6 +75,14 @@ def _transcript_format_arg(p: argparse.ArgumentParser) -> None:
 def _transcript_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcript", metavar="FILE", help="the agent's transcript")
     _transcript_format_arg(p)
+
+
+def _task_args(p: argparse.ArgumentParser) -> None:
+    task = p.add_mutually_exclusive_group()
+    task.add_argument("--task", metavar="TEXT",
+                      help="the task the agent was given (default: the transcript's first user turn): "
+                           "a code name it mentions that no changed file contains is a finding")
+    task.add_argument("--task-file", metavar="FILE", help="--task, read from a file")
 
 
 def _positive_int(s: str) -> int:
@@ -122,7 +135,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", metavar="DIR", help="where the stories live (default: ~/.local/share/reviewui/demo)")
     p.add_argument("--rebuild", action="store_true", help="build the stories afresh (asks before deleting your work)")
     p.add_argument("--no-open", action="store_true", help="only build and print where")
-    p.add_argument("--theme", metavar="NAME")
+    p.add_argument("--theme", metavar="NAME", help="colour theme (remembered)")
 
 
 def _bite_args(p: argparse.ArgumentParser) -> None:
@@ -136,28 +149,28 @@ def _bite_args(p: argparse.ArgumentParser) -> None:
                    help="also bite-check hunks of files that are not code (toml, yaml, cfg, md, json, ...)")
     p.add_argument("--witness", action="store_true",
                    help="look for a call on which each toothless guard (and hunk) and its revert differ")
-    p.add_argument("--format", choices=("text", "json", "stryker"), default="text")
+    p.add_argument("--format", choices=("text", "json", "stryker"), default="text", help=FORMAT_HELP)
     _engine_args(p)
 
 
 def _tests_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _run_args(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _fixtures_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _transcript_command_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file")
+    p.add_argument("file", help="the transcript (a session log or an export, in any format listed below)")
     _transcript_format_arg(p)
     p.add_argument("--repo", metavar="DIR", help="link the turns to this repository's branch diff")
     p.add_argument("--branch", metavar="REF", help="the branch the transcript produced (with --repo)")
-    p.add_argument("--base", metavar="REF", help="base ref (default: merge-base with the default branch)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--base", metavar="REF", help=BASE_HELP)
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _probe_args(p: argparse.ArgumentParser) -> None:
@@ -166,64 +179,64 @@ def _probe_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--file", metavar="PROBE.py", help="the probe test file")
     p.add_argument("--hunk", metavar="FILE:N", help="also run with hunk N (from 1) of FILE reverted")
     p.add_argument("--export", metavar="PATH", help="write the probe as a regression test to PATH")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _verdict_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("words", nargs="+", metavar="[BRANCH] approve|reject")
-    p.add_argument("--reason", default="", metavar="TEXT")
-    p.add_argument("--base", metavar="REF")
-    p.add_argument("--repo", metavar="DIR")
+    p.add_argument("words", nargs="+", metavar="[BRANCH] approve|reject",
+                   help="the verdict, after the branch it is for (default: the checked-out branch)")
+    p.add_argument("--reason", default="", metavar="TEXT", help="why (required for a reject)")
+    p.add_argument("--base", metavar="REF", help=BASE_HELP)
+    p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
     p.add_argument("--with-bites", action="store_true", help="run the bite sweep first and attach it")
     _trust_arg(p)
     _run_args(p)
 
 
 def _log_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("branch", nargs="?")
-    p.add_argument("--repo", metavar="DIR")
-    p.add_argument("--base", metavar="REF")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("branch", nargs="?", help="the branch (default: the checked-out branch)")
+    p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
+    p.add_argument("--base", metavar="REF", help=BASE_HELP)
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _verify_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("branch", nargs="?", help="the branch to check (default: the checked-out branch)")
     p.add_argument("--base", metavar="REF", help="the base it merges into (default: origin/HEAD, main, master, trunk)")
-    p.add_argument("--repo", metavar="DIR")
+    p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
     p.add_argument("--require", metavar="REVIEWER", nargs="+", action="extend", default=[],
                    help="each of these must have a current signed approve (default: any one listed signer)")
-    p.add_argument("--format", choices=("text", "json", "in-toto"), default="text")
+    p.add_argument("--format", choices=("text", "json", "in-toto"), default="text", help=FORMAT_HELP)
 
 
 def _delta_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     p.add_argument("--since", metavar="REV", help="compare with this head (default: the head of your latest verdict)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _notes_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=("pull", "push"))
-    p.add_argument("remote", nargs="?", default="origin")
-    p.add_argument("--repo", metavar="DIR")
+    p.add_argument("action", choices=("pull", "push"),
+                   help="pull: fetch the remote's verdicts and merge them into yours; push: send yours")
+    p.add_argument("remote", nargs="?", default="origin", help="the remote (default: origin)")
+    p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _transcript_args(p)
-    task = p.add_mutually_exclusive_group()
-    task.add_argument("--task", metavar="TEXT")
-    task.add_argument("--task-file", metavar="FILE")
+    _task_args(p)
     p.add_argument("--bite", action="store_true", help="run the bite sweep and add its findings")
     _run_args(p)
     _engine_args(p)
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help=FORMAT_HELP)
 
 
 def _claims_args(p: argparse.ArgumentParser) -> None:
     _target_args(p)
     _transcript_args(p)
     _run_args(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
 
 def _queue_args(p: argparse.ArgumentParser) -> None:
@@ -246,9 +259,7 @@ def _open_args(p: argparse.ArgumentParser) -> None:
     _run_args(p)
     p.add_argument("--file", metavar="PATH", help="open at this file")
     p.add_argument("--theme", metavar="NAME", help="colour theme (remembered)")
-    task = p.add_mutually_exclusive_group()
-    task.add_argument("--task", metavar="TEXT")
-    task.add_argument("--task-file", metavar="FILE")
+    _task_args(p)
 
 
 def _serve_args(p: argparse.ArgumentParser) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from reviewui.cli_parser import COMMANDS, build_parser
 from tests.clirun import run_cli
 from tests.gitrepo import RepoBuilder, make_repo
 
@@ -81,7 +83,6 @@ def test_help_lists_every_command_though_each_command_builds_only_its_own_parser
     # main() builds only the named subcommand's parser (issue 16: 14 ms before the first paint);
     # the top-level help still shows them all, and each still parses its own flags.
     from reviewui.cli import main
-    from reviewui.cli_parser import COMMANDS, build_parser
 
     with pytest.raises(SystemExit) as e:
         main(["--help"])
@@ -94,3 +95,13 @@ def test_help_lists_every_command_though_each_command_builds_only_its_own_parser
         main(["log", "--format", "yaml"])
     assert e.value.code == 2
     assert "argument --format: invalid choice: 'yaml'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_argument_of_every_command_says_what_it_is_for(command: str) -> None:
+    # `reviewui COMMAND --help` is the manual at hand: an option listed bare (`--task TEXT`)
+    # leaves the reviewer to guess, or to read the source.
+    sub = next(a for a in build_parser(only=command)._actions if isinstance(a, argparse._SubParsersAction))
+    bare = [a.option_strings or [a.dest] for a in sub.choices[command]._actions
+            if not (a.help or "").strip() and not isinstance(a, argparse._HelpAction)]
+    assert bare == []
