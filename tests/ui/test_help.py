@@ -83,3 +83,18 @@ async def test_every_key_in_the_readme_table_is_bound(sample1: ReviewSession) ->
             if key in ("arrows", "pgup", "pgdn"):
                 continue
             assert shown in bound, key
+
+
+async def test_a_key_whose_text_wraps_goes_on_under_its_text_not_under_the_keys(sample1: ReviewSession) -> None:
+    app = make_app(sample1)
+    async with app.run_test(size=(80, 50)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        box = app.screen.query_one("#help-text", Static)
+        lines = [box.render_line(y).text.rstrip() for y in range(box.size.height)]
+    row = next(n for n, line in enumerate(lines) if "n  Next match of the search" in line)
+    assert lines[row].startswith(" " * 11 + "n  Next match")  # the key right-aligned in its 12 cells
+    rest = lines[row + 1]
+    assert rest.startswith(" " * 14) and rest[14] != " ", rest  # under the text, clear of the key column
+    assert "review.next_match" in " ".join(lines[row:row + 3])  # the binding's id ends its text

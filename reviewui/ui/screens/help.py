@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from reviewui.core.config import user_config_dir
 from reviewui.ui.bindings import key_actions
+from reviewui.ui.widgets.hanging import HangingLines, Row
 from reviewui.ui.widgets.key_footer import ModalFooter
 
 
@@ -98,26 +99,26 @@ class HelpScreen(ModalScreen[None]):
         self.under = under
         self.section = section
         """The view whose keys help opens at (None: the top)."""
-        self._before: dict[str, Content] = {}
+        self._before: dict[str, HangingLines] = {}
         """View name -> the help text above its title (its height is where the view's section starts)."""
 
     def compose(self) -> ComposeResult:
         from reviewui.ui.help_registry import help_views  # imports every view: only when help opens
 
-        lines: list[Content] = [Content.assemble(("Keys, by the view they act in", "bold $accent"))]
-        for view, rows in help_views(self.app):
-            lines.append(Content(""))
-            self._before[view] = Content("\n").join(lines)
-            lines.append(Content.assemble((view, "bold $accent")))
-            for k in rows:  # the id is the name to rebind it by in [keymap]
-                lines.append(Content.assemble((f"{k.keys:>12}", "bold"), "  ", k.help,
-                                              (f"  {k.id}" if k.id else "", "$text-muted")))
-        lines.append(Content(""))
-        lines.append(Content.assemble((f"Your own keys: [keymap] in {user_config_dir() / 'config.toml'}, "
-                                       'e.g. "review.bite" = "ctrl+b".', "$text-muted")))
-        lines.append(Content.assemble(("ctrl+p opens the command palette: every action and the theme.", "$text-muted")))
+        rows: list[Row] = [Content.assemble(("Keys, by the view they act in", "bold $accent"))]
+        for view, keys in help_views(self.app):
+            rows.append(Content(""))
+            self._before[view] = HangingLines(list(rows))
+            rows.append(Content.assemble((view, "bold $accent")))
+            for k in keys:  # the id is the name to rebind it by in [keymap]; a long one wraps beside its key
+                rows.append((Content.assemble((f"{k.keys:>12}", "bold"), "  "),
+                             Content.assemble(k.help, (f"  {k.id}" if k.id else "", "$text-muted"))))
+        rows.append(Content(""))
+        rows.append(Content.assemble((f"Your own keys: [keymap] in {user_config_dir() / 'config.toml'}, "
+                                      'e.g. "review.bite" = "ctrl+b".', "$text-muted")))
+        rows.append(Content.assemble(("ctrl+p opens the command palette: every action and the theme.", "$text-muted")))
         with VerticalScroll():
-            yield Static(Content("\n").join(lines), id="help-text")
+            yield Static(HangingLines(rows), id="help-text")
         yield ModalFooter()
 
     def on_mount(self) -> None:
