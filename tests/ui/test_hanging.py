@@ -1,14 +1,20 @@
-"""A list item that wraps goes on under its own text, not under its bullet (widgets/hanging.py)."""
+"""A list item that wraps goes on under its own text, not under its bullet (widgets/hanging.py): the
+verdict dialog's lists, the findings list (the help screen's keys: test_help.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from reviewui.core.session import ReviewSession
+from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
+from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.hanging import HangingLines
+from tests.ui.ready import review_ready
 
 ITEM = "kept probe test_a_rather_long_probe_name fails on branch, errors on base"
 
@@ -55,3 +61,19 @@ async def test_the_verdict_dialog_keeps_a_wrapped_item_under_its_text(awkward_se
     probe = next(n for n, line in enumerate(lines) if line.startswith("  test_a_rather_long_probe_name_that_wraps:"))
     assert lines[probe + 1].startswith("  ") and lines[probe + 1][2] != " "
     assert "errors on base" in lines[probe + 1]
+
+
+async def test_a_finding_that_wraps_goes_on_under_its_kind_not_under_the_severity(tmp_path: Path) -> None:
+    built = build_sample("02-add-stopped", tmp_path)
+    app = make_app(ReviewSession.open(built.repo_dir, "agent/add-stopped"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await review_ready(app, pilot)
+        await app.workers.wait_for_complete()
+        await pilot.press("F")
+        await pilot.pause()
+        assert isinstance(app.screen, FindingsScreen)
+        options = app.screen.query_one("#findings-list", OptionList)
+        drawn = [options.render_line(y).text for y in range(options.size.height)]
+    first = next(n for n, line in enumerate(drawn) if "error   claimed-done-without-change" in line)
+    text_at, rest = drawn[first].index("error"), drawn[first + 1]
+    assert rest[text_at:text_at + 8] == " " * 8 and rest[text_at + 8] != " ", rest  # under the kind column

@@ -14,6 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from reviewui.core.safe_text import visible
+from reviewui.ui.widgets.hanging import HangingLines
 from reviewui.ui.widgets.key_footer import ModalFooter
 
 SEVERITY_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$text-muted"}
@@ -69,16 +70,13 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
         )
         with Vertical():
             yield Static(title)
-            options = [
-                Option(
-                    Content.assemble(
-                        (f"{f.severity:<8}", SEVERITY_STYLE.get(f.severity, "")),
-                        (f"{f.kind:<28}", "bold"),
-                        f"{visible(f.file or '(branch)')}{':' + str(f.line) if f.line else ''}  ",
-                        visible(f.message),
-                    ),
-                    id=str(i),
-                )
+            options = [  # a long message wraps under the kind, clear of the severity column
+                Option(HangingLines([(Content.styled(f"{f.severity:<8}", SEVERITY_STYLE.get(f.severity, "")),
+                                      Content.assemble(
+                                          (f"{f.kind:<28}", "bold"),
+                                          f"{visible(f.file or '(branch)')}{':' + str(f.line) if f.line else ''}  ",
+                                          visible(f.message)))]),
+                       id=str(i))
                 for i, f in enumerate(self.findings)
             ]
             if not options:
