@@ -29,7 +29,8 @@ def verdict_count(n: int, verdict: str) -> str:
     return f"{n} bite" if verdict == "bites" and n == 1 else f"{n} {verdict}"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """`1 finding`, `2 findings`: a count as a person would say it (for words plural with an s)."""
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
@@ -43,7 +44,7 @@ def hunk_badges(ev: HunkEvidence) -> list[Badge]:
     if ev.reviewed:
         row.append(Badge("✓ reviewed", "good"))
     if ev.findings:
-        row.append(Badge(_plural(len(ev.findings), "finding"), "bad" if ev.worst_severity == "error" else "warn"))
+        row.append(Badge(plural(len(ev.findings), "finding"), "bad" if ev.worst_severity == "error" else "warn"))
     if ev.turns is not None:
         if not ev.turns:
             row.append(Badge("not in transcript", "warn"))

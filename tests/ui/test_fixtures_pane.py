@@ -79,6 +79,14 @@ async def test_pane_follows_the_cursor_and_f_hides_it(sample1: ReviewSession) ->
         assert app.screen.query_one(FixturesPane).has_class("-hidden")
 
 
+async def test_the_title_counts_the_hunks_symbols_in_words(sample1: ReviewSession) -> None:
+    app = make_app(sample1, initial_file="coder/history.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(app, pilot)
+        title = str(app.screen.query_one("#fixtures-title", Static).render())
+    assert title == "Tests exercising this hunk  1 changed symbol"  # one new function: no "symbol(s)"
+
+
 async def test_keyboard_in_the_pane_on_the_conftest_fixture_story(tmp_path: Path) -> None:
     built = build_sample("04-capped-backoff", tmp_path)
     session = ReviewSession.open(built.repo_dir, "agent/capped-backoff")

@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from reviewui.core.safe_text import visible
 from reviewui.ui.diff_rows import display_text
+from reviewui.ui.evidence_view import plural
 from reviewui.ui.screens.review_part import ReviewHost, ReviewPart
 from reviewui.ui.diff_rows import find_all
 
@@ -139,7 +140,7 @@ class SearchPart(ReviewPart):
         if y is not None:
             view.cursor = y
         self.host.set_status(f"search {visible(self.query)!r}: match {self.current + 1} of {len(self.matches)} "
-                               f"in {len({x.path for x in self.matches})} file(s) — n / N next / previous, "
+                               f"in {plural(len({x.path for x in self.matches}), 'file')} — n / N next / previous, "
                                f"escape clears", "search")
 
     def clear(self) -> None:

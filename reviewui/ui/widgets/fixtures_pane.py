@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from reviewui.core.hunks import Hunk
 from reviewui.core.safe_text import visible
+from reviewui.ui.evidence_view import plural
 
 if TYPE_CHECKING:  # the analysis itself loads in a worker after the first paint
     from reviewui.core.fixtures import FixtureReport, TestAnatomy
@@ -146,7 +147,7 @@ class FixturesPane(Vertical):
                 options.extend(self._anatomy(t))
         else:
             symbols = report.symbols_in_lines(hunk.file, start, end)
-            title = Content.assemble(("Tests exercising this hunk", "bold"), f"  {len(symbols)} symbol(s)")
+            title = Content.assemble(("Tests exercising this hunk", "bold"), f"  {plural(len(symbols), 'changed symbol')}")
             if not symbols:
                 options.append(_line("No changed function or class in this hunk.", "$text-muted"))
             for sym in symbols:
