@@ -299,3 +299,15 @@ async def test_escape_clears_the_filter_as_its_box_says(repo: RepoBuilder) -> No
         box = queue.query_one("#queue-filter", Input)
         assert not box.has_class("shown") and box.value == "" and queue.query_one(QueueTable).has_focus
         assert len(queue.shown) == every and app.is_running
+
+
+def test_the_findings_cell_counts_errors_first_then_warnings_then_info() -> None:
+    # as the findings list orders them; the counts come from the store, in no order of their own
+    from datetime import datetime, timezone
+
+    from reviewui.core.queue.order import BranchRecord, Evidence, place
+
+    now = datetime.now(timezone.utc)
+    evidence = Evidence("ready", findings={"info": 4, "warning": 1, "error": 3, "\x1b]0;x": 2})
+    cells = row_cells(place(BranchRecord("agent/x", "a" * 40, "b" * 40, now, evidence=evidence)), now)
+    assert cells[column("findings")].plain == "3e 1w 4i 2\\x1b"  # an unknown severity last, drawn safe

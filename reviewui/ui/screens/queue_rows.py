@@ -12,6 +12,7 @@ from datetime import datetime
 
 from rich.text import Text
 
+from reviewui.core.findings.model import SEVERITY_RANK
 from reviewui.core.queue.order import Row, delta_words
 from reviewui.core.queue.report import age_text, omitted_words
 from reviewui.core.safe_text import visible
@@ -40,7 +41,8 @@ def row_cells(row: Row, now: datetime) -> tuple[Text, ...]:
     r, e = row.record, row.record.evidence
     bite = f"{e.bites}/{e.total}" + (f" ({e.toothless} toothless)" if e.toothless else "") \
         if e.status == "ready" else "…"
-    found = " ".join(f"{n}{k[0]}" for k, n in sorted(e.findings.items()) if n) or "—"
+    by_rank = sorted(e.findings.items(), key=lambda kn: (SEVERITY_RANK.get(kn[0], len(SEVERITY_RANK)), kn[0]))
+    found = " ".join(f"{n}{visible(k[:1])}" for k, n in by_rank if n) or "—"  # errors first, as the findings list
     who = visible(r.verdict_by or "")[:24] + (" (pulled)" if r.verdict_provenance.startswith("pulled") else "")
     verdict = f"{r.verdict} · {who}" if r.verdict else "—"
     agent = " ".join(visible(x) for x in (r.agent, r.task) if x) or "—"
