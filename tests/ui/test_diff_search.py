@@ -64,6 +64,7 @@ async def test_search_finds_across_files_and_n_N_step_through_matches(sample1: R
         assert isinstance(app.screen, ReviewScreen)
         status = str(screen.query_one("#status", Static).render())
         assert f"match 1 of {total} in {len(per_file)} file" in status
+        assert f"in {len(per_file)} files —" in status  # counted in words (two or more files here)
         assert "reasoning" in cursor_text(screen).lower()
         assert "n Next match" in footer(screen) and "Next hunk" not in footer(screen)
         seen_files = {screen.diff_view.file.path}

@@ -308,6 +308,6 @@ def test_the_findings_cell_counts_errors_first_then_warnings_then_info() -> None
     from reviewui.core.queue.order import BranchRecord, Evidence, place
 
     now = datetime.now(timezone.utc)
-    evidence = Evidence("ready", findings={"info": 4, "warning": 1, "error": 3, "\x1b]0;x": 2})
+    evidence = Evidence("ready", findings={"info": 4, "warning": 1, "error": 3, "\x1b]0;x": 2, "hint": 0})
     cells = row_cells(place(BranchRecord("agent/x", "a" * 40, "b" * 40, now, evidence=evidence)), now)
-    assert cells[column("findings")].plain == "3e 1w 4i 2\\x1b"  # an unknown severity last, drawn safe
+    assert cells[column("findings")].plain == "3e 1w 4i 2\\x1b"  # an unknown severity last, drawn safe; none of 0
