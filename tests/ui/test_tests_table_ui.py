@@ -96,6 +96,46 @@ async def test_a_sweep_in_the_app_makes_the_table_and_keeps_it(tmp_path: Path) -
     assert later.bite is not None and later.bite.current and later.table is not None
 
 
+async def test_after_a_sweep_the_status_says_how_it_ended_not_the_tables_progress(tmp_path: Path) -> None:
+    # The sweep's words ("bite-check done: ...") were overwritten by the truth table's base-run
+    # progress ("bite-check: base run: 7/7 tests, 1s"), which then stayed for good.
+    from textual.widgets import Static
+
+    from reviewui.core.bite.progress import TestsProgress
+    from reviewui.ui.messages import TestsProgressed
+
+    rb = make_repo(tmp_path / "r", GREEN_BASE, GREEN_BRANCH)
+    app = make_app(open_session(rb.root), initial_file="pkg/calc.py")
+    made: list[TruthTableReady] = []
+    arrived = asyncio.Event()
+
+    def seen(message: object) -> None:
+        if isinstance(message, TruthTableReady):
+            made.append(message)
+            arrived.set()
+
+    def status() -> str:
+        return str(app.screen.query_one("#status", Static).render())
+
+    async with app.run_test(size=SIZE, message_hook=seen) as pilot:
+        screen = await review_ready(app, pilot)
+        await pilot.press("B")
+        await asyncio.wait_for(arrived.wait(), 120)  # the sweep, then its truth table
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert made[0].table is not None
+        final = status()
+        assert final.startswith("bite-check done: ")
+        # the table's base run reporting as it goes (a long one does), then the table coming in
+        screen.bites_part.tabling = True
+        screen.post_message(TestsProgressed(TestsProgress("base run", 3, 7, 1.0)))
+        await pilot.pause()
+        assert status().startswith("truth table: ")  # said as the table's, not as the sweep's
+        screen.post_message(TruthTableReady(made[0].table))
+        await pilot.pause()
+        assert status() == final
+
+
 def test_table_cells_are_terminal_safe() -> None:
     row = TestRow("t.py::test_x[\x1b[2J]", "t.py", 1, "added", "passes", "errors", "NameError: \x1b]52;c;aGk=\x07",
                   bitten_by=(Bite("src/\x1b[31m.py", 0),))

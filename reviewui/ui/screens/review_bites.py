@@ -69,6 +69,8 @@ class BitesPart(ReviewPart):
         """Told once that a short screen keeps the results panel closed."""
         self.tabling = False
         """True while the truth table's base run is made (its progress goes to the status line)."""
+        self._said = ""
+        """How the last run ended, as the status line said it: said again once the truth table is in."""
 
     @property
     def biting(self) -> bool:
@@ -185,9 +187,10 @@ class BitesPart(ReviewPart):
 
     def on_tests_progress(self, message: TestsProgressed) -> None:
         """A long run progressed: tests done of pytest's count and the time taken, on the status line."""
-        if not self.biting and not self.tabling:
-            return
-        self.host.set_status(f"bite-check: {message.progress.words()}" + (" (escape cancels)" if self.biting else ""))
+        if self.biting:
+            self.host.set_status(f"bite-check: {message.progress.words()} (escape cancels)")
+        elif self.tabling:  # after a sweep: its words come back when the table is in (on_table)
+            self.host.set_status(f"truth table: {message.progress.words()}")
 
     def on_progress(self, message: BiteProgress) -> None:
         """A sweep progressed (a report arriving after the run ended is not news: the status stays final)."""
@@ -225,12 +228,13 @@ class BitesPart(ReviewPart):
             self._make_table(report)  # a whole-branch sweep: its truth table, then both into the store
         counts = run_words(report.results, report.summary())
         if self.cancel_event.is_set():
-            self.host.set_status(f"bite-check cancelled: {counts or 'nothing checked'}")
+            self._said = f"bite-check cancelled: {counts or 'nothing checked'}"
         elif report.baseline.status != "green":
-            self.host.set_status(f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}")
+            self._said = f"bite-check: baseline {report.baseline.status} — nothing can be learned: {counts}"
         else:
             selection = report.selection
-            self.host.set_status(f"bite-check done: {counts or 'no hunks'}{' — ' + selection if selection else ''}")
+            self._said = f"bite-check done: {counts or 'no hunks'}{' — ' + selection if selection else ''}"
+        self.host.set_status(self._said)
         self.show_result()
 
     def panel(self) -> ResultsPanel:
@@ -352,8 +356,11 @@ class BitesPart(ReviewPart):
         self.thread(work, group="tests-table", name="truth table")
 
     def on_table(self, message: TruthTableReady) -> None:
-        """The truth table arrived: into the ledger, and its findings join the rest."""
+        """The truth table arrived: into the ledger, and its findings join the rest; the status line
+        says again how the sweep ended (the table's progress had taken its place)."""
         self.tabling = False
+        if not self.biting and self._said:
+            self.host.set_status(self._said)
         if message.table is None:
             self.screen.notify(visible(f"truth table: {message.error}"), severity="warning", markup=False)
             return
