@@ -1,5 +1,5 @@
 """A list item that wraps goes on under its own text, not under its bullet (widgets/hanging.py): the
-verdict dialog's lists, the findings list (the help screen's keys: test_help.py)."""
+verdict dialog's lists, the findings list, the results panel (the help screen's keys: test_help.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
 from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.screens.verdict import VerdictModal
-from reviewui.ui.widgets.hanging import HangingLines
+from reviewui.ui.widgets.hanging import HangingLines, by_indent
 from tests.ui.ready import review_ready
 
 ITEM = "kept probe test_a_rather_long_probe_name fails on branch, errors on base"
@@ -77,3 +77,34 @@ async def test_a_finding_that_wraps_goes_on_under_its_kind_not_under_the_severit
     first = next(n for n, line in enumerate(drawn) if "error   claimed-done-without-change" in line)
     text_at, rest = drawn[first].index("error"), drawn[first + 1]
     assert rest[text_at:text_at + 8] == " " * 8 and rest[text_at + 8] != " ", rest  # under the kind column
+
+
+def test_an_indented_line_hangs_from_its_indent_and_bullet() -> None:
+    rows = by_indent([Content("BROKEN  a.py"), Content("  ✗ tests/t.py::test_a"), Content("  | E   assert 1"),
+                      Content("      message"), Content("\noutput (tail)")])
+    assert [(row[0].plain, row[1].plain) if isinstance(row, tuple) else row.plain for row in rows] == [
+        "BROKEN  a.py", ("  ✗ ", "tests/t.py::test_a"), ("  | ", "E   assert 1"), ("      ", "message"),
+        "\noutput (tail)"]
+
+
+async def test_the_results_panel_wraps_a_long_reason_under_itself() -> None:
+    from textual.app import App, ComposeResult
+
+    from reviewui.core.bite.report import HunkResult
+    from reviewui.ui.widgets.results_panel import ResultsPanel
+
+    reason = "tests could not run (collection errors): ModuleNotFoundError: No module named 'ledger.defaults'"
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ResultsPanel()
+
+    app = One()
+    async with app.run_test(size=(60, 12)) as pilot:
+        app.query_one(ResultsPanel).show_result(HunkResult(file="ledger/defaults.py", index=0, header="@@ -0,0 +1,3 @@",
+                                                           text="", verdict="broken", reason=reason))
+        await pilot.pause()
+        box = app.query_one("#results-text", Static)
+        lines = [box.render_line(y).text.rstrip() for y in range(box.size.height)]
+    first = next(n for n, line in enumerate(lines) if line.startswith("  tests could not run"))
+    assert lines[first + 1].startswith("  ") and lines[first + 1][2] != " ", lines

@@ -9,6 +9,7 @@ left after the lead and its further lines are indented by the lead's width.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence, Union
 
 from textual.content import Content
@@ -19,6 +20,19 @@ from textual.visual import RenderOptions, Visual
 
 Row = Union[Content, "tuple[Content, Content]"]
 """A line without a lead (a heading), or (lead, body)."""
+
+_LEAD = re.compile(r" +(?:[✗✓●•|-] )?")
+"""An indented line's lead: its indent, and a bullet or gutter mark after it."""
+
+
+def by_indent(lines: Sequence[Content]) -> list[Row]:
+    """`lines` as rows whose lead is each line's own indent (and bullet): an indented line wraps
+    under its text."""
+    rows: list[Row] = []
+    for line in lines:
+        lead = _LEAD.match(line.plain)
+        rows.append((line[:lead.end()], line[lead.end():]) if lead else line)
+    return rows
 
 
 class HangingLines(Visual):

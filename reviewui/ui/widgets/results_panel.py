@@ -16,6 +16,7 @@ from textual.widgets import Static
 from reviewui.core.safe_text import visible
 from reviewui.ui.evidence_view import TONE_STYLE, bite_style
 from reviewui.ui.widgets.guard_marks import NAME_ONLY_REASON, guard_lines, headline, headline_tone, only_a_missing_name
+from reviewui.ui.widgets.hanging import HangingLines, by_indent
 
 OUTPUT_TAIL = 40
 
@@ -90,4 +91,4 @@ class ResultsPanel(VerticalScroll):
             if tail:
                 lines.append(Content.assemble(("\noutput (tail)", "bold $text-muted")))
                 lines.extend(Content("  " + visible(ln)) for ln in tail)
-        text.first(Static).update(Content("\n").join(lines))
+        text.first(Static).update(HangingLines(by_indent(lines)))  # an indented line wraps under its text
