@@ -81,10 +81,11 @@ async def test_a_finding_that_wraps_goes_on_under_its_kind_not_under_the_severit
 
 def test_an_indented_line_hangs_from_its_indent_and_bullet() -> None:
     rows = by_indent([Content("BROKEN  a.py"), Content("  ✗ tests/t.py::test_a"), Content("  | E   assert 1"),
-                      Content("      message"), Content("\noutput (tail)")])
+                      Content("      message"), Content("  ○ line 3: `if x` always true"), Content("  a word"),
+                      Content("\noutput (tail)")])
     assert [(row[0].plain, row[1].plain) if isinstance(row, tuple) else row.plain for row in rows] == [
         "BROKEN  a.py", ("  ✗ ", "tests/t.py::test_a"), ("  | ", "E   assert 1"), ("      ", "message"),
-        "\noutput (tail)"]
+        ("  ○ ", "line 3: `if x` always true"), ("  ", "a word"), "\noutput (tail)"]
 
 
 async def test_the_results_panel_wraps_a_long_reason_under_itself() -> None:

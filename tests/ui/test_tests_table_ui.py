@@ -134,6 +134,13 @@ async def test_after_a_sweep_the_status_says_how_it_ended_not_the_tables_progres
         screen.post_message(TruthTableReady(made[0].table))
         await pilot.pause()
         assert status() == final
+        # a table arriving while another bite-check runs leaves that run's status alone
+        screen.bites_part.biting = True
+        screen.set_status("bite-check: 1/3 hunks done (escape cancels)")
+        screen.post_message(TruthTableReady(made[0].table))
+        await pilot.pause()
+        assert status() == "bite-check: 1/3 hunks done (escape cancels)"
+        screen.bites_part.biting = False
 
 
 def test_table_cells_are_terminal_safe() -> None:

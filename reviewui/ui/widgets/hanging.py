@@ -21,8 +21,9 @@ from textual.visual import RenderOptions, Visual
 Row = Union[Content, "tuple[Content, Content]"]
 """A line without a lead (a heading), or (lead, body)."""
 
-_LEAD = re.compile(r" +(?:[✗✓●•|-] )?")
-"""An indented line's lead: its indent, and a bullet or gutter mark after it."""
+_LEAD = re.compile(r" +(?:[^\w\s] )?")
+"""An indented line's lead: its indent, and a mark after it (one character that is neither a word's nor
+a space, then a space: a bullet, a guard's gutter mark, an output gutter)."""
 
 
 def by_indent(lines: Sequence[Content]) -> list[Row]:
