@@ -353,6 +353,7 @@ def test_rewritten_plugins_are_cached_and_no_run_can_write_them(tmp_path: Path, 
         assert run_tests(root, CMD, ["test_a.py"], 60, warm=first).warm
         server = first._server(root)
         assert server.rewrote and server.rewrote > 5  # asyncio, cov, xdist, syrupy... none cached yet
+        assert server.own and server.own_compiled == server.own  # reviewui's own modules: none stored yet
         assert first.cache_filled.wait(120)
     finally:
         first.close()
@@ -363,6 +364,9 @@ def test_rewritten_plugins_are_cached_and_no_run_can_write_them(tmp_path: Path, 
         run = run_tests(root, CMD, ["test_poison.py"], 60, warm=second, extra_env={"CACHE_UNDER_TEST": str(cache)})
         assert run.warm and outcomes(run) == {"test_poison": "passed"}, run.output
         assert second._server(root).rewrote == 0  # every plugin module read from the cache
+        # and reviewui's own run-side modules taken as the filling server compiled them (inside/own_code.py)
+        assert second._server(root).own == server.own and second._server(root).own_compiled == 0
+        assert [p.name for p in (cache / "own-modules").iterdir()] == ["reviewui_own_code.pyc"]  # that, and no bytecode
     finally:
         second.close()
 

@@ -22,30 +22,56 @@ from typing import Any
 
 SELF = "reviewui_own_code.py"
 """This file's name in the plugin directory (not one of the modules it compiles)."""
+STORED = "reviewui_own_code.pyc"
+"""The compiled modules kept for later servers, beside the modules (`.pyc`: the plugin cache keeps those)."""
+
+Table = dict[str, tuple[bytes, Any, Any]]
 
 
 def install(directory: str, at: str) -> int:
     """Compile every module in `directory` as the file of that name under `at`, and have this
     process (and its forks) use that code for those files; returns how many were compiled."""
-    table = compiled(directory, at)
+    return install_counted(directory, at)[0]
+
+
+def install_counted(directory: str, at: str, *, store: bool = False) -> tuple[int, int]:
+    """As `install`, each module's code taken from STORED in `directory` when made from its very
+    bytes: (how many modules, how many of them were compiled here). With `store`, what was
+    compiled here is written to STORED for later servers."""
+    table, fresh = compiled_or_stored(directory, at)
     if table:
         _wrap_rewrite(table)
         _wrap_loader(table)
-    return len(table)
+    if store and fresh:
+        _store(directory, at, table)
+    return len(table), fresh
 
 
-def compiled(directory: str, at: str) -> dict[str, tuple[bytes, Any, Any]]:
+def compiled(directory: str, at: str) -> Table:
     """File name under `at` -> (source bytes, code as the source loader makes it, code as pytest's
     assert rewrite makes it), for each module of `directory` that compiles and has no assert."""
+    return compiled_or_stored(directory, at, {})[0]
+
+
+def compiled_or_stored(directory: str, at: str, stored: Table | None = None) -> tuple[Table, int]:
+    """As `compiled`, each module's code taken from `stored` (default: STORED in `directory`) when
+    made from the very same bytes; returns the table and how many modules were compiled here."""
     from _pytest.assertion.rewrite import rewrite_asserts
 
-    table: dict[str, tuple[bytes, Any, Any]] = {}
+    if stored is None:
+        stored = _stored(directory, at)
+    table: Table = {}
+    fresh = 0
     for name in sorted(os.listdir(directory)):
         if not name.endswith(".py") or name == SELF:
             continue
         with open(os.path.join(directory, name), "rb") as f:
             source = f.read()
         filename = at.rstrip("/") + "/" + name
+        kept = stored.get(filename)
+        if kept is not None and kept[0] == source:
+            table[filename] = kept
+            continue
         try:
             tree = ast.parse(source, filename=filename)
             if any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
@@ -56,7 +82,51 @@ def compiled(directory: str, at: str) -> dict[str, tuple[bytes, Any, Any]]:
         except Exception:
             continue  # the run compiles it itself, and meets the error as it would have
         table[filename] = (source, plain, rewritten)
-    return table
+        fresh += 1
+    return table, fresh
+
+
+def _stamp(at: str) -> bytes:
+    """What STORED must begin with to be used: code is only valid for the Python (its magic
+    number) and the pytest (its rewrite) that made it, and for the file names under `at`."""
+    import importlib.util
+
+    import pytest
+
+    return b"".join([importlib.util.MAGIC_NUMBER, str(pytest.__version__).encode(), b"\0", at.encode(), b"\0"])
+
+
+def _stored(directory: str, at: str) -> Table:
+    """The modules STORED in `directory` holds for this Python, pytest and `at` (none when absent,
+    made by another, or unreadable)."""
+    import marshal
+
+    stamp = _stamp(at)
+    try:
+        with open(os.path.join(directory, STORED), "rb") as f:
+            data = f.read()
+        if not data.startswith(stamp):
+            return {}
+        table = marshal.loads(data[len(stamp):])
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, tuple) and len(v) == 3
+            and isinstance(v[0], bytes)}
+
+
+def _store(directory: str, at: str, table: Table) -> None:
+    """Write `table` to STORED in `directory`, whole or not at all."""
+    import marshal
+
+    path = os.path.join(directory, STORED)
+    try:
+        with open(path + ".part", "wb") as f:
+            f.write(_stamp(at) + marshal.dumps(table))
+        os.replace(path + ".part", path)
+    except (OSError, ValueError):
+        pass  # later servers compile them, as this one did
 
 
 def _wrap_rewrite(table: dict[str, tuple[bytes, Any, Any]]) -> None:

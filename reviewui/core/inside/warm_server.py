@@ -15,7 +15,9 @@ Protocol, one JSON object per line. In: {"id", "cwd", "args", "env", "output"}
 run -m pytest` would, its rcfile named by COVERAGE_RCFILE in "env"), or
 {"kill": id} to kill a run. Out: {"ready": true, "pytest": version, "moved": [the private pytest
 names of INTERNALS this pytest lacks]} once (with `--plugin-cache`,
-also "rewrote": the plugin modules rewritten for want of a cached copy), then per request
+also "rewrote": the plugin modules rewritten for want of a cached copy; with `--own-modules`,
+"own" and "own_compiled": reviewui's run-side modules made ready for the runs, and how many of
+them had to be compiled for want of a stored copy), then per request
 {"id", "pid"} and {"id", "exit"} (a negative exit is the signal that ended
 the child), or {"id", "error"}. Replies carry their id.
 
@@ -241,6 +243,14 @@ def own_code() -> int | None:
     """Compile reviewui's plugins and helpers once for every run (own_code.py, loaded from the
     read-only `--own-modules` directory, for the runs' copies at `--own-at`): how many, or None
     without them (each run compiles its copies, as a cold run does)."""
+    counted = own_code_counted()
+    return None if counted is None else counted[0]
+
+
+def own_code_counted(store: bool = False) -> tuple[int, int] | None:
+    """As `own_code`, each module's code taken from what a cache-filling server stored there when
+    made from its very bytes: (how many, how many compiled here), or None. With `store` (the
+    cache-filling server), what was compiled here is written there for later servers."""
     directory, at = _option("--own-modules"), _option("--own-at")
     if not directory or not at:
         return None
@@ -252,7 +262,8 @@ def own_code() -> int | None:
             return None
         module = importlib.util.module_from_spec(spec)  # never in sys.modules: no run imports it
         spec.loader.exec_module(module)
-        return int(module.install(directory, at))
+        count, fresh = module.install_counted(directory, at, store=store)
+        return int(count), int(fresh)
     except Exception:
         return None
 
@@ -619,8 +630,10 @@ if __name__ == "__main__":
         sys.exit(1)
     rewrote = restore() if restore is not None else None
     if filling:
+        sys.dont_write_bytecode = True  # own_code.py's own bytecode is no cache's business
+        own_code_counted(store=True)
         sys.exit(0)
-    own = own_code()
+    own = own_code_counted()
     warm_lookups()
     # Everything imported so far lives as long as the server: out of the collector's
     # sight, the children's collections (pytest forces several per run) stay small
@@ -637,6 +650,6 @@ if __name__ == "__main__":
     if rewrote is not None:
         ready["rewrote"] = rewrote
     if own is not None:
-        ready["own"] = own
+        ready["own"], ready["own_compiled"] = own
     _write(ready)
     serve()

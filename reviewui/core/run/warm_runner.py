@@ -28,12 +28,14 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from reviewui.core import inside
 from reviewui.core.run import room, run_uid, sandbox
 from reviewui.core.run.command_types import HostProgram
 from reviewui.core.run.process import Outcome
 from reviewui.core.run.sandbox_env import scrubbed_env
 from reviewui.core.run.tempdirs import private_tempdir, remove_tree
-from reviewui.core.run.warm_server_host import PLUGIN_CACHE_INSIDE, READY_WAIT, SERVER_SOURCE, plugin_cache_dir
+from reviewui.core.run.warm_server_host import (OWN_ARGS, OWN_MODULES, PLUGIN_CACHE_INSIDE, READY_WAIT, SERVER_SOURCE,
+                                               plugin_cache_dir)
 from reviewui.core.run.warm_server_host import Server as _Server
 from reviewui.core.run.warm_server_host import copy_pyc as _copy_pyc
 from reviewui.core.run.warm_server_host import identity as _identity
@@ -118,13 +120,15 @@ class WarmPytest:
             home.mkdir()
             written = io / "cache"
             written.mkdir()
+            # reviewui's run-side modules too, compiled as a server compiles them (inside/own_code.py)
+            inside.place_own(written / OWN_MODULES)
             run_uid.hand_over(io)
             env = sandbox.run_env(scrubbed_env(str(home), allow=self.env_allow, tmpdir=sandbox.run_tmpdir()),
                                   self.python)
             box = sandbox.Box(writable=(io,), chdir=home, limits=sandbox.limits(), python=self.python,
                               placed=((written, PLUGIN_CACHE_INSIDE, True),))
             argv = sandbox.wrap([self.python, "-c", SERVER_SOURCE, "fill-plugin-cache", "--plugin-cache",
-                                 PLUGIN_CACHE_INSIDE], box)
+                                 PLUGIN_CACHE_INSIDE, *OWN_ARGS], box)
             done = subprocess.run(argv, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, timeout=120, start_new_session=True)
             if done.returncode == 0:

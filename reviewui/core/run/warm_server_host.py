@@ -50,6 +50,8 @@ PLUGIN_CACHE_INSIDE = "/reviewui/plugin-cache"
 OWN_MODULES = "own-modules"
 """The folder of the server's plugin directory holding what it compiles for its runs (inside.place_own):
 no absolute path's first part, so never one of the plugin cache's own folders."""
+OWN_ARGS = ("--own-modules", f"{PLUGIN_CACHE_INSIDE}/{OWN_MODULES}", "--own-at", f"{room.RUN}/plugin")
+"""Where a server finds reviewui's run-side modules and where its runs import their copies from."""
 
 
 def plugin_cache_dir(python: HostProgram) -> Path:
@@ -113,6 +115,8 @@ class Server:
         self.pytest_version = ""
         self.own: int | None = None
         """How many of reviewui's plugins and helpers the server compiled once for its runs (None: none)."""
+        self.own_compiled: int | None = None
+        """How many of those it compiled itself, finding no copy in the plugin cache (the rest it took from there)."""
         self._plugins: Path | None = None
         self.group: RunGroup | None = None
         self.sized = self.level == "bwrap" and storage.level() == "tmpfs"
@@ -140,8 +144,7 @@ class Server:
                               scratch_size=self.tree_room + lim.disk if self.sized else 0,
                               scratch_files=storage.warm_inodes(self.tree_entries, lim.files) if self.sized else 0)
             argv = sandbox.wrap([owner.python, "-c", SERVER_SOURCE, "sweep", "--plugin-cache", PLUGIN_CACHE_INSIDE,
-                                 "--own-modules", f"{PLUGIN_CACHE_INSIDE}/{OWN_MODULES}",
-                                 "--own-at", f"{room.RUN}/plugin"], box)
+                                 *OWN_ARGS], box)
             # One cgroup for the server and the one run it forks at a time: the run's memory and
             # processes are bounded as a whole (counted per run: `mark` before, `hit` after).
             self.group = RunGroup.create(sandbox.limits())
@@ -191,11 +194,10 @@ class Server:
                 moved = message.get("moved")
                 self.moved = tuple(str(m)[:200] for m in moved[:20]) if isinstance(moved, list) else ()
                 self.pytest_version = str(message.get("pytest", "?"))[:40]
-                own = message.get("own")
-                self.own = own if isinstance(own, int) and not isinstance(own, bool) else None
+                self.own, self.own_compiled = _count(message.get("own")), _count(message.get("own_compiled"))
                 self._ready.set()
                 self._owner._notify()
-                if self.rewrote:
+                if self.rewrote or self.own_compiled:
                     self._owner.fill_plugin_cache()
             elif "id" not in message:
                 self.problem = str(message.get("error", "the warm server failed"))
@@ -412,6 +414,11 @@ def copy_pyc(src: Path, dest: Path) -> None:
         part = target.with_name(f".{target.name}.{os.getpid()}.part")
         shutil.copyfile(path, part)
         os.replace(part, target)  # a server copying the cache meanwhile never reads half a file
+
+
+def _count(value: object) -> int | None:
+    """A count from a server's message, or None when it is not one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def identity(path: Path) -> tuple[int, int]:

@@ -111,3 +111,35 @@ def test_own_code_hooks_the_runs_for_the_placed_modules_and_nothing_without_them
     assert warm_server.own_code() == len(inside.PLUGINS) + len(inside.HELPERS)
     assert SourceFileLoader.source_to_code is not before[0] and rewrite._rewrite_test is not before[1]
     assert "reviewui_own_code" not in sys.modules  # loaded by path: no run can import it
+
+
+def test_stored_code_is_taken_only_for_the_same_bytes_python_pytest_and_run_path(tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    """A cache-filling server stores what it compiled; a later server takes a module from there only
+    when it would have compiled exactly that, and compiles anything else as before."""
+    import pytest as pytest_module
+
+    placed, at = tmp_path / "placed", "/reviewui/io/run/plugin"
+    inside.place_own(placed)
+    first, fresh = own_code.compiled_or_stored(str(placed), at)
+    assert fresh == len(first) == len(inside.PLUGINS) + len(inside.HELPERS)  # nothing stored yet
+    own_code._store(str(placed), at, first)
+    again, fresh = own_code.compiled_or_stored(str(placed), at)
+    assert fresh == 0 and again.keys() == first.keys()
+    for filename, (source, plain, rewritten) in again.items():  # what a compile of those bytes makes
+        assert source == (placed / Path(filename).name).read_bytes()
+        assert marshal.dumps(plain) == marshal.dumps(compile(source, filename, "exec", dont_inherit=True))
+        assert marshal.dumps(rewritten) == marshal.dumps(first[filename][2])
+    # one module's bytes changed since: that one compiled from its own bytes, the rest stored
+    changed = placed / f"{inside.FORKS_MODULE}.py"
+    changed.write_bytes(changed.read_bytes() + b"\nCHANGED_SINCE = 1\n")
+    table, fresh = own_code.compiled_or_stored(str(placed), at)
+    assert fresh == 1 and "CHANGED_SINCE" in table[f"{at}/{changed.name}"][1].co_names
+    # another run path, another pytest, a damaged store: everything compiled, nothing raised
+    assert own_code.compiled_or_stored(str(placed), "/elsewhere")[1] == len(first)
+    monkeypatch.setattr(pytest_module, "__version__", "0.0.0-another")
+    assert own_code.compiled_or_stored(str(placed), at)[1] == len(first)
+    monkeypatch.undo()
+    stored = placed / own_code.STORED
+    stored.write_bytes(stored.read_bytes()[:200])
+    assert own_code.compiled_or_stored(str(placed), at)[1] == len(first)
