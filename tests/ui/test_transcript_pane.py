@@ -187,6 +187,18 @@ def sample1(tmp_path: Path) -> ReviewSession:
     return ReviewSession.open(built.repo_dir, "agent/trim-reasoning")
 
 
+async def test_the_turns_start_in_the_column_the_lines_above_them_start_in(sample3: ReviewSession) -> None:
+    # Drawn flush against the file list's border (`│#1`), one column left of the summary above.
+    from textual.widgets import Static
+
+    app = make_app(sample3)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_pane(app, pilot)
+        summary = app.screen.query_one("#transcript-summary", Static)
+        assert view.content_region.x == summary.content_region.x > view.region.x
+        assert view.render_line(0).text.startswith("#1")  # the row itself as before
+
+
 def drawn(view: TranscriptView) -> list[str]:
     """Every row of the view as drawn at the current horizontal scroll."""
     top = int(view.scroll_offset.y)
