@@ -7,7 +7,8 @@
 "review.next_hunk" = "j,down"
 ```
 
-Every review binding has an id (`review.<what>`); the app hands the map to
+Every key of every view has an id (`<view>.<what>`: `review.bite`, `transcript.flagged`;
+the motions every list shares are `cursor.*`); the app hands the map to
 Textual's `App.set_keymap`, so the footer, the help and the palette show
 the keys in force. An unknown id or a value that is not a key string is
 reported and skipped, never fatal.

@@ -69,3 +69,65 @@ async def test_a_dialog_key_can_be_rebound_by_its_id(awkward_session: ReviewSess
     write_prefs({"keymap": {"probe.run": "f5", "verdict.approve_anyway": "ctrl+o"}})
     app = make_app(awkward_session)
     assert app.keymap == {"probe.run": "f5", "verdict.approve_anyway": "ctrl+o"} and app.keymap_problems == []
+
+
+def _described_bindings() -> list[tuple[str, object]]:
+    """(class, binding) for every binding with a description in every class of reviewui's UI."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+
+    import reviewui.ui
+
+    found: list[tuple[str, object]] = []
+    for info in pkgutil.walk_packages(reviewui.ui.__path__, "reviewui.ui."):
+        module = importlib.import_module(info.name)
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                found += [(f"{info.name}:{name}", b) for b in cls.__dict__.get("BINDINGS", [])
+                          if not isinstance(b, Binding) or b.description]
+    return found
+
+
+def test_every_key_of_every_view_has_an_id_naming_one_action() -> None:
+    """`[keymap]` rebinds keys by id, and help lists each key's id: a key without one (the transcript's
+    filters, the list motions, the dialogs' keys) could not be rebound at all."""
+    from textual.binding import Binding
+
+    described = _described_bindings()
+    assert len(described) > 100  # every module was walked, the review screen's keys among them
+    without = [f"{where} {getattr(b, 'key', b)}" for where, b in described if not isinstance(b, Binding) or not b.id]
+    assert not without, without
+    actions: dict[str, set[str]] = {}
+    for _, b in described:
+        assert isinstance(b, Binding) and b.id and "." in b.id
+        actions.setdefault(b.id, set()).add(b.action)
+    assert {i: a for i, a in actions.items() if len(a) > 1} == {}  # an id always names the one action
+
+
+async def test_a_transcript_key_can_be_rebound_by_its_id(tmp_path) -> None:
+    from reviewui.demo import build_sample
+    from reviewui.ui.widgets.transcript_view import TranscriptView
+
+    write_prefs({"keymap": {"transcript.flagged": "f9", "cursor.down": "j,down,ctrl+n"}})  # the README's example too
+    built = build_sample("03-null-guard", tmp_path)
+    app = make_app(ReviewSession.open(built.repo_dir, "agent/null-guard"))
+    assert app.keymap_problems == []
+    async with app.run_test(size=SIZE) as pilot:
+        await review_ready(app, pilot)
+        await pilot.press("t")
+        await review_ready(app, pilot)
+        view = app.screen.query_one(TranscriptView)
+        total = len(view.shown)
+        await pilot.press("exclamation_mark")  # its old key no longer filters
+        await pilot.pause()
+        assert len(view.shown) == total
+        await pilot.press("f9")
+        await pilot.pause()
+        assert 0 < len(view.shown) < total
+        before = view.cursor
+        await pilot.press("ctrl+n")  # a motion every list shares, rebound once for all
+        await pilot.pause()
+        assert view.cursor == before + 1

@@ -31,10 +31,10 @@ class FindingsScreen(ModalScreen[tuple[str, int | None] | str | None]):
     """Findings listed error first; dismisses with (file, line) to jump there, TRUST_BRANCH_CONFIG, or None."""
 
     BINDINGS = [
-        Binding("escape,F,q", "close", "Close"),
-        Binding("enter", "goto", "Go to it", tooltip="Show the finding's place in the diff"),
-        Binding("T", "trust_config", "Trust branch config", tooltip="Apply the branch's own reviewui config "
-                "changes (config-changed) for this review"),
+        Binding("escape,F,q", "close", "Close", id="findings.close"),
+        Binding("enter", "goto", "Go to it", id="findings.goto", tooltip="Show the finding's place in the diff"),
+        Binding("T", "trust_config", "Trust branch config", id="findings.trust_config",
+                tooltip="Apply the branch's own reviewui config changes (config-changed) for this review"),
     ]
 
     DEFAULT_CSS = """

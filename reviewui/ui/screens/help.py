@@ -83,7 +83,7 @@ class HelpScreen(ModalScreen[None]):
     """
 
     BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "Close help"),
+        Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close"),
     ]
 
     DEFAULT_CSS = """
@@ -112,7 +112,7 @@ class HelpScreen(ModalScreen[None]):
             rows.append(Content.assemble((view, "bold $accent")))
             for k in keys:  # the id is the name to rebind it by in [keymap]; a long one wraps beside its key
                 rows.append((Content.assemble((f"{k.keys:>12}", "bold"), "  "),
-                             Content.assemble(k.help, (f"  {k.id}" if k.id else "", "$text-muted"))))
+                             Content.assemble(k.help, (f"  {k.id}", "$text-muted"))))
         rows.append(Content(""))
         rows.append(Content.assemble((f"Your own keys: [keymap] in {user_config_dir() / 'config.toml'}, "
                                       'e.g. "review.bite" = "ctrl+b".', "$text-muted")))

@@ -42,7 +42,7 @@ WIDTH = 92
 class HistoryScreen(ModalScreen[None]):
     """A list of earlier verdicts, each saying whether it still applies, who signed it and where it came from."""
 
-    BINDINGS = [Binding("escape,v,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,v,q", "dismiss", "Close", id="history.close")]
 
     DEFAULT_CSS = """
     HistoryScreen { align: center middle; }

@@ -75,10 +75,11 @@ class MatrixScreen(ModalScreen[None]):
     """A test × hunk table built from the bite results so far."""
 
     BINDINGS = [
-        Binding("escape,m,q", "dismiss", "Close"),
-        Binding("l", "column(1)", "Next column", key_display="→/l",
+        Binding("escape,m,q", "dismiss", "Close", id="matrix.close"),
+        Binding("l", "column(1)", "Next column", id="matrix.next_column", key_display="→/l",
                 tooltip="Next hunk column (the table scrolls sideways; the test names stay)"),
-        Binding("h", "column(-1)", "Prev column", key_display="←/h", tooltip="Previous hunk column"),
+        Binding("h", "column(-1)", "Prev column", id="matrix.prev_column",
+                key_display="←/h", tooltip="Previous hunk column"),
     ]
 
     DEFAULT_CSS = """

@@ -15,7 +15,7 @@ from reviewui.ui.widgets.key_footer import KeyFooter
 class NoChangesScreen(Screen[None]):
     """The branch has no commits beyond its base, or its commits change nothing."""
 
-    BINDINGS = [Binding("q", "app.quit", "Quit")]
+    BINDINGS = [Binding("q", "app.quit", "Quit", id="no_changes.quit")]
 
     DEFAULT_CSS = """
     NoChangesScreen { align: center middle; }

@@ -17,8 +17,8 @@ class TextPromptModal(ModalScreen[str | None]):
     """Ask for one line; enter returns it, escape returns None."""
 
     BINDINGS = [
-        Binding("enter", "submit", "Save", tooltip="Save what you typed"),
-        Binding("escape", "cancel", "Cancel", tooltip="Close without saving"),
+        Binding("enter", "submit", "Save", id="prompt.save", tooltip="Save what you typed"),
+        Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close without saving"),
     ]
 
     DEFAULT_CSS = """

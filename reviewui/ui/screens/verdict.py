@@ -66,11 +66,13 @@ class VerdictModal(ModalScreen[VerdictAnswer]):
     """Confirm a verdict; dismisses with a VerdictAnswer (record or keep the draft)."""
 
     BINDINGS = [
-        Binding("enter", "record", "Record", tooltip="Record the verdict (not while something stands against "
-                "an approve: the confirm key does that)"),
+        Binding("enter", "record", "Record", id="verdict.record",
+                tooltip="Record the verdict (not while something stands against an approve: the confirm key "
+                        "does that)"),
         Binding(CONFIRM_KEY, "approve_anyway", "Approve anyway", id="verdict.approve_anyway",
                 tooltip="Approve although the things listed stand against it"),
-        Binding("escape", "cancel", "Close, keep draft", tooltip="Close without recording; the reason is kept"),
+        Binding("escape", "cancel", "Close, keep draft", id="verdict.close",
+                tooltip="Close without recording; the reason is kept"),
     ]
 
     DEFAULT_CSS = """

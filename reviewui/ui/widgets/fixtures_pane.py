@@ -69,10 +69,11 @@ class FixturesPane(Vertical):
     """The anatomy of the tests behind the hunk under the cursor."""
 
     BINDINGS = [
-        Binding("enter", "open", "Definition", tooltip="Show the fixture's definition / expand a test"),
-        Binding("backspace", "back", "Back", tooltip="Back from a fixture definition"),
-        Binding("j", "move(1)", "Down", show=False, tooltip="Next fixture or test"),
-        Binding("k", "move(-1)", "Up", show=False, tooltip="Previous fixture or test"),
+        Binding("enter", "open", "Definition", id="fixtures.definition",
+                tooltip="Show the fixture's definition / expand a test"),
+        Binding("backspace", "back", "Back", id="fixtures.back", tooltip="Back from a fixture definition"),
+        Binding("j", "move(1)", "Down", id="fixtures.down", show=False, tooltip="Next fixture or test"),
+        Binding("k", "move(-1)", "Up", id="fixtures.up", show=False, tooltip="Previous fixture or test"),
     ]
 
     DEFAULT_CSS = """

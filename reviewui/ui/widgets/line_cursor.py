@@ -18,12 +18,12 @@ class LineCursorView(ScrollView, can_focus=True):
     """Cursor movement over `rows`, scrolling to keep the cursor visible."""
 
     BINDINGS = [
-        Binding("j,down", "cursor_down", "Down", show=False),
-        Binding("k,up", "cursor_up", "Up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home", "cursor_home", "Top", show=False),
-        Binding("end", "cursor_end", "Bottom", show=False),
+        Binding("j,down", "cursor_down", "Down", id="cursor.down", show=False),
+        Binding("k,up", "cursor_up", "Up", id="cursor.up", show=False),
+        Binding("pagedown", "page_down", "Page down", id="cursor.page_down", show=False),
+        Binding("pageup", "page_up", "Page up", id="cursor.page_up", show=False),
+        Binding("home", "cursor_home", "Top", id="cursor.top", show=False),
+        Binding("end", "cursor_end", "Bottom", id="cursor.bottom", show=False),
     ]
 
     cursor: reactive[int] = reactive(0)
