@@ -13,7 +13,7 @@ from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
 from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.screens.verdict import VerdictModal
-from reviewui.ui.widgets.hanging import HangingLines, by_indent
+from reviewui.ui.widgets.hanging import HangingLines, by_indent, fitted
 from tests.ui.ready import review_ready
 
 ITEM = "kept probe test_a_rather_long_probe_name fails on branch, errors on base"
@@ -109,3 +109,19 @@ async def test_the_results_panel_wraps_a_long_reason_under_itself() -> None:
         lines = [box.render_line(y).text.rstrip() for y in range(box.size.height)]
     first = next(n for n, line in enumerate(lines) if line.startswith("  tests could not run"))
     assert lines[first + 1].startswith("  ") and lines[first + 1][2] != " ", lines
+
+
+def test_a_rule_of_pytest_is_shortened_to_the_width_not_wrapped() -> None:
+    # pytest draws its separators 80 columns wide; in a narrower panel each broke into two rules.
+    sep = "=" * 36 + " ERRORS " + "=" * 36
+    collecting = "_" * 20 + " ERROR collecting t.py " + "_" * 21
+    text = HangingLines([(Content("  "), Content(sep)), (Content("  "), Content("-" * 80)),
+                         (Content("  "), Content(collecting)), (Content("  "), Content("x" * 50))]).wrapped(40).plain
+    lines = text.split("\n")
+    assert lines[0] == "  " + "=" * 15 + " ERRORS " + "=" * 15  # one line, the title whole and centred
+    assert lines[1] == "  " + "-" * 38
+    assert lines[2] == "  " + "_" * 7 + " ERROR collecting t.py " + "_" * 8
+    assert lines[3:] == ["  " + "x" * 38, "  " + "x" * 12]  # text that is no rule still wraps
+    assert fitted(Content(sep), 12).plain == sep  # no room for the title and some fill: left to wrap
+    styled = Content.styled(sep, "bold")
+    assert fitted(styled, 40) is styled  # styled text is not a rule pytest drew

@@ -5,6 +5,8 @@ verdict dialog's (`  ✗ ` then the item) the second line of an item starts
 where the bullets do and reads as an item of its own. Here each row is a
 lead (the indent and bullet) and a body; the body is wrapped to the width
 left after the lead and its further lines are indented by the lead's width.
+A rule of the kind pytest draws across its 80 columns (`==== ERRORS ====`)
+is shortened to the width instead of wrapping into two broken rules.
 """
 
 from __future__ import annotations
@@ -24,6 +26,29 @@ Row = Union[Content, "tuple[Content, Content]"]
 _LEAD = re.compile(r" +(?:[^\w\s] )?")
 """An indented line's lead: its indent, and a mark after it (one character that is neither a word's nor
 a space, then a space: a bullet, a guard's gutter mark, an output gutter)."""
+
+
+_RULE = re.compile(r"([=_\-*#~])\1{2,}(?:( \S(?:.*\S)? )\1{2,})?")
+"""A rule: one fill character repeated, with a title in the middle or none (pytest's separators)."""
+_RULE_FILL = 3
+"""The fill a shortened rule keeps on each side of its title, at least."""
+
+
+def fitted(body: Content, width: int) -> Content:
+    """`body` as it is, or, when it is a rule wider than `width`, the rule with less fill (still a
+    rule, its title whole); a rule whose title does not fit either is left to wrap."""
+    if body.cell_length <= width or body.spans:
+        return body
+    rule = _RULE.fullmatch(body.plain)
+    if rule is None:
+        return body
+    fill, title = rule.group(1), rule.group(2)
+    if title is None:
+        return Content(fill * width)
+    side = (width - len(title)) // 2
+    if side < _RULE_FILL:
+        return body
+    return Content(fill * side + title + fill * (width - len(title) - side))
 
 
 def by_indent(lines: Sequence[Content]) -> list[Row]:
@@ -58,7 +83,7 @@ class HangingLines(Visual):
             if indent >= width:  # no room beside the lead: the row wraps as plain text does
                 lines.extend((lead + body).wrap(max(1, width)))
                 continue
-            pieces = body.wrap(width - indent) or [Content("")]
+            pieces = fitted(body, width - indent).wrap(width - indent) or [Content("")]
             lines.append(lead + pieces[0])
             lines.extend(Content(" " * indent) + piece for piece in pieces[1:])
         text = Content("\n").join(lines)
