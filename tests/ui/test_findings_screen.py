@@ -4,29 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList
-
 from reviewui.core.evidence import FileEvidence
 from reviewui.core.findings.model import Finding
-from reviewui.core.session import ReviewSession
-from reviewui.demo import build_sample
-from reviewui.ui.app import make_app
 from reviewui.ui.evidence_view import file_summary
-from reviewui.ui.screens.findings import FindingsScreen
-from tests.ui.ready import review_ready
+from tests.ui.findings_list import drawn_findings
 
 
 async def test_a_finding_names_its_line_only_when_it_has_one(tmp_path: Path) -> None:
-    built = build_sample("03-null-guard", tmp_path)  # tests-not-additive at lines, undeclared-write on a whole file
-    app = make_app(ReviewSession.open(built.repo_dir, "agent/null-guard"))
-    async with app.run_test(size=(160, 40)) as pilot:
-        await review_ready(app, pilot)
-        await app.workers.wait_for_complete()
-        await pilot.press("F")
-        await pilot.pause()
-        assert isinstance(app.screen, FindingsScreen)
-        options = app.screen.query_one("#findings-list", OptionList)
-        drawn = [options.render_line(y).text for y in range(options.size.height)]
+    # tests-not-additive at lines, undeclared-write on a whole file
+    drawn = await drawn_findings(tmp_path, "03-null-guard", "agent/null-guard", (160, 40))
     whole = next(line for line in drawn if "undeclared-write" in line)
     assert "ledger/defaults.py  " in whole and "ledger/defaults.py:" not in whole  # no ":None", no ":0"
     assert any("tests-not-additive" in line and "tests/test_writer.py:15  " in line for line in drawn)

@@ -6,15 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.content import Content
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 
 from reviewui.core.session import ReviewSession
-from reviewui.demo import build_sample
 from reviewui.ui.app import make_app
-from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.hanging import HangingLines, by_indent, fitted
-from tests.ui.ready import review_ready
+from tests.ui.findings_list import drawn_findings
 
 ITEM = "kept probe test_a_rather_long_probe_name fails on branch, errors on base"
 
@@ -64,16 +62,7 @@ async def test_the_verdict_dialog_keeps_a_wrapped_item_under_its_text(awkward_se
 
 
 async def test_a_finding_that_wraps_goes_on_under_its_kind_not_under_the_severity(tmp_path: Path) -> None:
-    built = build_sample("02-add-stopped", tmp_path)
-    app = make_app(ReviewSession.open(built.repo_dir, "agent/add-stopped"))
-    async with app.run_test(size=(100, 40)) as pilot:
-        await review_ready(app, pilot)
-        await app.workers.wait_for_complete()
-        await pilot.press("F")
-        await pilot.pause()
-        assert isinstance(app.screen, FindingsScreen)
-        options = app.screen.query_one("#findings-list", OptionList)
-        drawn = [options.render_line(y).text for y in range(options.size.height)]
+    drawn = await drawn_findings(tmp_path, "02-add-stopped", "agent/add-stopped", (100, 40))
     first = next(n for n, line in enumerate(drawn) if "error   claimed-done-without-change" in line)
     text_at, rest = drawn[first].index("error"), drawn[first + 1]
     assert rest[text_at:text_at + 8] == " " * 8 and rest[text_at + 8] != " ", rest  # under the kind column
