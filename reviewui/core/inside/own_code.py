@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import os
+import types
 from typing import Any
 
 SELF = "reviewui_own_code.py"
@@ -112,8 +113,9 @@ def _stored(directory: str, at: str) -> Table:
         return {}
     if not isinstance(table, dict):
         return {}
-    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, tuple) and len(v) == 3
-            and isinstance(v[0], bytes)}
+    # Only an entry shaped as compiled_or_stored keeps it is used: its bytes, then two code objects.
+    return {k: v for k, v in table.items() if isinstance(v, tuple) and len(v) == 3
+            and isinstance(v[1], types.CodeType) and isinstance(v[2], types.CodeType)}
 
 
 def _store(directory: str, at: str, table: Table) -> None:

@@ -139,9 +139,17 @@ def test_stored_code_is_taken_only_for_the_same_bytes_python_pytest_and_run_path
     assert fresh == 1 and "CHANGED_SINCE" in table[f"{at}/{changed.name}"][1].co_names
     # another run path, another pytest, a damaged store: everything compiled, nothing raised
     assert own_code.compiled_or_stored(str(placed), "/elsewhere")[1] == len(first)
-    monkeypatch.setattr(pytest_module, "__version__", "0.0.0-another")
+    version = pytest_module.__version__  # another of the same length: the code after the stamp reads as before
+    monkeypatch.setattr(pytest_module, "__version__", version[:-1] + ("0" if version[-1] != "0" else "1"))
     assert own_code.compiled_or_stored(str(placed), at)[1] == len(first)
     monkeypatch.undo()
     stored = placed / own_code.STORED
-    stored.write_bytes(stored.read_bytes()[:200])
+    whole = stored.read_bytes()
+    stored.write_bytes(whole[:200])
     assert own_code.compiled_or_stored(str(placed), at)[1] == len(first)
+    # a store of the right stamp but the wrong shape: no table, or entries that are not (bytes, code, code)
+    stamp, plain = own_code._stamp(at), first[f"{at}/{changed.name}"][1]
+    for table in ([1, 2], {f"{at}/{changed.name}": (changed.read_bytes(), plain)},
+                  {f"{at}/{changed.name}": (changed.read_bytes(), plain, "not code")}):
+        stored.write_bytes(stamp + marshal.dumps(table))
+        assert own_code.compiled_or_stored(str(placed), at)[1] == len(first)
