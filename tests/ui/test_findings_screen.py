@@ -7,12 +7,13 @@ from pathlib import Path
 from reviewui.core.evidence import FileEvidence
 from reviewui.core.findings.model import Finding
 from reviewui.ui.evidence_view import file_summary
-from tests.ui.findings_list import drawn_findings
+from tests.ui.findings_list import drawn_findings, findings_open
 
 
 async def test_a_finding_names_its_line_only_when_it_has_one(tmp_path: Path) -> None:
     # tests-not-additive at lines, undeclared-write on a whole file
-    drawn = await drawn_findings(tmp_path, "03-null-guard", "agent/null-guard", (160, 40))
+    async with findings_open(tmp_path, "03-null-guard", "agent/null-guard", (160, 40)) as app:
+        drawn = drawn_findings(app)
     whole = next(line for line in drawn if "undeclared-write" in line)
     assert "ledger/defaults.py  " in whole and "ledger/defaults.py:" not in whole  # no ":None", no ":0"
     assert any("tests-not-additive" in line and "tests/test_writer.py:15  " in line for line in drawn)

@@ -10,9 +10,10 @@ from textual.widgets import Static
 
 from reviewui.core.session import ReviewSession
 from reviewui.ui.app import make_app
+from reviewui.ui.screens.findings import FindingsScreen
 from reviewui.ui.screens.verdict import VerdictModal
 from reviewui.ui.widgets.hanging import HangingLines, by_indent, fitted
-from tests.ui.findings_list import drawn_findings
+from tests.ui.findings_list import drawn_findings, findings_open
 
 ITEM = "kept probe test_a_rather_long_probe_name fails on branch, errors on base"
 
@@ -62,7 +63,9 @@ async def test_the_verdict_dialog_keeps_a_wrapped_item_under_its_text(awkward_se
 
 
 async def test_a_finding_that_wraps_goes_on_under_its_kind_not_under_the_severity(tmp_path: Path) -> None:
-    drawn = await drawn_findings(tmp_path, "02-add-stopped", "agent/add-stopped", (100, 40))
+    async with findings_open(tmp_path, "02-add-stopped", "agent/add-stopped", (100, 40)) as app:
+        assert isinstance(app.screen, FindingsScreen)
+        drawn = drawn_findings(app)
     first = next(n for n, line in enumerate(drawn) if "error   claimed-done-without-change" in line)
     text_at, rest = drawn[first].index("error"), drawn[first + 1]
     assert rest[text_at:text_at + 8] == " " * 8 and rest[text_at + 8] != " ", rest  # under the kind column
